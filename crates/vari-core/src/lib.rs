@@ -1,0 +1,18 @@
+//! # vari-core
+//!
+//! The wheel-variant format (PEP 817, PEP 825) as pure functions and types: no file, network or
+//! process I/O happens here, so every rule can be tested and fuzzed in isolation and reused by the
+//! detection, index, install and CLI crates.
+//!
+//! Where a rule lives:
+//! - [`names`]: namespaces, features, values, properties, labels (`format.md` §1).
+//! - [`metadata`]: reading, validating, writing and combining `variants.json` /
+//!   `variant.json` / pyproject `[variant]` (§3–5).
+//! - [`profile`]: the `vari-profile/1` document — a target's supported properties.
+
+pub mod metadata;
+pub mod names;
+pub mod profile;
+
+pub use names::{FeatureName, FeatureRef, FeatureValue, NameError, Namespace, Property, VariantLabel};
+pub use profile::{FeatureSupport, NamespaceSupport, Platform, Profile};

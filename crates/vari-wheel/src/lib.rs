@@ -1,0 +1,1 @@
+//! Variant wheel archives: reading `variant.json` and checking RECORD without extracting.
