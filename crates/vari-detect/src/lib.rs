@@ -4,8 +4,10 @@
 //! features, values and order as the reference Python plugin for the same hardware facts, without
 //! running Python or third-party code.
 
+pub mod context;
 pub mod report;
 pub mod sysroot;
 
+pub use context::DetectContext;
 pub use report::ProviderReport;
 pub use sysroot::Sysroot;
