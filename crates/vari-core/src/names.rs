@@ -160,6 +160,18 @@ name_type!(
     LOWER_DIGIT_UNDERSCORE_DOT
 );
 
+impl Namespace {
+    /// The namespace reserved by PEP 817 for ABI dependencies (`abi_dependency :: torch :: 2.8`):
+    /// it has no provider and is not listed in `default-priorities` of the 0.0.x/0.2 drafts,
+    /// and it sorts after every listed namespace.
+    pub const ABI_DEPENDENCY: &'static str = "abi_dependency";
+
+    /// Whether this is the reserved `abi_dependency` namespace.
+    pub fn is_abi_dependency(&self) -> bool {
+        self.0 == Self::ABI_DEPENDENCY
+    }
+}
+
 impl VariantLabel {
     /// The label reserved for the variant with no properties.
     pub const NULL: &'static str = "null";
@@ -229,7 +241,11 @@ impl FromStr for Property {
 
 impl fmt::Display for Property {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} :: {} :: {}", self.namespace, self.feature, self.value)
+        write!(
+            f,
+            "{} :: {} :: {}",
+            self.namespace, self.feature, self.value
+        )
     }
 }
 
@@ -282,12 +298,7 @@ mod tests {
 
     #[test]
     fn property_parses_with_any_whitespace() {
-        for s in [
-            "a::b::c",
-            "a :: b :: c",
-            "  a::  b\t::c  ",
-            "a ::b:: c",
-        ] {
+        for s in ["a::b::c", "a :: b :: c", "  a::  b\t::c  ", "a ::b:: c"] {
             let p: Property = s.parse().unwrap();
             assert_eq!(p.to_string(), "a :: b :: c", "{s}");
         }
@@ -295,7 +306,15 @@ mod tests {
 
     #[test]
     fn property_rejects_bad_shapes_and_characters() {
-        for s in ["a::b", "a::b::c::d", "", "A::b::c", "a::b-c::d", "a::b::c d", "a::b::"] {
+        for s in [
+            "a::b",
+            "a::b::c::d",
+            "",
+            "A::b::c",
+            "a::b-c::d",
+            "a::b::c d",
+            "a::b::",
+        ] {
             assert!(s.parse::<Property>().is_err(), "{s:?} should fail");
         }
         // Values may contain dots, names may not.

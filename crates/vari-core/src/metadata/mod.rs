@@ -1,9 +1,26 @@
 //! Variant metadata: reading every schema generation, validating, writing and combining
 //! (`spec/format.md` §3–5).
+//!
+//! - [`read_json`], [`read_json_lenient`], [`read_pyproject`]: documents → [`VariantMetadata`]
+//!   with every problem reported as a [`MetadataError`] (key path + message).
+//! - [`write_json`]: [`VariantMetadata`] → deterministic JSON of a chosen generation.
+//! - [`combine`]: several documents (wheels, index files) → one.
 
+mod combine;
+mod error;
+mod generation;
 mod model;
+mod provider;
+mod read;
+mod tree;
+mod write;
 
+pub use combine::{combine, CombineError};
+pub use error::MetadataError;
+pub use generation::UnknownGeneration;
 pub use model::{
     properties_of, DefaultPriorities, ProviderInfo, ProviderKind, SchemaGeneration,
     StaticProperties, VariantMetadata, VariantProperties,
 };
+pub use read::{read_json, read_json_lenient, read_pyproject, SourceKind};
+pub use write::{write_json, Written};

@@ -1,0 +1,354 @@
+//! Reading and validating variant metadata of every generation into [`VariantMetadata`].
+//!
+//! The reader walks a tree that keeps keys in document order and keeps duplicate keys (see
+//! `tree.rs`), records every problem with its key path, and builds the model from whatever
+//! is valid. [`read_json`] fails on any problem; [`read_json_lenient`] drops invalid variant
+//! entries (PEP 825: consumers "SHOULD prefer to degrade gracefully") and fails only when the
+//! document as a whole cannot be used.
+//!
+//! Generation detection: the `$schema` URL's version (`…/v0.0.3.json`,
+//! `…/peps/825/v0.1.1.json`, `…/v0.2.0.json`). 0.0.2 and 0.0.3 must match exactly, 0.1.x and
+//! 0.2.x accept any patch number, and any other version (another 0.x draft, or a major
+//! version ≥ 1) is refused: PEP 825 forbids assuming compatibility between drafts and
+//! requires rejecting unknown major versions. Without a version (torch 2.8's
+//! `https://variants-schema.wheelnext.dev/`, or no `$schema`), the generation is inferred
+//! from the keys present (see [`detect`]).
+
+mod detect;
+mod issues;
+mod priorities;
+mod providers;
+mod static_props;
+mod variants;
+
+use std::collections::{BTreeMap, HashSet};
+
+use self::issues::{as_object, as_str, get, key_path, unique_entries, Issue, Issues};
+use self::priorities::{check_namespace_not_empty, namespace_path, read_priorities};
+use self::providers::read_providers;
+use self::static_props::{check_static_0_0_3, derive_static_0_0_2, read_static_0_0_3, StaticCheck};
+use self::variants::read_variants;
+use super::error::MetadataError;
+use super::generation::{version_in_url, UrlVersion, SUPPORTED_VERSIONS};
+use super::model::{SchemaGeneration, VariantMetadata};
+use super::tree::{parse_json, parse_toml, Node};
+
+/// Which kind of file a document comes from; each has slightly different rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SourceKind {
+    /// An index-level `{name}-{version}-variants.json`: any number of variants.
+    IndexFile,
+    /// A wheel's `*.dist-info/variant.json`: exactly one variant.
+    WheelFile,
+    /// The `[variant]` table of `pyproject.toml`: no `variants`; build-time plugins allowed.
+    Pyproject,
+}
+
+/// Document position of each top-level section, so problems found by cross-checks sort
+/// where their key path points. Absent sections sort last.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sections {
+    default_priorities: usize,
+    providers: usize,
+    static_properties: usize,
+    variants: usize,
+}
+
+impl Sections {
+    fn of(root: &[(&str, &Node)]) -> Self {
+        let at = |key: &str| {
+            root.iter()
+                .position(|(k, _)| *k == key)
+                .unwrap_or(usize::MAX)
+        };
+        Self {
+            default_priorities: at("default-priorities"),
+            providers: at("providers"),
+            static_properties: at("static-properties"),
+            variants: at("variants"),
+        }
+    }
+}
+
+/// Reads and validates a JSON metadata document strictly.
+///
+/// On failure, every problem found is returned (never an empty list), in document order.
+///
+/// ```
+/// use vari_core::metadata::{read_json, SourceKind};
+/// let json = r#"{
+///     "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+///     "default-priorities": {"namespace": ["x86_64"]},
+///     "variants": {"v3": {"x86_64": {"level": ["v3"]}}, "00000000": {}}
+/// }"#;
+/// let errors = read_json(json, SourceKind::IndexFile).unwrap_err();
+/// assert_eq!(errors[0].to_string(), r#"variants.00000000: the null variant must use the label "null""#);
+/// ```
+pub fn read_json(text: &str, kind: SourceKind) -> Result<VariantMetadata, Vec<MetadataError>> {
+    let root = parse_json(text).map_err(|e| vec![json_error(&e)])?;
+    let (meta, issues) = read_document(&root, kind, "")?;
+    if issues.is_empty() {
+        Ok(meta)
+    } else {
+        Err(issues.into_iter().map(|i| i.error).collect())
+    }
+}
+
+/// Reads a JSON metadata document for an installer: invalid variant entries are dropped and
+/// returned as warnings.
+///
+/// Fails only when the document as a whole is unusable: not JSON, not an object, an
+/// unsupported schema version, or problems outside the variant entries
+/// (`default-priorities`, `providers`, `static-properties`, the shape of `variants`). The
+/// error list then holds every problem found.
+pub fn read_json_lenient(
+    text: &str,
+    kind: SourceKind,
+) -> Result<(VariantMetadata, Vec<MetadataError>), Vec<MetadataError>> {
+    let root = parse_json(text).map_err(|e| vec![json_error(&e)])?;
+    let (mut meta, issues) = read_document(&root, kind, "")?;
+    if issues.iter().any(|i| i.variant.is_none()) {
+        return Err(issues.into_iter().map(|i| i.error).collect());
+    }
+    let dropped: HashSet<&str> = issues.iter().filter_map(|i| i.variant.as_deref()).collect();
+    meta.variants
+        .retain(|label, _| !dropped.contains(label.as_str()));
+    Ok((meta, issues.into_iter().map(|i| i.error).collect()))
+}
+
+/// Reads and validates the `[variant]` table of a `pyproject.toml` strictly.
+///
+/// Key paths start with `variant.` (`variant.providers.x86_64.requires`).
+pub fn read_pyproject(text: &str) -> Result<VariantMetadata, Vec<MetadataError>> {
+    let root = parse_toml(text).map_err(|e| {
+        vec![MetadataError::new(
+            "",
+            format!("invalid TOML: {}", e.message()),
+        )]
+    })?;
+    let Node::Object(entries) = &root else {
+        return Err(vec![MetadataError::new("", "expected a TOML table")]);
+    };
+    let Some((_, table)) = entries.iter().find(|(k, _)| k == "variant") else {
+        return Err(vec![MetadataError::new(
+            "variant",
+            "pyproject.toml has no [variant] table",
+        )]);
+    };
+    let (meta, issues) = read_document(table, SourceKind::Pyproject, "variant")?;
+    if issues.is_empty() {
+        Ok(meta)
+    } else {
+        Err(issues.into_iter().map(|i| i.error).collect())
+    }
+}
+
+fn json_error(e: &serde_json::Error) -> MetadataError {
+    MetadataError::new("", format!("invalid JSON: {e}"))
+}
+
+/// Reads one metadata document rooted at `root` (`base` is the key path of the root).
+///
+/// `Err` for fatal problems after which nothing else can be checked; otherwise the model
+/// built from the valid parts and every problem found.
+fn read_document(
+    root: &Node,
+    kind: SourceKind,
+    base: &str,
+) -> Result<(VariantMetadata, Vec<Issue>), Vec<MetadataError>> {
+    let mut issues = Issues::default();
+    let Node::Object(entries) = root else {
+        return Err(vec![MetadataError::new(
+            base,
+            format!("expected an object, found {}", root.kind()),
+        )]);
+    };
+    let root = unique_entries(entries, base, &mut issues);
+    let sections = Sections::of(&root);
+
+    let (generation, schema_url) = detect_generation(&root, base, &mut issues)?;
+
+    issues.order = sections.default_priorities;
+    let priorities_path = key_path(base, "default-priorities");
+    let mut priorities = read_priorities(
+        get(&root, "default-priorities"),
+        &priorities_path,
+        generation,
+        kind != SourceKind::Pyproject,
+        &mut issues,
+    );
+
+    issues.order = sections.providers;
+    let providers_path = key_path(base, "providers");
+    let providers = if generation.has_providers() {
+        read_providers(
+            get(&root, "providers"),
+            &providers_path,
+            generation,
+            kind,
+            &mut issues,
+        )
+    } else {
+        providers::ProvidersRead::default()
+    };
+
+    let check = StaticCheck {
+        generation,
+        kind,
+        base,
+        sections: &sections,
+    };
+    let static_properties = match check.generation {
+        SchemaGeneration::V0_0_3 => {
+            issues.order = sections.static_properties;
+            let mut statics = match get(&root, "static-properties") {
+                Some(node) => {
+                    read_static_0_0_3(node, &key_path(base, "static-properties"), &mut issues)
+                }
+                None => BTreeMap::new(),
+            };
+            check_static_0_0_3(&check, &mut statics, &providers, &priorities, &mut issues);
+            statics
+        }
+        SchemaGeneration::V0_0_2 => {
+            derive_static_0_0_2(&check, &providers, &mut priorities, &mut issues)
+        }
+        SchemaGeneration::V0_2 => providers.static_properties.clone(),
+        SchemaGeneration::V0_1 => BTreeMap::new(),
+    };
+
+    if let Some(abi) = providers.declared.iter().find(|ns| ns.is_abi_dependency()) {
+        issues.order = sections.providers;
+        issues.add(
+            key_path(&providers_path, abi.as_str()),
+            "the abi_dependency namespace is reserved for ABI dependencies and must not \
+             have a provider (PEP 817)",
+        );
+    }
+
+    if generation.has_providers() && priorities.namespace_ok && providers.keys_ok {
+        check_namespaces_match_providers(
+            &priorities.value.namespace,
+            &providers.declared,
+            &priorities_path,
+            &providers_path,
+            &sections,
+            &mut issues,
+        );
+    }
+
+    issues.order = sections.variants;
+    let variants_path = key_path(base, "variants");
+    let mut has_variants = false;
+    let variants = match (get(&root, "variants"), kind) {
+        (Some(_), SourceKind::Pyproject) => {
+            issues.add(
+                &variants_path,
+                "pyproject.toml must not list variants (they belong in variant.json and \
+                 *-variants.json)",
+            );
+            BTreeMap::new()
+        }
+        (None, SourceKind::Pyproject) => BTreeMap::new(),
+        (None, _) => {
+            issues.add(&variants_path, "required key is missing");
+            BTreeMap::new()
+        }
+        (Some(node), _) => match as_object(node, &variants_path, &mut issues) {
+            None => BTreeMap::new(),
+            Some(entries) => {
+                has_variants = !entries.is_empty();
+                if kind == SourceKind::WheelFile && entries.len() != 1 {
+                    issues.add(
+                        &variants_path,
+                        format!(
+                            "a wheel's variant.json must list exactly one variant, found {}",
+                            entries.len()
+                        ),
+                    );
+                }
+                // PEP 817: `abi_dependency` has no provider, so the drafts with providers
+                // do not list it in default-priorities either (PEP 825 lists it like any other).
+                let abi = crate::Namespace::new(crate::Namespace::ABI_DEPENDENCY).ok();
+                let known: Option<HashSet<_>> = priorities.namespace_ok.then(|| {
+                    let listed = priorities.value.namespace.iter();
+                    let implicit = abi.as_ref().filter(|_| generation.has_providers());
+                    listed.chain(implicit).collect()
+                });
+                read_variants(entries, &variants_path, known.as_ref(), &mut issues)
+            }
+        },
+    };
+
+    issues.order = sections.default_priorities;
+    check_namespace_not_empty(&priorities, has_variants, &priorities_path, &mut issues);
+
+    let meta = VariantMetadata {
+        generation,
+        schema_url,
+        priorities: priorities.value,
+        providers: providers.value,
+        static_properties,
+        variants,
+    };
+    Ok((meta, issues.into_sorted()))
+}
+
+/// The generation from `$schema`, else inferred. An unsupported version is fatal.
+fn detect_generation(
+    root: &[(&str, &Node)],
+    base: &str,
+    issues: &mut Issues,
+) -> Result<(SchemaGeneration, Option<String>), Vec<MetadataError>> {
+    let schema_path = key_path(base, "$schema");
+    issues.order = root
+        .iter()
+        .position(|(k, _)| *k == "$schema")
+        .unwrap_or(usize::MAX);
+    let url = get(root, "$schema").and_then(|n| as_str(n, &schema_path, issues));
+    let version = url.map_or(UrlVersion::Missing, version_in_url);
+    let generation = match version {
+        UrlVersion::Known(g) => g,
+        UrlVersion::Unsupported(v) => {
+            return Err(vec![MetadataError::new(
+                schema_path,
+                format!("unsupported schema version {v} (vari reads {SUPPORTED_VERSIONS})"),
+            )])
+        }
+        UrlVersion::Missing => detect::infer_generation(root),
+    };
+    Ok((generation, url.map(str::to_owned)))
+}
+
+/// `default-priorities.namespace` must list exactly the namespaces of `providers`.
+fn check_namespaces_match_providers(
+    namespaces: &[crate::Namespace],
+    providers: &std::collections::BTreeSet<crate::Namespace>,
+    priorities_path: &str,
+    providers_path: &str,
+    sections: &Sections,
+    issues: &mut Issues,
+) {
+    issues.order = sections.default_priorities;
+    for (i, ns) in namespaces.iter().enumerate() {
+        if !providers.contains(ns) {
+            issues.add(
+                namespace_path(priorities_path, i),
+                format!("namespace \"{ns}\" has no entry in providers"),
+            );
+        }
+    }
+    issues.order = sections.providers;
+    let listed: HashSet<&crate::Namespace> = namespaces.iter().collect();
+    for ns in providers {
+        if !listed.contains(ns) {
+            issues.add(
+                key_path(providers_path, ns.as_str()),
+                format!("namespace \"{ns}\" is not listed in default-priorities.namespace"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

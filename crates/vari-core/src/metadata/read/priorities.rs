@@ -1,0 +1,147 @@
+//! `default-priorities`: `namespace` in every generation, `feature` and `property` in 0.0.x.
+
+use std::collections::BTreeMap;
+
+use super::issues::{
+    as_object, get, index_path, key_path, name_list, reject_unknown_keys, unique_entries, Issues,
+};
+use crate::metadata::model::{DefaultPriorities, SchemaGeneration};
+use crate::metadata::tree::Node;
+use crate::names::{FeatureName, FeatureValue, Namespace};
+
+/// `default-priorities` as read.
+#[derive(Debug, Default)]
+pub(super) struct PrioritiesRead {
+    /// What could be read.
+    pub(super) value: DefaultPriorities,
+    /// Whether `namespace` was read without problems, so cross-checks against it are
+    /// meaningful (and do not pile up follow-on errors).
+    pub(super) namespace_ok: bool,
+}
+
+/// Reads `default-priorities` at `path` (absent: `node` is `None`).
+pub(super) fn read_priorities(
+    node: Option<&Node>,
+    path: &str,
+    generation: SchemaGeneration,
+    required: bool,
+    issues: &mut Issues,
+) -> PrioritiesRead {
+    let mut out = PrioritiesRead::default();
+    let Some(node) = node else {
+        if required {
+            issues.add(path, "required key is missing");
+        } else {
+            // pyproject.toml may leave the table out; an empty list is then checked against
+            // the providers like any other.
+            out.namespace_ok = true;
+        }
+        return out;
+    };
+    let Some(entries) = as_object(node, path, issues) else {
+        return out;
+    };
+    let entries = unique_entries(entries, path, issues);
+    let allowed: &[&str] = if generation.has_feature_priorities() {
+        &["namespace", "feature", "property"]
+    } else {
+        &["namespace"]
+    };
+    reject_unknown_keys(&entries, allowed, path, issues);
+
+    let ns_path = key_path(path, "namespace");
+    match get(&entries, "namespace") {
+        None => issues.add(&ns_path, "required key is missing"),
+        Some(list) => {
+            let before = issues.count();
+            if let Some(namespaces) = name_list::<Namespace>(list, &ns_path, false, issues) {
+                out.value.namespace = namespaces;
+                out.namespace_ok = issues.count() == before;
+            }
+        }
+    }
+    if !generation.has_feature_priorities() {
+        return out;
+    }
+    if let Some(feature) = get(&entries, "feature") {
+        out.value.feature = read_feature_priorities(feature, &key_path(path, "feature"), issues);
+    }
+    if let Some(property) = get(&entries, "property") {
+        out.value.property =
+            read_property_priorities(property, &key_path(path, "property"), issues);
+    }
+    out
+}
+
+/// `feature`: namespace → features, most preferred first.
+fn read_feature_priorities(
+    node: &Node,
+    path: &str,
+    issues: &mut Issues,
+) -> BTreeMap<Namespace, Vec<FeatureName>> {
+    let mut out = BTreeMap::new();
+    let Some(entries) = as_object(node, path, issues) else {
+        return out;
+    };
+    for (ns, list) in unique_entries(entries, path, issues) {
+        let ns_path = key_path(path, ns);
+        let namespace = Namespace::new(ns).map_err(|e| issues.add(&ns_path, e.to_string()));
+        let features = name_list::<FeatureName>(list, &ns_path, false, issues);
+        if let (Ok(namespace), Some(features)) = (namespace, features) {
+            out.insert(namespace, features);
+        }
+    }
+    out
+}
+
+/// `property`: namespace → feature → values, most preferred first.
+fn read_property_priorities(
+    node: &Node,
+    path: &str,
+    issues: &mut Issues,
+) -> BTreeMap<Namespace, BTreeMap<FeatureName, Vec<FeatureValue>>> {
+    let mut out = BTreeMap::new();
+    let Some(entries) = as_object(node, path, issues) else {
+        return out;
+    };
+    for (ns, features) in unique_entries(entries, path, issues) {
+        let ns_path = key_path(path, ns);
+        let namespace = Namespace::new(ns).map_err(|e| issues.add(&ns_path, e.to_string()));
+        let Some(feature_entries) = as_object(features, &ns_path, issues) else {
+            continue;
+        };
+        let mut by_feature = BTreeMap::new();
+        for (f, values) in unique_entries(feature_entries, &ns_path, issues) {
+            let f_path = key_path(&ns_path, f);
+            let feature = FeatureName::new(f).map_err(|e| issues.add(&f_path, e.to_string()));
+            let values = name_list::<FeatureValue>(values, &f_path, false, issues);
+            if let (Ok(feature), Some(values)) = (feature, values) {
+                by_feature.insert(feature, values);
+            }
+        }
+        if let Ok(namespace) = namespace {
+            out.insert(namespace, by_feature);
+        }
+    }
+    out
+}
+
+/// Checks the namespace list against the variants: never empty when variants exist.
+pub(super) fn check_namespace_not_empty(
+    priorities: &PrioritiesRead,
+    has_variants: bool,
+    path: &str,
+    issues: &mut Issues,
+) {
+    if priorities.namespace_ok && has_variants && priorities.value.namespace.is_empty() {
+        issues.add(
+            key_path(path, "namespace"),
+            "must list at least one namespace when the file lists variants",
+        );
+    }
+}
+
+/// Position of `namespace` in the list, for error paths.
+pub(super) fn namespace_path(path: &str, index: usize) -> String {
+    index_path(&key_path(path, "namespace"), index)
+}
