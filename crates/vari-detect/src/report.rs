@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use vari_core::{FeatureSupport, NamespaceSupport, Namespace};
+use vari_core::{FeatureSupport, Namespace, NamespaceSupport};
 
 /// The outcome of running one provider.
 #[derive(Debug, Clone, PartialEq)]

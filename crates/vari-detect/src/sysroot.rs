@@ -61,9 +61,15 @@ mod tests {
     #[test]
     fn maps_paths_under_the_root() {
         let s = Sysroot::new("/tmp/snap");
-        assert_eq!(s.path("/proc/cpuinfo"), PathBuf::from("/tmp/snap/proc/cpuinfo"));
+        assert_eq!(
+            s.path("/proc/cpuinfo"),
+            PathBuf::from("/tmp/snap/proc/cpuinfo")
+        );
         assert!(!s.is_host());
-        assert_eq!(Sysroot::host().path("/proc/cpuinfo"), PathBuf::from("/proc/cpuinfo"));
+        assert_eq!(
+            Sysroot::host().path("/proc/cpuinfo"),
+            PathBuf::from("/proc/cpuinfo")
+        );
         assert!(Sysroot::host().is_host());
     }
 }

@@ -1,0 +1,770 @@
+//! The `abi_dependency` namespace (PEP 817 "ABI Dependency Variant Namespace").
+//!
+//! For each distribution installed in the **target** Python environment — name normalised
+//! (lowercase, runs of `-`, `_`, `.` → `_`), processed in sorted order — the supported values
+//! are `M`, `M.m`, `M.m.p` of its release, zero-padded (a wheel's `2.0` property means
+//! `==2.0.*`, which release `2` matches). `VARIANT_ABI_DEPENDENCY=a==1.2,b==3` replaces (or adds)
+//! the listed packages' versions.
+//!
+//! The environment is read from disk, without running Python: `*.dist-info/METADATA` and
+//! `*.egg-info/PKG-INFO` (`Name`, `Version`) in the environment's site-packages.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Instant;
+
+use pep440_rs::Version;
+use vari_core::{FeatureName, FeatureSupport, FeatureValue, Namespace};
+
+use crate::context::DetectContext;
+use crate::report::ProviderReport;
+
+/// The namespace name (it goes last in namespace order).
+pub const NAMESPACE: &str = "abi_dependency";
+
+/// The override variable: `name==version[,name==version…]`.
+pub const OVERRIDE_VAR: &str = "VARIANT_ABI_DEPENDENCY";
+
+/// Why a package pin (override entry or profile fact) is invalid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OverrideError {
+    /// An entry is not `name==version`.
+    #[error("{OVERRIDE_VAR}: entry {entry:?} is not `name==version` (expected e.g. `torch==2.8.0,numpy==2.1`)")]
+    NotAPin {
+        /// The offending entry.
+        entry: String,
+    },
+    /// The package name is not a valid distribution name.
+    #[error("invalid package name {name:?}: use letters, digits, `-`, `_` and `.`")]
+    InvalidName {
+        /// The name given.
+        name: String,
+    },
+    /// The version is not a PEP 440 version.
+    #[error("{name}: invalid version {version:?}: {message}")]
+    InvalidVersion {
+        /// The package.
+        name: String,
+        /// The version given.
+        version: String,
+        /// The parser's explanation.
+        message: String,
+    },
+    /// PEP 817 does not support versions with a nonzero epoch.
+    #[error("{name}: version {version} has an epoch, which abi_dependency does not support")]
+    Epoch {
+        /// The package.
+        name: String,
+        /// The version given.
+        version: String,
+    },
+    /// The same package is listed twice.
+    #[error("{OVERRIDE_VAR}: package {name} is listed twice")]
+    Duplicate {
+        /// The normalised package name.
+        name: String,
+    },
+}
+
+/// A package and the version the target has (or should be treated as having).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pin {
+    /// Normalised name (the feature name), e.g. `torch`, `nvidia_cublas_cu12`.
+    pub name: String,
+    /// The version.
+    pub version: Version,
+}
+
+impl Pin {
+    /// Validates a package name and version.
+    ///
+    /// ```
+    /// let pin = vari_detect::abi::Pin::new("Flash.Attn", "2.8.0+cu128").unwrap();
+    /// assert_eq!(pin.name, "flash_attn");
+    /// assert_eq!(pin.values(), ["2", "2.8", "2.8.0"]);
+    /// ```
+    pub fn new(name: &str, version: &str) -> Result<Self, OverrideError> {
+        let normalised = normalize_name(name).ok_or_else(|| OverrideError::InvalidName {
+            name: name.to_owned(),
+        })?;
+        let parsed =
+            Version::from_str(version.trim()).map_err(|e| OverrideError::InvalidVersion {
+                name: normalised.clone(),
+                version: version.to_owned(),
+                message: e.to_string(),
+            })?;
+        if parsed.epoch() != 0 {
+            return Err(OverrideError::Epoch {
+                name: normalised,
+                version: version.to_owned(),
+            });
+        }
+        Ok(Self {
+            name: normalised,
+            version: parsed,
+        })
+    }
+
+    /// `M`, `M.m`, `M.m.p` of the release, zero-padded.
+    pub fn values(&self) -> Vec<String> {
+        let release = self.version.release();
+        let part = |i: usize| release.get(i).copied().unwrap_or(0);
+        vec![
+            format!("{}", part(0)),
+            format!("{}.{}", part(0), part(1)),
+            format!("{}.{}.{}", part(0), part(1), part(2)),
+        ]
+    }
+
+    /// The namespace entry for this pin.
+    pub fn feature(&self) -> FeatureSupport {
+        FeatureSupport {
+            // `normalize_name` only produces `[a-z0-9_]+`, and the values are digits and dots.
+            name: FeatureName::new(self.name.clone()).expect("normalised names are feature names"),
+            values: self
+                .values()
+                .into_iter()
+                .map(|v| FeatureValue::new(v).expect("release numbers are valid values"))
+                .collect(),
+            // A wheel may list several compatible versions of the same dependency.
+            multi_value: true,
+        }
+    }
+}
+
+/// PEP 503 normalisation with `_` as separator; `None` when `name` is not a valid distribution
+/// name (PEP 508: ASCII letters and digits, with `-`, `_`, `.` inside).
+pub fn normalize_name(name: &str) -> Option<String> {
+    let name = name.trim();
+    let bytes = name.as_bytes();
+    let valid = !bytes.is_empty()
+        && bytes.first().is_some_and(u8::is_ascii_alphanumeric)
+        && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if !valid {
+        return None;
+    }
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            if !out.ends_with('_') {
+                out.push('_');
+            }
+        } else {
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    Some(out)
+}
+
+/// Parses `VARIANT_ABI_DEPENDENCY` (`a==1.2,b==3`; empty entries and spaces are ignored).
+///
+/// ```
+/// let pins = vari_detect::abi::parse_override("torch==2.8.0, numpy==2").unwrap();
+/// assert_eq!(pins[1].values(), ["2", "2.0", "2.0.0"]);
+/// assert!(vari_detect::abi::parse_override("torch>=2").is_err());
+/// ```
+pub fn parse_override(value: &str) -> Result<Vec<Pin>, OverrideError> {
+    let mut pins: Vec<Pin> = Vec::new();
+    for entry in value.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let Some((name, version)) = entry.split_once("==") else {
+            return Err(OverrideError::NotAPin {
+                entry: entry.to_owned(),
+            });
+        };
+        if version.starts_with('=') {
+            return Err(OverrideError::NotAPin {
+                entry: entry.to_owned(),
+            });
+        }
+        let pin = Pin::new(name, version)?;
+        if pins.iter().any(|p| p.name == pin.name) {
+            return Err(OverrideError::Duplicate { name: pin.name });
+        }
+        pins.push(pin);
+    }
+    Ok(pins)
+}
+
+/// Why the target environment could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvironmentError {
+    /// The path does not exist.
+    #[error("Python environment {0} does not exist")]
+    NotFound(PathBuf),
+    /// No site-packages directory was found.
+    #[error("no site-packages directory found for {path} (looked for {looked})")]
+    NoSitePackages {
+        /// The interpreter or directory given.
+        path: PathBuf,
+        /// What was looked for.
+        looked: String,
+    },
+}
+
+/// Whether `dir` directly holds distribution metadata.
+fn holds_distributions(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.ends_with(".dist-info") || name.ends_with(".egg-info")
+        })
+    })
+}
+
+/// `pythonX.Y` from an interpreter file name such as `python3.12` or `python3.12t`.
+fn version_from_exe(exe: &Path) -> Option<String> {
+    let name = exe.file_name()?.to_str()?;
+    let rest = name.strip_prefix("python")?;
+    let digits: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    (digits.contains('.')).then(|| format!("python{}", digits.trim_end_matches('.')))
+}
+
+/// Site-packages directories under an installation prefix.
+fn prefix_site_dirs(prefix: &Path, version: Option<&str>) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for lib in ["lib", "lib64"] {
+        let lib_dir = prefix.join(lib);
+        let mut versions: Vec<String> = match version {
+            Some(v) if lib_dir.join(v).is_dir() => vec![v.to_owned()],
+            _ => std::fs::read_dir(&lib_dir)
+                .map(|entries| {
+                    entries
+                        .flatten()
+                        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+                        .filter(|n| n.starts_with("python3") || n.starts_with("python2"))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        };
+        versions.sort();
+        for v in versions {
+            for leaf in ["site-packages", "dist-packages"] {
+                dirs.push(lib_dir.join(&v).join(leaf));
+            }
+        }
+    }
+    // Windows layout.
+    dirs.push(prefix.join("Lib").join("site-packages"));
+    let mut seen = Vec::new();
+    for d in dirs {
+        // lib64 is often a symlink to lib: keep each real directory once.
+        let real = std::fs::canonicalize(&d).unwrap_or(d.clone());
+        if d.is_dir() && !seen.iter().any(|(r, _): &(PathBuf, PathBuf)| *r == real) {
+            seen.push((real, d));
+        }
+    }
+    seen.into_iter().map(|(_, d)| d).collect()
+}
+
+/// Reads `pyvenv.cfg` key `key`.
+fn pyvenv_value(cfg: &str, key: &str) -> Option<String> {
+    cfg.lines().find_map(|line| {
+        let (k, v) = line.split_once('=')?;
+        (k.trim().eq_ignore_ascii_case(key)).then(|| v.trim().to_owned())
+    })
+}
+
+/// The site-packages directories of the environment at `python`: an interpreter, a venv or
+/// prefix directory, or a site-packages directory itself. Searched in order; nothing is run.
+pub fn site_packages(python: &Path) -> Result<Vec<PathBuf>, EnvironmentError> {
+    if !python.exists() {
+        return Err(EnvironmentError::NotFound(python.to_owned()));
+    }
+    let looked = "lib/python*/site-packages, lib64/…, Lib/site-packages".to_owned();
+    if python.is_dir() {
+        if holds_distributions(python) {
+            return Ok(vec![python.to_owned()]);
+        }
+        let dirs = environment_dirs(python, None);
+        return if dirs.is_empty() {
+            Err(EnvironmentError::NoSitePackages {
+                path: python.to_owned(),
+                looked,
+            })
+        } else {
+            Ok(dirs)
+        };
+    }
+    // An interpreter: `<prefix>/bin/python` (or `<prefix>/python.exe`). A venv's interpreter is
+    // usually a symlink to the base one, so look for pyvenv.cfg before resolving links.
+    let version = version_from_exe(python);
+    for candidate in [python.parent(), python.parent().and_then(Path::parent)]
+        .into_iter()
+        .flatten()
+    {
+        if candidate.join("pyvenv.cfg").is_file() {
+            let dirs = environment_dirs(candidate, version.as_deref());
+            if !dirs.is_empty() {
+                return Ok(dirs);
+            }
+        }
+    }
+    let real = std::fs::canonicalize(python).unwrap_or_else(|_| python.to_owned());
+    let version = version_from_exe(&real).or(version);
+    let parent = real.parent().unwrap_or(Path::new("/"));
+    let prefix = if parent.file_name().is_some_and(|n| n == "bin") {
+        parent.parent().unwrap_or(parent)
+    } else {
+        parent
+    };
+    let dirs = environment_dirs(prefix, version.as_deref());
+    if dirs.is_empty() {
+        Err(EnvironmentError::NoSitePackages {
+            path: python.to_owned(),
+            looked: format!("{looked} under {}", prefix.display()),
+        })
+    } else {
+        Ok(dirs)
+    }
+}
+
+/// The site directories of a prefix, plus the base environment's when a venv includes system
+/// site-packages.
+fn environment_dirs(prefix: &Path, version: Option<&str>) -> Vec<PathBuf> {
+    let mut dirs = prefix_site_dirs(prefix, version);
+    let Ok(cfg) = std::fs::read_to_string(prefix.join("pyvenv.cfg")) else {
+        return dirs;
+    };
+    let version = version.map(str::to_owned).or_else(|| {
+        // `version_info = 3.12.3` → python3.12
+        let v = pyvenv_value(&cfg, "version_info").or_else(|| pyvenv_value(&cfg, "version"))?;
+        let mut parts = v.split('.');
+        Some(format!("python{}.{}", parts.next()?, parts.next()?))
+    });
+    let include_system = pyvenv_value(&cfg, "include-system-site-packages")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    if include_system {
+        if let Some(home) = pyvenv_value(&cfg, "home") {
+            let home = PathBuf::from(home);
+            let base = if home.file_name().is_some_and(|n| n == "bin") {
+                home.parent().map(Path::to_path_buf).unwrap_or(home)
+            } else {
+                home
+            };
+            for d in prefix_site_dirs(&base, version.as_deref()) {
+                if !dirs.contains(&d) {
+                    dirs.push(d);
+                }
+            }
+        }
+    }
+    dirs
+}
+
+/// One installed distribution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// The `Name` header as written.
+    pub name: String,
+    /// The `Version` header as written.
+    pub version: String,
+    /// The metadata directory it was read from.
+    pub path: PathBuf,
+}
+
+/// `Name` and `Version` from the header block of a core-metadata file.
+fn metadata_headers(text: &str) -> (Option<String>, Option<String>) {
+    let (mut name, mut version) = (None, None);
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            break; // end of headers; the body (description) follows
+        }
+        if let Some((k, v)) = line.split_once(':') {
+            let k = k.trim();
+            if name.is_none() && k.eq_ignore_ascii_case("Name") {
+                name = Some(v.trim().to_owned());
+            } else if version.is_none() && k.eq_ignore_ascii_case("Version") {
+                version = Some(v.trim().to_owned());
+            }
+        }
+    }
+    (name, version)
+}
+
+/// `name-version` from a metadata directory name (`torch-2.8.0.dist-info`).
+fn name_version_from_dir(stem: &str) -> Option<(String, String)> {
+    let (name, version) = stem.split_once('-')?;
+    let version = version.split('-').next()?; // egg-info may append `-py3.12`
+    Some((name.to_owned(), version.to_owned()))
+}
+
+/// The distributions in `site_dirs`, in directory order then file-name order.
+pub fn installed_distributions(site_dirs: &[PathBuf]) -> Vec<Installed> {
+    let mut found = Vec::new();
+    for dir in site_dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let (stem, metadata_file) = if let Some(stem) = file_name.strip_suffix(".dist-info") {
+                (stem, path.join("METADATA"))
+            } else if let Some(stem) = file_name.strip_suffix(".egg-info") {
+                // An egg-info is a directory with PKG-INFO, or a PKG-INFO-format file itself.
+                let file = if path.is_dir() {
+                    path.join("PKG-INFO")
+                } else {
+                    path.clone()
+                };
+                (stem, file)
+            } else {
+                continue;
+            };
+            let headers = std::fs::read_to_string(&metadata_file)
+                .map(|t| metadata_headers(&t))
+                .unwrap_or((None, None));
+            let from_dir = name_version_from_dir(stem);
+            let name = headers
+                .0
+                .or_else(|| from_dir.as_ref().map(|(n, _)| n.clone()));
+            let version = headers.1.or_else(|| from_dir.map(|(_, v)| v));
+            if let (Some(name), Some(version)) = (name, version) {
+                found.push(Installed {
+                    name,
+                    version,
+                    path: path.clone(),
+                });
+            }
+        }
+    }
+    found
+}
+
+/// The supported list for these pins: sorted by name, `M`, `M.m`, `M.m.p` each.
+pub fn supported_from_pins(pins: &[Pin]) -> Vec<FeatureSupport> {
+    let sorted: BTreeMap<&str, &Pin> = pins.iter().map(|p| (p.name.as_str(), p)).collect();
+    sorted.values().map(|p| p.feature()).collect()
+}
+
+/// Detects the `abi_dependency` namespace for `ctx.python` and the override variable.
+pub fn detect(ctx: &DetectContext) -> ProviderReport {
+    let started = Instant::now();
+    let mut notes: Vec<String> = Vec::new();
+    let mut sources: Vec<String> = Vec::new();
+    // Name → pin; the first distribution found for a name wins (the one Python would import).
+    let mut pins: BTreeMap<String, Pin> = BTreeMap::new();
+
+    match &ctx.python {
+        None => notes.push("no target Python environment given".to_owned()),
+        Some(python) => match site_packages(python) {
+            Err(e) => notes.push(e.to_string()),
+            Ok(dirs) => {
+                sources.push(format!(
+                    "site-packages: {}",
+                    dirs.iter()
+                        .map(|d| d.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                let mut skipped = Vec::new();
+                for dist in installed_distributions(&dirs) {
+                    match Pin::new(&dist.name, &dist.version) {
+                        Ok(pin) => {
+                            pins.entry(pin.name.clone()).or_insert(pin);
+                        }
+                        Err(e) => skipped.push(e.to_string()),
+                    }
+                }
+                if !skipped.is_empty() {
+                    notes.push(format!("skipped: {}", skipped.join("; ")));
+                }
+            }
+        },
+    }
+    if let Some(value) = ctx.var(OVERRIDE_VAR) {
+        match parse_override(value) {
+            Ok(overrides) => {
+                sources.push(format!("{OVERRIDE_VAR}={value}"));
+                for pin in overrides {
+                    pins.insert(pin.name.clone(), pin);
+                }
+            }
+            Err(e) => notes.push(format!("{e}; the override was ignored")),
+        }
+    }
+    let features = supported_from_pins(&pins.into_values().collect::<Vec<_>>());
+    let note = (!notes.is_empty()).then(|| notes.join("; "));
+    ProviderReport {
+        // Constant, valid name.
+        namespace: Namespace::new(NAMESPACE).expect("abi_dependency is a valid namespace"),
+        features: (!features.is_empty()).then_some(features),
+        source: sources.join("; "),
+        note,
+        elapsed: started.elapsed(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Sysroot;
+
+    fn write_dist(site: &Path, dir: &str, metadata: &str) {
+        let d = site.join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        let file = if dir.ends_with(".dist-info") {
+            "METADATA"
+        } else {
+            "PKG-INFO"
+        };
+        std::fs::write(d.join(file), metadata).unwrap();
+    }
+
+    fn meta(name: &str, version: &str) -> String {
+        format!(
+            "Metadata-Version: 2.4\nName: {name}\nVersion: {version}\n\nName: body-is-ignored\n"
+        )
+    }
+
+    /// A venv at `<tmp>/venv` with a few distributions.
+    fn venv() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let venv = tmp.path().join("venv");
+        let site = venv.join("lib/python3.12/site-packages");
+        std::fs::create_dir_all(venv.join("bin")).unwrap();
+        std::fs::write(
+            venv.join("pyvenv.cfg"),
+            "home = /usr/bin\nversion_info = 3.12.3\n",
+        )
+        .unwrap();
+        std::fs::write(venv.join("bin/python"), "").unwrap();
+        write_dist(
+            &site,
+            "torch-2.8.0+cu128.dist-info",
+            &meta("torch", "2.8.0+cu128"),
+        );
+        write_dist(&site, "Flash_Attn-2.dist-info", &meta("Flash.Attn", "2"));
+        write_dist(
+            &site,
+            "numpy-2.1.3.dist-info",
+            &meta("numpy", "2.1.3.post1"),
+        );
+        write_dist(&site, "old-1.0.egg-info", &meta("Old-Pkg", "1.0"));
+        write_dist(&site, "weird-1.dist-info", &meta("weird", "1!2.0"));
+        // Unrelated files are ignored.
+        std::fs::write(site.join("six.py"), "").unwrap();
+        (tmp, venv)
+    }
+
+    fn ctx(python: Option<PathBuf>, env: &[(&str, &str)]) -> DetectContext {
+        let mut ctx = DetectContext::from_process_env(Sysroot::host());
+        ctx.env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        ctx.python = python;
+        ctx
+    }
+
+    fn flat(r: &ProviderReport) -> Vec<(String, Vec<String>)> {
+        r.features
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f.name.to_string(),
+                    f.values.iter().map(|v| v.to_string()).collect(),
+                )
+            })
+            .collect()
+    }
+
+    fn vals(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn reads_a_venv_without_running_python() {
+        let (_tmp, venv) = venv();
+        for python in [
+            venv.clone(),
+            venv.join("bin/python"),
+            venv.join("lib/python3.12/site-packages"),
+        ] {
+            let r = detect(&ctx(Some(python.clone()), &[]));
+            assert_eq!(
+                flat(&r),
+                vec![
+                    ("flash_attn".to_owned(), vals(&["2", "2.0", "2.0.0"])),
+                    ("numpy".to_owned(), vals(&["2", "2.1", "2.1.3"])),
+                    ("old_pkg".to_owned(), vals(&["1", "1.0", "1.0.0"])),
+                    ("torch".to_owned(), vals(&["2", "2.8", "2.8.0"])),
+                ],
+                "{}",
+                python.display()
+            );
+            assert!(r.features.as_ref().unwrap().iter().all(|f| f.multi_value));
+            assert!(r.note.as_deref().unwrap().contains("epoch"), "{:?}", r.note);
+            assert!(r.source.contains("site-packages"));
+        }
+    }
+
+    #[test]
+    fn override_replaces_and_adds() {
+        let (_tmp, venv) = venv();
+        let r = detect(&ctx(
+            Some(venv),
+            &[(OVERRIDE_VAR, "torch==2.9.1,vllm==0.10")],
+        ));
+        let f = flat(&r);
+        assert_eq!(
+            f.iter().find(|(n, _)| n == "torch").unwrap().1,
+            vals(&["2", "2.9", "2.9.1"])
+        );
+        assert_eq!(
+            f.iter().find(|(n, _)| n == "vllm").unwrap().1,
+            vals(&["0", "0.10", "0.10.0"])
+        );
+        let names: Vec<&str> = f.iter().map(|(n, _)| n.as_str()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        // Override alone, without an environment.
+        let r = detect(&ctx(None, &[(OVERRIDE_VAR, "a==1.2")]));
+        assert_eq!(
+            flat(&r),
+            vec![("a".to_owned(), vals(&["1", "1.2", "1.2.0"]))]
+        );
+    }
+
+    #[test]
+    fn malformed_override_is_reported_and_ignored() {
+        let (_tmp, venv) = venv();
+        let r = detect(&ctx(Some(venv), &[(OVERRIDE_VAR, "torch>=2")]));
+        assert!(r.note.as_deref().unwrap().contains("not `name==version`"));
+        assert!(flat(&r).iter().any(|(n, v)| n == "torch" && v[1] == "2.8"));
+    }
+
+    #[test]
+    fn override_errors() {
+        assert!(matches!(
+            parse_override("torch"),
+            Err(OverrideError::NotAPin { .. })
+        ));
+        assert!(matches!(
+            parse_override("torch===2"),
+            Err(OverrideError::NotAPin { .. })
+        ));
+        assert!(matches!(
+            parse_override("-x==1"),
+            Err(OverrideError::InvalidName { .. })
+        ));
+        assert!(matches!(
+            parse_override("x==abc"),
+            Err(OverrideError::InvalidVersion { .. })
+        ));
+        assert!(matches!(
+            parse_override("x==1!2"),
+            Err(OverrideError::Epoch { .. })
+        ));
+        assert!(matches!(
+            parse_override("a==1,A==2"),
+            Err(OverrideError::Duplicate { .. })
+        ));
+        assert_eq!(parse_override(" , ").unwrap(), vec![]);
+        let pins = parse_override("c==7.8.9b1,d==1.2.3.4").unwrap();
+        assert_eq!(pins[0].values(), ["7", "7.8", "7.8.9"]);
+        assert_eq!(pins[1].values(), ["1", "1.2", "1.2.3"]);
+    }
+
+    #[test]
+    fn names_normalise() {
+        assert_eq!(normalize_name("Foo.-_Bar").as_deref(), Some("foo_bar"));
+        assert_eq!(
+            normalize_name("nvidia-cublas-cu12").as_deref(),
+            Some("nvidia_cublas_cu12")
+        );
+        assert_eq!(normalize_name("bad name"), None);
+        assert_eq!(normalize_name(""), None);
+    }
+
+    #[test]
+    fn missing_environments_are_explained() {
+        let r = detect(&ctx(None, &[]));
+        assert!(r.features.is_none());
+        assert!(r.note.unwrap().contains("no target Python"));
+        let r = detect(&ctx(Some(PathBuf::from("/nonexistent/venv")), &[]));
+        assert!(r.note.unwrap().contains("does not exist"));
+        let empty = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            site_packages(empty.path()),
+            Err(EnvironmentError::NoSitePackages { .. })
+        ));
+    }
+
+    #[test]
+    fn system_site_packages_of_a_venv() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("base");
+        write_dist(
+            &base.join("lib/python3.11/site-packages"),
+            "numpy-1.26.0.dist-info",
+            &meta("numpy", "1.26.0"),
+        );
+        std::fs::create_dir_all(base.join("bin")).unwrap();
+        let venv = tmp.path().join("venv");
+        write_dist(
+            &venv.join("lib/python3.11/site-packages"),
+            "numpy-2.0.0.dist-info",
+            &meta("numpy", "2.0.0"),
+        );
+        write_dist(
+            &venv.join("lib/python3.11/site-packages"),
+            "scipy-1.14.dist-info",
+            &meta("scipy", "1.14"),
+        );
+        std::fs::write(
+            venv.join("pyvenv.cfg"),
+            format!(
+                "home = {}\ninclude-system-site-packages = true\nversion = 3.11.9\n",
+                base.join("bin").display()
+            ),
+        )
+        .unwrap();
+        let dirs = site_packages(&venv).unwrap();
+        assert_eq!(dirs.len(), 2);
+        let r = detect(&ctx(Some(venv), &[]));
+        // The venv's numpy shadows the base one.
+        assert_eq!(
+            flat(&r)[0],
+            ("numpy".to_owned(), vals(&["2", "2.0", "2.0.0"]))
+        );
+        assert_eq!(flat(&r).len(), 2);
+    }
+
+    #[test]
+    fn metadata_fallbacks() {
+        assert_eq!(
+            metadata_headers("Name: a\nVersion: 1\n"),
+            (Some("a".into()), Some("1".into()))
+        );
+        assert_eq!(
+            name_version_from_dir("foo-1.0-py3.12"),
+            Some(("foo".into(), "1.0".into()))
+        );
+        assert_eq!(
+            version_from_exe(Path::new("/usr/bin/python3.12")).as_deref(),
+            Some("python3.12")
+        );
+        assert_eq!(version_from_exe(Path::new("/usr/bin/python3")), None);
+        // A dist-info without METADATA falls back to its directory name.
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("zstd-1.5.dist-info")).unwrap();
+        let found = installed_distributions(&[tmp.path().to_owned()]);
+        assert_eq!(found[0].name, "zstd");
+        assert_eq!(found[0].version, "1.5");
+    }
+}

@@ -1,0 +1,88 @@
+//! Ahead-of-time namespaces with fixed lists (`spec/providers.md`).
+//!
+//! `blas_lapack` and `openmp` describe how a wheel was built, not the machine: every value is
+//! supported, in the reference order. (Namespaces with static properties in a package's
+//! metadata are handled by the ordering code, which reads them from the metadata.)
+
+use std::time::Instant;
+
+use vari_core::{FeatureName, FeatureSupport, FeatureValue, Namespace};
+
+use crate::report::ProviderReport;
+
+/// `blas_lapack :: provider` values, most preferred first.
+pub const BLAS_LAPACK_PROVIDERS: &[&str] = &["accelerate", "openblas", "mkl"];
+
+/// `openmp :: provider` values, most preferred first.
+pub const OPENMP_PROVIDERS: &[&str] = &["gnu", "intel", "llvm"];
+
+fn provider_feature(values: &[&str]) -> Vec<FeatureSupport> {
+    vec![FeatureSupport {
+        // Constant names and values, checked by the unit tests.
+        name: FeatureName::new("provider").expect("`provider` is a valid feature name"),
+        values: values
+            .iter()
+            .map(|v| FeatureValue::new(*v).expect("fixed provider values are valid"))
+            .collect(),
+        multi_value: false,
+    }]
+}
+
+fn fixed(namespace: &str, values: &[&str]) -> ProviderReport {
+    let started = Instant::now();
+    let features = provider_feature(values);
+    ProviderReport {
+        // Only called with the constant names below.
+        namespace: Namespace::new(namespace).expect("fixed namespaces are valid"),
+        features: Some(features),
+        source: "fixed list (ahead-of-time provider)".to_owned(),
+        note: None,
+        elapsed: started.elapsed(),
+    }
+}
+
+/// The `blas_lapack` namespace: `provider` = `accelerate openblas mkl`.
+pub fn blas_lapack() -> ProviderReport {
+    fixed("blas_lapack", BLAS_LAPACK_PROVIDERS)
+}
+
+/// Every valid `blas_lapack` value (the same list: all are always supported).
+pub fn blas_lapack_all_configs() -> Vec<FeatureSupport> {
+    provider_feature(BLAS_LAPACK_PROVIDERS)
+}
+
+/// The `openmp` namespace: `provider` = `gnu intel llvm`.
+pub fn openmp() -> ProviderReport {
+    fixed("openmp", OPENMP_PROVIDERS)
+}
+
+/// Every valid `openmp` value.
+pub fn openmp_all_configs() -> Vec<FeatureSupport> {
+    provider_feature(OPENMP_PROVIDERS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(r: &ProviderReport) -> Vec<String> {
+        r.features.as_ref().unwrap()[0]
+            .values
+            .iter()
+            .map(|v| v.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn fixed_lists_in_reference_order() {
+        let b = blas_lapack();
+        assert_eq!(b.namespace.as_str(), "blas_lapack");
+        assert_eq!(values(&b), ["accelerate", "openblas", "mkl"]);
+        let o = openmp();
+        assert_eq!(o.namespace.as_str(), "openmp");
+        assert_eq!(values(&o), ["gnu", "intel", "llvm"]);
+        assert_eq!(b.features.as_ref().unwrap()[0].name.as_str(), "provider");
+        assert_eq!(blas_lapack_all_configs(), b.features.unwrap());
+        assert_eq!(openmp_all_configs(), o.features.unwrap());
+    }
+}
