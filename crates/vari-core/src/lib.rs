@@ -8,11 +8,21 @@
 //! - [`names`]: namespaces, features, values, properties, labels (`format.md` §1).
 //! - [`metadata`]: reading, validating, writing and combining `variants.json` /
 //!   `variant.json` / pyproject `[variant]` (§3–5).
+//! - [`label`]: default variant labels (§1).
+//! - [`filename`]: wheel filenames with variant labels, `variants.json` names (§2).
 //! - [`profile`]: the `vari-profile/1` document — a target's supported properties.
+//! - [`ordering`]: ranking variants for a target, with user preferences (§6).
+//! - [`markers`]: the target marker environment and variant environment markers (§7).
 
+pub mod filename;
+pub mod label;
+pub mod markers;
 pub mod metadata;
 pub mod names;
+pub mod ordering;
 pub mod profile;
 
-pub use names::{FeatureName, FeatureRef, FeatureValue, NameError, Namespace, Property, VariantLabel};
+pub use names::{
+    FeatureName, FeatureRef, FeatureValue, NameError, Namespace, Property, VariantLabel,
+};
 pub use profile::{FeatureSupport, NamespaceSupport, Platform, Profile};

@@ -206,13 +206,23 @@ fn read_namespace(value: &serde_json::Value, path: &str) -> Result<NamespaceSupp
     let namespace = obj
         .get("namespace")
         .and_then(|v| v.as_str())
-        .ok_or_else(|| invalid(format!("{path}.namespace"), "missing or not a string".into()))?;
+        .ok_or_else(|| {
+            invalid(
+                format!("{path}.namespace"),
+                "missing or not a string".into(),
+            )
+        })?;
     let namespace = Namespace::new(namespace)
         .map_err(|e| invalid(format!("{path}.namespace"), e.to_string()))?;
     let source = match obj.get("source") {
         None | Some(serde_json::Value::Null) => None,
         Some(serde_json::Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err(invalid(format!("{path}.source"), "expected a string".into())),
+        Some(_) => {
+            return Err(invalid(
+                format!("{path}.source"),
+                "expected a string".into(),
+            ))
+        }
     };
     let features_value = obj
         .get("features")
@@ -293,7 +303,13 @@ mod tests {
         let p = Profile::from_json(text).unwrap();
         let again = Profile::from_json(&p.to_json()).unwrap();
         assert_eq!(p, again);
-        assert!(p.namespace("nvidia").unwrap().feature("sm_arch").unwrap().multi_value);
+        assert!(
+            p.namespace("nvidia")
+                .unwrap()
+                .feature("sm_arch")
+                .unwrap()
+                .multi_value
+        );
         assert!(p.namespace("amd").is_none());
     }
 
