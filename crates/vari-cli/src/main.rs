@@ -1,3 +1,63 @@
-fn main() {
-    println!("vari");
+//! `vari`: the command line of the vari wheel-variant toolkit.
+//!
+//! Exit status: 0 success, 1 failure (one `error:` line on stderr naming the file and key path at
+//! fault), 2 bad usage (clap). The machine-readable parts (`--json`, profiles) are the stable
+//! contract of `spec/cli.md`; human output is tables on stdout, coloured only on a terminal.
+
+mod cli;
+mod commands;
+mod error;
+mod load;
+mod output;
+mod table;
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::Cli;
+
+// Reading a large `*-variants.json` makes tens of thousands of small allocations; mimalloc
+// serves them several times faster than glibc's allocator (see the Performance section).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() -> ExitCode {
+    // The GPU providers load driver libraries in a child process (a copy of this binary), so a
+    // crashing or hanging driver cannot take vari down; that child must branch off before
+    // anything else runs.
+    vari_detect::child::run_probe_child_if_requested();
+
+    let cli = Cli::parse();
+    init_tracing(cli.verbose);
+    match commands::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            use owo_colors::OwoColorize;
+            let mut err = anstream::stderr().lock();
+            // Nothing more can be done if stderr itself is gone.
+            let _ = writeln!(err, "{} {}", "error:".red().bold(), e.one_line());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Diagnostics go to stderr: `RUST_LOG` if set, else none, `debug` with `-v`, `trace` with `-vv`.
+fn init_tracing(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let default = match verbose {
+        0 => "off",
+        1 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    // Same colour rule as the rest of the output: a terminal, and no NO_COLOR.
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(colour)
+        .without_time()
+        .init();
 }

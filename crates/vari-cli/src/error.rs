@@ -1,0 +1,96 @@
+//! The CLI's failures, each rendered as the one-line reason `vari` prints after `error: `.
+//!
+//! The stable contract (`spec/cli.md`) is one line naming the file, the key path inside it when
+//! there is one, and what is wrong: `error: <file>: <key path>: <message>`.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Why a command failed (exit status 1).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A file or directory could not be read or written.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file at fault.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: io::Error,
+    },
+    /// A file's content is wrong at a key path.
+    #[error("{}: {}{message}", .path.display(), key_prefix(key))]
+    Invalid {
+        /// The file at fault.
+        path: PathBuf,
+        /// Where inside the file (`variants.cu128`, `line 3 column 7`), when known.
+        key: Option<String>,
+        /// What is wrong there.
+        message: String,
+    },
+    /// A failure that is not about one file (detection, nothing to do, …).
+    #[error("{0}")]
+    Other(String),
+}
+
+impl CliError {
+    /// An I/O failure on `path`.
+    pub fn io(path: impl AsRef<Path>, source: io::Error) -> Self {
+        Self::Io {
+            path: path.as_ref().to_owned(),
+            source,
+        }
+    }
+
+    /// A content problem in `path` at `key`.
+    pub fn invalid(
+        path: impl AsRef<Path>,
+        key: impl Into<Option<String>>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self::Invalid {
+            path: path.as_ref().to_owned(),
+            key: key.into().filter(|k| !k.is_empty()),
+            message: message.into(),
+        }
+    }
+
+    /// The reason as exactly one line (messages from libraries may span lines).
+    pub fn one_line(&self) -> String {
+        one_line(&self.to_string())
+    }
+}
+
+/// Joins lines of `text` with `; ` so that a reason always fits one line.
+pub fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `key: ` when there is a key, else nothing.
+fn key_prefix(key: &Option<String>) -> String {
+    key.as_ref().map(|k| format!("{k}: ")).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_names_file_key_and_message() {
+        let e = CliError::invalid("a/b.json", Some("variants.x".to_owned()), "bad");
+        assert_eq!(e.to_string(), "a/b.json: variants.x: bad");
+        let e = CliError::invalid("a/b.json", None, "bad");
+        assert_eq!(e.to_string(), "a/b.json: bad");
+        let e = CliError::invalid("a/b.json", Some(String::new()), "bad");
+        assert_eq!(e.to_string(), "a/b.json: bad");
+    }
+
+    #[test]
+    fn reasons_are_one_line() {
+        let e = CliError::invalid("f", None, "first\n  second\n");
+        assert_eq!(e.one_line(), "f: first; second");
+    }
+}

@@ -1,0 +1,97 @@
+//! Where results go: stdout (coloured only on a terminal), stderr warnings, and files written
+//! atomically.
+//!
+//! Every command builds its whole output first and prints it in one write, so a failure half-way
+//! never leaves partial output; files are written to a temporary file in the destination
+//! directory and renamed over the destination.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::error::{one_line, CliError};
+
+/// Prints `text` to stdout in one write. ANSI styles are stripped unless stdout is a terminal that
+/// wants colour (`NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE` are honoured by `anstream`).
+///
+/// A closed pipe (`vari … | head`) is not an error: the reader has what it wanted.
+pub fn print(text: &str) -> Result<(), CliError> {
+    write_stdout(&mut anstream::stdout().lock(), text)
+}
+
+/// Prints machine-readable output (JSON, paths, labels) to stdout in one write, unchanged: it
+/// holds no styles, so the colour filter's scan of every byte is skipped.
+pub fn print_data(text: &str) -> Result<(), CliError> {
+    write_stdout(&mut io::stdout().lock(), text)
+}
+
+fn write_stdout(out: &mut impl Write, text: &str) -> Result<(), CliError> {
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(CliError::Other(format!("cannot write to stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Prints `warning: <message>` on stderr (one line).
+pub fn warn(message: &str) {
+    use owo_colors::OwoColorize;
+    let mut err = anstream::stderr().lock();
+    // stderr is best effort: there is nowhere left to report a failure to write a warning.
+    let _ = writeln!(err, "{} {}", "warning:".yellow().bold(), one_line(message));
+}
+
+/// Writes `contents` to `dest` atomically: a temporary file in the same directory, renamed over
+/// `dest` once complete. On failure nothing is left behind (the temporary file is removed).
+pub fn write_atomically(dest: &Path, contents: &[u8]) -> Result<(), CliError> {
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".vari-")
+        .tempfile_in(dir)
+        .map_err(|e| CliError::io(dest, e))?;
+    tmp.write_all(contents)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| CliError::io(dest, e))?;
+    tmp.persist(dest).map_err(|e| CliError::io(dest, e.error))?;
+    Ok(())
+}
+
+/// The width to lay tables out in: the terminal's, `COLUMNS`, or 100.
+pub fn width() -> usize {
+    if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size() {
+        return usize::from(w).max(40);
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse::<usize>().ok())
+        .filter(|&w| w >= 40)
+        .unwrap_or(100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.json");
+        write_atomically(&dest, b"one").unwrap();
+        write_atomically(&dest, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "two");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn atomic_write_into_a_missing_directory_fails_cleanly() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("missing").join("out.json");
+        let err = write_atomically(&dest, b"x").unwrap_err();
+        assert!(err.to_string().contains("out.json"), "{err}");
+        assert!(!dest.exists());
+    }
+}
