@@ -12,6 +12,7 @@ mod generation;
 mod model;
 mod provider;
 mod read;
+mod requirement;
 mod tree;
 mod write;
 

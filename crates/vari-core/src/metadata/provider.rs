@@ -1,10 +1,7 @@
 //! Derived facts about a provider.
 
-use std::str::FromStr;
-
-use pep508_rs::{Requirement, VerbatimUrl};
-
 use super::model::ProviderInfo;
+use super::requirement::parse_requirement;
 
 impl ProviderInfo {
     /// The plugin entry point: `plugin-api` when given, otherwise (PEP 817) the first
@@ -31,7 +28,7 @@ impl ProviderInfo {
         let first = self.requires.first().or(self.build_requires.first())?;
         // Requirements were validated when read; one that does not parse (a hand-built
         // model) has no derivable entry point.
-        let requirement = Requirement::<VerbatimUrl>::from_str(first).ok()?;
+        let requirement = parse_requirement(first).ok()?;
         Some(requirement.name.as_ref().replace('-', "_"))
     }
 }

@@ -13,7 +13,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::str::FromStr;
 
-use pep508_rs::{MarkerTree, Requirement};
+use pep508_rs::MarkerTree;
+
+use crate::metadata::requirement::parse_requirement;
 
 use super::issues::{
     as_bool, as_object, as_str, get, index_path, key_path, name_list, reject_unknown_keys,
@@ -398,11 +400,11 @@ fn read_requires(
     }
     let mut out = Vec::with_capacity(items.len());
     for (i, s) in items {
-        match Requirement::<pep508_rs::VerbatimUrl>::from_str(s) {
+        match parse_requirement(s) {
             Ok(_) => out.push(s.to_owned()),
-            Err(e) => issues.add(
+            Err(message) => issues.add(
                 index_path(&path, i),
-                format!("invalid requirement {s:?}: {}", e.message),
+                format!("invalid requirement {s:?}: {message}"),
             ),
         }
     }
