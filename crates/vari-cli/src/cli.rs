@@ -52,6 +52,28 @@ pub struct ProfileArg {
     /// `vari detect --json`), or a `.toml` file of hardware facts.
     #[arg(long, value_name = "FILE", env = "VARI_PROFILE")]
     pub profile: Option<PathBuf>,
+
+    /// The target Python environment whose installed packages `abi_dependency` reports: an
+    /// interpreter or an environment directory [default: the active `VIRTUAL_ENV`, else
+    /// `CONDA_PREFIX`].
+    #[arg(long, value_name = "PATH", env = "VARI_PYTHON")]
+    pub python: Option<PathBuf>,
+}
+
+impl ProfileArg {
+    /// `--python`, else the environment a `pip install` would go to: the active virtual
+    /// environment, else the active conda environment. `None` when there is none.
+    pub fn target_python(&self) -> Option<PathBuf> {
+        let active = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        self.python
+            .clone()
+            .or_else(|| active("VIRTUAL_ENV"))
+            .or_else(|| active("CONDA_PREFIX"))
+    }
 }
 
 /// `vari detect`.

@@ -404,17 +404,20 @@ fn compact_toml_error(message: &str) -> (Option<String>, String) {
     (position, parts.join("; "))
 }
 
-/// This machine's profile (cached detection).
-pub fn detect_host() -> Profile {
+/// This machine's profile (cached detection), with `abi_dependency` read from the `python`
+/// environment when there is one.
+pub fn detect_host(python: Option<&Path>) -> Profile {
+    let mut context = DetectContext::from_process_env(Sysroot::host());
+    context.python = python.map(Path::to_path_buf);
     detect(&DetectOptions {
-        context: DetectContext::from_process_env(Sysroot::host()),
+        context,
         use_cache: true,
     })
     .profile()
 }
 
 /// Reads a target profile: `vari-profile/1` JSON, or hardware facts when the name ends in `.toml`.
-pub fn read_profile(path: &Path) -> Result<Profile, CliError> {
+pub fn read_profile(path: &Path, python: Option<&Path>) -> Result<Profile, CliError> {
     let text = read_text(path)?;
     if path
         .extension()
@@ -422,7 +425,7 @@ pub fn read_profile(path: &Path) -> Result<Profile, CliError> {
     {
         let base = path.parent().unwrap_or(Path::new("."));
         // Detecting this machine costs time; only a profile that inherits from it needs it.
-        let host = inherits_from_host(&text).then(detect_host);
+        let host = inherits_from_host(&text).then(|| detect_host(python));
         return profile_from_facts(&text, base, host.as_ref()).map_err(|e| match e {
             FactsError::Invalid { path: key, message } => {
                 CliError::invalid(path, Some(key), message)

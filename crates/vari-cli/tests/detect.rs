@@ -230,3 +230,56 @@ fn a_snapshot_reproduces_this_machine() {
     ])
     .expect_code(0);
 }
+
+/// A virtual environment on disk with `torch 2.8.0` and `numpy 2.1.3` installed.
+fn venv_with_torch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pyvenv.cfg"),
+        "home = /usr/bin\nversion = 3.12.3\n",
+    )
+    .unwrap();
+    let site = dir.path().join("lib/python3.12/site-packages");
+    for (name, version) in [("torch", "2.8.0"), ("numpy", "2.1.3")] {
+        let info = site.join(format!("{name}-{version}.dist-info"));
+        std::fs::create_dir_all(&info).unwrap();
+        std::fs::write(
+            info.join("METADATA"),
+            format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+#[test]
+fn abi_dependency_comes_from_the_target_environment() {
+    let venv = venv_with_torch();
+    let run = common::run(
+        common::vari()
+            .args(["detect", "--json", "--python"])
+            .arg(venv.path()),
+    )
+    .expect_code(0);
+    let abi = features_of(&run.json(), "abi_dependency").expect("abi_dependency present");
+    assert_eq!(
+        abi,
+        serde_json::json!([
+            {"name": "numpy", "values": ["2", "2.1", "2.1.3"]},
+            {"name": "torch", "values": ["2", "2.8", "2.8.0"]}
+        ])
+    );
+
+    // The active virtual environment is the default target, as for `pip install`.
+    let run = common::run(
+        common::vari()
+            .args(["detect", "--json"])
+            .env("VIRTUAL_ENV", venv.path()),
+    )
+    .expect_code(0);
+    assert!(features_of(&run.json(), "abi_dependency").is_some());
+
+    // No environment at all: the namespace is absent, and the table says how to give one.
+    let run = vari_run(["detect"]).expect_code(0);
+    assert!(run.stdout.contains("give --python"), "{}", run.stdout);
+}

@@ -457,7 +457,10 @@ pub fn detect(ctx: &DetectContext) -> ProviderReport {
     let mut pins: BTreeMap<String, Pin> = BTreeMap::new();
 
     match &ctx.python {
-        None => notes.push("no target Python environment given".to_owned()),
+        None => notes.push(
+            "no target Python environment (give --python, or activate a virtual environment)"
+                .to_owned(),
+        ),
         Some(python) => match site_packages(python) {
             Err(e) => notes.push(e.to_string()),
             Ok(dirs) => {

@@ -20,7 +20,7 @@ const VALUES_SHOWN: usize = 2;
 pub fn run(args: &DetectArgs) -> Result<ExitCode, CliError> {
     let text = match &args.profile.profile {
         Some(path) => {
-            let profile = load::read_profile(path)?;
+            let profile = load::read_profile(path, args.profile.target_python().as_deref())?;
             if args.json {
                 profile.to_json()
             } else {
@@ -37,8 +37,10 @@ pub fn run(args: &DetectArgs) -> Result<ExitCode, CliError> {
                 }
                 None => Sysroot::host(),
             };
+            let mut context = DetectContext::from_process_env(sysroot);
+            context.python = args.profile.target_python();
             let detection = detect(&DetectOptions {
-                context: DetectContext::from_process_env(sysroot),
+                context,
                 use_cache: !args.no_cache,
             });
             if args.json {

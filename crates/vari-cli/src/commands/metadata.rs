@@ -165,11 +165,37 @@ fn write_metadata(
 
 /// Combines metadata files and wheels into one `*-variants.json`.
 pub fn merge(args: &MergeArgs) -> Result<ExitCode, CliError> {
-    let read: Vec<(String, VariantMetadata)> = args
-        .files
-        .iter()
-        .map(|p| load::read_metadata(p).map(|m| (p.display().to_string(), m)))
-        .collect::<Result<_, _>>()?;
+    let mut read: Vec<(String, VariantMetadata)> = Vec::with_capacity(args.files.len());
+    let mut plain = Vec::new();
+    for path in &args.files {
+        // A release may ship a plain wheel beside its variants (`dist/*.whl`): it has no
+        // metadata to combine, which is worth a warning, not a failure.
+        if InputKind::of(path) == InputKind::Wheel {
+            match load::inspect_wheel(path)?.metadata {
+                Some(meta) => read.push((path.display().to_string(), meta)),
+                None => plain.push(path),
+            }
+            continue;
+        }
+        read.push((path.display().to_string(), load::read_metadata(path)?));
+    }
+    match plain.first() {
+        Some(first) if read.is_empty() => {
+            return Err(CliError::invalid(
+                first,
+                None,
+                "not a variant wheel, and no other file has variant metadata to merge",
+            ))
+        }
+        _ => {
+            for path in plain {
+                output::warn(&format!(
+                    "{}: not a variant wheel (no variant.json); skipped",
+                    path.display()
+                ));
+            }
+        }
+    }
     let combined = metadata::combine(read.iter().map(|(s, m)| (s.as_str(), m)))
         .map_err(|e| CliError::Other(e.to_string()))?;
     let generation = args.schema.unwrap_or(combined.generation);

@@ -22,13 +22,14 @@ pub struct Target {
 
 /// The target named by `--profile` (or `VARI_PROFILE`), else this machine (cached detection).
 pub fn resolve(arg: &ProfileArg) -> Result<Target, CliError> {
+    let python = arg.target_python();
     match &arg.profile {
         Some(path) => Ok(Target {
-            profile: load::read_profile(path)?,
+            profile: load::read_profile(path, python.as_deref())?,
             description: format!("profile {}", path.display()),
         }),
         None => Ok(Target {
-            profile: load::detect_host(),
+            profile: load::detect_host(python.as_deref()),
             description: "this machine".to_owned(),
         }),
     }

@@ -21,7 +21,12 @@ pub fn vari() -> Command {
             || key.contains("_VARIANT_PROVIDER_")
             || matches!(
                 key.as_str(),
-                "RUST_LOG" | "VARIANT_ABI_DEPENDENCY" | "HSA_OVERRIDE_GFX_VERSION" | "ROCM_PATH"
+                "RUST_LOG"
+                    | "VARIANT_ABI_DEPENDENCY"
+                    | "HSA_OVERRIDE_GFX_VERSION"
+                    | "ROCM_PATH"
+                    | "VIRTUAL_ENV"
+                    | "CONDA_PREFIX"
             )
         {
             cmd.env_remove(&key);
