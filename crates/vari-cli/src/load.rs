@@ -406,14 +406,21 @@ fn compact_toml_error(message: &str) -> (Option<String>, String) {
 
 /// This machine's profile (cached detection), with `abi_dependency` read from the `python`
 /// environment when there is one.
-pub fn detect_host(python: Option<&Path>) -> Profile {
+pub fn detect_host(python: Option<&Path>) -> Result<Profile, CliError> {
     let mut context = DetectContext::from_process_env(Sysroot::host());
     context.python = python.map(Path::to_path_buf);
-    detect(&DetectOptions {
+    check_overrides(&context)?;
+    Ok(detect(&DetectOptions {
         context,
         use_cache: true,
     })
-    .profile()
+    .profile())
+}
+
+/// Fails on a malformed override variable: detection alone would only drop that namespace,
+/// and a selection made without it would quietly be the wrong one.
+pub fn check_overrides(context: &DetectContext) -> Result<(), CliError> {
+    vari_detect::overrides::check_overrides(context).map_err(|e| CliError::Other(e.to_string()))
 }
 
 /// Reads a target profile: `vari-profile/1` JSON, or hardware facts when the name ends in `.toml`.
@@ -425,7 +432,10 @@ pub fn read_profile(path: &Path, python: Option<&Path>) -> Result<Profile, CliEr
     {
         let base = path.parent().unwrap_or(Path::new("."));
         // Detecting this machine costs time; only a profile that inherits from it needs it.
-        let host = inherits_from_host(&text).then(|| detect_host(python));
+        let host = match inherits_from_host(&text) {
+            true => Some(detect_host(python)?),
+            false => None,
+        };
         return profile_from_facts(&text, base, host.as_ref()).map_err(|e| match e {
             FactsError::Invalid { path: key, message } => {
                 CliError::invalid(path, Some(key), message)

@@ -283,3 +283,20 @@ fn abi_dependency_comes_from_the_target_environment() {
     let run = vari_run(["detect"]).expect_code(0);
     assert!(run.stdout.contains("give --python"), "{}", run.stdout);
 }
+
+#[test]
+fn a_malformed_override_is_one_clear_error() {
+    let torch = data("variants-json/torch-2.10.0-variants.json");
+    for (name, value) in [
+        ("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "abc"),
+        ("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "twelve"),
+        ("AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION", "x"),
+        ("VARIANT_ABI_DEPENDENCY", "torch=2"),
+    ] {
+        common::run(common::vari().args(["detect"]).env(name, value))
+            .expect_one_error(&[name, value]);
+        // A selection made while ignoring it would silently be the wrong build.
+        common::run(common::vari().arg("rank").arg(&torch).env(name, value))
+            .expect_one_error(&[name, value]);
+    }
+}

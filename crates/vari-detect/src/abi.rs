@@ -30,7 +30,7 @@ pub const OVERRIDE_VAR: &str = "VARIANT_ABI_DEPENDENCY";
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OverrideError {
     /// An entry is not `name==version`.
-    #[error("{OVERRIDE_VAR}: entry {entry:?} is not `name==version` (expected e.g. `torch==2.8.0,numpy==2.1`)")]
+    #[error("entry {entry:?} is not `name==version` (expected e.g. `torch==2.8.0,numpy==2.1`)")]
     NotAPin {
         /// The offending entry.
         entry: String,
@@ -60,7 +60,7 @@ pub enum OverrideError {
         version: String,
     },
     /// The same package is listed twice.
-    #[error("{OVERRIDE_VAR}: package {name} is listed twice")]
+    #[error("package {name} is listed twice")]
     Duplicate {
         /// The normalised package name.
         name: String,

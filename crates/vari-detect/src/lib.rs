@@ -30,6 +30,7 @@ pub mod child;
 pub mod context;
 pub mod detect;
 pub mod gpu;
+pub mod overrides;
 pub mod report;
 pub mod sysroot;
 

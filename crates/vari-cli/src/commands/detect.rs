@@ -39,6 +39,7 @@ pub fn run(args: &DetectArgs) -> Result<ExitCode, CliError> {
             };
             let mut context = DetectContext::from_process_env(sysroot);
             context.python = args.profile.target_python();
+            load::check_overrides(&context)?;
             let detection = detect(&DetectOptions {
                 context,
                 use_cache: !args.no_cache,

@@ -29,7 +29,7 @@ pub fn resolve(arg: &ProfileArg) -> Result<Target, CliError> {
             description: format!("profile {}", path.display()),
         }),
         None => Ok(Target {
-            profile: load::detect_host(python.as_deref()),
+            profile: load::detect_host(python.as_deref())?,
             description: "this machine".to_owned(),
         }),
     }
