@@ -177,15 +177,7 @@ pub fn classify_name(name: &str) -> Result<Classification, CpuError> {
 }
 
 fn lookup(name: &str) -> Result<TargetId, CpuError> {
-    let catalog = aarch64_catalog();
-    catalog
-        .id(name)
-        .filter(|&id| catalog.family(id).name == NAMESPACE)
-        .ok_or_else(|| CpuError::UnknownMicroarchitecture {
-            family: NAMESPACE,
-            name: name.to_owned(),
-            known: catalog.names_in_family(NAMESPACE).join(", "),
-        })
+    aarch64_catalog().lookup(NAMESPACE, name)
 }
 
 /// Every valid value: `version` 9.0a…8a, then each feature of [`FEATURE_ORDER`] with `on`.

@@ -18,6 +18,8 @@ use std::sync::OnceLock;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
+use super::CpuError;
+
 /// archspec data used for x86-64 (reference parity: provider-variant-x86-64, commit 1900fa78).
 const X86_DATA: &str = include_str!("../../data/archspec/microarchitectures-1900fa78.json");
 /// archspec data used for aarch64 (reference parity: provider-variant-aarch64, commit 4fcdb2f5).
@@ -298,6 +300,18 @@ impl Catalog {
     }
 
     /// Names of every target in `family`, in data order (for error messages and listings).
+    /// The microarchitecture called `name` in `family` (`x86_64`, `aarch64`), or an error that
+    /// lists the known names.
+    pub(crate) fn lookup(&self, family: &'static str, name: &str) -> Result<TargetId, CpuError> {
+        self.id(name)
+            .filter(|&id| self.family(id).name == family)
+            .ok_or_else(|| CpuError::UnknownMicroarchitecture {
+                family,
+                name: name.to_owned(),
+                known: self.names_in_family(family).join(", "),
+            })
+    }
+
     pub(crate) fn names_in_family(&self, family: &str) -> Vec<&str> {
         self.targets
             .iter()

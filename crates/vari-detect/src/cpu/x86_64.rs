@@ -161,15 +161,7 @@ pub fn classify_name(name: &str) -> Result<Classification, CpuError> {
 }
 
 fn lookup(name: &str) -> Result<TargetId, CpuError> {
-    let catalog = x86_catalog();
-    catalog
-        .id(name)
-        .filter(|&id| catalog.family(id).name == NAMESPACE)
-        .ok_or_else(|| CpuError::UnknownMicroarchitecture {
-            family: NAMESPACE,
-            name: name.to_owned(),
-            known: catalog.names_in_family(NAMESPACE).join(", "),
-        })
+    x86_catalog().lookup(NAMESPACE, name)
 }
 
 /// Every valid value: `level` v4…v1, then each feature of [`FEATURE_ORDER`] with `on`.
