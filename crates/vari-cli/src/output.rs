@@ -21,11 +21,17 @@ pub fn print(text: &str) -> Result<(), CliError> {
 /// Prints machine-readable output (JSON, paths, labels) to stdout in one write, unchanged: it
 /// holds no styles, so the colour filter's scan of every byte is skipped.
 pub fn print_data(text: &str) -> Result<(), CliError> {
-    write_stdout(&mut io::stdout().lock(), text)
+    print_bytes(text.as_bytes())
 }
 
-fn write_stdout(out: &mut impl Write, text: &str) -> Result<(), CliError> {
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+/// [`print_data`] for output already encoded as UTF-8 bytes (as `serde_json` writes it), which
+/// spares re-checking a large document's encoding.
+pub fn print_bytes(bytes: &[u8]) -> Result<(), CliError> {
+    write_stdout(&mut io::stdout().lock(), bytes)
+}
+
+fn write_stdout(out: &mut impl Write, text: impl AsRef<[u8]>) -> Result<(), CliError> {
+    match out.write_all(text.as_ref()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
             Err(CliError::Other(format!("cannot write to stdout: {e}")))
         }

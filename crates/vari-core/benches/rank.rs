@@ -2,11 +2,14 @@
 //! of 5 features with 8 values each. The target supports every value (in reverse order), and one
 //! variant in ten has an extra unsupported value, so about 90% are compatible and must be sorted.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use vari_core::markers::TargetEnvironment;
-use vari_core::metadata::{DefaultPriorities, SchemaGeneration, VariantMetadata};
+use vari_core::metadata::{
+    DefaultPriorities, FeatureProperties, SchemaGeneration, ValueSet, VariantMetadata,
+    VariantProperties,
+};
 use vari_core::ordering::{rank, rank_labels, SelectionOptions};
 use vari_core::{FeatureSupport, NamespaceSupport, Profile};
 
@@ -28,12 +31,12 @@ fn synthetic() -> (VariantMetadata, Profile) {
     let mut variants = BTreeMap::new();
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
     for v in 0..VARIANTS {
-        let mut props = BTreeMap::new();
+        let mut props = VariantProperties::new();
         for n in 0..NAMESPACES {
-            let mut features = BTreeMap::new();
+            let mut features = FeatureProperties::new();
             for f in 0..FEATURES {
                 let value = (next(&mut state) % VALUES as u64) as usize;
-                let mut values: BTreeSet<_> = [format!("val{value}").parse().unwrap()].into();
+                let mut values: ValueSet = [format!("val{value}").parse().unwrap()].into();
                 // A second, multi-value entry now and then exercises the best-value search.
                 if next(&mut state) % 4 == 0 {
                     let other = (next(&mut state) % VALUES as u64) as usize;

@@ -27,5 +27,9 @@ fn metadata_regressions_are_errors_not_panics() {
         );
         seen += 1;
     }
-    assert!(seen >= 3, "expected the regression inputs in {}", dir.display());
+    assert!(
+        seen >= 3,
+        "expected the regression inputs in {}",
+        dir.display()
+    );
 }

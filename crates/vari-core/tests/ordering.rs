@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use vari_core::markers::TargetEnvironment;
 use vari_core::metadata::{
-    read_json, DefaultPriorities, SchemaGeneration, SourceKind, VariantMetadata, VariantProperties,
+    read_json, DefaultPriorities, FeatureProperties, SchemaGeneration, SourceKind, ValueSet,
+    VariantMetadata, VariantProperties,
 };
 use vari_core::ordering::{rank, rank_labels, Pattern, SelectionOptions};
 use vari_core::{FeatureSupport, NamespaceSupport, Profile, VariantLabel};
@@ -156,9 +157,9 @@ fn random_case(rng: &mut Rng) -> (VariantMetadata, Profile, SelectionOptions) {
     for i in 0..rng.below(25) {
         let mut props = VariantProperties::new();
         for ns in rng.subset(&namespaces, 50) {
-            let mut feats = BTreeMap::new();
+            let mut feats = FeatureProperties::new();
             for f in rng.subset(&features, 50) {
-                let mut vals: BTreeSet<_> = rng
+                let mut vals: ValueSet = rng
                     .subset(&values, 30)
                     .iter()
                     .map(|v| v.parse().unwrap())

@@ -283,10 +283,8 @@ mod tests {
             for p in *props {
                 let p: Property = p.parse().unwrap();
                 properties
-                    .entry(p.namespace)
-                    .or_default()
-                    .entry(p.feature)
-                    .or_default()
+                    .get_or_insert_with(p.namespace, Default::default)
+                    .get_or_insert_with(p.feature, Default::default)
                     .insert(p.value);
             }
             map.insert(VariantLabel::new(*label).unwrap(), properties);

@@ -4,11 +4,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use owo_colors::Style;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use tracing::debug;
 use vari_core::markers::TargetEnvironment;
+use vari_core::metadata::{property_refs, VariantProperties};
 use vari_core::ordering::{rank, Ranking, SelectionOptions};
-use vari_core::{Property, VariantLabel};
+use vari_core::{FeatureValue, VariantLabel};
 
 use super::target;
 use crate::cli::{RankArgs, SelectionArgs};
@@ -28,8 +29,32 @@ const VALUES_SHOWN: usize = 10;
 struct Row<'a> {
     label: &'a VariantLabel,
     compatible: bool,
-    properties: &'a [Property],
+    #[serde(serialize_with = "property_strings")]
+    properties: &'a VariantProperties,
     reason: Option<String>,
+}
+
+/// A wheel that could not be ranked has no properties to show.
+static NO_PROPERTIES: VariantProperties = VariantProperties::new();
+
+/// Writes properties as a list of `ns :: f :: v` strings. Each is assembled in one reused
+/// buffer: a large release has tens of thousands of them, so neither an allocation nor the
+/// formatting machinery per property.
+fn property_strings<S: Serializer>(
+    properties: &&VariantProperties,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = serializer.serialize_seq(None)?;
+    let mut text = String::new();
+    for (ns, f, v) in property_refs(properties) {
+        text.clear();
+        for part in [ns.as_str(), " :: ", f.as_str(), " :: ", v.as_str()] {
+            text.push_str(part);
+        }
+        seq.serialize_element(text.as_str())?;
+    }
+    seq.end()
 }
 
 /// The `--json` document: `{"order": [label, …], "variants": [row, …]}`.
@@ -61,7 +86,7 @@ pub fn run(args: &RankArgs) -> Result<ExitCode, CliError> {
     }
     let rows = rows(&ranking, &input);
     if args.json {
-        output::print_data(&rank_json(&ranking, &rows))?;
+        output::print_bytes(&rank_json(&ranking, &rows))?;
     } else {
         output::print(&human(&rows, &ranking, &input, &target.description))?;
     }
@@ -104,50 +129,58 @@ fn rows<'a>(ranking: &'a Ranking, input: &'a RankInput) -> Vec<Row<'a>> {
         .variants
         .iter()
         .map(|v| Row {
-            label: &v.label,
+            label: v.label,
             compatible: v.compatible,
-            properties: &v.properties,
+            properties: v.declared,
             reason: v.rejection.as_ref().map(ToString::to_string),
         })
         .collect();
     rows.extend(input.unusable.iter().map(|(label, reason)| Row {
         label,
         compatible: false,
-        properties: &[],
+        properties: &NO_PROPERTIES,
         reason: Some(reason.clone()),
     }));
     rows
 }
 
-fn rank_json(ranking: &Ranking, rows: &[Row]) -> String {
+/// The `--json` document, pretty-printed, as UTF-8.
+fn rank_json(ranking: &Ranking, rows: &[Row]) -> Vec<u8> {
     let document = RankJson {
         order: &ranking.order,
         variants: rows,
     };
+    // Sized up front (a property line is ~30 bytes, a row's other fields and its reason a few
+    // hundred) so the buffer is not copied as it grows; pages never written cost nothing.
+    let properties: usize = rows
+        .iter()
+        .map(|r| property_refs(r.properties).count())
+        .sum();
+    let mut text = Vec::with_capacity(48 * properties + 512 * rows.len() + 64);
     // Labels, properties (written `ns :: f :: v`), booleans and strings always serialise.
-    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
-    text.push('\n');
+    if serde_json::to_writer_pretty(&mut text, &document).is_err() {
+        text.clear();
+    }
+    text.push(b'\n');
     text
 }
 
 /// Properties grouped per feature, one line each: `ns :: feature :: v1 v2 …`.
-fn properties_text(properties: &[Property]) -> String {
+fn properties_text(properties: &VariantProperties) -> String {
     if properties.is_empty() {
         return "(no properties)".to_owned();
     }
-    let mut lines: Vec<(String, Vec<&str>)> = Vec::new();
-    for p in properties {
-        let head = format!("{} :: {}", p.namespace, p.feature);
-        match lines.last_mut() {
-            Some((h, values)) if *h == head => values.push(p.value.as_str()),
-            _ => lines.push((head, vec![p.value.as_str()])),
+    let mut lines = Vec::new();
+    for (ns, features) in properties {
+        for (feature, values) in features {
+            let values: Vec<&str> = values.iter().map(FeatureValue::as_str).collect();
+            lines.push(format!(
+                "{ns} :: {feature} :: {}",
+                abbreviate(&values, VALUES_SHOWN)
+            ));
         }
     }
-    lines
-        .iter()
-        .map(|(head, values)| format!("{head} :: {}", abbreviate(values, VALUES_SHOWN)))
-        .collect::<Vec<_>>()
-        .join("\n")
+    lines.join("\n")
 }
 
 fn human(rows: &[Row], ranking: &Ranking, input: &RankInput, target: &str) -> String {
@@ -202,14 +235,18 @@ mod tests {
 
     #[test]
     fn properties_are_grouped_per_feature() {
-        let props: Vec<Property> = ["a::f::1", "a::f::2", "a::g::x", "b::f::1"]
-            .iter()
-            .map(|s| s.parse().unwrap())
-            .collect();
+        let mut props = VariantProperties::new();
+        for p in ["b::f::1", "a::f::2", "a::g::x", "a::f::1"] {
+            let p: vari_core::Property = p.parse().unwrap();
+            props
+                .get_or_insert_with(p.namespace, Default::default)
+                .get_or_insert_with(p.feature, Default::default)
+                .insert(p.value);
+        }
         assert_eq!(
             properties_text(&props),
             "a :: f :: 1 2\na :: g :: x\nb :: f :: 1"
         );
-        assert_eq!(properties_text(&[]), "(no properties)");
+        assert_eq!(properties_text(&NO_PROPERTIES), "(no properties)");
     }
 }

@@ -13,6 +13,7 @@ mod model;
 mod provider;
 mod read;
 mod requirement;
+mod sorted;
 mod tree;
 mod write;
 
@@ -20,8 +21,9 @@ pub use combine::{combine, CombineError};
 pub use error::MetadataError;
 pub use generation::UnknownGeneration;
 pub use model::{
-    properties_of, DefaultPriorities, ProviderInfo, ProviderKind, SchemaGeneration,
-    StaticProperties, VariantMetadata, VariantProperties,
+    properties_of, property_refs, DefaultPriorities, FeatureProperties, ProviderInfo, ProviderKind,
+    SchemaGeneration, StaticProperties, ValueSet, VariantMetadata, VariantProperties,
 };
 pub use read::{read_json, read_json_lenient, read_pyproject, SourceKind};
+pub use sorted::{SortedMap, SortedMapIter, SortedSet};
 pub use write::{write_json, Written};

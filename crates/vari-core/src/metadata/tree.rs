@@ -114,7 +114,16 @@ impl<'de> Visitor<'de> for NodeVisitor<'de> {
         Node::deserialize(d)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        // Most arrays of an index file hold one feature value: give those an exact-size
+        // allocation rather than the four slots a growing `Vec` starts with.
+        let Some(first) = seq.next_element()? else {
+            return Ok(Node::Array(Vec::new()));
+        };
+        let Some(second) = seq.next_element()? else {
+            return Ok(Node::Array(vec![first]));
+        };
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0) + 2);
+        items.extend([first, second]);
         while let Some(item) = seq.next_element()? {
             items.push(item);
         }

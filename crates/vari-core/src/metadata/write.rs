@@ -768,10 +768,12 @@ mod tests {
     fn a_model_the_reader_would_reject_is_not_written() {
         let mut meta = read(json!({"default-priorities": {"namespace": ["x"]}, "variants": {}}));
         let mut props = crate::metadata::VariantProperties::new();
-        props.entry("x".parse().unwrap()).or_default().insert(
-            "f".parse().unwrap(),
-            ["1".parse().unwrap()].into_iter().collect(),
-        );
+        props
+            .get_or_insert_with("x".parse().unwrap(), Default::default)
+            .insert(
+                "f".parse().unwrap(),
+                ["1".parse().unwrap()].into_iter().collect(),
+            );
         meta.variants.insert(VariantLabel::null(), props);
         let e = write_json(&meta, SchemaGeneration::V0_1).unwrap_err();
         assert_eq!(

@@ -8,45 +8,55 @@ use super::pattern::Pattern;
 use super::priorities::OrderTables;
 use super::rejection::Rejection;
 use crate::markers::TargetEnvironment;
-use crate::metadata::{properties_of, VariantMetadata, VariantProperties};
-use crate::names::{FeatureRef, Property, VariantLabel};
+use crate::metadata::{property_refs, VariantMetadata, VariantProperties};
+use crate::names::{FeatureName, FeatureRef, FeatureValue, Namespace, VariantLabel};
 use crate::profile::Profile;
 
-/// One variant as ranked: whether it can be selected, and if not, why.
+/// One variant as ranked: whether it can be selected, and if not, why. It borrows the label
+/// and properties from the ranked metadata, so a large release is ranked without copying them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RankedVariant {
+pub struct RankedVariant<'a> {
     /// The label.
-    pub label: VariantLabel,
+    pub label: &'a VariantLabel,
     /// Whether the variant can be selected (compatible with the target and allowed by the
     /// user's options); equivalent to `rejection.is_none()`.
     pub compatible: bool,
-    /// Every property the variant declares, in (namespace, feature, value) order.
-    pub properties: Vec<Property>,
+    /// The properties the variant declares (iterate them with [`RankedVariant::properties`]).
+    pub declared: &'a VariantProperties,
     /// Why it cannot be selected.
     pub rejection: Option<Rejection>,
 }
 
-/// The result of [`rank`].
+impl<'a> RankedVariant<'a> {
+    /// Every property the variant declares, in (namespace, feature, value) order, borrowed.
+    pub fn properties(
+        &self,
+    ) -> impl Iterator<Item = (&'a Namespace, &'a FeatureName, &'a FeatureValue)> + 'a {
+        property_refs(self.declared)
+    }
+}
+
+/// The result of [`rank`], borrowing from the ranked metadata.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ranking {
+pub struct Ranking<'a> {
     /// Selectable labels, best first; the null variant (when selectable) last.
     pub order: Vec<VariantLabel>,
     /// Every variant of the metadata: the selectable ones in `order`, then the rejected ones
     /// sorted by label.
-    pub variants: Vec<RankedVariant>,
+    pub variants: Vec<RankedVariant<'a>>,
     /// The `--variant` label when the metadata has no variant with it (nothing is selectable
     /// then, and no variant carries the reason).
     pub unmatched_variant: Option<VariantLabel>,
 }
 
-impl Ranking {
+impl<'a> Ranking<'a> {
     /// The best selectable label, if any.
     pub fn best(&self) -> Option<&VariantLabel> {
         self.order.first()
     }
 
     /// The entry of `label`, if the metadata has it.
-    pub fn get(&self, label: &str) -> Option<&RankedVariant> {
+    pub fn get(&self, label: &str) -> Option<&RankedVariant<'a>> {
         self.variants.iter().find(|v| v.label.as_str() == label)
     }
 }
@@ -83,7 +93,7 @@ struct Entry<'a> {
 ///     providers: Default::default(), static_properties: Default::default(), variants: Default::default(),
 /// };
 /// for (label, level) in [("v2", "v2"), ("v3", "v3"), ("v4", "v4")] {
-///     let mut features = std::collections::BTreeMap::new();
+///     let mut features = vari_core::metadata::FeatureProperties::new();
 ///     features.insert("level".parse().unwrap(), [level.parse().unwrap()].into());
 ///     meta.variants.insert(label.parse().unwrap(), [("x86_64".parse().unwrap(), features)].into());
 /// }
@@ -96,12 +106,12 @@ struct Entry<'a> {
 /// assert_eq!(order, ["v3", "v2", "null"]);
 /// assert!(ranking.get("v4").unwrap().rejection.as_ref().unwrap().to_string().contains("v4"));
 /// ```
-pub fn rank(
-    meta: &VariantMetadata,
+pub fn rank<'a>(
+    meta: &'a VariantMetadata,
     profile: &Profile,
     env: &TargetEnvironment,
     options: &SelectionOptions,
-) -> Ranking {
+) -> Ranking<'a> {
     let Sorted { mut entries, order } = sort(meta, profile, env, options);
     let labels = order.iter().map(|&i| entries[i].label.clone()).collect();
     // Entries follow `meta.variants`, a BTreeMap, so the rejected ones come out sorted by label.
@@ -113,9 +123,9 @@ pub fn rank(
             let entry = &mut entries[i];
             let rejection = entry.rejection.take();
             RankedVariant {
-                label: entry.label.clone(),
+                label: entry.label,
                 compatible: rejection.is_none(),
-                properties: properties_of(entry.properties).collect(),
+                declared: entry.properties,
                 rejection,
             }
         })

@@ -20,10 +20,8 @@ fn props(list: &[&str]) -> VariantProperties {
     let mut out = VariantProperties::new();
     for p in list {
         let p: crate::Property = p.parse().unwrap();
-        out.entry(p.namespace)
-            .or_default()
-            .entry(p.feature)
-            .or_default()
+        out.get_or_insert_with(p.namespace, Default::default)
+            .get_or_insert_with(p.feature, Default::default)
             .insert(p.value);
     }
     out
@@ -91,7 +89,7 @@ fn linux() -> TargetEnvironment {
     TargetEnvironment::from_platform(Some(&platform), "3.12").unwrap()
 }
 
-fn order(r: &Ranking) -> Vec<&str> {
+fn order<'a>(r: &'a Ranking<'_>) -> Vec<&'a str> {
     r.order.iter().map(VariantLabel::as_str).collect()
 }
 
@@ -146,8 +144,9 @@ fn gpu_profile() -> Profile {
 
 #[test]
 fn default_ranking_and_report_shape() {
+    let package = gpu_package();
     let r = rank(
-        &gpu_package(),
+        &package,
         &gpu_profile(),
         &linux(),
         &SelectionOptions::default(),
@@ -157,7 +156,10 @@ fn default_ranking_and_report_shape() {
     let labels: Vec<&str> = r.variants.iter().map(|v| v.label.as_str()).collect();
     assert_eq!(labels, ["cu128", "cu126", "v3", "null"]);
     let cu128 = r.get("cu128").unwrap();
-    let shown: Vec<String> = cu128.properties.iter().map(ToString::to_string).collect();
+    let shown: Vec<String> = cu128
+        .properties()
+        .map(|(ns, f, v)| format!("{ns} :: {f} :: {v}"))
+        .collect();
     assert_eq!(
         shown,
         [
@@ -426,7 +428,8 @@ fn no_variants_rejects_everything_including_null() {
         no_variants: true,
         ..Default::default()
     };
-    let r = rank(&gpu_package(), &gpu_profile(), &linux(), &options);
+    let package = gpu_package();
+    let r = rank(&package, &gpu_profile(), &linux(), &options);
     assert!(r.order.is_empty());
     assert_eq!(
         reason(&r, "null"),
@@ -438,7 +441,7 @@ fn no_variants_rejects_everything_including_null() {
     );
     // An incompatible variant reports its incompatibility, the more useful fact.
     let weak = profile(&[]);
-    let r = rank(&gpu_package(), &weak, &linux(), &options);
+    let r = rank(&package, &weak, &linux(), &options);
     assert!(reason(&r, "cu128").contains("not supported"));
 }
 

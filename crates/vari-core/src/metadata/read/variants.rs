@@ -1,9 +1,9 @@
 //! `variants`: label → namespace → feature → values.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
-use super::issues::{as_object, index_path, key_path, Issues};
-use crate::metadata::model::VariantProperties;
+use super::issues::{index_path, key_path, Issues};
+use crate::metadata::model::{FeatureProperties, ValueSet, VariantProperties};
 use crate::metadata::tree::Node;
 use crate::names::{FeatureName, FeatureValue, Namespace, VariantLabel};
 
@@ -21,91 +21,112 @@ pub(super) fn read_variants(
 ) -> BTreeMap<VariantLabel, VariantProperties> {
     let mut out = BTreeMap::new();
     let mut seen = HashSet::with_capacity(entries.len());
+    // Problems are scoped to their label after each entry is read, and paths are only built
+    // when there is something to report: this loop runs for every variant of an index file.
+    issues.variant = None;
     for (label, node) in entries {
-        issues.variant = Some(label.to_string());
-        let label_path = key_path(path, label);
+        let first_issue = issues.count();
+        let label_path = || key_path(path, label);
         if !seen.insert(label.as_ref()) {
             issues.add(
-                &label_path,
+                label_path(),
                 "duplicate variant label (each label must appear once)",
             );
-            continue;
+        } else if let Some((label, properties)) =
+            read_entry(label, node, &label_path, known_namespaces, issues)
+        {
+            out.insert(label, properties);
         }
-        let before = issues.count();
-        let label =
-            VariantLabel::new(label.as_ref()).map_err(|e| issues.add(&label_path, e.to_string()));
-        let properties = read_properties(node, &label_path, known_namespaces, issues);
-        if let (Ok(label), Some(properties)) = (label, properties) {
-            if issues.count() != before {
-                continue;
-            }
-            let empty = properties.is_empty();
-            if empty && !label.is_null() {
-                issues.add(
-                    &label_path,
-                    format!(
-                        "the null variant must use the label \"{}\"",
-                        VariantLabel::NULL
-                    ),
-                );
-            } else if !empty && label.is_null() {
-                issues.add(
-                    &label_path,
-                    format!(
-                        "the label \"{}\" is reserved for the variant with no properties",
-                        VariantLabel::NULL
-                    ),
-                );
-            } else {
-                out.insert(label, properties);
+        if issues.count() != first_issue {
+            let scope = label.to_string();
+            for issue in &mut issues.list[first_issue..] {
+                issue.variant = Some(scope.clone());
             }
         }
     }
-    issues.variant = None;
     out
+}
+
+/// One entry of `variants`, when it is valid.
+fn read_entry(
+    label: &str,
+    node: &Node,
+    label_path: &dyn Fn() -> String,
+    known_namespaces: Option<&HashSet<&Namespace>>,
+    issues: &mut Issues,
+) -> Option<(VariantLabel, VariantProperties)> {
+    let before = issues.count();
+    let label = VariantLabel::new(label).map_err(|e| issues.add(label_path(), e.to_string()));
+    let properties = read_properties(node, label_path, known_namespaces, issues);
+    let (Ok(label), Some(properties)) = (label, properties) else {
+        return None;
+    };
+    if issues.count() != before {
+        return None;
+    }
+    let empty = properties.is_empty();
+    if empty && !label.is_null() {
+        issues.add(
+            label_path(),
+            format!(
+                "the null variant must use the label \"{}\"",
+                VariantLabel::NULL
+            ),
+        );
+        None
+    } else if !empty && label.is_null() {
+        issues.add(
+            label_path(),
+            format!(
+                "the label \"{}\" is reserved for the variant with no properties",
+                VariantLabel::NULL
+            ),
+        );
+        None
+    } else {
+        Some((label, properties))
+    }
 }
 
 /// One variant's properties. Values are sets: repeated values are errors, order is lost.
 fn read_properties(
     node: &Node,
-    path: &str,
+    path: &dyn Fn() -> String,
     known_namespaces: Option<&HashSet<&Namespace>>,
     issues: &mut Issues,
 ) -> Option<VariantProperties> {
-    let namespaces = as_object(node, path, issues)?;
-    let mut out = VariantProperties::new();
+    let namespaces = object(node, path, issues)?;
+    let mut out = VariantProperties::with_capacity(namespaces.len());
     for (ns, features) in namespaces {
-        let ns_path = key_path(path, ns);
+        let ns_path = || key_path(&path(), ns);
         let namespace = match Namespace::new(ns.as_ref()) {
             Ok(n) => n,
             Err(e) => {
-                issues.add(&ns_path, e.to_string());
+                issues.add(ns_path(), e.to_string());
                 continue;
             }
         };
         if out.contains_key(&namespace) {
-            issues.add(&ns_path, "duplicate key");
+            issues.add(ns_path(), "duplicate key");
             continue;
         }
         if let Some(known) = known_namespaces {
             if !known.contains(&namespace) {
                 issues.add(
-                    &ns_path,
+                    ns_path(),
                     format!("namespace \"{ns}\" is not listed in default-priorities.namespace"),
                 );
             }
         }
-        let Some(features) = as_object(features, &ns_path, issues) else {
+        let Some(features) = object(features, &ns_path, issues) else {
             continue;
         };
         if features.is_empty() {
-            issues.add(&ns_path, "must list at least one feature");
+            issues.add(ns_path(), "must list at least one feature");
         }
-        let mut by_feature = BTreeMap::new();
+        let mut by_feature = FeatureProperties::with_capacity(features.len());
         for (f, values) in features {
-            // The path is only built when there is something to report: this loop runs for
-            // every property of every variant.
-            let f_path = || key_path(&ns_path, f);
+            let f_path = || key_path(&ns_path(), f);
             let feature = match FeatureName::new(f.as_ref()) {
                 Ok(f) => f,
                 Err(e) => {
@@ -129,12 +150,26 @@ fn read_properties(
     Some(out)
 }
 
-/// A non-empty list of unique feature values.
-fn read_values(
-    node: &Node,
+/// The entries of an object, or a problem at `path`.
+fn object<'n, 'd>(
+    node: &'n Node<'d>,
     path: &dyn Fn() -> String,
     issues: &mut Issues,
-) -> Option<BTreeSet<FeatureValue>> {
+) -> Option<&'n [(std::borrow::Cow<'d, str>, Node<'d>)]> {
+    match node {
+        Node::Object(entries) => Some(entries),
+        other => {
+            issues.add(
+                path(),
+                format!("expected an object, found {}", other.kind()),
+            );
+            None
+        }
+    }
+}
+
+/// A non-empty list of unique feature values.
+fn read_values(node: &Node, path: &dyn Fn() -> String, issues: &mut Issues) -> Option<ValueSet> {
     let Node::Array(items) = node else {
         issues.add(
             path(),
@@ -145,7 +180,7 @@ fn read_values(
     if items.is_empty() {
         issues.add(path(), "must list at least one value");
     }
-    let mut out = BTreeSet::new();
+    let mut out = ValueSet::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let Node::String(s) = item else {
             issues.add(
@@ -168,11 +203,7 @@ fn read_values(
 
 /// PEP 817: an `abi_dependency` value is a release segment of at most three components
 /// (`2`, `2.9`, `2.8.0`), matched like `=={value}.*`.
-fn check_abi_dependency_values(
-    values: &BTreeSet<FeatureValue>,
-    path: &dyn Fn() -> String,
-    issues: &mut Issues,
-) {
+fn check_abi_dependency_values(values: &ValueSet, path: &dyn Fn() -> String, issues: &mut Issues) {
     for value in values {
         let parts: Vec<&str> = value.as_str().split('.').collect();
         let numeric = parts
