@@ -275,7 +275,13 @@ fn read_document(
                     let implicit = abi.as_ref().filter(|_| generation.has_providers());
                     listed.chain(implicit).collect()
                 });
-                read_variants(entries, &variants_path, known.as_ref(), &mut issues)
+                read_variants(
+                    entries,
+                    &variants_path,
+                    known.as_ref(),
+                    generation,
+                    &mut issues,
+                )
             }
         },
     };

@@ -1154,3 +1154,39 @@ fn abi_dependency_values_are_short_releases() {
         }
     }
 }
+
+#[test]
+fn labels_over_16_characters_are_errors_in_the_0_0_x_drafts_only() {
+    // Found by the metadata fuzz target: such a file was read but could not be written back.
+    let long = "a_label_of_17_chr";
+    for (mut doc, capped) in [
+        (doc_0_0_2(), true),
+        (doc_0_0_3(), true),
+        (doc_0_1(), false),
+        (doc_0_2(), false),
+    ] {
+        set(&mut doc, &format!("/variants/{long}"), json!({}));
+        remove(&mut doc, "/variants/null");
+        let errs = errors(&doc);
+        if capped {
+            let g = doc["$schema"].as_str().unwrap();
+            let g = if g.contains("0.0.2") {
+                "0.0.2"
+            } else {
+                "0.0.3"
+            };
+            assert_eq!(
+                errs,
+                [format!("variants.{long}: the label is 17 characters long; schema {g} allows at most 16")]
+            );
+        } else {
+            // Only the null-label rule applies (the entry has no properties).
+            assert_eq!(
+                errs,
+                [format!(
+                    "variants.{long}: the null variant must use the label \"null\""
+                )]
+            );
+        }
+    }
+}

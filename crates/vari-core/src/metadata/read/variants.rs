@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::issues::{index_path, key_path, Issues};
-use crate::metadata::model::{FeatureProperties, ValueSet, VariantProperties};
+use crate::metadata::model::{FeatureProperties, SchemaGeneration, ValueSet, VariantProperties};
 use crate::metadata::tree::Node;
 use crate::names::{FeatureName, FeatureValue, Namespace, VariantLabel};
 
@@ -17,6 +17,7 @@ pub(super) fn read_variants(
     entries: &[(std::borrow::Cow<'_, str>, Node<'_>)],
     path: &str,
     known_namespaces: Option<&HashSet<&Namespace>>,
+    generation: SchemaGeneration,
     issues: &mut Issues,
 ) -> BTreeMap<VariantLabel, VariantProperties> {
     let mut out = BTreeMap::new();
@@ -32,9 +33,14 @@ pub(super) fn read_variants(
                 label_path(),
                 "duplicate variant label (each label must appear once)",
             );
-        } else if let Some((label, properties)) =
-            read_entry(label, node, &label_path, known_namespaces, issues)
-        {
+        } else if let Some((label, properties)) = read_entry(
+            label,
+            node,
+            &label_path,
+            known_namespaces,
+            generation,
+            issues,
+        ) {
             out.insert(label, properties);
         }
         if issues.count() != first_issue {
@@ -53,10 +59,24 @@ fn read_entry(
     node: &Node,
     label_path: &dyn Fn() -> String,
     known_namespaces: Option<&HashSet<&Namespace>>,
+    generation: SchemaGeneration,
     issues: &mut Issues,
 ) -> Option<(VariantLabel, VariantProperties)> {
     let before = issues.count();
     let label = VariantLabel::new(label).map_err(|e| issues.add(label_path(), e.to_string()));
+    // PEP 817 and the 0.0.x schemas cap labels; later generations lift the cap.
+    if let Ok(label) = &label {
+        let len = label.as_str().len();
+        if generation.caps_label_length() && len > VariantLabel::MAX_LEN_0_0_3 {
+            issues.add(
+                label_path(),
+                format!(
+                    "the label is {len} characters long; schema {generation} allows at most {}",
+                    VariantLabel::MAX_LEN_0_0_3
+                ),
+            );
+        }
+    }
     let properties = read_properties(node, label_path, known_namespaces, issues);
     let (Ok(label), Some(properties)) = (label, properties) else {
         return None;
