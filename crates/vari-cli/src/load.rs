@@ -7,7 +7,7 @@ use vari_core::filename::WheelFilename;
 use vari_core::metadata::{self, MetadataError, SourceKind, VariantMetadata};
 use vari_core::{Profile, VariantLabel};
 use vari_detect::facts::{profile_from_facts, FactsError};
-use vari_detect::{detect, DetectContext, DetectOptions, Sysroot};
+use vari_detect::{detect, DetectContext, DetectOptions, Detection, Sysroot};
 use vari_wheel::{WheelError, WheelErrorKind, WheelInfo};
 
 use crate::error::CliError;
@@ -407,14 +407,18 @@ fn compact_toml_error(message: &str) -> (Option<String>, String) {
 /// This machine's profile (cached detection), with `abi_dependency` read from the `python`
 /// environment when there is one.
 pub fn detect_host(python: Option<&Path>) -> Result<Profile, CliError> {
+    detect_host_reports(python).map(|d| d.profile())
+}
+
+/// This machine's detection (cached), with each provider's report.
+pub fn detect_host_reports(python: Option<&Path>) -> Result<Detection, CliError> {
     let mut context = DetectContext::from_process_env(Sysroot::host());
     context.python = python.map(Path::to_path_buf);
     check_overrides(&context)?;
     Ok(detect(&DetectOptions {
         context,
         use_cache: true,
-    })
-    .profile())
+    }))
 }
 
 /// Fails on a malformed override variable: detection alone would only drop that namespace,

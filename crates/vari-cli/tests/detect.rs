@@ -300,3 +300,34 @@ fn a_malformed_override_is_one_clear_error() {
             .expect_one_error(&[name, value]);
     }
 }
+
+#[test]
+fn rank_on_this_machine_says_why_a_namespace_is_missing() {
+    let torch = data("variants-json/torch-2.10.0-variants.json");
+    let detected = vari_run(["detect", "--json"]).expect_code(0).json();
+    let run = vari_run([Path::new("rank"), &torch, Path::new("--json")]).expect_code(0);
+    let ranked = run.json();
+    let reason = |label: &str| {
+        ranked["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["label"] == label)
+            .unwrap()["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    for (label, namespace) in [("cuda12.8", "nvidia"), ("rocm7.0", "amd"), ("xpu", "intel")] {
+        if features_of(&detected, namespace).is_none() {
+            // The detection's own reason, not a generic "not in the profile".
+            let why = reason(label);
+            assert!(
+                why.starts_with(&format!(
+                    "namespace `{namespace}` was not detected on this machine: "
+                )),
+                "{label}: {why}"
+            );
+        }
+    }
+}

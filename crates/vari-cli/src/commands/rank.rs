@@ -8,10 +8,10 @@ use serde::{Serialize, Serializer};
 use tracing::debug;
 use vari_core::markers::TargetEnvironment;
 use vari_core::metadata::{property_refs, VariantProperties};
-use vari_core::ordering::{rank, Ranking, SelectionOptions};
+use vari_core::ordering::{rank, Ranking, Rejection, SelectionOptions};
 use vari_core::{FeatureValue, VariantLabel};
 
-use super::target;
+use super::target::{self, Target};
 use crate::cli::{RankArgs, SelectionArgs};
 use crate::error::CliError;
 use crate::load::{self, RankInput};
@@ -84,7 +84,7 @@ pub fn run(args: &RankArgs) -> Result<ExitCode, CliError> {
             args.file.display()
         ));
     }
-    let rows = rows(&ranking, &input);
+    let rows = rows(&ranking, &input, &target);
     if args.json {
         output::print_bytes(&rank_json(&ranking, &rows))?;
     } else {
@@ -122,9 +122,24 @@ fn selection_options(args: &SelectionArgs) -> SelectionOptions {
     }
 }
 
+/// Why a variant was rejected; for a namespace this machine lacks, what detection found.
+fn reason(rejection: &Rejection, target: &Target) -> String {
+    match rejection {
+        Rejection::UnsupportedNamespace { namespace, .. } => {
+            match target.absent_reason(namespace) {
+                Some(why) => {
+                    format!("namespace `{namespace}` was not detected on this machine: {why}")
+                }
+                None => rejection.to_string(),
+            }
+        }
+        _ => rejection.to_string(),
+    }
+}
+
 /// Ranked variants as the ranking lists them (selectable ones first, best first), then wheels
 /// that could not be ranked.
-fn rows<'a>(ranking: &'a Ranking, input: &'a RankInput) -> Vec<Row<'a>> {
+fn rows<'a>(ranking: &'a Ranking, input: &'a RankInput, target: &Target) -> Vec<Row<'a>> {
     let mut rows: Vec<Row> = ranking
         .variants
         .iter()
@@ -132,7 +147,7 @@ fn rows<'a>(ranking: &'a Ranking, input: &'a RankInput) -> Vec<Row<'a>> {
             label: v.label,
             compatible: v.compatible,
             properties: v.declared,
-            reason: v.rejection.as_ref().map(ToString::to_string),
+            reason: v.rejection.as_ref().map(|r| reason(r, target)),
         })
         .collect();
     rows.extend(input.unusable.iter().map(|(label, reason)| Row {

@@ -1,8 +1,9 @@
 //! The target a selecting command works for: a profile file, or this machine as detected.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use vari_core::Profile;
+use vari_core::{Namespace, Profile};
 
 use crate::cli::ProfileArg;
 use crate::error::CliError;
@@ -18,6 +19,16 @@ pub struct Target {
     pub profile: Profile,
     /// `profile FILE` or `this machine`.
     pub description: String,
+    /// For this machine: why detection found each absent namespace absent, so that a rejected
+    /// variant can say "no NVIDIA driver" rather than "not in the profile".
+    pub absent: BTreeMap<Namespace, String>,
+}
+
+impl Target {
+    /// Why `namespace` is unsupported on this machine, when detection said.
+    pub fn absent_reason(&self, namespace: &Namespace) -> Option<&str> {
+        self.absent.get(namespace).map(String::as_str)
+    }
 }
 
 /// The target named by `--profile` (or `VARI_PROFILE`), else this machine (cached detection).
@@ -27,11 +38,22 @@ pub fn resolve(arg: &ProfileArg) -> Result<Target, CliError> {
         Some(path) => Ok(Target {
             profile: load::read_profile(path, python.as_deref())?,
             description: format!("profile {}", path.display()),
+            absent: BTreeMap::new(),
         }),
-        None => Ok(Target {
-            profile: load::detect_host(python.as_deref())?,
-            description: "this machine".to_owned(),
-        }),
+        None => {
+            let detection = load::detect_host_reports(python.as_deref())?;
+            let absent = detection
+                .reports
+                .iter()
+                .filter(|r| r.features.is_none())
+                .filter_map(|r| Some((r.namespace.clone(), r.note.clone()?)))
+                .collect();
+            Ok(Target {
+                profile: detection.profile(),
+                description: "this machine".to_owned(),
+                absent,
+            })
+        }
     }
 }
 
