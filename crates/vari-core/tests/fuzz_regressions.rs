@@ -19,6 +19,10 @@ const METADATA: &[(&str, &str)] = &[
         "must start and end with a letter or digit",
     ),
     (
+        "pep508-extra-without-closing-bracket-pyproject.toml",
+        "must start and end with a letter or digit",
+    ),
+    (
         "label-longer-than-16-in-0.0.2.json",
         "characters long; schema 0.0.2 allows at most 16",
     ),

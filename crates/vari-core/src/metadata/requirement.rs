@@ -38,13 +38,12 @@ fn check_names(text: &str) -> Result<(), String> {
     check_identifier("project name", &rest[..name_len])?;
     let rest = rest[name_len..].trim_start();
     if let Some(extras) = rest.strip_prefix('[') {
-        let Some(end) = extras.find(']') else {
-            return Ok(()); // pep508_rs reports the unclosed bracket itself
-        };
-        for extra in extras[..end].split(',').map(str::trim) {
-            if extra.chars().all(is_name_char) {
-                check_identifier("extra", extra)?;
-            }
+        // Up to the closing bracket, or the end when it is missing (pep508_rs then reports the
+        // bracket, but only after validating the names it has seen).
+        let extras = extras.split(']').next().unwrap_or(extras);
+        for extra in extras.split(',').map(str::trim) {
+            let name_len = extra.find(|c| !is_name_char(c)).unwrap_or(extra.len());
+            check_identifier("extra", &extra[..name_len])?;
         }
     }
     Ok(())
@@ -94,6 +93,15 @@ mod tests {
             (
                 "a [x, -y]",
                 "extra \"-y\" must start and end with a letter or digit",
+            ),
+            // No closing bracket: pep508_rs still validates the names first.
+            (
+                "a[b--,c",
+                "extra \"b--\" must start and end with a letter or digit",
+            ),
+            (
+                "a[b, c- d]",
+                "extra \"c-\" must start and end with a letter or digit",
             ),
         ] {
             assert_eq!(parse_requirement(r).unwrap_err(), message, "{r}");
