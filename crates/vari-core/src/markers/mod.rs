@@ -33,6 +33,8 @@ use std::str::FromStr;
 
 use pep508_rs::{ExtraName, PackageName};
 
+use crate::metadata::requirement_name;
+
 pub use context::VariantMarkerContext;
 pub use env::{TargetEnvironment, MARKER_NAMES};
 pub use error::MarkerError;
@@ -117,15 +119,6 @@ fn split_requirement(requires_dist: &str) -> (&str, Option<&str>) {
         Some(i) => (&requires_dist[..i], Some(&requires_dist[i + 1..])),
         None => (requires_dist, None),
     }
-}
-
-/// The project name at the start of a requirement (PEP 508 `identifier`).
-fn requirement_name(requirement: &str) -> &str {
-    let requirement = requirement.trim_start();
-    let end = requirement
-        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
-        .unwrap_or(requirement.len());
-    &requirement[..end]
 }
 
 /// Whether the dependency `requires_dist` (`name[extras] (spec) ; marker`) applies to the target

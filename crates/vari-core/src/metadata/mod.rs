@@ -13,6 +13,8 @@ mod model;
 mod provider;
 mod read;
 mod requirement;
+
+pub(crate) use requirement::requirement_name;
 mod sorted;
 mod tree;
 mod write;

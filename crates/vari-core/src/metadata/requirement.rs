@@ -16,6 +16,16 @@ pub(crate) fn parse_requirement(text: &str) -> Result<Requirement<VerbatimUrl>, 
     Requirement::<VerbatimUrl>::from_str(text).map_err(|e| e.message.to_string())
 }
 
+/// The project name a requirement starts with (`nvidia-variant-provider>=0.1; …` →
+/// `nvidia-variant-provider`), without parsing the rest.
+pub(crate) fn requirement_name(requirement: &str) -> &str {
+    let requirement = requirement.trim_start();
+    let end = requirement
+        .find(|c| !is_name_char(c))
+        .unwrap_or(requirement.len());
+    &requirement[..end]
+}
+
 fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
 }
@@ -33,10 +43,9 @@ fn check_identifier(kind: &str, name: &str) -> Result<(), String> {
 
 /// Checks the project name and the extras, the two places the panic comes from.
 fn check_names(text: &str) -> Result<(), String> {
-    let rest = text.trim_start();
-    let name_len = rest.find(|c| !is_name_char(c)).unwrap_or(rest.len());
-    check_identifier("project name", &rest[..name_len])?;
-    let rest = rest[name_len..].trim_start();
+    let name = requirement_name(text);
+    check_identifier("project name", name)?;
+    let rest = text.trim_start()[name.len()..].trim_start();
     if let Some(extras) = rest.strip_prefix('[') {
         // Up to the closing bracket, or the end when it is missing (pep508_rs then reports the
         // bracket, but only after validating the names it has seen).

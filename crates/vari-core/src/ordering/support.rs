@@ -4,7 +4,7 @@
 use super::options::SelectionOptions;
 use super::rejection::Rejection;
 use crate::markers::{Marker, TargetEnvironment, VariantMarkerContext};
-use crate::metadata::{ProviderKind, StaticProperties, VariantMetadata};
+use crate::metadata::{requirement_name, ProviderKind, StaticProperties, VariantMetadata};
 use crate::names::{FeatureName, FeatureValue, Namespace};
 use crate::profile::{NamespaceSupport, Profile};
 
@@ -108,14 +108,4 @@ pub(crate) fn namespace_support<'a>(
             }),
         },
     })
-}
-
-/// The project name a requirement starts with (`nvidia-variant-provider>=0.1; …` →
-/// `nvidia-variant-provider`), for messages.
-fn requirement_name(requirement: &str) -> &str {
-    let requirement = requirement.trim_start();
-    let end = requirement
-        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
-        .unwrap_or(requirement.len());
-    &requirement[..end]
 }
