@@ -198,14 +198,10 @@ pub fn all_configs() -> Vec<FeatureSupport> {
 /// Detects the `aarch64` namespace for the context's machine (or snapshot).
 pub fn detect(ctx: &DetectContext) -> ProviderReport {
     let started = Instant::now();
-    let obs = match super::observe(ctx) {
+    let obs = match super::observe_arch(ctx, NAMESPACE, CpuArch::Aarch64, started) {
         Ok(obs) => obs,
-        Err(note) => return super::report(NAMESPACE, None, String::new(), Some(note), started),
+        Err(absent) => return absent,
     };
-    if obs.arch != CpuArch::Aarch64 {
-        let note = super::other_arch_note(NAMESPACE, &obs);
-        return super::report(NAMESPACE, None, obs.source, Some(note), started);
-    }
     let c = match &obs.apple_model {
         Some(model) => classify_apple(model),
         None => classify(&obs.info),

@@ -135,13 +135,25 @@ pub(crate) fn report(
     }
 }
 
-/// The note for a CPU of another architecture.
-pub(crate) fn other_arch_note(namespace: &str, obs: &Observation) -> String {
-    format!(
-        "CPU is {} (from {}): the {namespace} namespace does not apply",
-        obs.arch.name(),
-        obs.source
-    )
+/// The machine's CPU when it is of `arch`; otherwise the report of an absent `namespace`
+/// saying why (no CPU facts, or a CPU of another architecture).
+pub(crate) fn observe_arch(
+    ctx: &DetectContext,
+    namespace: &str,
+    arch: CpuArch,
+    started: Instant,
+) -> Result<Observation, ProviderReport> {
+    let obs =
+        observe(ctx).map_err(|note| report(namespace, None, String::new(), Some(note), started))?;
+    if obs.arch != arch {
+        let note = format!(
+            "CPU is {} (from {}): the {namespace} namespace does not apply",
+            obs.arch.name(),
+            obs.source
+        );
+        return Err(report(namespace, None, obs.source, Some(note), started));
+    }
+    Ok(obs)
 }
 
 /// macOS: archspec reads `sysctl` instead of `/proc/cpuinfo`.

@@ -174,14 +174,10 @@ pub fn all_configs() -> Vec<FeatureSupport> {
 /// Detects the `x86_64` namespace for the context's machine (or snapshot).
 pub fn detect(ctx: &DetectContext) -> ProviderReport {
     let started = Instant::now();
-    let obs = match super::observe(ctx) {
+    let obs = match super::observe_arch(ctx, NAMESPACE, CpuArch::X86_64, started) {
         Ok(obs) => obs,
-        Err(note) => return super::report(NAMESPACE, None, String::new(), Some(note), started),
+        Err(absent) => return absent,
     };
-    if obs.arch != CpuArch::X86_64 {
-        let note = super::other_arch_note(NAMESPACE, &obs);
-        return super::report(NAMESPACE, None, obs.source, Some(note), started);
-    }
     let c = classify(&obs.info);
     let source = format!("{}: {}", obs.source, c.microarchitecture);
     if c.supported.is_empty() {
