@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use super::issues::{
     as_object, get, index_path, key_path, name_list, reject_unknown_keys, unique_entries, Issues,
 };
+use super::providers::read_feature_lists;
 use crate::metadata::model::{DefaultPriorities, SchemaGeneration};
 use crate::metadata::tree::Node;
 use crate::names::{FeatureName, FeatureValue, Namespace};
@@ -107,20 +108,11 @@ fn read_property_priorities(
     for (ns, features) in unique_entries(entries, path, issues) {
         let ns_path = key_path(path, ns);
         let namespace = Namespace::new(ns).map_err(|e| issues.add(&ns_path, e.to_string()));
-        let Some(feature_entries) = as_object(features, &ns_path, issues) else {
+        let Some(by_feature) = read_feature_lists(features, &ns_path, false, issues) else {
             continue;
         };
-        let mut by_feature = BTreeMap::new();
-        for (f, values) in unique_entries(feature_entries, &ns_path, issues) {
-            let f_path = key_path(&ns_path, f);
-            let feature = FeatureName::new(f).map_err(|e| issues.add(&f_path, e.to_string()));
-            let values = name_list::<FeatureValue>(values, &f_path, false, issues);
-            if let (Ok(feature), Some(values)) = (feature, values) {
-                by_feature.insert(feature, values);
-            }
-        }
         if let Ok(namespace) = namespace {
-            out.insert(namespace, by_feature);
+            out.insert(namespace, by_feature.into_iter().collect());
         }
     }
     out

@@ -367,12 +367,23 @@ pub(super) fn read_feature_values(
     path: &str,
     issues: &mut Issues,
 ) -> Option<StaticProperties> {
+    read_feature_lists(node, path, true, issues)
+}
+
+/// A feature → values table in document order; `non_empty`: an empty value list is an error
+/// (static properties), not a no-op (priority lists).
+pub(super) fn read_feature_lists(
+    node: &Node,
+    path: &str,
+    non_empty: bool,
+    issues: &mut Issues,
+) -> Option<StaticProperties> {
     let entries = as_object(node, path, issues)?;
     let mut out = Vec::with_capacity(entries.len());
     for (f, values) in unique_entries(entries, path, issues) {
         let f_path = key_path(path, f);
         let feature = FeatureName::new(f).map_err(|e| issues.add(&f_path, e.to_string()));
-        let values = name_list::<FeatureValue>(values, &f_path, true, issues);
+        let values = name_list::<FeatureValue>(values, &f_path, non_empty, issues);
         if let (Ok(feature), Some(values)) = (feature, values) {
             out.push((feature, values));
         }
