@@ -137,17 +137,19 @@ fn snapshot_manifest(ctx: &DetectContext) -> Option<SnapshotManifest> {
 /// providers look (`ROCM_PATH`, …) replace this machine's; an override variable
 /// (`*_VARIANT_PROVIDER_FORCE_*`) set here still wins over the node's.
 fn snapshot_context(ctx: &DetectContext, manifest: &SnapshotManifest) -> DetectContext {
+    let is_override = |name: &str| name.contains("_VARIANT_PROVIDER_FORCE_");
     let mut node = ctx.clone();
-    for (name, value) in &manifest.env {
-        let is_override = name.contains("_VARIANT_PROVIDER_FORCE_");
-        if !(is_override && ctx.var(name).is_some()) {
-            node.env.insert(name.clone(), value.clone());
-        }
-    }
     for name in snapshot::SNAPSHOT_ENV {
-        let is_override = name.contains("_VARIANT_PROVIDER_FORCE_");
-        if !is_override && !manifest.env.contains_key(*name) {
-            node.env.remove(*name);
+        let kept_here = is_override(name) && ctx.var(name).is_some();
+        match manifest.env.get(*name) {
+            _ if kept_here => {}
+            Some(value) => {
+                node.env.insert((*name).to_owned(), value.clone());
+            }
+            None if !is_override(name) => {
+                node.env.remove(*name);
+            }
+            None => {}
         }
     }
     node
