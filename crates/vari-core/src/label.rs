@@ -74,7 +74,7 @@ mod tests {
 
     #[test]
     fn matches_every_shared_vector() {
-        let text = include_str!("../tests/data/vectors/labels.json");
+        let text = include_str!("../../../testdata/vectors/labels.json");
         let vectors: Vectors = serde_json::from_str(text).unwrap();
         assert!(!vectors.cases.is_empty());
         for case in &vectors.cases {

@@ -7,7 +7,7 @@ use vari_detect::cpu::{aarch64, cpuinfo::CpuInfo, x86_64};
 
 fn fixture(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/cpuinfo")
+        .join("../../testdata/cpuinfo")
         .join(name);
     std::fs::read_to_string(path).expect("fixture exists")
 }

@@ -722,7 +722,7 @@ mod tests {
             .namespace("x86_64")
             .is_none());
         let from_file =
-            build("[x86_64]\ncpuinfo = \"tests/data/cpuinfo/linux-rhel7-zen\"\n").unwrap();
+            build("[x86_64]\ncpuinfo = \"../../testdata/cpuinfo/linux-rhel7-zen\"\n").unwrap();
         assert!(from_file
             .namespace("x86_64")
             .unwrap()
@@ -730,7 +730,8 @@ mod tests {
             .as_deref()
             .unwrap()
             .ends_with(": zen"));
-        let arm = build("[aarch64]\ncpuinfo = \"tests/data/cpuinfo/linux-asahi-m1\"\n").unwrap();
+        let arm =
+            build("[aarch64]\ncpuinfo = \"../../testdata/cpuinfo/linux-asahi-m1\"\n").unwrap();
         assert_eq!(values(&arm, "aarch64", "version")[0], "8.4a");
     }
 
@@ -790,7 +791,7 @@ mod tests {
             ("[x86_64]\nmicroarchitecture = \"haswel\"\n", "x86_64.microarchitecture"),
             ("[x86_64]\nlevel = 5\n", "x86_64.level"),
             ("[x86_64]\nlevel = 3\nmicroarchitecture = \"zen\"\n", "x86_64"),
-            ("[x86_64]\ncpuinfo = \"tests/data/cpuinfo/linux-asahi-m1\"\n", "x86_64.cpuinfo"),
+            ("[x86_64]\ncpuinfo = \"../../testdata/cpuinfo/linux-asahi-m1\"\n", "x86_64.cpuinfo"),
             ("[aarch64]\ncpuinfo = \"no/such/file\"\n", "aarch64.cpuinfo"),
             ("[abi_dependency]\ntorch = \"2.x\"\n", "abi_dependency.torch"),
             ("blas_lapack = [\"atlas\"]\n", "blas_lapack[0]"),

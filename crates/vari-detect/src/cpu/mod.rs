@@ -283,18 +283,18 @@ pub(crate) mod test_support {
         (dir, ctx)
     }
 
-    /// The text of a cpuinfo fixture in `tests/data/cpuinfo/`.
+    /// The text of a cpuinfo fixture in `testdata/cpuinfo/`.
     pub(crate) fn fixture(name: &str) -> String {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/cpuinfo")
+            .join("../../testdata/cpuinfo")
             .join(name);
         std::fs::read_to_string(path).unwrap()
     }
 
-    /// A vector file in `tests/data/vectors/`.
+    /// A vector file in `testdata/vectors/`.
     pub(crate) fn vectors(name: &str) -> serde_json::Value {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/vectors")
+            .join("../../testdata/vectors")
             .join(name);
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
     }

@@ -1,0 +1,336 @@
+//! `vari detect` (this machine, snapshots via `--sysroot`, profiles) and the issue's acceptance
+//! checks for `vari rank` with detection.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{data, data_json, vari_run};
+
+/// The real `/proc/cpuinfo` dumps kept by vari-detect's tests (one copy in the repository).
+fn cpuinfo(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/cpuinfo")
+        .join(name)
+}
+
+/// A sysroot holding only `proc/cpuinfo`.
+fn sysroot_with_cpuinfo(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("proc")).unwrap();
+    std::fs::copy(cpuinfo(name), dir.path().join("proc/cpuinfo")).unwrap();
+    dir
+}
+
+/// The supported features of `namespace` in a profile, as the vectors write them.
+fn features_of(profile: &serde_json::Value, namespace: &str) -> Option<serde_json::Value> {
+    let ns = profile["namespaces"]
+        .as_array()?
+        .iter()
+        .find(|n| n["namespace"] == namespace)?;
+    let features: Vec<serde_json::Value> = ns["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| serde_json::json!({"name": f["name"], "values": f["values"]}))
+        .collect();
+    Some(serde_json::Value::Array(features))
+}
+
+fn sysroot_matches_vectors(vectors: &str) {
+    let vectors = data_json(vectors);
+    let namespace = vectors["namespace"].as_str().unwrap();
+    for case in vectors["cases"].as_array().unwrap() {
+        let name = case["cpuinfo"].as_str().unwrap();
+        let root = sysroot_with_cpuinfo(name);
+        let run = vari_run([
+            Path::new("detect"),
+            Path::new("--sysroot"),
+            root.path(),
+            Path::new("--json"),
+        ])
+        .expect_code(0);
+        let profile = run.json();
+        let supported = &case["supported"];
+        let expected_empty = supported.as_array().is_some_and(Vec::is_empty);
+        match features_of(&profile, namespace) {
+            Some(found) => assert_eq!(&found, supported, "{name}"),
+            None => assert!(expected_empty, "{name}: {namespace} missing from {profile}"),
+        }
+    }
+}
+
+#[test]
+fn sysroot_reproduces_the_x86_64_vectors() {
+    sysroot_matches_vectors("vectors/x86_64_cpuinfo.json");
+}
+
+#[test]
+fn sysroot_reproduces_the_aarch64_vectors() {
+    sysroot_matches_vectors("vectors/aarch64_cpuinfo.json");
+}
+
+#[test]
+fn this_machine_is_detected() {
+    let run = vari_run(["detect", "--json", "--no-cache"]).expect_code(0);
+    let profile = run.json();
+    assert_eq!(profile["schema"], "vari-profile/1");
+    let machine = std::env::consts::ARCH;
+    assert_eq!(profile["platform"]["machine"], machine, "{profile}");
+    if machine == "x86_64" {
+        let level = features_of(&profile, "x86_64").expect("x86_64 namespace");
+        assert_eq!(level[0]["name"], "level", "{level}");
+    }
+
+    // Human output: a table of namespaces, and a reason for each GPU namespace that is absent.
+    let run = vari_run(["detect", "--no-cache"]).expect_code(0);
+    let absent: Vec<&str> = ["nvidia", "amd", "intel"]
+        .into_iter()
+        .filter(|ns| features_of(&profile, ns).is_none())
+        .collect();
+    if !absent.is_empty() {
+        let section = run
+            .stdout
+            .split("not supported here:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no absent section:\n{}", run.stdout));
+        for ns in absent {
+            let line = section
+                .lines()
+                .find(|l| l.starts_with(ns))
+                .unwrap_or_else(|| panic!("{ns} not explained:\n{}", run.stdout));
+            assert!(line.len() > ns.len() + 10, "{line}");
+        }
+    }
+}
+
+#[test]
+fn cached_detection_gives_the_same_profile() {
+    let first = vari_run(["detect", "--json"]).expect_code(0).json();
+    let second = vari_run(["detect", "--json"]).expect_code(0).json();
+    assert_eq!(first, second);
+}
+
+#[test]
+fn detect_prints_a_given_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = &data_json("vectors/ordering.json")["cases"][0];
+    let path = crate::common::write_json(dir.path(), "p.json", &case["profile"]);
+    let run = vari_run([
+        Path::new("detect"),
+        Path::new("--profile"),
+        &path,
+        Path::new("--json"),
+    ])
+    .expect_code(0);
+    assert_eq!(run.json()["namespaces"], case["profile"]["namespaces"]);
+    vari_run([
+        Path::new("detect"),
+        Path::new("--sysroot"),
+        Path::new("/nonexistent/dir"),
+    ])
+    .expect_one_error(&["/nonexistent/dir"]);
+}
+
+/// Issue 3 acceptance: torch 2.10's variants on a machine whose driver supports CUDA 12.8 with an
+/// sm 8.6 GPU, forced through the reference plugin's override variables.
+///
+/// Reasoning with format.md §6 (namespace order `nvidia, intel, amd, priority`):
+/// - nvidia supports `cuda_version_lower_bound` = 12.8 … 12.0 (index 8) … 11, then
+///   `cuda_version_upper_bound`, then `sm_arch` = 86_real (0) … 80_real 80_virtual;
+///   `priority` is ahead-of-time: `order` = 1, 2, 3; intel and amd are absent.
+/// - `cuda13.0` needs lower bound 13.0 > 12.8: incompatible. `xpu` (intel) and `rocm7.x` (amd)
+///   are incompatible. `null` is always compatible.
+/// - `cuda12.8` = [(0,0,8), (0,2,0) for 86_real, (3,0,1) for order 2];
+///   `cuda12.6` = [(0,0,8), (0,2,0), (3,0,2) for order 3]. They differ at the priority
+///   property, so `cuda12.8` wins, then `cuda12.6`, then `null`.
+#[test]
+fn torch_2_10_for_cuda_12_8_and_sm_8_6() {
+    let file = data("variants-json/torch-2.10.0-variants.json");
+    let mut cmd = crate::common::vari();
+    cmd.arg("rank")
+        .arg(&file)
+        .arg("--json")
+        .env("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
+        .env("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.6");
+    let out = crate::common::run(&mut cmd).expect_code(0).json();
+    // The enable-if markers need Linux or Windows; elsewhere nvidia is off and null wins.
+    let expected: &[&str] = if cfg!(any(target_os = "linux", target_os = "windows")) {
+        &["cuda12.8", "cuda12.6", "null"]
+    } else {
+        &["null"]
+    };
+    assert_eq!(out["order"], serde_json::json!(expected));
+}
+
+#[test]
+fn torch_2_10_without_a_gpu_picks_null() {
+    let dir = tempfile::tempdir().unwrap();
+    // A CPU-only Linux target: platform known, no GPU namespace.
+    let profile = crate::common::write_json(
+        dir.path(),
+        "cpu-only.json",
+        &serde_json::json!({
+            "schema": "vari-profile/1",
+            "platform": {"system": "Linux", "machine": "x86_64"},
+            "namespaces": [{"namespace": "x86_64", "features": [
+                {"name": "level", "values": ["v3", "v2", "v1"]}]}]
+        }),
+    );
+    let file = data("variants-json/torch-2.10.0-variants.json");
+    let mut cmd = crate::common::vari();
+    cmd.arg("rank")
+        .arg(&file)
+        .arg("--profile")
+        .arg(&profile)
+        .arg("--json");
+    let out = crate::common::run(&mut cmd).expect_code(0).json();
+    assert_eq!(out["order"], serde_json::json!(["null"]));
+}
+
+#[test]
+fn a_snapshot_reproduces_this_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("node");
+    let run = vari_run([Path::new("snapshot"), Path::new("-o"), &snap]).expect_code(0);
+    assert!(
+        run.stdout.contains("vari detect --sysroot"),
+        "{}",
+        run.stdout
+    );
+    let here = vari_run(["detect", "--json", "--no-cache"])
+        .expect_code(0)
+        .json();
+    let there = vari_run([
+        Path::new("detect"),
+        Path::new("--sysroot"),
+        &snap,
+        Path::new("--json"),
+    ])
+    .expect_code(0)
+    .json();
+    // Same support; only the sources differ (they name the files read).
+    let without_sources = |profile: &serde_json::Value| {
+        let mut namespaces = profile["namespaces"].clone();
+        for ns in namespaces.as_array_mut().unwrap() {
+            ns.as_object_mut().unwrap().remove("source");
+        }
+        namespaces
+    };
+    assert_eq!(without_sources(&here), without_sources(&there));
+    assert_eq!(here["platform"]["machine"], there["platform"]["machine"]);
+
+    // An existing snapshot is not overwritten unless asked.
+    vari_run([Path::new("snapshot"), Path::new("-o"), &snap]).expect_one_error(&["node"]);
+    vari_run([
+        Path::new("snapshot"),
+        Path::new("-o"),
+        &snap,
+        Path::new("--replace"),
+    ])
+    .expect_code(0);
+}
+
+/// A virtual environment on disk with `torch 2.8.0` and `numpy 2.1.3` installed.
+fn venv_with_torch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pyvenv.cfg"),
+        "home = /usr/bin\nversion = 3.12.3\n",
+    )
+    .unwrap();
+    let site = dir.path().join("lib/python3.12/site-packages");
+    for (name, version) in [("torch", "2.8.0"), ("numpy", "2.1.3")] {
+        let info = site.join(format!("{name}-{version}.dist-info"));
+        std::fs::create_dir_all(&info).unwrap();
+        std::fs::write(
+            info.join("METADATA"),
+            format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+#[test]
+fn abi_dependency_comes_from_the_target_environment() {
+    let venv = venv_with_torch();
+    let run = crate::common::run(
+        crate::common::vari()
+            .args(["detect", "--json", "--python"])
+            .arg(venv.path()),
+    )
+    .expect_code(0);
+    let abi = features_of(&run.json(), "abi_dependency").expect("abi_dependency present");
+    assert_eq!(
+        abi,
+        serde_json::json!([
+            {"name": "numpy", "values": ["2", "2.1", "2.1.3"]},
+            {"name": "torch", "values": ["2", "2.8", "2.8.0"]}
+        ])
+    );
+
+    // The active virtual environment is the default target, as for `pip install`.
+    let run = crate::common::run(
+        crate::common::vari()
+            .args(["detect", "--json"])
+            .env("VIRTUAL_ENV", venv.path()),
+    )
+    .expect_code(0);
+    assert!(features_of(&run.json(), "abi_dependency").is_some());
+
+    // No environment at all: the namespace is absent, and the table says how to give one.
+    let run = vari_run(["detect"]).expect_code(0);
+    assert!(run.stdout.contains("give --python"), "{}", run.stdout);
+}
+
+#[test]
+fn a_malformed_override_is_one_clear_error() {
+    let torch = data("variants-json/torch-2.10.0-variants.json");
+    for (name, value) in [
+        ("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "abc"),
+        ("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "twelve"),
+        ("AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION", "x"),
+        ("VARIANT_ABI_DEPENDENCY", "torch=2"),
+    ] {
+        crate::common::run(crate::common::vari().args(["detect"]).env(name, value))
+            .expect_one_error(&[name, value]);
+        // A selection made while ignoring it would silently be the wrong build.
+        crate::common::run(
+            crate::common::vari()
+                .arg("rank")
+                .arg(&torch)
+                .env(name, value),
+        )
+        .expect_one_error(&[name, value]);
+    }
+}
+
+#[test]
+fn rank_on_this_machine_says_why_a_namespace_is_missing() {
+    let torch = data("variants-json/torch-2.10.0-variants.json");
+    let detected = vari_run(["detect", "--json"]).expect_code(0).json();
+    let run = vari_run([Path::new("rank"), &torch, Path::new("--json")]).expect_code(0);
+    let ranked = run.json();
+    let reason = |label: &str| {
+        ranked["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["label"] == label)
+            .unwrap()["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    for (label, namespace) in [("cuda12.8", "nvidia"), ("rocm7.0", "amd"), ("xpu", "intel")] {
+        if features_of(&detected, namespace).is_none() {
+            // The detection's own reason, not a generic "not in the profile".
+            let why = reason(label);
+            assert!(
+                why.starts_with(&format!(
+                    "namespace `{namespace}` was not detected on this machine: "
+                )),
+                "{label}: {why}"
+            );
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! # vari-client
+//!
+//! The package index client (to be written).

@@ -1,0 +1,3 @@
+//! # vari-fs
+//!
+//! File-system plumbing that every vari front-end and library shares (to be written).

@@ -1,0 +1,3 @@
+//! # vari-publish
+//!
+//! Static variant indexes (to be written).

@@ -1,0 +1,3 @@
+//! # vari-python
+//!
+//! The target Python environment (to be written).

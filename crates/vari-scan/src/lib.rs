@@ -1,0 +1,3 @@
+//! # vari-scan
+//!
+//! Reading what the binaries of a wheel need (to be written).

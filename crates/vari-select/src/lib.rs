@@ -1,0 +1,3 @@
+//! # vari-select
+//!
+//! Selection as a library (to be written).
