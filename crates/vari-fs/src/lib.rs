@@ -1,3 +1,29 @@
 //! # vari-fs
 //!
-//! File-system plumbing that every vari front-end and library shares (to be written).
+//! File-system plumbing that every vari crate shares, so that each question has one answer:
+//!
+//! - **How is a file written safely?** [`write_atomic`] and [`AtomicFile`]: the whole content
+//!   goes to a temporary file beside the destination and is renamed over it once complete, so a
+//!   failure never leaves a partial file. Symbolic links are followed to the file they name (the
+//!   link stays a link); a replaced file keeps its permission bits and a new one gets the umask's;
+//!   devices and FIFOs (`/dev/null`, `/dev/stdout`) are written through, never replaced; a
+//!   directory or socket is refused. Errors name the path the caller gave, never the temporary.
+//! - **Where is the cache?** [`cache_dir`].
+//! - **How is a helper program run without hanging?** [`run_with_timeout`].
+//!
+//! Format rules live elsewhere (`vari-core`); this crate knows nothing about wheels or variants.
+//!
+//! ```
+//! let dir = tempfile::tempdir().unwrap();
+//! let out = dir.path().join("torch-2.8.0-variants.json");
+//! vari_fs::write_atomic(&out, b"{}").unwrap();
+//! assert_eq!(std::fs::read(&out).unwrap(), b"{}");
+//! ```
+
+mod atomic;
+mod cache;
+mod process;
+
+pub use atomic::{write_atomic, AtomicFile, WriteError};
+pub use cache::{cache_dir, cache_dir_with, CACHE_DIR_ENV};
+pub use process::{run_with_timeout, ProcessOutput, RunError};
