@@ -1,60 +1,63 @@
 #!/usr/bin/env python3
 """Times whole-process commands and prints each median and the ratios to the first one.
 
-Uses hyperfine when it is installed (its JSON export), else a plain timing loop.
-
-    python3 bench/compare.py [--runs N] [--warmup N] NAME=COMMAND NAME=COMMAND ...
+    python3 bench/compare.py [--runs N] [--warmup N] [--clock cpu|wall] NAME=COMMAND ...
 
 The first command is the baseline (vari); ratios say how many times slower each other one is.
+
+The runs of the commands are interleaved (A B A B …) so that load from other processes on a
+shared machine falls on all of them alike, and by default each run is measured in CPU time
+(user + system of the child, from `wait4`), which other processes' load barely changes; a short
+process timed right after a long one otherwise runs up to 2x slower in wall time. `--clock
+wall` measures wall time instead, with a pause before each run.
 """
 
 import argparse
-import json
-import shutil
+import os
+import shlex
 import statistics
 import subprocess
-import sys
-import tempfile
 import time
 
 
-def with_hyperfine(commands, runs, warmup):
-    with tempfile.NamedTemporaryFile(suffix=".json") as export:
-        cmd = ["hyperfine", "--style", "basic", "--shell=none", "--warmup", str(warmup),
-               "--runs", str(runs), "--export-json", export.name]
-        for name, command in commands:
-            cmd += ["--command-name", name, command]
-        subprocess.run(cmd, check=True, stdout=sys.stderr)
-        results = json.load(open(export.name))["results"]
-    return [statistics.median(r["times"]) for r in results]
+def run_once(args, clock):
+    """One run of `args` (output discarded): its CPU time (user + sys) or wall time, in s."""
+    if clock == "wall":
+        time.sleep(0.05)  # let the previous process's exit settle
+    start = time.perf_counter()
+    child = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"{shlex.join(args)} exited with {child.returncode}")
+    return usage.ru_utime + usage.ru_stime if clock == "cpu" else wall
 
 
-def with_loop(commands, runs, warmup):
-    medians = []
-    for _, command in commands:
-        args = command.split()
-        for _ in range(warmup):
-            subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-        times = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-            times.append(time.perf_counter() - start)
-        medians.append(statistics.median(times))
-    return medians
+def measure(commands, runs, warmup, clock):
+    """The median time of each command over `runs` interleaved runs."""
+    argv = [shlex.split(command) for _, command in commands]
+    for _ in range(warmup):
+        for args in argv:
+            run_once(args, clock)
+    times = [[] for _ in commands]
+    for _ in range(runs):
+        for i, args in enumerate(argv):
+            times[i].append(run_once(args, clock))
+    return [statistics.median(t) for t in times]
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
     parser.add_argument("commands", nargs="+", metavar="NAME=COMMAND")
     args = parser.parse_args()
     commands = [tuple(c.split("=", 1)) for c in args.commands]
-    timer = with_hyperfine if shutil.which("hyperfine") else with_loop
-    medians = timer(commands, args.runs, args.warmup)
-    print(f"timing with {'hyperfine' if timer is with_hyperfine else 'a Python loop'}, "
-          f"{args.runs} runs each, median wall time of the whole process:")
+    medians = measure(commands, args.runs, args.warmup, args.clock)
+    what = "CPU time (user + sys)" if args.clock == "cpu" else "wall time"
+    print(f"{args.runs} interleaved runs each, median {what} of the whole process:")
     base = medians[0]
     for (name, _), median in zip(commands, medians):
         ratio = "" if median is base else f"  ({median / base:.1f}x the time of {commands[0][0]})"

@@ -13,15 +13,19 @@
 //! - [`profile`]: the `vari-profile/1` document — a target's supported properties.
 //! - [`ordering`]: ranking variants for a target, with user preferences (§6).
 //! - [`markers`]: the target marker environment and variant environment markers (§7).
+//! - [`Diagnostic`]: the one problem report (key path + message) every reader returns.
 
+mod diagnostic;
 pub mod filename;
 pub mod label;
 pub mod markers;
 pub mod metadata;
+mod name_hash;
 pub mod names;
 pub mod ordering;
 pub mod profile;
 
+pub use diagnostic::{strip_bom, Diagnostic};
 pub use names::{
     FeatureName, FeatureRef, FeatureValue, NameError, Namespace, Property, VariantLabel,
 };

@@ -1,12 +1,17 @@
 //! Validated names: namespaces, feature names, feature values, properties and labels
 //! (`spec/format.md` §1).
 //!
-//! Each name is a newtype over `String` that can only be built through validation, so the rest of
-//! the crate never re-checks a character class. The grammars are tiny and fixed, so they are
-//! checked by hand rather than through a regex engine.
+//! Each name is a newtype that can only be built through validation, so the rest of the crate
+//! never re-checks a character class. The grammars are tiny and fixed, so they are checked by
+//! hand rather than through a regex engine.
+//!
+//! A name holds its text in an `Arc<str>`: a large index file repeats the same few namespaces,
+//! features and values thousands of times, so the reader shares one allocation per distinct
+//! name, and cloning a name (into a rejection, a profile, a report) costs no allocation.
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -68,18 +73,65 @@ fn check(
     }
 }
 
+/// `a == b`, byte by byte, inline.
+fn bytes_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// `a.cmp(b)` (lexicographic on bytes, as `str` orders), byte by byte, inline.
+fn bytes_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 macro_rules! name_type {
     ($(#[$doc:meta])* $name:ident, $kind:literal, $ok:expr, $allowed:expr) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub struct $name(String);
+        #[derive(Debug, Clone)]
+        pub struct $name(Arc<str>);
+
+        // Names are a few bytes long: compared with inline byte loops rather than `memcmp`
+        // calls, whose overhead dominated reading and ranking large index files; equal when
+        // they share their text (the reader shares it) without looking at it.
+        impl PartialEq for $name {
+            fn eq(&self, other: &Self) -> bool {
+                Arc::ptr_eq(&self.0, &other.0) || bytes_eq(&self.0, &other.0)
+            }
+        }
+
+        impl Eq for $name {}
+
+        impl PartialOrd for $name {
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+
+        impl Ord for $name {
+            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+                bytes_cmp(&self.0, &other.0)
+            }
+        }
+
+        impl std::hash::Hash for $name {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                // As `str` hashes, so that look-ups by `&str` (through `Borrow`) agree.
+                self.as_str().hash(state)
+            }
+        }
 
         impl $name {
             /// Validates `value` and wraps it.
             pub fn new(value: impl Into<String>) -> Result<Self, NameError> {
                 let value = value.into();
                 check($kind, &value, $ok, $allowed)?;
-                Ok(Self(value))
+                Ok(Self(Arc::from(value)))
             }
 
             /// The name as a string slice.
@@ -168,7 +220,7 @@ impl Namespace {
 
     /// Whether this is the reserved `abi_dependency` namespace.
     pub fn is_abi_dependency(&self) -> bool {
-        self.0 == Self::ABI_DEPENDENCY
+        &*self.0 == Self::ABI_DEPENDENCY
     }
 }
 
@@ -180,12 +232,12 @@ impl VariantLabel {
 
     /// The `null` label.
     pub fn null() -> Self {
-        Self(Self::NULL.to_owned())
+        Self(Arc::from(Self::NULL))
     }
 
     /// Whether this is the reserved `null` label.
     pub fn is_null(&self) -> bool {
-        self.0 == Self::NULL
+        &*self.0 == Self::NULL
     }
 }
 
@@ -295,6 +347,27 @@ impl fmt::Display for FeatureRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_compare_as_their_text_does() {
+        let texts = [
+            "", "a", "ab", "abc", "b", "a_b", "a.b", "12.8", "12.10", "9",
+        ];
+        for a in texts.iter().filter(|t| !t.is_empty()) {
+            for b in texts.iter().filter(|t| !t.is_empty()) {
+                let (x, y) = (
+                    FeatureValue::new(*a).unwrap(),
+                    FeatureValue::new(*b).unwrap(),
+                );
+                assert_eq!(x.cmp(&y), a.cmp(b), "{a} {b}");
+                assert_eq!(x == y, a == b, "{a} {b}");
+                assert_eq!(bytes_cmp(a, b), a.cmp(b));
+            }
+        }
+        assert_eq!(bytes_cmp("", "a"), std::cmp::Ordering::Less);
+        let shared = Namespace::new("nvidia").unwrap();
+        assert_eq!(shared.clone(), shared);
+    }
 
     #[test]
     fn property_parses_with_any_whitespace() {

@@ -6,22 +6,41 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::diagnostic::{json_syntax, strip_bom, Diagnostic};
 use crate::names::{FeatureName, FeatureValue, Namespace};
 
 /// The value of the `schema` key.
 pub const PROFILE_SCHEMA: &str = "vari-profile/1";
 
-/// Why a profile document could not be read.
+/// Why a profile document could not be read (the shape [`Profile::from_json`] has always
+/// returned; [`Profile::read_json`] returns the same as a [`Diagnostic`]).
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
     /// Not JSON, or a key has the wrong type or an invalid name.
-    #[error("{path}: {message}")]
+    #[error("{}", Diagnostic::new(path.as_str(), message.as_str()))]
     Invalid {
         /// Key path in the document, e.g. `namespaces[1].features[0].values[2]`.
         path: String,
         /// What is wrong there.
         message: String,
     },
+}
+
+impl From<Diagnostic> for ProfileError {
+    fn from(d: Diagnostic) -> Self {
+        ProfileError::Invalid {
+            path: d.path,
+            message: d.message,
+        }
+    }
+}
+
+impl From<ProfileError> for Diagnostic {
+    fn from(e: ProfileError) -> Self {
+        match e {
+            ProfileError::Invalid { path, message } => Diagnostic::new(path, message),
+        }
+    }
 }
 
 /// The platform a profile describes (informational; markers may use it).
@@ -109,7 +128,7 @@ impl Profile {
             .find(|n| n.namespace.as_str() == namespace)
     }
 
-    /// Parses a `vari-profile/1` JSON document.
+    /// Parses a `vari-profile/1` JSON document (a leading UTF-8 byte order mark is ignored).
     ///
     /// ```
     /// let p = vari_core::Profile::from_json(r#"{"schema": "vari-profile/1", "namespaces": [
@@ -117,51 +136,72 @@ impl Profile {
     /// assert_eq!(p.namespace("x86_64").unwrap().features[0].values.len(), 2);
     /// ```
     pub fn from_json(text: &str) -> Result<Self, ProfileError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| ProfileError::Invalid {
-                path: format!("line {} column {}", e.line(), e.column()),
-                message: format!("not valid JSON: {e}"),
-            })?;
-        Self::from_value(&value)
+        Self::read_json(text).map_err(ProfileError::from)
     }
 
     /// Reads a profile from an already parsed JSON value, naming the key path of any error.
     pub fn from_value(value: &serde_json::Value) -> Result<Self, ProfileError> {
-        let invalid = |path: String, message: String| ProfileError::Invalid { path, message };
-        let obj = value
-            .as_object()
-            .ok_or_else(|| invalid("(root)".into(), "expected a JSON object".into()))?;
+        Self::read_value(value).map_err(ProfileError::from)
+    }
+
+    /// [`Profile::from_json`] reporting the crate's one problem type, [`Diagnostic`].
+    ///
+    /// ```
+    /// let e = vari_core::Profile::read_json(
+    ///     r#"{"schema": "vari-profile/1", "platform": {"extra": "x"}}"#).unwrap_err();
+    /// assert_eq!(e.path, "platform.extra");
+    /// ```
+    pub fn read_json(text: &str) -> Result<Self, Diagnostic> {
+        let text = strip_bom(text);
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| json_syntax("not valid JSON", text, &e))?;
+        Self::read_value(&value)
+    }
+
+    /// [`Profile::from_value`] reporting the crate's one problem type, [`Diagnostic`].
+    pub fn read_value(value: &serde_json::Value) -> Result<Self, Diagnostic> {
+        let invalid = |path: &str, message: String| Diagnostic::new(path, message);
+        let obj = value.as_object().ok_or_else(|| {
+            invalid(
+                "",
+                format!("expected a JSON object, found {}", kind_of(value)),
+            )
+        })?;
         match obj.get("schema").and_then(|s| s.as_str()) {
             Some(PROFILE_SCHEMA) => {}
             Some(other) => {
                 return Err(invalid(
-                    "schema".into(),
+                    "schema",
                     format!("unsupported profile schema {other:?} (expected {PROFILE_SCHEMA:?})"),
                 ))
             }
             None => {
                 return Err(invalid(
-                    "schema".into(),
+                    "schema",
                     format!("missing; expected {PROFILE_SCHEMA:?}"),
                 ))
             }
         }
         for key in obj.keys() {
             if !matches!(key.as_str(), "schema" | "platform" | "namespaces") {
-                return Err(invalid(key.clone(), "unknown key".into()));
+                return Err(invalid(
+                    key,
+                    "unknown key (expected one of: schema, platform, namespaces)".into(),
+                ));
             }
         }
         let platform = match obj.get("platform") {
             None | Some(serde_json::Value::Null) => None,
-            Some(p) => Some(
-                Platform::deserialize(p).map_err(|e| invalid("platform".into(), e.to_string()))?,
-            ),
+            Some(p) => Some(read_platform(p)?),
         };
         let mut namespaces = Vec::new();
         if let Some(list) = obj.get("namespaces") {
-            let list = list
-                .as_array()
-                .ok_or_else(|| invalid("namespaces".into(), "expected a list".into()))?;
+            let list = list.as_array().ok_or_else(|| {
+                invalid(
+                    "namespaces",
+                    format!("expected a list, found {}", kind_of(list)),
+                )
+            })?;
             for (i, ns) in list.iter().enumerate() {
                 let path = format!("namespaces[{i}]");
                 let support = read_namespace(ns, &path)?;
@@ -170,7 +210,7 @@ impl Profile {
                     .any(|n: &NamespaceSupport| n.namespace == support.namespace)
                 {
                     return Err(invalid(
-                        format!("{path}.namespace"),
+                        &format!("{path}.namespace"),
                         format!("namespace {:?} is listed twice", support.namespace.as_str()),
                     ));
                 }
@@ -193,8 +233,51 @@ impl Profile {
     }
 }
 
-fn read_namespace(value: &serde_json::Value, path: &str) -> Result<NamespaceSupport, ProfileError> {
-    let invalid = |p: String, message: String| ProfileError::Invalid { path: p, message };
+/// What a JSON value is, for "expected …, found …" messages.
+fn kind_of(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// `platform`: optional strings, each error at its own key (`platform.extra`), worded like the
+/// rest of the profile's errors rather than serde's.
+fn read_platform(value: &serde_json::Value) -> Result<Platform, Diagnostic> {
+    const KEYS: [&str; 3] = ["system", "machine", "libc"];
+    let obj = value.as_object().ok_or_else(|| {
+        Diagnostic::new(
+            "platform",
+            format!("expected an object, found {}", kind_of(value)),
+        )
+    })?;
+    if let Some(key) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(Diagnostic::new(
+            format!("platform.{key}"),
+            format!("unknown key (expected one of: {})", KEYS.join(", ")),
+        ));
+    }
+    let text = |key: &str| match obj.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(Diagnostic::new(
+            format!("platform.{key}"),
+            format!("expected a string, found {}", kind_of(other)),
+        )),
+    };
+    Ok(Platform {
+        system: text("system")?,
+        machine: text("machine")?,
+        libc: text("libc")?,
+    })
+}
+
+fn read_namespace(value: &serde_json::Value, path: &str) -> Result<NamespaceSupport, Diagnostic> {
+    let invalid = |p: String, message: String| Diagnostic::new(p, message);
     let obj = value
         .as_object()
         .ok_or_else(|| invalid(path.to_owned(), "expected an object".into()))?;
@@ -311,6 +394,46 @@ mod tests {
                 .multi_value
         );
         assert!(p.namespace("amd").is_none());
+    }
+
+    #[test]
+    fn platform_errors_name_the_key_in_our_words() {
+        let e = Profile::read_json(
+            r#"{"schema": "vari-profile/1", "platform": {"system": "Linux", "extra": 1}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "platform.extra");
+        assert_eq!(
+            e.message,
+            "unknown key (expected one of: system, machine, libc)"
+        );
+        let e = Profile::read_json(r#"{"schema": "vari-profile/1", "platform": {"libc": 2}}"#)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "platform.libc: expected a string, found a number"
+        );
+        let e = Profile::read_json(r#"{"schema": "vari-profile/1", "platform": []}"#).unwrap_err();
+        assert_eq!(e.to_string(), "platform: expected an object, found a list");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_accepted() {
+        let p = Profile::from_json("\u{feff}{\"schema\": \"vari-profile/1\"}").unwrap();
+        assert!(p.namespaces.is_empty());
+    }
+
+    #[test]
+    fn an_empty_file_says_so_once() {
+        let e = Profile::read_json("").unwrap_err();
+        assert_eq!(e.path, "");
+        assert_eq!(
+            e.message,
+            "not valid JSON: the file is empty (expected a JSON object)"
+        );
+        let e = Profile::from_json("{").unwrap_err().to_string();
+        assert_eq!(e.matches("line 1").count(), 1, "{e}");
+        assert!(!e.starts_with(':'), "{e}");
     }
 
     #[test]

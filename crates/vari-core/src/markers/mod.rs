@@ -41,6 +41,9 @@ pub use error::MarkerError;
 
 /// A parsed marker, for evaluating one marker many times (e.g. an `enable-if` against several
 /// targets). Parsing checks everything, so evaluation cannot fail.
+///
+/// Two markers are equal when their text is (the text determines the parse). `Display` gives
+/// the text as written.
 #[derive(Debug, Clone)]
 pub struct Marker {
     text: String,
@@ -79,6 +82,26 @@ impl Marker {
             .filter_map(|e| ExtraName::from_str(e).ok())
             .collect();
         self.expr.evaluate(env, ctx, &extras)
+    }
+}
+
+impl PartialEq for Marker {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Marker {}
+
+impl std::hash::Hash for Marker {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+
+impl std::fmt::Display for Marker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
     }
 }
 

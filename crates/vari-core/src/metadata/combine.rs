@@ -466,7 +466,7 @@ mod tests {
         b.generation = SchemaGeneration::V0_2;
         assert_eq!(
             combine([("b", &b), ("a", &a)]).unwrap_err().to_string(),
-            "a uses schema 0.0.3 but b uses schema 0.2; convert them to one generation first"
+            "a uses schema 0.0.3 but b uses schema 0.2.x; convert them to one generation first"
         );
         assert_eq!(
             combine(std::iter::empty()).unwrap_err(),

@@ -5,7 +5,8 @@ use std::str::FromStr;
 
 use super::model::SchemaGeneration;
 
-/// The versions vari reads, for error messages.
+/// The versions vari reads, for error messages (the generations' names, see
+/// [`SchemaGeneration`]'s `Display`).
 pub(crate) const SUPPORTED_VERSIONS: &str = "0.0.2, 0.0.3, 0.1.x, 0.2.x";
 
 impl SchemaGeneration {
@@ -29,6 +30,25 @@ impl SchemaGeneration {
         }
     }
 
+    /// The schema version vari writes in `$schema` for this generation: the exact version of
+    /// the 0.0.x drafts, and for 0.1.x and 0.2.x the one patch release vari writes (`0.1.1`,
+    /// PEP 825's; `0.2.0`, variantlib 0.2.2's). Reading accepts any patch release of 0.1.x
+    /// and 0.2.x.
+    ///
+    /// ```
+    /// use vari_core::metadata::SchemaGeneration;
+    /// assert_eq!(SchemaGeneration::V0_1.written_version(), "0.1.1");
+    /// assert!(SchemaGeneration::V0_1.url().ends_with("/v0.1.1.json"));
+    /// ```
+    pub fn written_version(self) -> &'static str {
+        match self {
+            Self::V0_0_2 => "0.0.2",
+            Self::V0_0_3 => "0.0.3",
+            Self::V0_1 => "0.1.1",
+            Self::V0_2 => "0.2.0",
+        }
+    }
+
     /// Whether the generation has a `providers` table (every one but PEP 825's 0.1).
     pub fn has_providers(self) -> bool {
         self != Self::V0_1
@@ -45,34 +65,86 @@ impl SchemaGeneration {
     }
 }
 
+/// The generation's one name, used in every message: `0.0.2`, `0.0.3`, `0.1.x`, `0.2.x` (the
+/// 0.0.x drafts are one version each; 0.1.x and 0.2.x are families of patch releases).
 impl fmt::Display for SchemaGeneration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Self::V0_0_2 => "0.0.2",
             Self::V0_0_3 => "0.0.3",
-            Self::V0_1 => "0.1",
-            Self::V0_2 => "0.2",
+            Self::V0_1 => "0.1.x",
+            Self::V0_2 => "0.2.x",
         })
     }
 }
 
-/// A generation name that vari does not know.
+/// A generation name that vari does not know, or a patch release of a known generation that
+/// vari does not write (`0.1.0`: vari writes 0.1.x as 0.1.1, and silently writing another
+/// version than the one asked for would mislead).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown schema generation {0:?} (expected one of 0.0.2, 0.0.3, 0.1, 0.2)")]
-pub struct UnknownGeneration(pub String);
+pub enum UnknownGeneration {
+    /// Not a generation vari knows.
+    #[error(
+        "unknown schema generation {0:?} (expected one of 0.0.2, 0.0.3, 0.1.x, 0.2.x; 0.1 and \
+         0.1.1 also mean 0.1.x, 0.2 and 0.2.0 also mean 0.2.x)"
+    )]
+    Unknown(String),
+    /// A patch release of a known generation other than the one vari writes.
+    #[error(
+        "schema {given} is not written by vari: it writes {generation} as {written} (give \
+         {generation}, or {written})",
+        written = .generation.written_version()
+    )]
+    OtherPatch {
+        /// The version as given.
+        given: String,
+        /// The generation it belongs to.
+        generation: SchemaGeneration,
+    },
+}
 
 impl FromStr for SchemaGeneration {
     type Err = UnknownGeneration;
 
-    /// Accepts `0.0.2`, `0.0.3`, `0.1`, `0.1.0`, `0.1.1`, `0.2`, `0.2.0`.
+    /// Accepts each generation's name (`0.0.2`, `0.0.3`, `0.1.x`, `0.2.x`), for 0.1.x and
+    /// 0.2.x also the bare `0.1`/`0.2` and the version vari writes (`0.1.1`, `0.2.0`). Another
+    /// patch release of a known generation (`0.1.0`) is refused with
+    /// [`UnknownGeneration::OtherPatch`].
+    ///
+    /// ```
+    /// use vari_core::metadata::SchemaGeneration;
+    /// for s in ["0.1", "0.1.x", "0.1.1"] {
+    ///     assert_eq!(s.parse::<SchemaGeneration>().unwrap(), SchemaGeneration::V0_1);
+    /// }
+    /// assert!("0.1.0".parse::<SchemaGeneration>().unwrap_err().to_string().contains("0.1.1"));
+    /// ```
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "0.0.2" => Ok(Self::V0_0_2),
-            "0.0.3" => Ok(Self::V0_0_3),
-            "0.1" | "0.1.0" | "0.1.1" => Ok(Self::V0_1),
-            "0.2" | "0.2.0" => Ok(Self::V0_2),
-            _ => Err(UnknownGeneration(s.to_owned())),
+        let given = s.trim();
+        if let Some(g) = Self::ALL.into_iter().find(|g| {
+            given == g.to_string()
+                || given == g.written_version()
+                || given
+                    .strip_suffix(".x")
+                    .is_some_and(|minor| g.to_string().strip_suffix(".x") == Some(minor))
+                || Some(given) == g.to_string().strip_suffix(".x")
+        }) {
+            return Ok(g);
         }
+        // `0.1.7`: a patch release of a family vari writes as another patch.
+        let family = given.rsplit_once('.').map(|(minor, _)| minor);
+        if let Some(g) = Self::ALL
+            .into_iter()
+            .find(|g| family.is_some() && g.to_string().strip_suffix(".x") == family)
+        {
+            let patch = given.rsplit_once('.').map_or("", |(_, p)| p);
+            if !patch.is_empty() && patch.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(UnknownGeneration::OtherPatch {
+                    given: given.to_owned(),
+                    generation: g,
+                });
+            }
+        }
+        Err(UnknownGeneration::Unknown(s.to_owned()))
     }
 }
 
@@ -131,19 +203,53 @@ mod tests {
             ("0.0.2", SchemaGeneration::V0_0_2),
             ("0.0.3", SchemaGeneration::V0_0_3),
             ("0.1", SchemaGeneration::V0_1),
-            ("0.1.0", SchemaGeneration::V0_1),
+            ("0.1.x", SchemaGeneration::V0_1),
             ("0.1.1", SchemaGeneration::V0_1),
             ("0.2", SchemaGeneration::V0_2),
+            ("0.2.x", SchemaGeneration::V0_2),
             ("0.2.0", SchemaGeneration::V0_2),
         ] {
             assert_eq!(s.parse::<SchemaGeneration>().unwrap(), g, "{s}");
         }
         for g in SchemaGeneration::ALL {
             assert_eq!(g.to_string().parse::<SchemaGeneration>().unwrap(), g);
+            assert_eq!(g.written_version().parse::<SchemaGeneration>().unwrap(), g);
+            // What is written is what the name promises.
+            assert!(g.url().contains(&format!("v{}.json", g.written_version())));
         }
-        for bad in ["0.0.1", "1.0", "0.3", "", "v0.1"] {
-            assert!(bad.parse::<SchemaGeneration>().is_err(), "{bad}");
+        for bad in [
+            "0.0.1", "1.0", "0.3", "", "v0.1", "0.0.x", "0.0", "0.1.y", "0.1.1.1",
+        ] {
+            assert!(
+                matches!(
+                    bad.parse::<SchemaGeneration>(),
+                    Err(UnknownGeneration::Unknown(_))
+                ),
+                "{bad}"
+            );
         }
+    }
+
+    #[test]
+    fn another_patch_release_is_refused_not_rewritten() {
+        let e = "0.1.0".parse::<SchemaGeneration>().unwrap_err();
+        assert_eq!(
+            e,
+            UnknownGeneration::OtherPatch {
+                given: "0.1.0".into(),
+                generation: SchemaGeneration::V0_1
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "schema 0.1.0 is not written by vari: it writes 0.1.x as 0.1.1 (give 0.1.x, or 0.1.1)"
+        );
+        assert!(matches!(
+            "0.2.3".parse::<SchemaGeneration>(),
+            Err(UnknownGeneration::OtherPatch { .. })
+        ));
+        let e = "0.3".parse::<SchemaGeneration>().unwrap_err().to_string();
+        assert!(e.contains("0.0.2, 0.0.3, 0.1.x, 0.2.x"), "{e}");
     }
 
     #[test]

@@ -5,9 +5,12 @@
 //!   with every problem reported as a [`MetadataError`] (key path + message).
 //! - [`write_json`]: [`VariantMetadata`] → deterministic JSON of a chosen generation.
 //! - [`combine`]: several documents (wheels, index files) → one.
+//! - [`check_single_values`]: the single-value rule, with the providers' knowledge passed in
+//!   as a [`FeatureKinds`].
 
 mod combine;
 mod error;
+mod feature_kinds;
 mod generation;
 mod model;
 mod provider;
@@ -21,11 +24,12 @@ mod write;
 
 pub use combine::{combine, CombineError};
 pub use error::MetadataError;
+pub use feature_kinds::{check_single_values, remove_multi_valued_single_features, FeatureKinds};
 pub use generation::UnknownGeneration;
 pub use model::{
     properties_of, property_refs, DefaultPriorities, FeatureProperties, ProviderInfo, ProviderKind,
     SchemaGeneration, StaticProperties, ValueSet, VariantMetadata, VariantProperties,
 };
-pub use read::{read_json, read_json_lenient, read_pyproject, SourceKind};
+pub use read::{read_json, read_json_lenient, read_json_with_warnings, read_pyproject, SourceKind};
 pub use sorted::{SortedMap, SortedMapIter, SortedSet};
 pub use write::{write_json, Written};

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::sorted::{SortedMap, SortedSet};
 
+use crate::markers::Marker;
 use crate::names::{FeatureName, FeatureValue, Namespace, Property, VariantLabel};
 
 /// The schema generations found in the wild (`spec/format.md` §4).
@@ -44,8 +45,9 @@ pub struct ProviderInfo {
     pub requires: Vec<String>,
     /// Requirements of a build-time (AoT) plugin (0.2.0 `build-requires`, pyproject only).
     pub build_requires: Vec<String>,
-    /// PEP 508 marker; when false on the target, the namespace is unsupported.
-    pub enable_if: Option<String>,
+    /// `enable-if`: a PEP 508 marker, parsed when read; when false on the target, the
+    /// namespace is unsupported.
+    pub enable_if: Option<Marker>,
     /// Off unless the user enables it.
     pub optional: bool,
     /// Explicit plugin entry point (`module:Object`).
@@ -98,6 +100,19 @@ pub struct VariantMetadata {
     pub static_properties: BTreeMap<Namespace, StaticProperties>,
     /// `variants`, by label (empty for pyproject).
     pub variants: BTreeMap<VariantLabel, VariantProperties>,
+}
+
+impl VariantMetadata {
+    /// The label of the null variant (the one without properties), if the metadata has one.
+    ///
+    /// Usually `null`; a 0.0.x file read tolerantly may use another label (PyTorch 2.8's
+    /// `00000000`), which wheels of that release carry in their filenames.
+    pub fn null_variant(&self) -> Option<&VariantLabel> {
+        self.variants
+            .iter()
+            .find(|(_, properties)| properties.is_empty())
+            .map(|(label, _)| label)
+    }
 }
 
 /// Iterates the properties of a variant in (namespace, feature, value) order, borrowed: the

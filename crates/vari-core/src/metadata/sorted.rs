@@ -271,6 +271,14 @@ impl<K: Ord, V> SortedMap<K, V> {
         &mut self.0[i].1
     }
 
+    /// A map of entries whose keys are known to be unique, in any order (sorted here, without
+    /// the checks and shifting of one insert at a time).
+    pub(crate) fn from_unique(mut entries: Vec<(K, V)>) -> Self {
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        debug_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
+        Self(entries)
+    }
+
     /// Removes `key`; returns its value, if it was present.
     pub fn remove<Q>(&mut self, key: &Q) -> Option<V>
     where

@@ -4,6 +4,10 @@
 //! variant label (two different property sets under one label). Parsing into this tree instead
 //! lets the validator report every duplicate, and walk the document in order so errors come
 //! out in document order.
+//!
+//! The top-level `variants` of a JSON metadata document is the exception: it is most of an
+//! index file, so `read/root.rs` streams it straight into the model ([`Node::Streamed`] marks
+//! where it was) or keeps it as raw text ([`Node::RawJson`]) to stream later.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -27,6 +31,11 @@ pub(crate) enum Node<'a> {
     Array(Vec<Node<'a>>),
     /// An object / table: entries in document order, duplicates included.
     Object(Vec<(Cow<'a, str>, Node<'a>)>),
+    /// A value left unparsed, as its JSON text (only the root's `variants`).
+    RawJson(&'a str),
+    /// A value read into the model while parsing, kept beside the tree (only the root's
+    /// `variants`).
+    Streamed,
 }
 
 impl Node<'_> {
@@ -38,7 +47,15 @@ impl Node<'_> {
             Node::Number => "a number",
             Node::String(_) => "a string",
             Node::Array(_) => "a list",
-            Node::Object(_) => "an object",
+            Node::Object(_) | Node::Streamed => "an object",
+            Node::RawJson(text) => match text.trim_start().as_bytes().first() {
+                Some(b'{') => "an object",
+                Some(b'[') => "a list",
+                Some(b'"') => "a string",
+                Some(b't' | b'f') => "a boolean",
+                Some(b'n') => "null",
+                _ => "a number",
+            },
         }
     }
 }
@@ -50,7 +67,7 @@ impl<'de> Deserialize<'de> for Node<'de> {
 }
 
 /// An object key, borrowed when possible (serde's `Cow<str>` always copies).
-struct Key<'a>(Cow<'a, str>);
+pub(crate) struct Key<'a>(pub(crate) Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -74,7 +91,15 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
-struct NodeVisitor<'de>(PhantomData<&'de ()>);
+/// Builds a [`Node`] from any value.
+pub(crate) struct NodeVisitor<'de>(PhantomData<&'de ()>);
+
+impl NodeVisitor<'_> {
+    /// The visitor.
+    pub(crate) fn new() -> Self {
+        Self(PhantomData)
+    }
+}
 
 impl<'de> Visitor<'de> for NodeVisitor<'de> {
     type Value = Node<'de>;
@@ -138,7 +163,9 @@ impl<'de> Visitor<'de> for NodeVisitor<'de> {
     }
 }
 
-/// Parses JSON text into a tree, keeping duplicate keys.
+/// Parses JSON text into a tree, keeping duplicate keys (no special case for `variants`:
+/// metadata documents are parsed by `read/root.rs`).
+#[cfg(test)]
 pub(crate) fn parse_json(text: &str) -> Result<Node<'_>, serde_json::Error> {
     serde_json::from_str(text)
 }
@@ -174,6 +201,8 @@ impl Node<'_> {
                     .map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned()))
                     .collect(),
             ),
+            // Only JSON metadata roots hold these, and they are never made owned.
+            Node::RawJson(_) | Node::Streamed => Node::Null,
         }
     }
 }

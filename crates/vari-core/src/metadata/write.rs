@@ -150,7 +150,7 @@ impl Writer<'_> {
                     format!("default-priorities.namespace[{i}]"),
                     format!(
                         "namespace \"{ns}\" has no provider, and schema {g} needs one for \
-                         every namespace (was the input schema 0.1?)"
+                         every namespace (was the input schema 0.1.x?)"
                     ),
                 ));
             }
@@ -162,7 +162,7 @@ impl Writer<'_> {
                         format!("providers.{ns}"),
                         format!(
                             "schema {g} cannot express a built-in provider (builtin = \
-                             \"{name}\"); write schema 0.2"
+                             \"{name}\"); write schema 0.2.x"
                         ),
                     ));
                 }
@@ -293,7 +293,7 @@ impl Writer<'_> {
                 for (key, list) in [("feature", feature), ("property", property)] {
                     if !list.is_empty() {
                         self.warnings.push(format!(
-                            "dropped default-priorities.{key} for {}: schema 0.2 has no {key} \
+                            "dropped default-priorities.{key} for {}: schema 0.2.x has no {key} \
                              priorities for providers without static properties, so \
                              selection may differ",
                             list.join(", ")
@@ -332,7 +332,7 @@ impl Writer<'_> {
         for (key, list) in groups {
             if !list.is_empty() {
                 self.warnings.push(format!(
-                    "dropped {key} for {list}: schema 0.1 cannot express them"
+                    "dropped {key} for {list}: schema 0.1.x cannot express them"
                 ));
             }
         }
@@ -341,7 +341,10 @@ impl Writer<'_> {
     fn provider(&mut self, ns: &Namespace, p: &ProviderInfo) -> Obj {
         let mut out = Obj::new();
         if let Some(marker) = &p.enable_if {
-            out.insert("enable-if".to_owned(), Json::Str(marker.clone()));
+            out.insert(
+                "enable-if".to_owned(),
+                Json::Str(marker.as_str().to_owned()),
+            );
         }
         if p.optional {
             out.insert("optional".to_owned(), Json::Bool(true));
@@ -380,7 +383,7 @@ impl Writer<'_> {
             (_, ProviderKind::AheadOfTime) => {
                 if !p.build_requires.is_empty() {
                     self.warnings.push(format!(
-                        "dropped providers.{ns}.build-requires: schema 0.2 allows build-time \
+                        "dropped providers.{ns}.build-requires: schema 0.2.x allows build-time \
                          plugins only in pyproject.toml (selection uses its static properties)"
                     ));
                 }
@@ -413,7 +416,7 @@ impl Writer<'_> {
     fn drop_plugin_api(&mut self, ns: &Namespace, plugin_api: &mut Option<String>) {
         if plugin_api.take().is_some() {
             self.warnings.push(format!(
-                "dropped providers.{ns}.plugin-api: schema 0.2 allows it only with requires \
+                "dropped providers.{ns}.plugin-api: schema 0.2.x allows it only with requires \
                  or build-requires"
             ));
         }
@@ -425,6 +428,7 @@ impl Writer<'_> {
                 .variants
                 .iter()
                 .map(|(label, namespaces)| {
+                    let null = namespaces.is_empty();
                     let namespaces = namespaces
                         .iter()
                         .map(|(ns, features)| {
@@ -435,7 +439,14 @@ impl Writer<'_> {
                             (ns.to_string(), Json::Obj(features))
                         })
                         .collect();
-                    (label.to_string(), Json::Obj(namespaces))
+                    // The null variant is always written `null`, whatever label a tolerated
+                    // 0.0.x file gave it.
+                    let label = if null {
+                        VariantLabel::NULL.to_owned()
+                    } else {
+                        label.to_string()
+                    };
+                    (label, Json::Obj(namespaces))
                 })
                 .collect(),
         )
@@ -632,10 +643,10 @@ mod tests {
         assert_eq!(
             written.warnings,
             [
-                "dropped default-priorities.feature for nvidia: schema 0.2 has no feature priorities for providers without static properties, so selection may differ",
-                "dropped default-priorities.property for nvidia: schema 0.2 has no property priorities for providers without static properties, so selection may differ",
-                "dropped providers.prio.build-requires: schema 0.2 allows build-time plugins only in pyproject.toml (selection uses its static properties)",
-                "dropped providers.prio.plugin-api: schema 0.2 allows it only with requires or build-requires",
+                "dropped default-priorities.feature for nvidia: schema 0.2.x has no feature priorities for providers without static properties, so selection may differ",
+                "dropped default-priorities.property for nvidia: schema 0.2.x has no property priorities for providers without static properties, so selection may differ",
+                "dropped providers.prio.build-requires: schema 0.2.x allows build-time plugins only in pyproject.toml (selection uses its static properties)",
+                "dropped providers.prio.plugin-api: schema 0.2.x allows it only with requires or build-requires",
             ]
         );
     }
@@ -687,10 +698,10 @@ mod tests {
         assert_eq!(
             written.warnings,
             [
-                "dropped providers for nvidia, prio: schema 0.1 cannot express them",
-                "dropped static-properties for prio: schema 0.1 cannot express them",
-                "dropped default-priorities.feature for nvidia, prio: schema 0.1 cannot express them",
-                "dropped default-priorities.property for nvidia, prio: schema 0.1 cannot express them",
+                "dropped providers for nvidia, prio: schema 0.1.x cannot express them",
+                "dropped static-properties for prio: schema 0.1.x cannot express them",
+                "dropped default-priorities.feature for nvidia, prio: schema 0.1.x cannot express them",
+                "dropped default-priorities.property for nvidia, prio: schema 0.1.x cannot express them",
             ]
         );
     }
@@ -735,7 +746,7 @@ mod tests {
         let e = write_json(&meta, SchemaGeneration::V0_0_3).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "providers.cpu: schema 0.0.3 cannot express a built-in provider (builtin = \"x86_64\"); write schema 0.2"
+            "providers.cpu: schema 0.0.3 cannot express a built-in provider (builtin = \"x86_64\"); write schema 0.2.x"
         );
         let written = write_json(&meta, SchemaGeneration::V0_2).unwrap();
         assert!(written.text.contains("\"builtin\": \"x86_64\""));
@@ -747,7 +758,7 @@ mod tests {
         let e = write_json(&meta, SchemaGeneration::V0_2).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "default-priorities.namespace[0]: namespace \"x\" has no provider, and schema 0.2 needs one for every namespace (was the input schema 0.1?)"
+            "default-priorities.namespace[0]: namespace \"x\" has no provider, and schema 0.2.x needs one for every namespace (was the input schema 0.1.x?)"
         );
     }
 
@@ -778,7 +789,7 @@ mod tests {
         let e = write_json(&meta, SchemaGeneration::V0_1).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "variants.null: cannot be written as schema 0.1: the label \"null\" is reserved for the variant with no properties"
+            "variants.null: cannot be written as schema 0.1.x: the label \"null\" is reserved for the variant with no properties"
         );
     }
 

@@ -279,9 +279,10 @@ fn user_rejection(
 /// Best first: the null variant last, then the lexicographic key comparison in which a key list
 /// beats its own prefix, then the label.
 fn compare(a: &Entry<'_>, b: &Entry<'_>, keys: &[PropertyKey]) -> Ordering {
-    a.label
-        .is_null()
-        .cmp(&b.label.is_null())
+    // The null variant is the one without properties, whatever its label (a tolerated 0.0.x
+    // file may call it `00000000`).
+    (a.properties.is_empty(), a.label.is_null())
+        .cmp(&(b.properties.is_empty(), b.label.is_null()))
         .then_with(|| compare_keys(&keys[a.keys.clone()], &keys[b.keys.clone()]))
         .then_with(|| a.label.cmp(b.label))
 }

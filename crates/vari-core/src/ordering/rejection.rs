@@ -1,33 +1,40 @@
 //! Why a variant cannot be selected, worded for the person reading `vari rank`.
 
+use std::fmt;
+
 use super::pattern::Pattern;
 use crate::names::{FeatureRef, FeatureValue, Namespace, VariantLabel};
 
 /// How many values a message lists before abbreviating.
 const SHOWN_VALUES: usize = 6;
 
-/// `a, b, c, … (+4 more)`, or `nothing` for an empty list.
-fn list(values: &[FeatureValue]) -> String {
-    if values.is_empty() {
-        return "nothing".to_owned();
+/// `a, b, c, … (+4 more)`, or `nothing` for an empty list, written straight into the
+/// formatter: a large release has hundreds of rejections, each listing values twice.
+struct List<'a>(&'a [FeatureValue]);
+
+impl fmt::Display for List<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("nothing");
+        }
+        for (i, value) in self.0.iter().take(SHOWN_VALUES).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(value.as_str())?;
+        }
+        if self.0.len() > SHOWN_VALUES {
+            write!(f, ", … (+{} more)", self.0.len() - SHOWN_VALUES)?;
+        }
+        Ok(())
     }
-    let mut out = values
-        .iter()
-        .take(SHOWN_VALUES)
-        .map(FeatureValue::as_str)
-        .collect::<Vec<_>>()
-        .join(", ");
-    if values.len() > SHOWN_VALUES {
-        out.push_str(&format!(", … (+{} more)", values.len() - SHOWN_VALUES));
-    }
-    out
 }
 
 /// Why a variant was not selectable. `Display` gives a one-line reason.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Rejection {
     /// The wheel needs one of `declared` for a feature, and the target supports none of them.
-    #[error("{}", unsupported_value(.feature, .declared, .supported))]
+    #[error("{}", UnsupportedValue { feature, declared, supported })]
     UnsupportedValue {
         /// The feature.
         feature: FeatureRef,
@@ -65,15 +72,6 @@ pub enum Rejection {
         /// The marker as written in the metadata.
         marker: String,
     },
-    /// The provider's `enable-if` marker cannot be parsed, so the namespace is treated as
-    /// disabled.
-    #[error("namespace `{namespace}` is disabled: its enable-if marker is invalid ({error})")]
-    InvalidEnableIf {
-        /// The namespace.
-        namespace: Namespace,
-        /// The marker error, which quotes the marker.
-        error: String,
-    },
     /// The provider is optional and was not enabled.
     #[error(
         "namespace `{namespace}` comes from an optional provider that is off; enable it with \
@@ -109,22 +107,34 @@ pub enum Rejection {
     VariantsDisabled,
 }
 
-fn unsupported_value(
-    feature: &FeatureRef,
-    declared: &[FeatureValue],
-    supported: &[FeatureValue],
-) -> String {
-    if supported.is_empty() {
-        format!(
-            "the target does not support `{feature}` at all (the wheel needs one of: {})",
-            list(declared)
-        )
-    } else {
-        format!(
-            "no supported value for `{feature}`: the wheel has {}; the target supports {}",
-            list(declared),
-            list(supported)
-        )
+/// The message of [`Rejection::UnsupportedValue`].
+struct UnsupportedValue<'a> {
+    feature: &'a FeatureRef,
+    declared: &'a [FeatureValue],
+    supported: &'a [FeatureValue],
+}
+
+impl fmt::Display for UnsupportedValue<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let UnsupportedValue {
+            feature,
+            declared,
+            supported,
+        } = self;
+        if supported.is_empty() {
+            write!(
+                f,
+                "the target does not support `{feature}` at all (the wheel needs one of: {})",
+                List(declared)
+            )
+        } else {
+            write!(
+                f,
+                "no supported value for `{feature}`: the wheel has {}; the target supports {}",
+                List(declared),
+                List(supported)
+            )
+        }
     }
 }
 
@@ -175,9 +185,9 @@ mod tests {
     fn long_lists_are_abbreviated() {
         let many: Vec<String> = (0..10).map(|i| format!("v{i}")).collect();
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
-        let shown = list(&values(&many));
+        let shown = List(&values(&many)).to_string();
         assert_eq!(shown, "v0, v1, v2, v3, v4, v5, … (+4 more)");
-        assert_eq!(list(&values(&["a"])), "a");
-        assert_eq!(list(&[]), "nothing");
+        assert_eq!(List(&values(&["a"])).to_string(), "a");
+        assert_eq!(List(&[]).to_string(), "nothing");
     }
 }

@@ -3,7 +3,7 @@
 
 use super::options::SelectionOptions;
 use super::rejection::Rejection;
-use crate::markers::{Marker, TargetEnvironment, VariantMarkerContext};
+use crate::markers::{TargetEnvironment, VariantMarkerContext};
 use crate::metadata::{requirement_name, ProviderKind, StaticProperties, VariantMetadata};
 use crate::names::{FeatureName, FeatureValue, Namespace};
 use crate::profile::{NamespaceSupport, Profile};
@@ -79,16 +79,11 @@ pub(crate) fn namespace_support<'a>(
         }
         if let Some(marker) = &provider.enable_if {
             // enable-if describes the target, never a wheel: evaluate it with no variant context.
-            let enabled = Marker::parse(marker)
-                .map_err(|e| Rejection::InvalidEnableIf {
-                    namespace: namespace.clone(),
-                    error: e.to_string(),
-                })?
-                .evaluate(env, &VariantMarkerContext::non_variant());
-            if !enabled {
+            // It was parsed when the metadata was read.
+            if !marker.evaluate(env, &VariantMarkerContext::non_variant()) {
                 return Err(Rejection::NamespaceDisabled {
                     namespace: namespace.clone(),
-                    marker: marker.clone(),
+                    marker: marker.as_str().to_owned(),
                 });
             }
         }

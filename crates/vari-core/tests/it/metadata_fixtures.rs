@@ -4,9 +4,13 @@
 use std::fs;
 use std::path::PathBuf;
 
+use vari_core::markers::TargetEnvironment;
 use vari_core::metadata::{
-    read_json, read_json_lenient, write_json, SchemaGeneration, SourceKind, VariantMetadata,
+    read_json, read_json_lenient, read_json_with_warnings, write_json, SchemaGeneration,
+    SourceKind, VariantMetadata,
 };
+use vari_core::ordering::{rank, SelectionOptions};
+use vari_core::Profile;
 
 fn data(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -61,26 +65,41 @@ fn valid_files_parse_in_their_generation() {
 }
 
 #[test]
-fn torch_2_8_has_exactly_the_null_label_error() {
-    let errors = read_json(&data("torch-2.8.0-variants.json"), SourceKind::IndexFile).unwrap_err();
-    let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+fn torch_2_8_keeps_its_cpu_build_labelled_00000000() {
+    let text = data("torch-2.8.0-variants.json");
+    let (meta, warnings) = read_json_with_warnings(&text, SourceKind::IndexFile).unwrap();
+    let shown: Vec<String> = warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
         shown,
-        [r#"variants.00000000: the null variant must use the label "null""#]
+        [
+            r#"variants.00000000: the null variant should use the label "null"; read as the null variant (written as "null")"#
+        ]
     );
-    assert_eq!(errors[0].path, "variants.00000000");
-
-    // An installer still gets the other variants.
-    let (meta, warnings) =
-        read_json_lenient(&data("torch-2.8.0-variants.json"), SourceKind::IndexFile).unwrap();
-    assert_eq!(warnings, errors);
-    let labels: Vec<&str> = meta.variants.keys().map(|l| l.as_str()).collect();
-    assert_eq!(labels, ["cu126", "cu128", "cu129"]);
     assert_eq!(
         meta.generation,
         SchemaGeneration::V0_0_3,
         "inferred from the keys"
     );
+    // Wheels of that release carry `00000000`: the label stays, and it is the null variant.
+    assert_eq!(meta.null_variant().map(|l| l.as_str()), Some("00000000"));
+    let labels: Vec<&str> = meta.variants.keys().map(|l| l.as_str()).collect();
+    assert_eq!(labels, ["00000000", "cu126", "cu128", "cu129"]);
+    assert!(read_json(&text, SourceKind::IndexFile).is_ok());
+    let (lenient, same) = read_json_lenient(&text, SourceKind::IndexFile).unwrap();
+    assert_eq!((&lenient, &same), (&meta, &warnings));
+
+    // On a machine without NVIDIA support the CPU build is the one selectable, last as the
+    // null variant always is.
+    let env = TargetEnvironment::from_platform(None, "3.12").unwrap();
+    let ranking = rank(&meta, &Profile::empty(), &env, &SelectionOptions::default());
+    let order: Vec<&str> = ranking.order.iter().map(|l| l.as_str()).collect();
+    assert_eq!(order, ["00000000"]);
+
+    // Written strictly: `null`.
+    let written = write_json(&meta, SchemaGeneration::V0_0_3).unwrap();
+    let again = read_json(&written.text, SourceKind::IndexFile).unwrap();
+    assert_eq!(again.null_variant().map(|l| l.as_str()), Some("null"));
+    assert!(!written.text.contains("00000000"));
 }
 
 #[test]
@@ -178,8 +197,8 @@ fn writing_0_1_drops_providers_with_a_warning() {
     assert_eq!(
         written.warnings,
         [
-            "dropped providers for amd, intel, nvidia, priority: schema 0.1 cannot express them",
-            "dropped static-properties for priority: schema 0.1 cannot express them",
+            "dropped providers for amd, intel, nvidia, priority: schema 0.1.x cannot express them",
+            "dropped static-properties for priority: schema 0.1.x cannot express them",
         ]
     );
     let one = read_json(&written.text, SourceKind::IndexFile).unwrap();

@@ -30,6 +30,8 @@ pub(super) struct Issues {
     pub(super) order: usize,
     /// Variant new problems invalidate (`None`: the document).
     pub(super) variant: Option<String>,
+    /// What was read tolerantly although the schema forbids it (the document stays valid).
+    pub(super) warnings: Vec<MetadataError>,
 }
 
 impl Issues {
@@ -42,15 +44,46 @@ impl Issues {
         });
     }
 
+    /// Records a problem about the document (no variant scope) at position `at` of the list,
+    /// for a problem found after the ones it should precede.
+    pub(super) fn insert(
+        &mut self,
+        at: usize,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        let issue = Issue {
+            order: self.order,
+            variant: None,
+            error: MetadataError::new(path, message),
+        };
+        self.list.insert(at.min(self.list.len()), issue);
+    }
+
+    /// Adds the problems and warnings of a sub-walk recorded apart, in the current section.
+    pub(super) fn append(&mut self, other: Issues) {
+        let order = self.order;
+        self.list.extend(other.list.into_iter().map(|mut i| {
+            i.order = order;
+            i
+        }));
+        self.warnings.extend(other.warnings);
+    }
+
+    /// Records something read tolerantly at `path`: not a problem, but worth telling.
+    pub(super) fn warn(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.warnings.push(MetadataError::new(path, message));
+    }
+
     /// Number of problems recorded so far (to tell whether a sub-walk found any).
     pub(super) fn count(&self) -> usize {
         self.list.len()
     }
 
-    /// The problems in document order (stable within a section).
-    pub(super) fn into_sorted(mut self) -> Vec<Issue> {
+    /// The problems in document order (stable within a section), and the warnings.
+    pub(super) fn into_sorted(mut self) -> (Vec<Issue>, Vec<MetadataError>) {
         self.list.sort_by_key(|i| i.order);
-        self.list
+        (self.list, self.warnings)
     }
 }
 
@@ -240,6 +273,7 @@ mod tests {
         issues.add("b", "second in b");
         let msgs: Vec<String> = issues
             .into_sorted()
+            .0
             .into_iter()
             .map(|i| i.error.message)
             .collect();

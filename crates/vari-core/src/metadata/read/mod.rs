@@ -14,24 +14,33 @@
 //! `https://variants-schema.wheelnext.dev/`, or no `$schema`), the generation is inferred
 //! from the keys present (see [`detect`]).
 
+mod compact;
 mod detect;
 mod issues;
 mod priorities;
 mod providers;
+mod root;
 mod static_props;
 mod variants;
 
 use std::collections::{BTreeMap, HashSet};
 
-use self::issues::{as_object, as_str, get, key_path, unique_entries, Issue, Issues};
-use self::priorities::{check_namespace_not_empty, namespace_path, read_priorities};
+use serde::de::IgnoredAny;
+
+use self::compact::compact_json;
+use self::issues::{as_str, get, key_path, unique_entries, Issue, Issues};
+use self::priorities::{
+    check_namespace_not_empty, namespace_path, read_priorities, PrioritiesRead,
+};
 use self::providers::read_providers;
+use self::root::{parse_root, Mode};
 use self::static_props::{check_static_0_0_3, derive_static_0_0_2, read_static_0_0_3, StaticCheck};
-use self::variants::read_variants;
+use self::variants::{read_variants_raw, Streamed, VariantRules};
 use super::error::MetadataError;
 use super::generation::{version_in_url, UrlVersion, SUPPORTED_VERSIONS};
 use super::model::{SchemaGeneration, VariantMetadata};
-use super::tree::{parse_json, parse_toml, Node};
+use super::tree::{parse_toml, Node};
+use crate::diagnostic::{json_syntax, strip_bom, toml_syntax};
 
 /// Which kind of file a document comes from; each has slightly different rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -83,19 +92,40 @@ impl Sections {
 /// }"#;
 /// let errors = read_json(json, SourceKind::IndexFile).unwrap_err();
 /// assert_eq!(errors[0].to_string(), r#"variants.00000000: the null variant must use the label "null""#);
+/// // (0.0.x files are read tolerantly: see `read_json_with_warnings`.)
 /// ```
 pub fn read_json(text: &str, kind: SourceKind) -> Result<VariantMetadata, Vec<MetadataError>> {
-    let root = parse_json(text).map_err(|e| vec![json_error(&e)])?;
-    let (meta, issues) = read_document(&root, kind, "")?;
+    read_json_with_warnings(text, kind).map(|(meta, _)| meta)
+}
+
+/// [`read_json`], also returning what was read tolerantly although the schema forbids it: in
+/// a 0.0.x file, a variant without properties under another label than `null` (PyTorch 2.8
+/// labels it `00000000`) is the null variant, with a warning naming the label.
+///
+/// ```
+/// use vari_core::metadata::{read_json_with_warnings, SourceKind};
+/// let json = r#"{"$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+///     "default-priorities": {"namespace": ["x86_64"]},
+///     "providers": {"x86_64": {"requires": ["provider-variant-x86-64"]}},
+///     "variants": {"00000000": {}, "v3": {"x86_64": {"level": ["v3"]}}}}"#;
+/// let (meta, warnings) = read_json_with_warnings(json, SourceKind::IndexFile).unwrap();
+/// assert_eq!(meta.null_variant().unwrap().as_str(), "00000000");
+/// assert_eq!(warnings[0].path, "variants.00000000");
+/// ```
+pub fn read_json_with_warnings(
+    text: &str,
+    kind: SourceKind,
+) -> Result<(VariantMetadata, Vec<MetadataError>), Vec<MetadataError>> {
+    let (meta, issues, warnings) = read_json_document(text, kind)?;
     if issues.is_empty() {
-        Ok(meta)
+        Ok((meta, warnings))
     } else {
         Err(issues.into_iter().map(|i| i.error).collect())
     }
 }
 
 /// Reads a JSON metadata document for an installer: invalid variant entries are dropped and
-/// returned as warnings.
+/// returned as warnings, with what was read tolerantly (see [`read_json_with_warnings`]).
 ///
 /// Fails only when the document as a whole is unusable: not JSON, not an object, an
 /// unsupported schema version, or problems outside the variant entries
@@ -105,27 +135,26 @@ pub fn read_json_lenient(
     text: &str,
     kind: SourceKind,
 ) -> Result<(VariantMetadata, Vec<MetadataError>), Vec<MetadataError>> {
-    let root = parse_json(text).map_err(|e| vec![json_error(&e)])?;
-    let (mut meta, issues) = read_document(&root, kind, "")?;
+    let (mut meta, issues, mut warnings) = read_json_document(text, kind)?;
     if issues.iter().any(|i| i.variant.is_none()) {
         return Err(issues.into_iter().map(|i| i.error).collect());
     }
     let dropped: HashSet<&str> = issues.iter().filter_map(|i| i.variant.as_deref()).collect();
     meta.variants
         .retain(|label, _| !dropped.contains(label.as_str()));
-    Ok((meta, issues.into_iter().map(|i| i.error).collect()))
+    // Both lists are about variant entries, each in document order; keep them apart (dropped
+    // entries first) rather than pretend to interleave them.
+    let mut all: Vec<MetadataError> = issues.into_iter().map(|i| i.error).collect();
+    all.append(&mut warnings);
+    Ok((meta, all))
 }
 
 /// Reads and validates the `[variant]` table of a `pyproject.toml` strictly.
 ///
 /// Key paths start with `variant.` (`variant.providers.x86_64.requires`).
 pub fn read_pyproject(text: &str) -> Result<VariantMetadata, Vec<MetadataError>> {
-    let root = parse_toml(text).map_err(|e| {
-        vec![MetadataError::new(
-            "",
-            format!("invalid TOML: {}", e.message()),
-        )]
-    })?;
+    let text = strip_bom(text);
+    let root = parse_toml(text).map_err(|e| vec![toml_syntax("invalid TOML", text, &e)])?;
     let Node::Object(entries) = &root else {
         return Err(vec![MetadataError::new("", "expected a TOML table")]);
     };
@@ -135,7 +164,8 @@ pub fn read_pyproject(text: &str) -> Result<VariantMetadata, Vec<MetadataError>>
             "pyproject.toml has no [variant] table",
         )]);
     };
-    let (meta, issues) = read_document(table, SourceKind::Pyproject, "variant")?;
+    let (meta, issues, _) = read_document(table, SourceKind::Pyproject, "variant", None)?
+        .ok_or_else(|| vec![MetadataError::document("pyproject.toml could not be read")])?;
     if issues.is_empty() {
         Ok(meta)
     } else {
@@ -143,19 +173,86 @@ pub fn read_pyproject(text: &str) -> Result<VariantMetadata, Vec<MetadataError>>
     }
 }
 
-fn json_error(e: &serde_json::Error) -> MetadataError {
-    MetadataError::new("", format!("invalid JSON: {e}"))
+fn json_error(text: &str, e: &serde_json::Error) -> MetadataError {
+    json_syntax("invalid JSON", text, e)
+}
+
+/// What [`read_document`] found: the model, every problem, the warnings.
+type DocumentRead = (VariantMetadata, Vec<Issue>, Vec<MetadataError>);
+
+/// Parses and reads a JSON document, streaming `variants` into the model in one pass when the
+/// keys before it give the rules the whole document gives (always, in files written by known
+/// tools), else in a second pass.
+fn read_json_document(text: &str, kind: SourceKind) -> Result<DocumentRead, Vec<MetadataError>> {
+    let text = strip_bom(text);
+    let compact = compact_json(text);
+    // Positions in the compacted text mean nothing to the reader: report the original's error.
+    let syntax = |e: serde_json::Error| {
+        let e = serde_json::from_str::<IgnoredAny>(text).err().unwrap_or(e);
+        vec![json_error(text, &e)]
+    };
+    let rules_of = |root: &[(&str, &Node)]| variant_rules(root, "");
+    let (root, streamed) = parse_root(&compact, Mode::Stream, &rules_of).map_err(syntax)?;
+    if let Some(read) = read_document(&root, kind, "", streamed)? {
+        return Ok(read);
+    }
+    let (root, _) = parse_root(&compact, Mode::Raw, &rules_of).map_err(syntax)?;
+    read_document(&root, kind, "", None)?
+        .ok_or_else(|| vec![MetadataError::document("the document could not be read")])
+}
+
+/// The rules `variants` is read under, from the document's other sections; `None` when the
+/// document cannot be read at all (an unsupported schema version).
+fn variant_rules(root: &[(&str, &Node)], base: &str) -> Option<VariantRules> {
+    let mut scratch = Issues::default();
+    let (generation, _) = detect_generation(root, base, &mut scratch).ok()?;
+    let priorities = read_priorities(
+        get(root, "default-priorities"),
+        &key_path(base, "default-priorities"),
+        generation,
+        true,
+        &mut scratch,
+    );
+    Some(rules_from(generation, &priorities))
+}
+
+/// See [`VariantRules`].
+fn rules_from(generation: SchemaGeneration, priorities: &PrioritiesRead) -> VariantRules {
+    // PEP 817: `abi_dependency` has no provider, so the drafts with providers do not list it
+    // in default-priorities either (PEP 825 lists it like any other).
+    let known_namespaces = priorities.namespace_ok.then(|| {
+        let implicit = crate::Namespace::new(crate::Namespace::ABI_DEPENDENCY)
+            .ok()
+            .filter(|_| generation.has_providers());
+        let mut known: Vec<crate::Namespace> = priorities
+            .value
+            .namespace
+            .iter()
+            .cloned()
+            .chain(implicit)
+            .collect();
+        known.sort();
+        known.dedup();
+        known
+    });
+    VariantRules {
+        generation,
+        known_namespaces,
+    }
 }
 
 /// Reads one metadata document rooted at `root` (`base` is the key path of the root).
 ///
 /// `Err` for fatal problems after which nothing else can be checked; otherwise the model
-/// built from the valid parts and every problem found.
+/// built from the valid parts, every problem found, and the warnings. `streamed` is the root's
+/// `variants` as read while parsing; `Ok(None)` when the document gives other rules than it
+/// was read by (parse again with `variants` kept raw).
 fn read_document(
     root: &Node,
     kind: SourceKind,
     base: &str,
-) -> Result<(VariantMetadata, Vec<Issue>), Vec<MetadataError>> {
+    mut streamed: Option<Streamed>,
+) -> Result<Option<DocumentRead>, Vec<MetadataError>> {
     let mut issues = Issues::default();
     let Node::Object(entries) = root else {
         return Err(vec![MetadataError::new(
@@ -177,6 +274,8 @@ fn read_document(
         kind != SourceKind::Pyproject,
         &mut issues,
     );
+
+    let rules = rules_from(generation, &priorities);
 
     issues.order = sections.providers;
     let providers_path = key_path(base, "providers");
@@ -254,36 +353,45 @@ fn read_document(
             issues.add(&variants_path, "required key is missing");
             BTreeMap::new()
         }
-        (Some(node), _) => match as_object(node, &variants_path, &mut issues) {
-            None => BTreeMap::new(),
-            Some(entries) => {
-                has_variants = !entries.is_empty();
-                if kind == SourceKind::WheelFile && entries.len() != 1 {
+        (Some(node), _) => {
+            let first_issue = issues.count();
+            let read = match node {
+                Node::Streamed => match streamed.take() {
+                    Some(s) if s.rules == rules => {
+                        issues.append(s.issues);
+                        s.read
+                    }
+                    _ => return Ok(None),
+                },
+                Node::RawJson(text) => read_variants_raw(text, &variants_path, &rules, &mut issues),
+                // Only JSON has variants to read, and its root never makes them a tree.
+                other => {
                     issues.add(
                         &variants_path,
-                        format!(
-                            "a wheel's variant.json must list exactly one variant, found {}",
-                            entries.len()
-                        ),
+                        format!("expected an object, found {}", other.kind()),
                     );
+                    None
                 }
-                // PEP 817: `abi_dependency` has no provider, so the drafts with providers
-                // do not list it in default-priorities either (PEP 825 lists it like any other).
-                let abi = crate::Namespace::new(crate::Namespace::ABI_DEPENDENCY).ok();
-                let known: Option<HashSet<_>> = priorities.namespace_ok.then(|| {
-                    let listed = priorities.value.namespace.iter();
-                    let implicit = abi.as_ref().filter(|_| generation.has_providers());
-                    listed.chain(implicit).collect()
-                });
-                read_variants(
-                    entries,
-                    &variants_path,
-                    known.as_ref(),
-                    generation,
-                    &mut issues,
-                )
+            };
+            match read {
+                None => BTreeMap::new(),
+                Some(read) => {
+                    has_variants = read.entries != 0;
+                    if kind == SourceKind::WheelFile && read.entries != 1 {
+                        // Before the entries' own problems, where the tree walker put it.
+                        issues.insert(
+                            first_issue,
+                            &variants_path,
+                            format!(
+                                "a wheel's variant.json must list exactly one variant, found {}",
+                                read.entries
+                            ),
+                        );
+                    }
+                    read.variants
+                }
             }
-        },
+        }
     };
 
     issues.order = sections.default_priorities;
@@ -297,7 +405,8 @@ fn read_document(
         static_properties,
         variants,
     };
-    Ok((meta, issues.into_sorted()))
+    let (issues, warnings) = issues.into_sorted();
+    Ok(Some((meta, issues, warnings)))
 }
 
 /// The generation from `$schema`, else inferred. An unsupported version is fatal.

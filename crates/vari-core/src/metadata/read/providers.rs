@@ -15,6 +15,7 @@ use std::str::FromStr;
 
 use pep508_rs::MarkerTree;
 
+use crate::markers::Marker;
 use crate::metadata::requirement::parse_requirement;
 
 use super::issues::{
@@ -127,7 +128,7 @@ struct ProviderRead {
 
 /// The keys every generation shares: `enable-if`, `optional`, `plugin-api`.
 struct Common {
-    enable_if: Option<String>,
+    enable_if: Option<Marker>,
     optional: bool,
     plugin_api: Option<String>,
 }
@@ -136,7 +137,7 @@ fn read_common(table: &[(&str, &Node)], path: &str, issues: &mut Issues) -> Comm
     let enable_if = get(table, "enable-if").and_then(|n| {
         let p = key_path(path, "enable-if");
         let marker = as_str(n, &p, issues)?;
-        check_marker(marker, &p, issues).then(|| marker.to_owned())
+        check_marker(marker, &p, issues)
     });
     let optional = get(table, "optional")
         .and_then(|n| as_bool(n, &key_path(path, "optional"), issues))
@@ -423,21 +424,24 @@ fn read_requires(
 }
 
 /// `enable-if` must be a non-empty PEP 508 marker.
-fn check_marker(marker: &str, path: &str, issues: &mut Issues) -> bool {
+/// `enable-if`, parsed once here for every later evaluation. It describes the target, so
+/// it must be a standard PEP 508 marker (no variant variables): checked with the PEP 508
+/// parser, whose messages are the clearest, then parsed into the evaluable form.
+fn check_marker(marker: &str, path: &str, issues: &mut Issues) -> Option<Marker> {
     if marker.trim().is_empty() {
         issues.add(path, "must not be empty");
-        return false;
+        return None;
     }
-    match MarkerTree::from_str(marker) {
-        Ok(_) => true,
-        Err(e) => {
-            issues.add(
-                path,
-                format!("invalid environment marker {marker:?}: {}", e.message),
-            );
-            false
-        }
+    if let Err(e) = MarkerTree::from_str(marker) {
+        issues.add(
+            path,
+            format!("invalid environment marker {marker:?}: {}", e.message),
+        );
+        return None;
     }
+    Marker::parse(marker)
+        .map_err(|e| issues.add(path, e.to_string()))
+        .ok()
 }
 
 /// `plugin-api` is an object reference, `module.path:Object` or `module.path`.

@@ -132,6 +132,28 @@ fn invalid_json_is_one_error_at_the_root() {
 }
 
 #[test]
+fn a_byte_order_mark_is_accepted_and_an_empty_file_says_so() {
+    let text = format!("\u{feff}{}", doc_0_2());
+    assert!(read_json(&text, SourceKind::IndexFile).is_ok());
+    assert!(read_json_lenient(&text, SourceKind::IndexFile).is_ok());
+    assert!(
+        read_pyproject("\u{feff}[variant]\n[variant.default-priorities]\nnamespace = []\n").is_ok()
+    );
+    let e = read_json("", SourceKind::IndexFile).unwrap_err();
+    assert_eq!(
+        e[0].to_string(),
+        "invalid JSON: the file is empty (expected a JSON object)"
+    );
+}
+
+#[test]
+fn toml_syntax_errors_keep_their_position() {
+    let e = read_pyproject("[project]\n[variant\n").unwrap_err();
+    assert!(e[0].message.contains("at line 2 column"), "{}", e[0]);
+    assert!(!e[0].message.contains('\n'), "{}", e[0]);
+}
+
+#[test]
 fn the_root_must_be_an_object() {
     assert_eq!(
         errors_of("[1]", SourceKind::IndexFile),
@@ -267,16 +289,123 @@ fn errors_come_in_document_order_with_every_problem() {
 // ---- variants -------------------------------------------------------------------------
 
 #[test]
-fn the_null_variant_must_use_the_null_label() {
-    let mut doc = doc_0_0_3();
-    set(&mut doc, "/variants/00000000", json!({}));
-    only(
-        &doc,
-        "variants.00000000: the null variant must use the label \"null\"",
+fn variants_before_the_keys_that_rule_them_are_read_by_those_rules() {
+    // Streaming takes its rules from the keys before `variants`; here they come after, so the
+    // document is read again with the rules of the whole document.
+    let first = format!(
+        r#"{{"variants": {{"00000000": {{}}, "v3": {{"y": {{"f": ["1"]}}}}}},
+            "default-priorities": {{"namespace": ["x"]}},
+            "providers": {{"x": {{"requires": ["x-provider"]}}}},
+            "$schema": "{V003}"}}"#
     );
-    let e = read_json(&doc.to_string(), SourceKind::IndexFile).unwrap_err();
-    assert_eq!(e[0].path, "variants.00000000");
-    assert_eq!(e[0].message, "the null variant must use the label \"null\"");
+    let last = format!(
+        r#"{{"$schema": "{V003}",
+            "default-priorities": {{"namespace": ["x"]}},
+            "providers": {{"x": {{"requires": ["x-provider"]}}}},
+            "variants": {{"00000000": {{}}, "v3": {{"y": {{"f": ["1"]}}}}}}}}"#
+    );
+    let expected = ["variants.v3.y: namespace \"y\" is not listed in default-priorities.namespace"];
+    for text in [&first, &last] {
+        let e: Vec<String> = read_json(text, SourceKind::IndexFile)
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(e, expected, "{text}");
+        // 0.0.3 rules: the null variant under another label is a warning, not an error.
+        let (meta, warnings) = read_json_lenient(text, SourceKind::IndexFile).unwrap();
+        assert_eq!(meta.null_variant().map(|l| l.as_str()), Some("00000000"));
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+    }
+}
+
+#[test]
+fn variants_are_streamed_with_every_rule_of_the_tree_walk() {
+    // Escaped keys are the same keys (so their repeats are repeats), wrong types deep inside
+    // are reported with their kind and skipped, and reading goes on after each problem.
+    let text = r#"{
+        "$schema": "https://variants-schema.wheelnext.dev/v0.2.0.json",
+        "default-priorities": {"namespace": ["x"]},
+        "providers": {"x": {"requires": ["x-provider"]}},
+        "variants": {
+            "null": {},
+            "\u0061": {"x": {"f": ["1", {"deep": [1, {"x": null}]}, "\u0032", true]}},
+            "a": {"x": {"f": ["3"]}},
+            "b": {"x": {"f": ["1"], "\u0066": ["2"]}, "\u0078": {"g": ["1"]}},
+            "c": {"x": {"f": [[], "1"], "g": {"h": 1}}, "y": 7},
+            "d": {"x": {"f": ["1"]}}
+        }
+    }"#;
+    let e: Vec<String> = read_json(text, SourceKind::IndexFile)
+        .unwrap_err()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        e,
+        [
+            "variants.a.x.f[1]: expected a string, found an object",
+            "variants.a.x.f[3]: expected a string, found a boolean",
+            "variants.a: duplicate variant label (each label must appear once)",
+            "variants.b.x.f: duplicate key",
+            "variants.b.x: duplicate key",
+            "variants.c.x.f[0]: expected a string, found a list",
+            "variants.c.x.g: expected a list of feature values, found an object",
+            "variants.c.y: namespace \"y\" is not listed in default-priorities.namespace",
+            "variants.c.y: expected an object, found a number",
+        ]
+    );
+    let (meta, _) = read_json_lenient(text, SourceKind::IndexFile).unwrap();
+    let labels: Vec<&str> = meta.variants.keys().map(|l| l.as_str()).collect();
+    assert_eq!(labels, ["d", "null"]);
+}
+
+#[test]
+fn the_null_variant_must_use_the_null_label() {
+    for mut doc in [doc_0_2(), doc_0_1()] {
+        set(&mut doc, "/variants/00000000", json!({}));
+        remove(&mut doc, "/variants/null");
+        only(
+            &doc,
+            "variants.00000000: the null variant must use the label \"null\"",
+        );
+        let e = read_json(&doc.to_string(), SourceKind::IndexFile).unwrap_err();
+        assert_eq!(e[0].path, "variants.00000000");
+        assert_eq!(e[0].message, "the null variant must use the label \"null\"");
+    }
+}
+
+#[test]
+fn drafts_0_0_x_may_give_the_null_variant_another_label_with_a_warning() {
+    for mut doc in [doc_0_0_3(), doc_0_0_2()] {
+        remove(&mut doc, "/variants/null");
+        set(&mut doc, "/variants/00000000", json!({}));
+        let (meta, warnings) =
+            read_json_with_warnings(&doc.to_string(), SourceKind::IndexFile).unwrap();
+        assert_eq!(meta.null_variant().map(|l| l.as_str()), Some("00000000"));
+        let shown: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "variants.00000000: the null variant should use the label \"null\"; read as the \
+              null variant (written as \"null\")"
+            ]
+        );
+        // The lenient reader keeps it and says the same.
+        let (lenient, same) = read_json_lenient(&doc.to_string(), SourceKind::IndexFile).unwrap();
+        assert_eq!((lenient, same), (meta, warnings));
+
+        // Two variants without properties: the second is an error (dropped by the lenient
+        // reader).
+        set(&mut doc, "/variants/null", json!({}));
+        only(
+            &doc,
+            "variants.null: a second variant without properties (\"00000000\" is the null \
+             variant already)",
+        );
+        let (meta, _) = read_json_lenient(&doc.to_string(), SourceKind::IndexFile).unwrap();
+        assert_eq!(meta.null_variant().map(|l| l.as_str()), Some("00000000"));
+    }
 }
 
 #[test]
@@ -689,9 +818,20 @@ fn providers_read_into_the_model() {
     let nvidia = &meta.providers["nvidia"];
     assert_eq!(nvidia.kind, ProviderKind::InstallTime);
     assert_eq!(
-        nvidia.enable_if.as_deref(),
+        nvidia.enable_if.as_ref().map(|m| m.as_str()),
         Some("platform_system == 'Linux'")
     );
+    // Parsed once, when read: ranking evaluates it without parsing again.
+    let linux = crate::markers::TargetEnvironment::from_platform(
+        Some(&crate::Platform {
+            system: Some("Linux".into()),
+            ..Default::default()
+        }),
+        "3.12",
+    )
+    .unwrap();
+    let enable_if = nvidia.enable_if.as_ref().unwrap();
+    assert!(enable_if.evaluate(&linux, &crate::markers::VariantMarkerContext::non_variant()));
     assert_eq!(
         nvidia.effective_plugin_api().as_deref(),
         Some("nvidia_variant_provider")
