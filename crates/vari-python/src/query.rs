@@ -1,0 +1,230 @@
+//! Asking an interpreter about itself: one run of an embedded script (`query.py`) with a time
+//! limit, its JSON answer cached on disk under the real interpreter's path, modification time
+//! and size.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::discover::Source;
+use crate::error::PythonError;
+
+/// The script every interpreter is asked to run.
+const SCRIPT: &str = include_str!("query.py");
+
+/// What an interpreter says about itself (the JSON `query.py` prints).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Facts {
+    pub(crate) executable: String,
+    pub(crate) prefix: String,
+    pub(crate) base_prefix: String,
+    /// `sys.version_info`: major, minor, micro, release level, serial.
+    pub(crate) version: (u8, u8, u16, String, u16),
+    pub(crate) implementation_name: String,
+    pub(crate) py_version_nodot: String,
+    pub(crate) abis: Vec<String>,
+    #[serde(default)]
+    pub(crate) gil_disabled: bool,
+    pub(crate) purelib: Option<String>,
+    pub(crate) platlib: Option<String>,
+    #[serde(default)]
+    pub(crate) site_dirs: Vec<String>,
+    pub(crate) sysconfig_platform: String,
+    pub(crate) pointer_bits: u32,
+    pub(crate) glibc: Option<String>,
+    pub(crate) musl: Option<(u16, u16)>,
+    pub(crate) elf: Option<ElfHeader>,
+    pub(crate) mac_version: Option<String>,
+    pub(crate) mac_machine: Option<String>,
+    /// The standard PEP 508 marker values, by name.
+    pub(crate) markers: std::collections::BTreeMap<String, String>,
+}
+
+/// The parts of the interpreter's ELF header manylinux compatibility depends on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ElfHeader {
+    pub(crate) class: u8,
+    pub(crate) machine: u16,
+    pub(crate) flags: u32,
+    pub(crate) interpreter: Option<String>,
+}
+
+/// What identifies one interpreter's answer in the cache. Any change to the real interpreter
+/// file (an upgrade in place), to the environment's `pyvenv.cfg`, or to the script itself
+/// makes a different key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct CacheKey {
+    /// The program as run (a venv's `bin/python` differs from its base interpreter).
+    program: PathBuf,
+    /// The file its links end at.
+    real: PathBuf,
+    real_modified_ns: u128,
+    real_size: u64,
+    /// `pyvenv.cfg` beside or above the program, with its modification time.
+    pyvenv_cfg: Option<(PathBuf, u128)>,
+    script_sha256: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CacheEntry {
+    key: CacheKey,
+    facts: Facts,
+}
+
+/// Runs interpreters and caches their answers.
+#[derive(Debug, Clone)]
+pub(crate) struct Querier {
+    pub(crate) cache_dir: Option<PathBuf>,
+    pub(crate) timeout: Duration,
+}
+
+/// The modification time of a file in nanoseconds since the epoch (0 when unknown).
+fn modified_ns(meta: &std::fs::Metadata) -> u128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
+
+impl Querier {
+    /// The facts of `program`, from the cache when `cacheable` and the key matches, else by
+    /// running it (and then caching the answer under the interpreter it reports).
+    ///
+    /// A script that is not a known shim is not `cacheable`: the interpreter it runs can change
+    /// without the script changing, so it is run every time and only the real interpreter's
+    /// answer is cached.
+    pub(crate) fn facts(
+        &self,
+        program: &Path,
+        cacheable: bool,
+        from: &Source,
+        given: &Path,
+    ) -> Result<Facts, PythonError> {
+        let key = if cacheable { cache_key(program) } else { None };
+        if let Some(facts) = key.as_ref().and_then(|key| self.read_cache(key)) {
+            return Ok(facts);
+        }
+        let facts = self.run(program, from, given)?;
+        // Cache under the program run, or for a script under the interpreter it ran.
+        let key = key.or_else(|| cache_key(Path::new(&facts.executable)));
+        if let Some(key) = key {
+            self.write_cache(key, &facts);
+        }
+        Ok(facts)
+    }
+
+    fn run(&self, program: &Path, from: &Source, given: &Path) -> Result<Facts, PythonError> {
+        let not_python = |reason: String| PythonError::NotPython {
+            from: from.clone(),
+            path: given.to_owned(),
+            reason,
+        };
+        let mut command = Command::new(program);
+        // -E: ignore PYTHON* variables, -s: no user site directory; the script comes on stdin.
+        command.args(["-E", "-s", "-"]);
+        let output = vari_fs::run_with_timeout(command, Some(SCRIPT.as_bytes()), self.timeout)
+            .map_err(|e| not_python(e.to_string()))?;
+        if !output.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
+            let status = match (output.code, output.signal) {
+                (Some(code), _) => format!("exit status {code}"),
+                (None, Some(signal)) => format!("killed by signal {signal}"),
+                (None, None) => "failed".to_owned(),
+            };
+            return Err(not_python(format!(
+                "running {} with the interpreter query ended with {status}{}",
+                program.display(),
+                last.map(|l| format!(": {}", l.trim())).unwrap_or_default()
+            )));
+        }
+        serde_json::from_slice(&output.stdout).map_err(|e| {
+            not_python(format!(
+                "{} did not answer the interpreter query with JSON: {e}",
+                program.display()
+            ))
+        })
+    }
+
+    fn cache_file(&self, key: &CacheKey) -> Option<PathBuf> {
+        let dir = self.cache_dir.as_ref()?;
+        let bytes = serde_json::to_vec(key).ok()?;
+        let digest = Sha256::digest(&bytes);
+        let name: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        Some(dir.join("python").join(format!("{name}.json")))
+    }
+
+    fn read_cache(&self, key: &CacheKey) -> Option<Facts> {
+        let bytes = std::fs::read(self.cache_file(key)?).ok()?;
+        let entry: CacheEntry = serde_json::from_slice(&bytes).ok()?;
+        (entry.key == *key).then_some(entry.facts)
+    }
+
+    /// Best effort: a cache that cannot be written costs a query next time, nothing else.
+    fn write_cache(&self, key: CacheKey, facts: &Facts) {
+        let Some(file) = self.cache_file(&key) else {
+            return;
+        };
+        let entry = CacheEntry {
+            key,
+            facts: facts.clone(),
+        };
+        let Ok(bytes) = serde_json::to_vec(&entry) else {
+            return;
+        };
+        if let Some(parent) = file.parent() {
+            if std::fs::create_dir_all(parent).is_err() {
+                return;
+            }
+        }
+        let _ = vari_fs::write_atomic(&file, &bytes);
+    }
+}
+
+/// The cache key of `program`, `None` when it cannot be read.
+fn cache_key(program: &Path) -> Option<CacheKey> {
+    let program = std::path::absolute(program).ok()?;
+    let real = std::fs::canonicalize(&program).ok()?;
+    let meta = std::fs::metadata(&real).ok()?;
+    let pyvenv_cfg = [program.parent(), program.parent().and_then(Path::parent)]
+        .into_iter()
+        .flatten()
+        .map(|dir| dir.join("pyvenv.cfg"))
+        .find_map(|cfg| {
+            let meta = std::fs::metadata(&cfg).ok()?;
+            Some((cfg, modified_ns(&meta)))
+        });
+    Some(CacheKey {
+        program,
+        real,
+        real_modified_ns: modified_ns(&meta),
+        real_size: meta.len(),
+        pyvenv_cfg,
+        script_sha256: Sha256::digest(SCRIPT.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_follow_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("python3");
+        std::fs::write(&file, b"one").unwrap();
+        let first = cache_key(&file).unwrap();
+        std::fs::write(&file, b"three").unwrap();
+        let second = cache_key(&file).unwrap();
+        assert_ne!(first, second, "a size change must change the key");
+        assert!(cache_key(&dir.path().join("missing")).is_none());
+        std::fs::write(dir.path().join("pyvenv.cfg"), b"home = /x\n").unwrap();
+        assert!(cache_key(&file).unwrap().pyvenv_cfg.is_some());
+    }
+}
