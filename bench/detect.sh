@@ -4,6 +4,9 @@
 # reference x86_64 provider plugin (provider-variant-x86-64 from PyPI; it predates variantlib
 # 0.2's plugin protocol, so bench/x86_64_adapter.py bridges the protocol, nothing else).
 #
+# Timing (bench/detect_python.py time): the four commands take turns with a pause before each run,
+# and the ratios are reported on CPU time (user + system) as well as wall time, medians of 30 runs.
+#
 #   bench/detect.sh          (x86_64 Linux; needs cargo, python3 >= 3.10 and PyPI on first run)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -36,8 +39,8 @@ if ours != reference:
 print(f"x86_64 features agree with the reference plugin ({len(ours)} features)")
 PY
 
-python3 "$here/compare.py" --runs 30 --warmup 3 \
+PYTHONPATH="$here" "$venv/bin/python" "$here/detect_python.py" time --runs 30 --warmup 3 --pause 0.2 \
   "vari detect (cached)=$vari detect --json" \
   "vari detect --no-cache=$vari detect --json --no-cache" \
   "archspec host()=$venv/bin/python $here/detect_python.py archspec" \
-  "variantlib 0.2.2 + plugin=env PYTHONPATH=$here $venv/bin/python $here/detect_python.py variantlib"
+  "variantlib 0.2.2 + plugin=$venv/bin/python $here/detect_python.py variantlib"

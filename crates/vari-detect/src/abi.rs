@@ -18,6 +18,10 @@ use pep440_rs::Version;
 use vari_core::{FeatureName, FeatureSupport, FeatureValue, Namespace};
 
 use crate::context::DetectContext;
+use crate::facts::{self, FactsError};
+use crate::provider::{
+    Derived, Detected, EnvVar, FactsInput, FactsSection, Provider, Scope, VarRole,
+};
 use crate::report::ProviderReport;
 
 /// The namespace name (it goes last in namespace order).
@@ -28,7 +32,7 @@ pub const OVERRIDE_VAR: &str = "VARIANT_ABI_DEPENDENCY";
 
 /// Why a package pin (override entry or profile fact) is invalid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OverrideError {
+pub enum PinError {
     /// An entry is not `name==version`.
     #[error("entry {entry:?} is not `name==version` (expected e.g. `torch==2.8.0,numpy==2.1`)")]
     NotAPin {
@@ -84,18 +88,17 @@ impl Pin {
     /// assert_eq!(pin.name, "flash_attn");
     /// assert_eq!(pin.values(), ["2", "2.8", "2.8.0"]);
     /// ```
-    pub fn new(name: &str, version: &str) -> Result<Self, OverrideError> {
-        let normalised = normalize_name(name).ok_or_else(|| OverrideError::InvalidName {
+    pub fn new(name: &str, version: &str) -> Result<Self, PinError> {
+        let normalised = normalize_name(name).ok_or_else(|| PinError::InvalidName {
             name: name.to_owned(),
         })?;
-        let parsed =
-            Version::from_str(version.trim()).map_err(|e| OverrideError::InvalidVersion {
-                name: normalised.clone(),
-                version: version.to_owned(),
-                message: e.to_string(),
-            })?;
+        let parsed = Version::from_str(version.trim()).map_err(|e| PinError::InvalidVersion {
+            name: normalised.clone(),
+            version: version.to_owned(),
+            message: e.to_string(),
+        })?;
         if parsed.epoch() != 0 {
-            return Err(OverrideError::Epoch {
+            return Err(PinError::Epoch {
                 name: normalised,
                 version: version.to_owned(),
             });
@@ -167,22 +170,22 @@ pub fn normalize_name(name: &str) -> Option<String> {
 /// assert_eq!(pins[1].values(), ["2", "2.0", "2.0.0"]);
 /// assert!(vari_detect::abi::parse_override("torch>=2").is_err());
 /// ```
-pub fn parse_override(value: &str) -> Result<Vec<Pin>, OverrideError> {
+pub fn parse_override(value: &str) -> Result<Vec<Pin>, PinError> {
     let mut pins: Vec<Pin> = Vec::new();
     for entry in value.split(',').map(str::trim).filter(|e| !e.is_empty()) {
         let Some((name, version)) = entry.split_once("==") else {
-            return Err(OverrideError::NotAPin {
+            return Err(PinError::NotAPin {
                 entry: entry.to_owned(),
             });
         };
         if version.starts_with('=') {
-            return Err(OverrideError::NotAPin {
+            return Err(PinError::NotAPin {
                 entry: entry.to_owned(),
             });
         }
         let pin = Pin::new(name, version)?;
         if pins.iter().any(|p| p.name == pin.name) {
-            return Err(OverrideError::Duplicate { name: pin.name });
+            return Err(PinError::Duplicate { name: pin.name });
         }
         pins.push(pin);
     }
@@ -509,6 +512,74 @@ pub fn detect(ctx: &DetectContext) -> ProviderReport {
     }
 }
 
+/// The `abi_dependency` provider in the [registry](crate::registry).
+pub(crate) struct AbiDependency;
+
+const VARIABLES: &[EnvVar] = &[EnvVar::new(
+    OVERRIDE_VAR,
+    VarRole::Override,
+    "package versions of the target environment, such as `torch==2.8.0,numpy==2.1` (reference \
+     override; replaces or adds those packages)",
+)
+.checked(|v| parse_override(v).map(drop).map_err(|e| e.to_string()))];
+
+impl Provider for AbiDependency {
+    fn namespace(&self) -> &'static str {
+        NAMESPACE
+    }
+
+    fn scope(&self) -> Scope {
+        Scope::PythonEnvironment
+    }
+
+    fn variables(&self) -> &'static [EnvVar] {
+        VARIABLES
+    }
+
+    fn facts_section(&self) -> FactsSection {
+        FactsSection::Packages
+    }
+
+    fn facts(
+        &self,
+        value: &toml::Value,
+        _: &FactsInput<'_>,
+    ) -> Result<Option<Derived>, FactsError> {
+        let t = facts::as_table(value, NAMESPACE)?;
+        let mut pins: Vec<Pin> = Vec::new();
+        for (name, v) in t {
+            let path = format!("{NAMESPACE}.{name}");
+            let version = facts::as_str(v, &path)?;
+            let pin = Pin::new(name, version).map_err(|e| facts::invalid(&path, e.to_string()))?;
+            if pins.iter().any(|p| p.name == pin.name) {
+                return Err(facts::invalid(
+                    &path,
+                    format!("package {} is listed twice", pin.name),
+                ));
+            }
+            pins.push(pin);
+        }
+        Ok(Some((
+            supported_from_pins(&pins),
+            "abi_dependency facts".to_owned(),
+        )))
+    }
+
+    fn all_features(&self) -> Vec<FeatureSupport> {
+        Vec::new()
+    }
+
+    fn open_features(&self) -> Option<bool> {
+        // Each package is a feature; PEP 817 lets a wheel list several versions of one package
+        // ("compatible with both PyTorch 2.8.0 and 2.9.0").
+        Some(true)
+    }
+
+    fn detect(&self, ctx: &DetectContext) -> Detected {
+        detect(ctx).into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -655,27 +726,27 @@ mod tests {
     fn override_errors() {
         assert!(matches!(
             parse_override("torch"),
-            Err(OverrideError::NotAPin { .. })
+            Err(PinError::NotAPin { .. })
         ));
         assert!(matches!(
             parse_override("torch===2"),
-            Err(OverrideError::NotAPin { .. })
+            Err(PinError::NotAPin { .. })
         ));
         assert!(matches!(
             parse_override("-x==1"),
-            Err(OverrideError::InvalidName { .. })
+            Err(PinError::InvalidName { .. })
         ));
         assert!(matches!(
             parse_override("x==abc"),
-            Err(OverrideError::InvalidVersion { .. })
+            Err(PinError::InvalidVersion { .. })
         ));
         assert!(matches!(
             parse_override("x==1!2"),
-            Err(OverrideError::Epoch { .. })
+            Err(PinError::Epoch { .. })
         ));
         assert!(matches!(
             parse_override("a==1,A==2"),
-            Err(OverrideError::Duplicate { .. })
+            Err(PinError::Duplicate { .. })
         ));
         assert_eq!(parse_override(" , ").unwrap(), vec![]);
         let pins = parse_override("c==7.8.9b1,d==1.2.3.4").unwrap();

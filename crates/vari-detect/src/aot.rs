@@ -8,6 +8,9 @@ use std::time::Instant;
 
 use vari_core::{FeatureName, FeatureSupport, FeatureValue, Namespace};
 
+use crate::context::DetectContext;
+use crate::facts::{self, FactsError};
+use crate::provider::{Derived, Detected, FactsInput, FactsSection, Provider, Scope};
 use crate::report::ProviderReport;
 
 /// `blas_lapack :: provider` values, most preferred first.
@@ -59,6 +62,80 @@ pub fn openmp() -> ProviderReport {
 /// Every valid `openmp` value.
 pub fn openmp_all_configs() -> Vec<FeatureSupport> {
     provider_feature(OPENMP_PROVIDERS)
+}
+
+/// An ahead-of-time provider in the [registry](crate::registry): a fixed list, every value
+/// supported.
+pub(crate) struct FixedList {
+    namespace: &'static str,
+    values: &'static [&'static str],
+}
+
+/// `blas_lapack` in the registry.
+pub(crate) const BLAS_LAPACK: FixedList = FixedList {
+    namespace: "blas_lapack",
+    values: BLAS_LAPACK_PROVIDERS,
+};
+
+/// `openmp` in the registry.
+pub(crate) const OPENMP: FixedList = FixedList {
+    namespace: "openmp",
+    values: OPENMP_PROVIDERS,
+};
+
+impl Provider for FixedList {
+    fn namespace(&self) -> &'static str {
+        self.namespace
+    }
+
+    fn scope(&self) -> Scope {
+        Scope::Build
+    }
+
+    fn facts_section(&self) -> FactsSection {
+        FactsSection::Choice
+    }
+
+    /// `true` (every value), `false` (unsupported) or a list of known values, in the order given.
+    fn facts(
+        &self,
+        value: &toml::Value,
+        _: &FactsInput<'_>,
+    ) -> Result<Option<Derived>, FactsError> {
+        match value {
+            toml::Value::Boolean(true) => Ok(Some((self.all_features(), "fixed list".to_owned()))),
+            toml::Value::Boolean(false) => Ok(None),
+            _ => {
+                let mut chosen: Vec<String> = Vec::new();
+                for (p, s) in facts::string_list(value, self.namespace)? {
+                    if !self.values.contains(&s.as_str()) {
+                        return Err(facts::invalid(
+                            p,
+                            format!("unknown value {s:?} (known: {})", self.values.join(", ")),
+                        ));
+                    }
+                    if !chosen.contains(&s) {
+                        chosen.push(s);
+                    }
+                }
+                let mut features = self.all_features();
+                for f in &mut features {
+                    f.values.retain(|v| chosen.iter().any(|c| c == v.as_str()));
+                    f.values
+                        .sort_by_key(|v| chosen.iter().position(|c| c == v.as_str()));
+                }
+                Ok(Some((features, "listed values".to_owned())))
+            }
+        }
+    }
+
+    fn all_features(&self) -> Vec<FeatureSupport> {
+        provider_feature(self.values)
+    }
+
+    fn detect(&self, _ctx: &DetectContext) -> Detected {
+        fixed(self.namespace, self.values).into()
+    }
 }
 
 #[cfg(test)]

@@ -2,13 +2,14 @@
 //! expensive part of detection (driver libraries in child processes, archspec classification) is
 //! remembered and re-validated with a cheap fingerprint.
 //!
-//! * Location: `$VARI_CACHE_DIR/detect-v1.json`, else `$XDG_CACHE_HOME/vari/…`, else
-//!   `~/.cache/vari/…` (Windows: `%LOCALAPPDATA%\vari\cache\…`).
-//! * Valid while the [`Fingerprint`] is unchanged (boot id, NVIDIA kernel driver version, GPU device
-//!   nodes, KFD topology nodes, relevant environment variables, the vari version and executable)
-//!   and for at most [`TTL`].
+//! * Location: [`CACHE_FILE`] in vari's cache directory ([`vari_fs::cache_dir_with`], read through
+//!   the context's variables).
+//! * Valid while the [`Fingerprint`] is unchanged (the boot, the vari version and executable, each
+//!   provider's [evidence](crate::provider::Provider::evidence) such as driver versions and device
+//!   nodes, and the [variables](crate::registry::fingerprint_variables) that change results) and
+//!   for at most [`TTL`].
 //! * Only the live machine is cached; a `--sysroot` snapshot is plain files and is read afresh.
-//! * Written atomically (temporary file + rename); an unreadable or corrupt file is ignored and
+//! * Written with [`vari_fs::write_atomic`]; an unreadable or corrupt file is ignored and
 //!   replaced, never an error.
 //! * The fast path reads a few small files and three directories: no library is loaded, no child
 //!   is started, no archspec data is parsed.
@@ -20,34 +21,17 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use vari_core::{FeatureSupport, Namespace, Platform};
 
+use crate::provider::{Evidence, Scope};
+use crate::registry;
 use crate::{DetectContext, ProviderReport};
 
-/// Overrides the cache directory.
-pub const CACHE_DIR_ENV: &str = "VARI_CACHE_DIR";
+pub use vari_fs::CACHE_DIR_ENV;
 /// The cache file name (the number changes with the file format).
 pub const CACHE_FILE: &str = "detect-v1.json";
 /// The longest a cached detection is trusted.
 pub const TTL: Duration = Duration::from_secs(24 * 60 * 60);
 /// The value of the file's `schema` key.
 const SCHEMA: &str = "vari-detect-cache/1";
-
-/// Environment variables that change detection results, by exact name.
-const ENV_NAMES: &[&str] = &[
-    "HSA_OVERRIDE_GFX_VERSION",
-    "ROCM_PATH",
-    "LD_LIBRARY_PATH",
-    "CUDA_VISIBLE_DEVICES",
-];
-/// Environment variables that change detection results, by prefix (the provider overrides and
-/// vari's own options such as library paths and the device policy).
-const ENV_PREFIXES: &[&str] = &[
-    "NV_VARIANT_PROVIDER_",
-    "AMD_VARIANT_PROVIDER_",
-    "INTEL_VARIANT_PROVIDER_",
-    "VARI_",
-];
-/// `VARI_` variables that do not affect results.
-const ENV_IGNORED: &[&str] = &[CACHE_DIR_ENV, crate::child::PROBE_ENV, "VARI_LOG"];
 
 /// What the cache is keyed on: cheap facts that change when the hardware, the drivers, the
 /// configuration or vari itself change.
@@ -57,41 +41,33 @@ pub struct Fingerprint(BTreeMap<String, String>);
 impl Fingerprint {
     /// The fingerprint of the context's machine.
     pub fn of(ctx: &DetectContext) -> Self {
-        let mut map = BTreeMap::new();
-        let root = &ctx.sysroot;
-        let read = |path: &str| {
-            root.read_to_string(path)
+        let mut map = Evidence::new();
+        map.insert(
+            "boot_id".into(),
+            ctx.sysroot
+                .read_to_string("/proc/sys/kernel/random/boot_id")
                 .map(|s| s.trim().to_owned())
-                .unwrap_or_default()
-        };
-        map.insert("boot_id".into(), read("/proc/sys/kernel/random/boot_id"));
-        map.insert("nvidia_driver".into(), read("/sys/module/nvidia/version"));
-        map.insert(
-            "dev_nvidia".into(),
-            listing(&root.path("/dev"), Some("nvidia")),
-        );
-        map.insert("dev_dxg".into(), root.path("/dev/dxg").exists().to_string());
-        map.insert("dev_dri".into(), listing(&root.path("/dev/dri"), None));
-        map.insert(
-            "kfd_nodes".into(),
-            listing(&root.path("/sys/class/kfd/kfd/topology/nodes"), None),
+                .unwrap_or_default(),
         );
         map.insert("vari_version".into(), env!("CARGO_PKG_VERSION").into());
         map.insert("executable".into(), executable_identity());
-        for (name, value) in &ctx.env {
-            let relevant = ENV_NAMES.contains(&name.as_str())
-                || (ENV_PREFIXES.iter().any(|p| name.starts_with(p))
-                    && !ENV_IGNORED.contains(&name.as_str()));
-            if relevant {
-                map.insert(format!("env:{name}"), value.clone());
+        for provider in registry::providers() {
+            if provider.scope() != Scope::PythonEnvironment {
+                provider.evidence(ctx, &mut map);
+            }
+        }
+        for var in registry::fingerprint_variables() {
+            if let Some(value) = ctx.env.get(var.name) {
+                map.insert(format!("env:{}", var.name), value.clone());
             }
         }
         Self(map)
     }
 }
 
-/// Sorted entry names of `dir` (optionally only those starting with `prefix`), comma-joined.
-fn listing(dir: &Path, prefix: Option<&str>) -> String {
+/// Sorted entry names of `dir` (optionally only those starting with `prefix`), comma-joined
+/// (`-` when the directory cannot be read).
+pub(crate) fn listing(dir: &Path, prefix: Option<&str>) -> String {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return "-".into();
     };
@@ -123,21 +99,7 @@ fn executable_identity() -> String {
 
 /// The cache file for this context, when a cache directory can be found.
 pub fn cache_path(ctx: &DetectContext) -> Option<PathBuf> {
-    let dir = if let Some(dir) = ctx.var(CACHE_DIR_ENV) {
-        PathBuf::from(dir)
-    } else if cfg!(windows) {
-        PathBuf::from(ctx.var("LOCALAPPDATA")?)
-            .join("vari")
-            .join("cache")
-    } else if let Some(xdg) = ctx
-        .var("XDG_CACHE_HOME")
-        .filter(|d| Path::new(d).is_absolute())
-    {
-        PathBuf::from(xdg).join("vari")
-    } else {
-        PathBuf::from(ctx.var("HOME")?).join(".cache").join("vari")
-    };
-    Some(dir.join(CACHE_FILE))
+    vari_fs::cache_dir_with(|name| ctx.var(name).map(str::to_owned)).map(|d| d.join(CACHE_FILE))
 }
 
 /// A provider report as stored.
@@ -231,15 +193,10 @@ pub fn store(
         return;
     };
     let Some(dir) = path.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
+    if std::fs::create_dir_all(dir).is_ok() {
+        // Concurrent runs each write their own temporary file; the last rename wins.
+        let _ = vari_fs::write_atomic(path, &json);
     }
-    // Unique per process, so concurrent runs never write the same temporary file.
-    let temp = dir.join(format!(".{CACHE_FILE}.{}.tmp", std::process::id()));
-    if std::fs::write(&temp, json).is_ok() && std::fs::rename(&temp, path).is_ok() {
-        return;
-    }
-    let _ = std::fs::remove_file(&temp);
 }
 
 #[cfg(test)]
@@ -288,11 +245,21 @@ mod tests {
             .env
             .insert("NV_VARIANT_PROVIDER_FORCE_SM_ARCH".into(), "9.0".into());
         assert!(load(&path, &Fingerprint::of(&other)).is_none());
+        // Every variable of a cached provider counts, named in the registry.
+        for name in ["ROCM_PATH", "VARI_NVIDIA_DEVICE", "VARI_PROBE_TIMEOUT"] {
+            let mut other = ctx.clone();
+            other.env.insert(name.into(), "1".into());
+            assert!(load(&path, &Fingerprint::of(&other)).is_none(), "{name}");
+        }
         let mut irrelevant = ctx.clone();
         irrelevant.env.insert("EDITOR".into(), "vi".into());
         irrelevant
             .env
             .insert(CACHE_DIR_ENV.into(), "/elsewhere".into());
+        // abi_dependency is never cached, so its override does not invalidate the hardware.
+        irrelevant
+            .env
+            .insert("VARIANT_ABI_DEPENDENCY".into(), "torch==2.8".into());
         assert!(load(&path, &Fingerprint::of(&irrelevant)).is_some());
     }
 
@@ -313,6 +280,11 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("proc/sys/kernel/random")).unwrap();
         std::fs::write(dir.path().join("proc/sys/kernel/random/boot_id"), "abc\n").unwrap();
         assert_eq!(Fingerprint::of(&ctx).0["boot_id"], "abc");
+        // A ROCm upgrade changes rocm_version without a reboot.
+        let before_rocm = Fingerprint::of(&ctx);
+        std::fs::create_dir_all(dir.path().join("opt/rocm/.info")).unwrap();
+        std::fs::write(dir.path().join("opt/rocm/.info/version"), "6.4.1-120\n").unwrap();
+        assert_ne!(before_rocm, Fingerprint::of(&ctx));
     }
 
     #[test]

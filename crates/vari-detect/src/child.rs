@@ -26,18 +26,20 @@
 //! abandoned), but a crashing driver takes the process down.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::mpsc;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use vari_fs::RunError;
 
 use crate::gpu::cuda::{self, CudaFacts};
 use crate::gpu::level_zero::{self, LevelZeroFacts};
 use crate::gpu::nvml::{self, NvmlFacts};
+pub use crate::gpu::ProbeFailure;
 use crate::DetectContext;
 
 /// The environment variable that turns a process into a probe child (value: a JSON request).
@@ -86,40 +88,6 @@ pub enum ProbeResponse {
     LevelZero(LevelZeroFacts),
     /// The library is missing or a required call failed.
     Failed(ProbeFailure),
-}
-
-/// A library that is missing or refused to answer (reported by the probe itself).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
-#[serde(rename_all = "snake_case")]
-pub enum ProbeFailure {
-    /// None of the candidate files could be loaded.
-    #[error("{} not found ({message})", tried.join(", "))]
-    LibraryNotFound {
-        /// The names or paths tried.
-        tried: Vec<String>,
-        /// The loader's message for the last candidate.
-        message: String,
-    },
-    /// The library lacks a function the probe needs.
-    #[error("{library}: missing function {function}")]
-    MissingFunction {
-        /// The library loaded.
-        library: String,
-        /// The function name.
-        function: String,
-    },
-    /// A required call returned an error code.
-    #[error("{library}: {call} failed with {meaning} ({code})")]
-    Call {
-        /// The library loaded.
-        library: String,
-        /// The function called.
-        call: String,
-        /// The raw return code.
-        code: i64,
-        /// The code's name (`NVML_ERROR_DRIVER_NOT_LOADED`, …).
-        meaning: String,
-    },
 }
 
 /// Why a probe gave no facts (seen from the parent).
@@ -258,12 +226,29 @@ pub fn run_probe(request: &ProbeRequest, ctx: &DetectContext) -> Result<ProbeRes
     }
 }
 
-/// The time a probe gets: [`TIMEOUT_ENV`] when valid, else the context's.
+/// The time a probe gets: [`TIMEOUT_ENV`] when valid, else the context's (an invalid value is
+/// refused up front by [`check_overrides`](crate::overrides::check_overrides)).
 pub fn probe_timeout(ctx: &DetectContext) -> Duration {
     ctx.var(TIMEOUT_ENV)
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0 && *s < 86_400.0)
-        .map_or(ctx.timeout, Duration::from_secs_f64)
+        .and_then(|v| parse_timeout(v).ok())
+        .unwrap_or(ctx.timeout)
+}
+
+/// The longest [`TIMEOUT_ENV`] accepted: a driver that needs more is broken.
+const MAX_TIMEOUT_SECS: f64 = 3600.0;
+
+/// Parses a [`TIMEOUT_ENV`] value: seconds, decimals allowed, more than 0 and at most an hour.
+pub(crate) fn parse_timeout(value: &str) -> Result<Duration, String> {
+    let seconds: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| "expected a number of seconds such as 10 or 2.5".to_owned())?;
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= MAX_TIMEOUT_SECS) {
+        return Err(format!(
+            "expected a number of seconds more than 0 and at most {MAX_TIMEOUT_SECS}"
+        ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 fn run_in_thread(request: &ProbeRequest, timeout: Duration) -> Result<ProbeResponse, ProbeError> {
@@ -289,16 +274,10 @@ fn run_in_child(
         .args(&runner.args)
         .env_clear()
         .envs(&ctx.env)
-        .env(PROBE_ENV, request_json)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let output = run_with_timeout(&mut command, timeout).map_err(|e| match e {
-        WaitError::Spawn(source) => ProbeError::Spawn {
-            program: runner.program.display().to_string(),
-            source,
-        },
-        WaitError::TimedOut => ProbeError::TimedOut(timeout),
+        .env(PROBE_ENV, request_json);
+    let output = vari_fs::run_with_timeout(command, None, timeout).map_err(|e| match e {
+        RunError::Spawn { program, source } => ProbeError::Spawn { program, source },
+        RunError::TimedOut { .. } => ProbeError::TimedOut(timeout),
     })?;
     let stderr = stderr_suffix(&output.stderr);
     if let Some(signal) = output.signal {
@@ -312,91 +291,6 @@ fn run_in_child(
         Some(code) => Err(ProbeError::Exited { code, stderr }),
         None => Err(ProbeError::Garbage("no exit status".into())),
     }
-}
-
-/// What a finished child left behind.
-#[derive(Debug)]
-pub(crate) struct ChildOutput {
-    /// Exit code when it exited normally.
-    pub code: Option<i32>,
-    /// The signal that killed it (Unix).
-    pub signal: Option<i32>,
-    /// Everything it wrote to stdout.
-    pub stdout: Vec<u8>,
-    /// Everything it wrote to stderr.
-    pub stderr: Vec<u8>,
-}
-
-/// Why [`run_with_timeout`] gave no output.
-#[derive(Debug)]
-pub(crate) enum WaitError {
-    /// The command could not be started.
-    Spawn(std::io::Error),
-    /// It ran longer than allowed and was killed.
-    TimedOut,
-}
-
-/// Runs `command` (stdout/stderr should be piped), killing it after `timeout`.
-pub(crate) fn run_with_timeout(
-    command: &mut Command,
-    timeout: Duration,
-) -> Result<ChildOutput, WaitError> {
-    let start = Instant::now();
-    let mut child = command.spawn().map_err(WaitError::Spawn)?;
-    // Pipes are drained by threads so a chatty child cannot block on a full pipe.
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
-    let mut pause = Duration::from_micros(500);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() >= timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(WaitError::TimedOut);
-            }
-            Ok(None) => {
-                std::thread::sleep(pause.min(timeout.saturating_sub(start.elapsed())));
-                pause = (pause * 2).min(Duration::from_millis(20));
-            }
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(WaitError::Spawn(e));
-            }
-        }
-    };
-    // A grandchild could hold the pipes open; do not wait for it long.
-    let grace = Duration::from_millis(200);
-    Ok(ChildOutput {
-        code: status.code(),
-        signal: exit_signal(&status),
-        stdout: stdout.recv_timeout(grace).unwrap_or_default(),
-        stderr: stderr.recv_timeout(grace).unwrap_or_default(),
-    })
-}
-
-fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> mpsc::Receiver<Vec<u8>> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut buffer = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut buffer);
-        }
-        let _ = tx.send(buffer);
-    });
-    rx
-}
-
-#[cfg(unix)]
-fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
-    use std::os::unix::process::ExitStatusExt;
-    status.signal()
-}
-
-#[cfg(not(unix))]
-fn exit_signal(_status: &std::process::ExitStatus) -> Option<i32> {
-    None
 }
 
 fn describe_signal(signal: i32) -> String {
@@ -495,7 +389,8 @@ mod tests {
         assert_eq!(probe_timeout(&ctx), DetectContext::DEFAULT_TIMEOUT);
         ctx.env.insert(TIMEOUT_ENV.into(), "2.5".into());
         assert_eq!(probe_timeout(&ctx), Duration::from_millis(2500));
-        for bad in ["-1", "0", "soon", "NaN"] {
+        for bad in ["-1", "0", "soon", "NaN", "1e30", "inf"] {
+            assert!(parse_timeout(bad).is_err(), "{bad}");
             ctx.env.insert(TIMEOUT_ENV.into(), bad.into());
             assert_eq!(probe_timeout(&ctx), DetectContext::DEFAULT_TIMEOUT, "{bad}");
         }
@@ -515,40 +410,5 @@ mod tests {
         assert!(e.ends_with("END") && e.starts_with('…'));
         assert_eq!(stderr_suffix(b"  "), "");
         assert_eq!(stderr_suffix(b"boom\n"), ": boom");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn commands_are_killed_after_the_timeout() {
-        let start = Instant::now();
-        let mut command = Command::new("sleep");
-        command
-            .arg("30")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let result = run_with_timeout(&mut command, Duration::from_millis(200));
-        assert!(matches!(result, Err(WaitError::TimedOut)));
-        assert!(start.elapsed() < Duration::from_secs(5));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn finished_commands_report_status_and_output() {
-        let mut command = Command::new("sh");
-        command
-            .args(["-c", "echo out; echo err >&2; exit 3"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let output = run_with_timeout(&mut command, Duration::from_secs(10)).unwrap();
-        assert_eq!(output.code, Some(3));
-        assert_eq!(output.stdout, b"out\n");
-        assert_eq!(output.stderr, b"err\n");
-        let mut command = Command::new("sh");
-        command
-            .args(["-c", "kill -SEGV $$"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let output = run_with_timeout(&mut command, Duration::from_secs(10)).unwrap();
-        assert_eq!(output.signal, Some(11));
     }
 }

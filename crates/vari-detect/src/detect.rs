@@ -1,35 +1,26 @@
 //! Detection of every namespace for one target, and the platform it runs.
 //!
-//! Providers run concurrently and independently: one that fails leaves its namespace absent with
-//! a reason, never fails the whole detection. Reports come in [`NAMESPACE_ORDER`]: GPUs first
-//! (most specific hardware), then the CPU, the ahead-of-time lists, and `abi_dependency` last
-//! (as `spec/providers.md` requires).
+//! The [registry] says which providers run and in which order. They run
+//! concurrently and independently: one that fails leaves its namespace absent with a reason,
+//! never fails the whole detection. Reports come in namespace order.
 //!
 //! With [`DetectOptions::use_cache`] on the live machine, results come from [`crate::cache`] when
-//! still valid. `abi_dependency` describes the target Python environment, which changes whenever
-//! a package is installed, so it is never cached: it is recomputed (file reads only) every time.
-
-use std::time::Instant;
+//! still valid. Providers of the target Python environment (`abi_dependency`) are never cached:
+//! the environment changes whenever a package is installed, so they are recomputed (file reads
+//! only) every time.
+//!
+//! A snapshot ([`Sysroot::open`](crate::Sysroot::open)) is read with the node's values of the
+//! variables that change where providers look, and with the answers the node's driver libraries
+//! gave, unless an override variable set here decides that namespace.
 
 use vari_core::{Platform, Profile};
 
 use crate::cache::{self, Fingerprint};
-use crate::cpu::cpuinfo::{CpuArch, CpuInfo};
-use crate::gpu::{amd, intel, nvidia};
-use crate::snapshot::{self, SnapshotManifest};
-use crate::{abi, aot, cpu, DetectContext, ProviderReport};
-
-/// Namespaces in report and profile order.
-pub const NAMESPACE_ORDER: &[&str] = &[
-    "nvidia",
-    "amd",
-    "intel",
-    "x86_64",
-    "aarch64",
-    "blas_lapack",
-    "openmp",
-    "abi_dependency",
-];
+use crate::manifest::SnapshotManifest;
+use crate::platform::detect_platform;
+use crate::provider::{Detected, Provider, Scope, VarRole};
+use crate::registry;
+use crate::{DetectContext, ProviderReport};
 
 /// What to detect and how.
 #[derive(Debug, Clone)]
@@ -45,14 +36,17 @@ pub struct DetectOptions {
 pub struct Detection {
     /// The platform (system, machine, C library).
     pub platform: Platform,
-    /// One report per provider, in [`NAMESPACE_ORDER`], present or not.
+    /// One report per provider, in namespace order, present or not.
     pub reports: Vec<ProviderReport>,
     /// Whether the hardware reports came from the cache.
     pub from_cache: bool,
+    /// What a user should know about the detection as a whole (a directory read as a plain file
+    /// tree, or holding nothing detection reads).
+    pub notes: Vec<String>,
 }
 
 impl Detection {
-    /// The `vari-profile/1` document: the present namespaces in [`NAMESPACE_ORDER`].
+    /// The `vari-profile/1` document: the present namespaces in namespace order.
     pub fn profile(&self) -> Profile {
         Profile {
             platform: Some(self.platform.clone()),
@@ -76,6 +70,7 @@ impl Detection {
 /// Detects every namespace.
 pub fn detect(options: &DetectOptions) -> Detection {
     let ctx = &options.context;
+    let notes: Vec<String> = ctx.sysroot.note().map(str::to_owned).into_iter().collect();
     let cache_path = (options.use_cache && ctx.sysroot.is_host())
         .then(|| cache::cache_path(ctx))
         .flatten();
@@ -85,69 +80,65 @@ pub fn detect(options: &DetectOptions) -> Detection {
     if let (Some(path), Some(fp)) = (&cache_path, &fingerprint) {
         if let Some(cached) = cache::load(path, fp) {
             let mut reports = cached.reports;
-            reports.push(abi::detect(ctx));
+            reports.extend(
+                registry::providers()
+                    .iter()
+                    .filter(|p| !cacheable(**p))
+                    .map(|p| p.detect(ctx).report),
+            );
             return Detection {
                 platform: cached.platform,
                 reports: in_order(reports),
                 from_cache: true,
+                notes,
             };
         }
     }
 
-    // A snapshot taken on another node: apply that node's environment and, for the
-    // library-based providers a file tree cannot reproduce, what it recorded there.
-    let manifest = (!ctx.sysroot.is_host())
-        .then(|| snapshot_manifest(ctx))
-        .flatten();
-    let snapshot_ctx = manifest.as_ref().map(|m| snapshot_context(ctx, m));
+    let snapshot_ctx = ctx.sysroot.manifest().map(|m| snapshot_context(ctx, m));
     let ctx = snapshot_ctx.as_ref().unwrap_or(ctx);
-
-    let (platform, mut hardware, transient) = detect_uncached(ctx);
-    if let Some(manifest) = &manifest {
-        use_recorded_reports(ctx, manifest, &mut hardware);
+    let (platform, mut outcomes) = run_providers(ctx);
+    if let Some(manifest) = ctx.sysroot.manifest() {
+        use_recorded_reports(ctx, manifest, &mut outcomes);
     }
     if let (Some(path), Some(fp)) = (&cache_path, &fingerprint) {
         // A timeout or crash may be gone next time: do not remember it for a day.
-        if !transient {
-            cache::store(path, fp, &platform, &hardware);
+        if !outcomes.iter().any(|(_, d)| d.transient) {
+            let stored: Vec<ProviderReport> = outcomes
+                .iter()
+                .filter(|(p, _)| cacheable(*p))
+                .map(|(_, d)| d.report.clone())
+                .collect();
+            cache::store(path, fp, &platform, &stored);
         }
     }
-    let mut reports = hardware;
-    reports.push(abi::detect(ctx));
     Detection {
         platform,
-        reports: in_order(reports),
+        reports: in_order(outcomes.into_iter().map(|(_, d)| d.report).collect()),
         from_cache: false,
+        notes,
     }
 }
 
-/// The manifest of the snapshot the sysroot points at, if it has one. A damaged manifest is
-/// reported and otherwise ignored: the files alone still answer for most namespaces.
-fn snapshot_manifest(ctx: &DetectContext) -> Option<SnapshotManifest> {
-    match snapshot::read_manifest(ctx.sysroot.root()) {
-        Ok(manifest) => manifest,
-        Err(e) => {
-            tracing::warn!("{e}; reading the snapshot's files only");
-            None
-        }
-    }
+fn cacheable(provider: &dyn Provider) -> bool {
+    provider.scope() != Scope::PythonEnvironment
 }
 
-/// The context for reading a snapshot: the node's values of the variables that say where
-/// providers look (`ROCM_PATH`, …) replace this machine's; an override variable
-/// (`*_VARIANT_PROVIDER_FORCE_*`) set here still wins over the node's.
+/// The context for reading a snapshot: the node's values of the variables a snapshot records
+/// replace this machine's; an override variable set here still wins over the node's.
 fn snapshot_context(ctx: &DetectContext, manifest: &SnapshotManifest) -> DetectContext {
-    let is_override = |name: &str| name.contains("_VARIANT_PROVIDER_FORCE_");
     let mut node = ctx.clone();
-    for name in snapshot::SNAPSHOT_ENV {
-        let kept_here = is_override(name) && ctx.var(name).is_some();
-        match manifest.env.get(*name) {
-            _ if kept_here => {}
+    for var in registry::snapshot_variables() {
+        let is_override = var.role == VarRole::Override;
+        if is_override && ctx.var(var.name).is_some() {
+            continue;
+        }
+        match manifest.env.get(var.name) {
             Some(value) => {
-                node.env.insert((*name).to_owned(), value.clone());
+                node.env.insert(var.name.to_owned(), value.clone());
             }
-            None if !is_override(name) => {
-                node.env.remove(*name);
+            None if !is_override => {
+                node.env.remove(var.name);
             }
             None => {}
         }
@@ -155,347 +146,93 @@ fn snapshot_context(ctx: &DetectContext, manifest: &SnapshotManifest) -> DetectC
     node
 }
 
-/// Replaces the file-only answers of nvidia and intel with what the node's driver libraries
-/// reported when the snapshot was taken, unless an override variable decides them here.
+/// Replaces the file-only answers of the providers whose answers come from driver libraries with
+/// what the node's libraries reported, unless an override variable decides them here.
 fn use_recorded_reports(
     ctx: &DetectContext,
     manifest: &SnapshotManifest,
-    reports: &mut [ProviderReport],
+    outcomes: &mut [(&'static dyn Provider, Detected)],
 ) {
-    let overridden = |namespace: &str| match namespace {
-        nvidia::NAMESPACE => {
-            ctx.var(nvidia::FORCE_CUDA_ENV).is_some() || ctx.var(nvidia::FORCE_SM_ENV).is_some()
-        }
-        intel::NAMESPACE => ctx.var(intel::FORCE_DEVICE_IP_ENV).is_some(),
-        _ => true,
-    };
-    for report in reports.iter_mut() {
-        let namespace = report.namespace.as_str();
-        if overridden(namespace) {
+    for (provider, outcome) in outcomes.iter_mut() {
+        let overridden = provider
+            .variables()
+            .iter()
+            .any(|v| v.role == VarRole::Override && ctx.var(v.name).is_some());
+        if !provider.records_answer() || overridden {
             continue;
         }
-        if let Some(recorded) = manifest.recorded(namespace) {
-            *report = recorded;
+        if let Some(recorded) = manifest.recorded(provider.namespace()) {
+            outcome.report = recorded;
         }
     }
 }
 
-/// Runs the hardware providers concurrently; the flag says whether any failure may be transient.
-fn detect_uncached(ctx: &DetectContext) -> (Platform, Vec<ProviderReport>, bool) {
+/// Runs every provider (those reading the machine concurrently) and the platform detection.
+fn run_providers(ctx: &DetectContext) -> (Platform, Vec<(&'static dyn Provider, Detected)>) {
     std::thread::scope(|s| {
-        let nvidia = s.spawn(|| nvidia::detect_outcome(ctx));
-        let intel = s.spawn(|| intel::detect_outcome(ctx));
-        let amd = s.spawn(|| amd::detect(ctx));
-        let x86 = s.spawn(|| cpu::x86_64::detect(ctx));
-        let arm = s.spawn(|| cpu::aarch64::detect(ctx));
+        let handles: Vec<_> = registry::providers()
+            .iter()
+            .map(|p| {
+                let provider: &'static dyn Provider = *p;
+                // Fixed lists and file reads are quicker than starting a thread.
+                let handle = (provider.scope() == Scope::Machine)
+                    .then(|| s.spawn(move || provider.detect(ctx)));
+                (provider, handle)
+            })
+            .collect();
         let platform = detect_platform(ctx);
-        let mut transient = false;
-        let mut reports = Vec::new();
-        for (namespace, handle) in [("nvidia", nvidia), ("intel", intel)] {
-            match handle.join() {
-                Ok((report, t)) => {
-                    transient |= t;
-                    reports.push(report);
-                }
-                Err(_) => {
-                    transient = true;
-                    reports.push(panicked(namespace));
-                }
-            }
-        }
-        for (namespace, handle) in [("amd", amd), ("x86_64", x86), ("aarch64", arm)] {
-            reports.push(handle.join().unwrap_or_else(|_| panicked(namespace)));
-        }
-        reports.push(aot::blas_lapack());
-        reports.push(aot::openmp());
-        (platform, reports, transient)
+        let outcomes = handles
+            .into_iter()
+            .map(|(provider, handle)| {
+                let outcome = match handle {
+                    Some(h) => h.join().unwrap_or_else(|_| panicked(provider)),
+                    None => provider.detect(ctx),
+                };
+                (provider, outcome)
+            })
+            .collect();
+        (platform, outcomes)
     })
 }
 
-/// The report of a provider that panicked (a bug): absent, with the reason.
-fn panicked(namespace: &str) -> ProviderReport {
-    ProviderReport {
-        // Only called with names from NAMESPACE_ORDER.
-        namespace: vari_core::Namespace::new(namespace).expect("valid namespace"),
-        features: None,
-        source: "none".into(),
-        note: Some("the provider failed unexpectedly (a bug in vari; please report it)".into()),
-        elapsed: Default::default(),
+/// The outcome of a provider that panicked (a bug): absent, with the reason.
+fn panicked(provider: &dyn Provider) -> Detected {
+    Detected {
+        report: ProviderReport {
+            // Registry namespaces are valid (a unit test checks every one).
+            namespace: vari_core::Namespace::new(provider.namespace()).expect("valid namespace"),
+            features: None,
+            source: "none".into(),
+            note: Some("the provider failed unexpectedly (a bug in vari; please report it)".into()),
+            elapsed: Default::default(),
+        },
+        transient: true,
     }
 }
 
 fn in_order(mut reports: Vec<ProviderReport>) -> Vec<ProviderReport> {
-    reports.sort_by_key(|r| {
-        NAMESPACE_ORDER
-            .iter()
-            .position(|n| *n == r.namespace.as_str())
-            .unwrap_or(NAMESPACE_ORDER.len())
-    });
+    reports.sort_by_key(|r| registry::position(r.namespace.as_str()));
     reports
-}
-
-/// The platform of the context's machine.
-///
-/// * system: the host's OS (`Linux`, `Darwin`, `Windows`); for a snapshot, `Linux` when it has
-///   `/proc`.
-/// * machine: the host's architecture; for a snapshot, the one `/proc/cpuinfo` describes.
-/// * libc: on a glibc host, `gnu_get_libc_version()` of the running process; otherwise (musl
-///   hosts, snapshots) from files: `ld-musl-*.so.1` means musl (its version is asked from the
-///   loader on the live machine only), a `libc.so.6` means glibc, whose version is read from the
-///   `libc-2.NN.so` link name or the `release version 2.NN` string inside the library.
-pub fn detect_platform(ctx: &DetectContext) -> Platform {
-    let start = Instant::now();
-    let platform = if ctx.sysroot.is_host() {
-        Platform {
-            system: Some(host_system().to_owned()),
-            machine: Some(std::env::consts::ARCH.to_owned()),
-            libc: host_libc(ctx),
-        }
-    } else {
-        let machine = ctx
-            .sysroot
-            .read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|text| match CpuInfo::parse(&text).arch() {
-                CpuArch::X86_64 => Some("x86_64"),
-                CpuArch::Aarch64 => Some("aarch64"),
-                CpuArch::Arm32 => Some("armv7l"),
-                CpuArch::Other => None,
-            })
-            .map(str::to_owned);
-        Platform {
-            system: ctx
-                .sysroot
-                .path("/proc")
-                .is_dir()
-                .then(|| "Linux".to_owned()),
-            libc: libc_from_files(ctx, machine.as_deref()),
-            machine,
-        }
-    };
-    tracing::debug!(elapsed = ?start.elapsed(), "platform detected");
-    platform
-}
-
-fn host_system() -> &'static str {
-    match std::env::consts::OS {
-        "linux" => "Linux",
-        "macos" => "Darwin",
-        "windows" => "Windows",
-        "freebsd" => "FreeBSD",
-        other => other,
-    }
-}
-
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn host_libc(_ctx: &DetectContext) -> Option<String> {
-    use std::ffi::CStr;
-    use std::os::raw::c_char;
-    // SAFETY: the running process is linked against glibc (target_env = "gnu"), which exports
-    // `const char *gnu_get_libc_version(void)` returning a static NUL-terminated string.
-    unsafe {
-        let this = libloading::os::unix::Library::this();
-        let f = this
-            .get::<unsafe extern "C" fn() -> *const c_char>(b"gnu_get_libc_version\0")
-            .ok()?;
-        let version = f();
-        if version.is_null() {
-            return None;
-        }
-        let version = CStr::from_ptr(version).to_string_lossy();
-        glibc_major_minor(&version).map(|v| format!("glibc {v}"))
-    }
-}
-
-#[cfg(all(target_os = "linux", not(target_env = "gnu")))]
-fn host_libc(ctx: &DetectContext) -> Option<String> {
-    libc_from_files(ctx, Some(std::env::consts::ARCH))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn host_libc(_ctx: &DetectContext) -> Option<String> {
-    None
-}
-
-/// `2.39` from `2.39`, `2.20-2014.11` or `2.39.9000` (packaging's `(\d+)\.(\d+)`).
-fn glibc_major_minor(text: &str) -> Option<String> {
-    let mut parts = text.trim().split(|c: char| !c.is_ascii_digit());
-    let major = parts.next().filter(|p| !p.is_empty())?;
-    let minor = parts.next().filter(|p| !p.is_empty())?;
-    Some(format!("{major}.{minor}"))
-}
-
-/// The C library of a file tree (see [`detect_platform`]).
-fn libc_from_files(ctx: &DetectContext, machine: Option<&str>) -> Option<String> {
-    let root = &ctx.sysroot;
-    if let Ok(entries) = std::fs::read_dir(root.path("/lib")) {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with("ld-musl-") && name.ends_with(".so.1") {
-                let version = ctx
-                    .sysroot
-                    .is_host()
-                    .then(|| musl_version(&entry.path(), ctx))
-                    .flatten();
-                return Some(match version {
-                    Some(v) => format!("musl {v}"),
-                    None => "musl".to_owned(),
-                });
-            }
-        }
-    }
-    let triplet = machine
-        .map(|m| format!("{m}-linux-gnu"))
-        .unwrap_or_default();
-    let dirs = [
-        format!("/lib/{triplet}"),
-        format!("/usr/lib/{triplet}"),
-        "/lib64".to_owned(),
-        "/usr/lib64".to_owned(),
-        "/lib".to_owned(),
-        "/usr/lib".to_owned(),
-    ];
-    for dir in dirs.iter().filter(|d| !d.ends_with('/')) {
-        let path = root.path(format!("{dir}/libc.so.6"));
-        if !path.exists() {
-            continue;
-        }
-        // glibc < 2.34: libc.so.6 -> libc-2.NN.so
-        if let Ok(target) = std::fs::read_link(&path) {
-            let name = target.file_name().map(|n| n.to_string_lossy().into_owned());
-            if let Some(v) = name
-                .as_deref()
-                .and_then(|n| n.strip_prefix("libc-"))
-                .and_then(|n| n.strip_suffix(".so"))
-                .and_then(glibc_major_minor)
-            {
-                return Some(format!("glibc {v}"));
-            }
-        }
-        let version = std::fs::read(&path).ok().and_then(|b| glibc_version_in(&b));
-        return Some(match version {
-            Some(v) => format!("glibc {v}"),
-            None => "glibc".to_owned(),
-        });
-    }
-    None
-}
-
-/// The version in glibc's banner `… stable release version 2.39.` inside the library.
-fn glibc_version_in(bytes: &[u8]) -> Option<String> {
-    const NEEDLE: &[u8] = b"release version ";
-    let mut from = 0;
-    while let Some(offset) = bytes[from..].iter().position(|&b| b == b'r') {
-        let at = from + offset;
-        if bytes[at..].starts_with(NEEDLE) {
-            let rest = &bytes[at + NEEDLE.len()..];
-            let end = rest
-                .iter()
-                .position(|b| !(b.is_ascii_digit() || *b == b'.'))
-                .unwrap_or(rest.len());
-            if let Some(v) = glibc_major_minor(&String::from_utf8_lossy(&rest[..end])) {
-                return Some(v);
-            }
-        }
-        from = at + 1;
-    }
-    None
-}
-
-/// Runs the musl loader without arguments: it prints `Version 1.2.4` on stderr.
-fn musl_version(loader: &std::path::Path, ctx: &DetectContext) -> Option<String> {
-    use std::process::{Command, Stdio};
-    let mut command = Command::new(loader);
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let output = crate::child::run_with_timeout(
-        &mut command,
-        ctx.timeout.min(std::time::Duration::from_secs(2)),
-    )
-    .ok()?;
-    let text = String::from_utf8_lossy(&output.stderr);
-    text.lines()
-        .find_map(|l| l.trim().strip_prefix("Version "))
-        .and_then(glibc_major_minor)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::{amd, intel, nvidia};
+    use crate::manifest::{MANIFEST_FILE, SNAPSHOT_SCHEMA};
     use crate::Sysroot;
+
+    fn namespace_order() -> Vec<&'static str> {
+        registry::providers()
+            .iter()
+            .map(|p| p.namespace())
+            .collect()
+    }
 
     fn ctx_at(root: &std::path::Path) -> DetectContext {
         let mut ctx = DetectContext::from_process_env(Sysroot::new(root));
         ctx.env.clear();
         ctx
-    }
-
-    #[test]
-    fn glibc_versions_parse() {
-        assert_eq!(glibc_major_minor("2.39").as_deref(), Some("2.39"));
-        assert_eq!(glibc_major_minor("2.20-2014.11").as_deref(), Some("2.20"));
-        assert_eq!(glibc_major_minor("x"), None);
-        let blob =
-            b"\0\0GNU C Library (Ubuntu GLIBC 2.39-0ubuntu8.3) stable release version 2.39.\n\0";
-        assert_eq!(glibc_version_in(blob).as_deref(), Some("2.39"));
-        assert_eq!(glibc_version_in(b"nothing relevant here"), None);
-    }
-
-    #[test]
-    fn snapshot_platform_comes_from_its_files() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("proc")).unwrap();
-        std::fs::write(
-            dir.path().join("proc/cpuinfo"),
-            "processor\t: 0\nCPU implementer\t: 0x41\nFeatures\t: fp asimd\n",
-        )
-        .unwrap();
-        std::fs::create_dir_all(dir.path().join("lib/aarch64-linux-gnu")).unwrap();
-        std::fs::write(
-            dir.path().join("lib/aarch64-linux-gnu/libc.so.6"),
-            b"ELF...stable release version 2.36.\0",
-        )
-        .unwrap();
-        let p = detect_platform(&ctx_at(dir.path()));
-        assert_eq!(p.system.as_deref(), Some("Linux"));
-        assert_eq!(p.machine.as_deref(), Some("aarch64"));
-        assert_eq!(p.libc.as_deref(), Some("glibc 2.36"));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn musl_and_old_glibc_layouts() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("lib")).unwrap();
-        std::fs::write(dir.path().join("lib/ld-musl-x86_64.so.1"), "").unwrap();
-        assert_eq!(
-            libc_from_files(&ctx_at(dir.path()), Some("x86_64")).as_deref(),
-            Some("musl")
-        );
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("lib64")).unwrap();
-        std::fs::write(dir.path().join("lib64/libc-2.17.so"), "").unwrap();
-        std::os::unix::fs::symlink("libc-2.17.so", dir.path().join("lib64/libc.so.6")).unwrap();
-        assert_eq!(
-            libc_from_files(&ctx_at(dir.path()), Some("x86_64")).as_deref(),
-            Some("glibc 2.17")
-        );
-        assert_eq!(
-            libc_from_files(&ctx_at(tempfile::tempdir().unwrap().path()), None),
-            None
-        );
-    }
-
-    #[test]
-    fn host_platform_is_named() {
-        let p = detect_platform(&DetectContext::from_process_env(Sysroot::host()));
-        assert_eq!(p.machine.as_deref(), Some(std::env::consts::ARCH));
-        if cfg!(all(target_os = "linux", target_env = "gnu")) {
-            assert!(p.libc.unwrap().starts_with("glibc 2."));
-            assert_eq!(p.system.as_deref(), Some("Linux"));
-        }
     }
 
     #[test]
@@ -516,7 +253,7 @@ mod tests {
             .iter()
             .map(|r| r.namespace.as_str())
             .collect();
-        assert_eq!(names, NAMESPACE_ORDER);
+        assert_eq!(names, namespace_order());
         let profile = detection.profile();
         let present: Vec<&str> = profile
             .namespaces
@@ -533,7 +270,7 @@ mod tests {
         let mut ctx = DetectContext::from_process_env(Sysroot::host());
         ctx.env.retain(|k, _| k == "HOME" || k == "PATH");
         ctx.env.insert(
-            cache::CACHE_DIR_ENV.into(),
+            vari_fs::CACHE_DIR_ENV.into(),
             cache_dir.path().display().to_string(),
         );
         // Overrides keep the test independent of this machine's GPUs.
@@ -585,7 +322,7 @@ mod tests {
         )
         .unwrap();
         let manifest = serde_json::json!({
-            "schema": snapshot::SNAPSHOT_SCHEMA,
+            "schema": SNAPSHOT_SCHEMA,
             "host": "gpu-node-7",
             "created": "2026-11-21T12:00:00Z",
             "vari_version": "0.1.0",
@@ -594,6 +331,7 @@ mod tests {
             "copied": ["/proc/cpuinfo"],
             "missing": [],
             "markers": [],
+            "platform": {"system": "Linux", "machine": "x86_64", "libc": "glibc 2.39"},
             "env": {"ROCM_PATH": "/opt/rocm-6.4.0"},
             "recorded": [{
                 "namespace": "nvidia",
@@ -601,14 +339,15 @@ mod tests {
                 "source": "NVML 580.65.06"
             }]
         });
-        std::fs::write(root.join(snapshot::MANIFEST_FILE), manifest.to_string()).unwrap();
+        std::fs::write(root.join(MANIFEST_FILE), manifest.to_string()).unwrap();
     }
 
     #[test]
     fn a_snapshot_uses_what_the_node_recorded_unless_overridden_here() {
         let dir = tempfile::tempdir().unwrap();
         snapshot_with_recorded_nvidia(dir.path());
-        let mut ctx = ctx_at(dir.path());
+        let mut ctx = DetectContext::from_process_env(Sysroot::open(dir.path()).unwrap());
+        ctx.env.clear();
         ctx.env
             .insert("ROCM_PATH".into(), "/login/node/rocm".into());
         let options = DetectOptions {
@@ -616,13 +355,17 @@ mod tests {
             use_cache: false,
         };
         let detection = detect(&options);
+        assert!(detection.notes.is_empty(), "{:?}", detection.notes);
         let nvidia = detection.report("nvidia").unwrap();
         assert_eq!(nvidia.source, "snapshot of gpu-node-7: NVML 580.65.06");
         let features = nvidia.features.as_ref().unwrap();
         assert_eq!(features[0].values[0].as_str(), "90_real");
         // The node's ROCM_PATH replaces this machine's.
-        let node_ctx = snapshot_context(&ctx, &snapshot_manifest(&ctx).unwrap());
+        let node_ctx = snapshot_context(&ctx, ctx.sysroot.manifest().unwrap());
         assert_eq!(node_ctx.var("ROCM_PATH"), Some("/opt/rocm-6.4.0"));
+        // The node's platform fills what its files do not say.
+        assert_eq!(detection.platform.libc.as_deref(), Some("glibc 2.39"));
+        assert_eq!(detection.platform.machine.as_deref(), Some("x86_64"));
 
         ctx.env.insert(nvidia::FORCE_CUDA_ENV.into(), "12.8".into());
         ctx.env.insert(nvidia::FORCE_SM_ENV.into(), "8.6".into());
@@ -642,14 +385,35 @@ mod tests {
     }
 
     #[test]
-    fn a_damaged_manifest_leaves_the_files() {
+    fn a_damaged_manifest_is_an_error_naming_the_key() {
         let dir = tempfile::tempdir().unwrap();
         snapshot_with_recorded_nvidia(dir.path());
-        std::fs::write(dir.path().join(snapshot::MANIFEST_FILE), "{not json").unwrap();
+        let path = dir.path().join(MANIFEST_FILE);
+        let mut manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        manifest["recorded"] = "oops".into();
+        std::fs::write(&path, manifest.to_string()).unwrap();
+        let err = Sysroot::open(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("recorded") && err.contains(MANIFEST_FILE),
+            "{err}"
+        );
+        std::fs::write(&path, "{not json").unwrap();
+        assert!(Sysroot::open(dir.path()).is_err());
+    }
+
+    #[test]
+    fn a_directory_without_manifest_is_read_as_plain_files_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
         let detection = detect(&DetectOptions {
-            context: ctx_at(dir.path()),
+            context: DetectContext::from_process_env(Sysroot::open(dir.path()).unwrap()),
             use_cache: false,
         });
-        assert!(detection.report("nvidia").unwrap().features.is_none());
+        assert_eq!(detection.notes.len(), 1);
+        assert!(
+            detection.notes[0].contains("none of the files"),
+            "{:?}",
+            detection.notes
+        );
     }
 }

@@ -4,8 +4,11 @@
 //!
 //! ```toml
 //! schema = "vari-facts/1"        # optional
-//! inherit = "host"               # optional: start from this machine's detection
+//! inherit = "host"               # optional: "host" starts from this machine's detection;
+//!                                # "none" (the default) starts from nothing
 //! exclude = ["intel"]            # optional: namespaces to drop (after inheriting)
+//! blas_lapack = true             # or false, or a list such as ["openblas"]
+//! openmp = ["gnu"]
 //!
 //! [platform]                     # optional
 //! system = "Linux"
@@ -33,31 +36,35 @@
 //! [abi_dependency]
 //! torch = "2.8.0"
 //!
-//! blas_lapack = true             # or false, or a list such as ["openblas"]
-//! openmp = ["gnu"]
-//!
 //! [[namespace]]                  # exact lists, as in vari-profile/1
 //! namespace = "custom"
 //! features = [{ name = "f", values = ["a", "b"], multi_value = false }]
 //! ```
 //!
+//! (Top-level keys such as `blas_lapack` come before the first `[table]`: in TOML a key after a
+//! table header belongs to that table.)
+//!
 //! A profile describes a whole target: namespaces it does not mention are unsupported, unless
-//! `inherit = "host"`, in which case each namespace it mentions replaces the host's. Paths
-//! (`cpuinfo`) are relative to the TOML file. Unknown keys are errors, named by key path.
+//! `inherit = "host"`, in which case each namespace it mentions replaces the host's. Each
+//! namespace section is read by its provider in the [registry], which checks
+//! the facts against what exists (`data/hardware-ranges.toml`: a CUDA `12.999` or a compute
+//! capability `8.99` is refused). Paths (`cpuinfo`) are relative to the TOML file. Unknown keys
+//! are errors, named by key path; an `exclude` entry that names no namespace is a warning
+//! ([`FactsProfile::warnings`]).
 
 use std::path::Path;
 
 use toml::{Table, Value};
-use vari_core::{FeatureSupport, Namespace, NamespaceSupport, Platform, Profile};
+use vari_core::{Diagnostic, Namespace, NamespaceSupport, Platform, Profile};
 
-use crate::abi::{self, Pin};
-use crate::aot;
-use crate::cpu::cpuinfo::{CpuArch, CpuInfo};
-use crate::cpu::{aarch64, x86_64};
-use crate::gpu::{amd, intel, nvidia};
+use crate::provider::{Derived, FactsInput, FactsSection};
+use crate::registry;
 
 /// The value of the optional `schema` key.
 pub const FACTS_SCHEMA: &str = "vari-facts/1";
+
+/// Top-level keys besides the providers' namespaces.
+const DOCUMENT_KEYS: &[&str] = &["schema", "inherit", "exclude", "platform", "namespace"];
 
 /// Why a facts profile was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -75,14 +82,36 @@ pub enum FactsError {
     },
 }
 
-fn invalid(path: impl Into<String>, message: impl Into<String>) -> FactsError {
+impl FactsError {
+    /// The problem as a [`Diagnostic`] (key path and message).
+    pub fn diagnostic(&self) -> Diagnostic {
+        match self {
+            FactsError::Syntax(message) => {
+                Diagnostic::document(format!("not valid TOML: {message}"))
+            }
+            FactsError::Invalid { path, message } => Diagnostic::new(path.clone(), message.clone()),
+        }
+    }
+}
+
+/// The profile a facts document describes, and what deserves a warning in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FactsProfile {
+    /// The profile.
+    pub profile: Profile,
+    /// Problems that do not stop the profile from being used (an `exclude` entry naming no
+    /// namespace), each with its key path.
+    pub warnings: Vec<Diagnostic>,
+}
+
+pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> FactsError {
     FactsError::Invalid {
         path: path.into(),
         message: message.into(),
     }
 }
 
-fn as_table<'a>(value: &'a Value, path: &str) -> Result<&'a Table, FactsError> {
+pub(crate) fn as_table<'a>(value: &'a Value, path: &str) -> Result<&'a Table, FactsError> {
     value.as_table().ok_or_else(|| {
         invalid(
             path,
@@ -108,7 +137,7 @@ fn check_keys(table: &Table, path: &str, allowed: &[&str]) -> Result<(), FactsEr
     Ok(())
 }
 
-fn as_str<'a>(value: &'a Value, path: &str) -> Result<&'a str, FactsError> {
+pub(crate) fn as_str<'a>(value: &'a Value, path: &str) -> Result<&'a str, FactsError> {
     value.as_str().ok_or_else(|| {
         invalid(
             path,
@@ -118,7 +147,7 @@ fn as_str<'a>(value: &'a Value, path: &str) -> Result<&'a str, FactsError> {
 }
 
 /// A string or a list of strings, each with its key path.
-fn string_list(value: &Value, path: &str) -> Result<Vec<(String, String)>, FactsError> {
+pub(crate) fn string_list(value: &Value, path: &str) -> Result<Vec<(String, String)>, FactsError> {
     match value {
         Value::String(s) => Ok(vec![(path.to_owned(), s.clone())]),
         Value::Array(items) => items
@@ -139,295 +168,6 @@ fn string_list(value: &Value, path: &str) -> Result<Vec<(String, String)>, Facts
     }
 }
 
-/// `M.m` with decimal numbers (a compute capability).
-fn major_minor(text: &str, path: &str) -> Result<(u32, u32), FactsError> {
-    let bad = || {
-        invalid(
-            path,
-            format!("expected \"M.m\" such as \"8.6\", found {text:?}"),
-        )
-    };
-    let (major, minor) = text.trim().split_once('.').ok_or_else(bad)?;
-    let number = |s: &str| -> Result<u32, FactsError> {
-        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        s.parse().map_err(|_| bad())
-    };
-    Ok((number(major)?, number(minor)?))
-}
-
-/// Reads the facts of one namespace section into its supported features and a source label.
-type Derived = (Vec<FeatureSupport>, String);
-
-/// Turns one section's table into its derived features.
-type SectionReader<'a> = dyn Fn(&Table) -> Result<Derived, FactsError> + 'a;
-
-fn nvidia_facts(t: &Table) -> Result<Derived, FactsError> {
-    check_keys(t, "nvidia", &["cuda_version", "compute_capability", "gpu"])?;
-    let cuda = match t.get("cuda_version") {
-        None => None,
-        Some(v) => {
-            let s = as_str(v, "nvidia.cuda_version")?;
-            let parsed = nvidia::parse_cuda_version_override(s).map_err(|_| {
-                invalid(
-                    "nvidia.cuda_version",
-                    format!("expected a CUDA version such as \"12.8\", found {s:?}"),
-                )
-            })?;
-            Some(parsed)
-        }
-    };
-    let ccs: Vec<(u32, u32)> = match t.get("compute_capability") {
-        None => Vec::new(),
-        Some(v) => string_list(v, "nvidia.compute_capability")?
-            .iter()
-            .map(|(p, s)| major_minor(s, p))
-            .collect::<Result<_, _>>()?,
-    };
-    let chosen = match t.get("gpu") {
-        None => ccs.iter().copied().max(),
-        Some(Value::String(s)) if s == "highest" => ccs.iter().copied().max(),
-        Some(Value::String(s)) if s == "lowest" => ccs.iter().copied().min(),
-        Some(Value::Integer(i)) => {
-            let index = usize::try_from(*i)
-                .ok()
-                .filter(|&i| i < ccs.len())
-                .ok_or_else(|| {
-                    invalid(
-                        "nvidia.gpu",
-                        format!("index {i} is not in compute_capability (0..{})", ccs.len()),
-                    )
-                })?;
-            Some(ccs[index])
-        }
-        Some(_) => {
-            return Err(invalid(
-                "nvidia.gpu",
-                "expected \"highest\", \"lowest\" or an index into compute_capability",
-            ))
-        }
-    };
-    if cuda.is_none() {
-        return Err(invalid(
-            "nvidia.cuda_version",
-            "missing: without the driver's CUDA version the provider reports nothing",
-        ));
-    }
-    let mut label = Vec::new();
-    if let Some((m, n)) = cuda {
-        label.push(format!("CUDA {m}.{n}"));
-    }
-    if let Some((m, n)) = chosen {
-        label.push(format!("compute capability {m}.{n}"));
-    }
-    Ok((nvidia::supported_from_facts(cuda, chosen), label.join(", ")))
-}
-
-fn amd_facts(t: &Table) -> Result<Derived, FactsError> {
-    check_keys(t, "amd", &["gfx_arch", "rocm_version"])?;
-    let mut gfx = Vec::new();
-    if let Some(v) = t.get("gfx_arch") {
-        for (path, s) in string_list(v, "amd.gfx_arch")? {
-            let parsed = amd::parse_gfx_arch_override(&s).map_err(|_| {
-                invalid(
-                    &path,
-                    format!("expected a GPU target such as \"gfx90a\", found {s:?}"),
-                )
-            })?;
-            gfx.extend(parsed);
-        }
-    }
-    let rocm = match t.get("rocm_version") {
-        None => None,
-        Some(v) => {
-            let s = as_str(v, "amd.rocm_version")?;
-            Some(amd::parse_rocm_version_override(s).map_err(|_| {
-                invalid(
-                    "amd.rocm_version",
-                    format!("expected a ROCm version such as \"6.4\", found {s:?}"),
-                )
-            })?)
-        }
-    };
-    let mut label = Vec::new();
-    if !gfx.is_empty() {
-        label.push(gfx.join(" "));
-    }
-    if let Some((m, n)) = rocm {
-        label.push(format!("ROCm {m}.{n}"));
-    }
-    Ok((amd::supported_from_facts(&gfx, rocm), label.join(", ")))
-}
-
-fn intel_facts(t: &Table) -> Result<Derived, FactsError> {
-    check_keys(t, "intel", &["device_ip"])?;
-    let mut ips = Vec::new();
-    if let Some(v) = t.get("device_ip") {
-        for (path, s) in string_list(v, "intel.device_ip")? {
-            ips.push(intel::parse_device_ip_override(&s).map_err(|_| {
-                invalid(
-                    &path,
-                    format!("expected a device IP such as \"12.60.7\", found {s:?}"),
-                )
-            })?);
-        }
-    }
-    let features = intel::supported_from_facts(&ips);
-    if features.is_empty() && !ips.is_empty() {
-        return Err(invalid(
-            "intel.device_ip",
-            format!("no known device IP among {}", ips.join(", ")),
-        ));
-    }
-    Ok((features, format!("device IP {}", ips.join(" "))))
-}
-
-/// Exactly one of `keys` must be present in a CPU section.
-fn one_of<'a>(
-    t: &'a Table,
-    section: &str,
-    keys: &[&'a str],
-) -> Result<(&'a str, &'a Value), FactsError> {
-    let present: Vec<(&str, &Value)> = keys
-        .iter()
-        .filter_map(|k| t.get(*k).map(|v| (*k, v)))
-        .collect();
-    match present[..] {
-        [one] => Ok(one),
-        [] => Err(invalid(
-            section,
-            format!("give one of: {}", keys.join(", ")),
-        )),
-        _ => Err(invalid(
-            section,
-            format!("give only one of: {}", keys.join(", ")),
-        )),
-    }
-}
-
-fn read_cpuinfo(
-    value: &Value,
-    path: &str,
-    base_dir: &Path,
-    arch: CpuArch,
-) -> Result<(CpuInfo, String), FactsError> {
-    let rel = as_str(value, path)?;
-    let file = base_dir.join(rel);
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| invalid(path, format!("cannot read {}: {e}", file.display())))?;
-    let info = CpuInfo::parse(&text);
-    if info.arch() != arch {
-        return Err(invalid(
-            path,
-            format!(
-                "{} describes a CPU of {}, not {}",
-                file.display(),
-                info.arch().name(),
-                arch.name()
-            ),
-        ));
-    }
-    Ok((info, file.display().to_string()))
-}
-
-fn x86_facts(t: &Table, base_dir: &Path) -> Result<Derived, FactsError> {
-    check_keys(t, "x86_64", &["microarchitecture", "level", "cpuinfo"])?;
-    match one_of(t, "x86_64", &["microarchitecture", "level", "cpuinfo"])? {
-        ("microarchitecture", v) => {
-            let name = as_str(v, "x86_64.microarchitecture")?;
-            let f = x86_64::supported_from_microarch(name)
-                .map_err(|e| invalid("x86_64.microarchitecture", e.to_string()))?;
-            Ok((f, format!("microarchitecture {name}")))
-        }
-        ("level", v) => {
-            let level = v
-                .as_integer()
-                .and_then(|l| u32::try_from(l).ok())
-                .ok_or_else(|| invalid("x86_64.level", "expected an integer 1 to 4"))?;
-            let f =
-                x86_64::from_level(level).map_err(|e| invalid("x86_64.level", e.to_string()))?;
-            Ok((f, format!("x86-64-v{level}")))
-        }
-        (_, v) => {
-            let (info, file) = read_cpuinfo(v, "x86_64.cpuinfo", base_dir, CpuArch::X86_64)?;
-            let c = x86_64::classify(&info);
-            Ok((c.supported, format!("{file}: {}", c.microarchitecture)))
-        }
-    }
-}
-
-fn aarch64_facts(t: &Table, base_dir: &Path) -> Result<Derived, FactsError> {
-    check_keys(t, "aarch64", &["microarchitecture", "cpuinfo"])?;
-    match one_of(t, "aarch64", &["microarchitecture", "cpuinfo"])? {
-        ("microarchitecture", v) => {
-            let name = as_str(v, "aarch64.microarchitecture")?;
-            let f = aarch64::supported_from_microarch(name)
-                .map_err(|e| invalid("aarch64.microarchitecture", e.to_string()))?;
-            Ok((f, format!("microarchitecture {name}")))
-        }
-        (_, v) => {
-            let (info, file) = read_cpuinfo(v, "aarch64.cpuinfo", base_dir, CpuArch::Aarch64)?;
-            let c = aarch64::classify(&info);
-            Ok((c.supported, format!("{file}: {}", c.microarchitecture)))
-        }
-    }
-}
-
-fn abi_facts(t: &Table) -> Result<Derived, FactsError> {
-    let mut pins = Vec::new();
-    for (name, v) in t {
-        let path = format!("abi_dependency.{name}");
-        let version = as_str(v, &path)?;
-        let pin = Pin::new(name, version).map_err(|e| invalid(&path, e.to_string()))?;
-        if pins.iter().any(|p: &Pin| p.name == pin.name) {
-            return Err(invalid(
-                &path,
-                format!("package {} is listed twice", pin.name),
-            ));
-        }
-        pins.push(pin);
-    }
-    Ok((
-        abi::supported_from_pins(&pins),
-        "abi_dependency facts".to_owned(),
-    ))
-}
-
-/// `true` (every value), `false` (unsupported) or a list of known values.
-fn fixed_list(
-    value: &Value,
-    path: &str,
-    known: &[&str],
-    all: Vec<FeatureSupport>,
-) -> Result<Option<Derived>, FactsError> {
-    match value {
-        Value::Boolean(true) => Ok(Some((all, "fixed list".to_owned()))),
-        Value::Boolean(false) => Ok(None),
-        _ => {
-            let mut chosen: Vec<String> = Vec::new();
-            for (p, s) in string_list(value, path)? {
-                if !known.contains(&s.as_str()) {
-                    return Err(invalid(
-                        p,
-                        format!("unknown value {s:?} (known: {})", known.join(", ")),
-                    ));
-                }
-                if !chosen.contains(&s) {
-                    chosen.push(s);
-                }
-            }
-            let mut features = all;
-            for f in &mut features {
-                f.values.retain(|v| chosen.iter().any(|c| c == v.as_str()));
-                f.values
-                    .sort_by_key(|v| chosen.iter().position(|c| c == v.as_str()));
-            }
-            Ok(Some((features, "listed values".to_owned())))
-        }
-    }
-}
-
 /// `[[namespace]]` entries: exact lists, read with the `vari-profile/1` rules.
 fn exact_namespaces(value: &Value) -> Result<Vec<NamespaceSupport>, FactsError> {
     let json = serde_json::to_value(value).map_err(|e| invalid("namespace", e.to_string()))?;
@@ -444,9 +184,21 @@ fn exact_namespaces(value: &Value) -> Result<Vec<NamespaceSupport>, FactsError> 
     Ok(profile.namespaces)
 }
 
-fn namespace(name: &str) -> Namespace {
-    // Only called with the fixed provider namespace names of this module.
-    Namespace::new(name).expect("provider namespaces are valid")
+/// Whether `text` looks like a facts profile: TOML whose top-level keys include a facts key (a
+/// provider's namespace, `platform`, `inherit`, …). A reader that chose another format by the
+/// file's name can then hint that the file should be named `*.toml`.
+///
+/// ```
+/// assert!(vari_detect::facts::looks_like_facts("[nvidia]\ncuda_version = \"12.8\"\n"));
+/// assert!(!vari_detect::facts::looks_like_facts("{\"schema\": \"vari-profile/1\"}"));
+/// assert!(!vari_detect::facts::looks_like_facts("[tool.poetry]\nname = \"x\"\n"));
+/// ```
+pub fn looks_like_facts(text: &str) -> bool {
+    let Ok(root) = vari_core::strip_bom(text).parse::<Table>() else {
+        return false;
+    };
+    root.keys()
+        .any(|k| DOCUMENT_KEYS.contains(&k.as_str()) || registry::provider(k).is_some())
 }
 
 /// Builds the profile a facts document describes.
@@ -455,38 +207,27 @@ fn namespace(name: &str) -> Namespace {
 /// detected profile, required when the document says `inherit = "host"`.
 ///
 /// ```
-/// let p = vari_detect::facts::profile_from_facts(
+/// let facts = vari_detect::facts::profile_from_facts(
 ///     "[nvidia]\ncuda_version = \"12.8\"\ncompute_capability = \"8.6\"\n[x86_64]\nlevel = 3\n",
 ///     std::path::Path::new("."),
 ///     None,
 /// ).unwrap();
+/// let p = facts.profile;
 /// assert_eq!(p.namespace("nvidia").unwrap().feature("sm_arch").unwrap().values[0].as_str(), "86_real");
 /// assert!(p.namespace("amd").is_none());
+/// assert!(facts.warnings.is_empty());
 /// ```
 pub fn profile_from_facts(
     text: &str,
     base_dir: &Path,
     host: Option<&Profile>,
-) -> Result<Profile, FactsError> {
-    let root: Table = text
+) -> Result<FactsProfile, FactsError> {
+    let root: Table = vari_core::strip_bom(text)
         .parse()
         .map_err(|e: toml::de::Error| FactsError::Syntax(e.to_string()))?;
-    const TOP: &[&str] = &[
-        "schema",
-        "inherit",
-        "exclude",
-        "platform",
-        "nvidia",
-        "amd",
-        "intel",
-        "x86_64",
-        "aarch64",
-        "abi_dependency",
-        "blas_lapack",
-        "openmp",
-        "namespace",
-    ];
-    check_keys(&root, "", TOP)?;
+    let mut top: Vec<&str> = DOCUMENT_KEYS.to_vec();
+    top.extend(registry::providers().iter().map(|p| p.namespace()));
+    check_keys(&root, "", &top)?;
     if let Some(v) = root.get("schema") {
         let s = as_str(v, "schema")?;
         if s != FACTS_SCHEMA {
@@ -530,38 +271,17 @@ pub fn profile_from_facts(
     }
 
     // Each described namespace: Some(features) replaces, None removes.
+    let input = FactsInput { base_dir };
     let mut described: Vec<(Namespace, Option<Derived>)> = Vec::new();
-    let sections: [(&str, &SectionReader); 6] = [
-        ("nvidia", &nvidia_facts),
-        ("amd", &amd_facts),
-        ("intel", &intel_facts),
-        ("x86_64", &|t| x86_facts(t, base_dir)),
-        ("aarch64", &|t| aarch64_facts(t, base_dir)),
-        ("abi_dependency", &abi_facts),
-    ];
-    for (name, derive) in sections {
-        if let Some(v) = root.get(name) {
-            let derived = derive(as_table(v, name)?)?;
-            described.push((namespace(name), Some(derived)));
+    for provider in registry::providers() {
+        let name = provider.namespace();
+        let Some(value) = root.get(name) else {
+            continue;
+        };
+        if let FactsSection::Table(keys) = provider.facts_section() {
+            check_keys(as_table(value, name)?, name, keys)?;
         }
-    }
-    if let Some(v) = root.get("blas_lapack") {
-        let d = fixed_list(
-            v,
-            "blas_lapack",
-            aot::BLAS_LAPACK_PROVIDERS,
-            aot::blas_lapack_all_configs(),
-        )?;
-        described.push((namespace("blas_lapack"), d));
-    }
-    if let Some(v) = root.get("openmp") {
-        let d = fixed_list(
-            v,
-            "openmp",
-            aot::OPENMP_PROVIDERS,
-            aot::openmp_all_configs(),
-        )?;
-        described.push((namespace("openmp"), d));
+        described.push((namespace(name), provider.facts(value, &input)?));
     }
     let mut exact = Vec::new();
     if let Some(v) = root.get("namespace") {
@@ -593,22 +313,38 @@ pub fn profile_from_facts(
         let name = ns.namespace.clone();
         replace(&mut profile, &name, Some(ns));
     }
+    let mut warnings = Vec::new();
     if let Some(v) = root.get("exclude") {
         for (path, name) in string_list(v, "exclude")? {
             Namespace::new(name.as_str()).map_err(|e| invalid(&path, e.to_string()))?;
+            let present = profile
+                .namespaces
+                .iter()
+                .any(|n| n.namespace.as_str() == name);
+            if !present && registry::provider(&name).is_none() {
+                warnings.push(Diagnostic::new(
+                    path,
+                    format!(
+                        "no provider or [[namespace]] entry has the namespace {name:?}: nothing \
+                         to exclude"
+                    ),
+                ));
+            }
             profile.namespaces.retain(|n| n.namespace.as_str() != name);
         }
     }
-    // abi_dependency goes last in namespace order.
-    if let Some(pos) = profile
-        .namespaces
-        .iter()
-        .position(|n| n.namespace.as_str() == abi::NAMESPACE)
-    {
-        let abi = profile.namespaces.remove(pos);
-        profile.namespaces.push(abi);
-    }
-    Ok(profile)
+    // Namespace order: the registry's, then the exact lists in the order given; abi_dependency
+    // always last (`spec/providers.md`).
+    profile.namespaces.sort_by_key(|n| {
+        let name = n.namespace.as_str();
+        (name == crate::abi::NAMESPACE, registry::position(name))
+    });
+    Ok(FactsProfile { profile, warnings })
+}
+
+fn namespace(name: &str) -> Namespace {
+    // Registry namespaces are valid (a unit test checks every one).
+    Namespace::new(name).expect("provider namespaces are valid")
 }
 
 /// Replaces (in place), appends, or removes (`None`) a namespace entry.
@@ -628,8 +364,11 @@ fn replace(profile: &mut Profile, ns: &Namespace, entry: Option<NamespaceSupport
 mod tests {
     use super::*;
 
+    use crate::cpu::x86_64;
+    use crate::gpu::nvidia;
+
     fn build(text: &str) -> Result<Profile, FactsError> {
-        profile_from_facts(text, Path::new(env!("CARGO_MANIFEST_DIR")), None)
+        profile_from_facts(text, Path::new(env!("CARGO_MANIFEST_DIR")), None).map(|f| f.profile)
     }
 
     fn err_path(text: &str) -> String {
@@ -771,9 +510,11 @@ mod tests {
     fn inherit_replaces_per_namespace_and_excludes() {
         let host = build("openmp = true\n[x86_64]\nlevel = 3\n[intel]\ndevice_ip = \"12.60.7\"\n[abi_dependency]\nnumpy = \"2.1\"\n").unwrap();
         let text = "inherit = \"host\"\nexclude = [\"intel\"]\n[x86_64]\nlevel = 2\n[nvidia]\ncuda_version = \"12.4\"\n[platform]\nmachine = \"x86_64\"\n";
-        let p = profile_from_facts(text, Path::new("."), Some(&host)).unwrap();
+        let p = profile_from_facts(text, Path::new("."), Some(&host))
+            .unwrap()
+            .profile;
         let names: Vec<&str> = p.namespaces.iter().map(|n| n.namespace.as_str()).collect();
-        assert_eq!(names, ["x86_64", "openmp", "nvidia", "abi_dependency"]);
+        assert_eq!(names, ["nvidia", "x86_64", "openmp", "abi_dependency"]);
         assert_eq!(values(&p, "x86_64", "level"), ["v2", "v1"]);
         assert_eq!(p.platform.unwrap().machine.as_deref(), Some("x86_64"));
         assert_eq!(err_path("inherit = \"host\"\n"), "inherit");
@@ -799,6 +540,10 @@ mod tests {
             ("schema = \"vari-facts/2\"\n", "schema"),
             ("[[namespace]]\nnamespace = \"c\"\nfeatures = [{ name = \"F\", values = [] }]\n", "namespace[0].features[0].name"),
             ("[[namespace]]\nnamespace = \"amd\"\nfeatures = []\n[amd]\nrocm_version = \"6.4\"\n", "namespace[0].namespace"),
+            ("[amd]\ngfx_arch = [\"gfxZZZ\"]\n", "amd.gfx_arch[0]"),
+            ("[nvidia]\ncuda_version = \"12.999\"\n", "nvidia.cuda_version"),
+            ("[nvidia]\ncuda_version = \"12.8\"\ncompute_capability = [\"8.6\", \"8.99\"]\n", "nvidia.compute_capability[1]"),
+            ("[intel]\ndevice_ip = \"12.999.0\"\n", "intel.device_ip"),
             ("exclude = [\"Bad\"]\n", "exclude[0]"),
             ("[platform]\nos = \"Linux\"\n", "platform.os"),
         ];
@@ -810,5 +555,38 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(message.contains("expected \"M.m\""), "{message}");
+    }
+
+    #[test]
+    fn an_exclude_that_names_nothing_is_a_warning() {
+        let facts = profile_from_facts(
+            "exclude = [\"nope\", \"intel\", \"custom\"]\n[[namespace]]\nnamespace = \"custom\"\nfeatures = []\n",
+            Path::new("."),
+            None,
+        )
+        .unwrap();
+        assert_eq!(facts.warnings.len(), 1, "{:?}", facts.warnings);
+        assert_eq!(facts.warnings[0].path, "exclude[0]");
+        assert!(facts.warnings[0].message.contains("\"nope\""));
+    }
+
+    #[test]
+    fn inherit_none_starts_from_nothing() {
+        let p = build("inherit = \"none\"\nopenmp = true\n").unwrap();
+        let names: Vec<&str> = p.namespaces.iter().map(|n| n.namespace.as_str()).collect();
+        assert_eq!(names, ["openmp"]);
+    }
+
+    #[test]
+    fn facts_text_is_recognised() {
+        assert!(looks_like_facts("inherit = \"host\"\n"));
+        assert!(looks_like_facts("\u{feff}[x86_64]\nlevel = 3\n"));
+        assert!(!looks_like_facts("not toml at all {"));
+        assert!(!looks_like_facts(""));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_ignored() {
+        assert!(build("\u{feff}openmp = true\n").is_ok());
     }
 }

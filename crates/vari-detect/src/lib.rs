@@ -2,35 +2,38 @@
 //!
 //! Native providers for the wheel-variant namespaces (`spec/providers.md`): each reports the same
 //! features, values and order as the reference Python plugin for the same hardware facts, without
-//! running Python or third-party code.
+//! running Python or third-party code. What it leaves to others: choosing among variants
+//! (`vari-core`, `vari-select`), finding the target Python environment (`vari-python`; detection
+//! takes it as [`DetectContext::python`]), and printing.
 //!
-//! [`detect()`] runs every provider ([`Detection`], in [`detect::NAMESPACE_ORDER`]) and can
-//! reuse the on-disk [`cache`]. Driver libraries are loaded in a child process ([`child`]): a
-//! binary using this crate calls [`child::run_probe_child_if_requested`] first thing in `main`.
+//! Every provider implements [`Provider`] and is listed once in the [`registry`], which the rest
+//! iterates: [`detect()`] runs the providers (and can reuse the on-disk [`cache`]), a
+//! [`snapshot`] copies the files they read, [`check_overrides`] checks the variables they read,
+//! [`facts`] profiles accept their sections, and [`env_table_markdown`] renders the table of
+//! environment variables in the README. [`builtin_feature_kind`] says which features are
+//! single-value and which values they may take.
+//!
+//! A directory given as the target machine is opened with [`Sysroot::open`], which reads its
+//! snapshot manifest strictly ([`SysrootError`]) and notes when it is a plain file tree.
+//!
+//! Driver libraries are loaded in a child process ([`child`]): a binary using this crate calls
+//! [`child::run_probe_child_if_requested`] first thing in `main`.
 //!
 //! ## Environment variables
 //!
-//! | Variable | Effect |
-//! |---|---|
-//! | `NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION`, `NV_VARIANT_PROVIDER_FORCE_SM_ARCH` | nvidia overrides (reference) |
-//! | `AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH`, `AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION` | amd overrides (reference) |
-//! | `INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP` | intel override (reference) |
-//! | `VARIANT_ABI_DEPENDENCY` | abi_dependency override (reference) |
-//! | `HSA_OVERRIDE_GFX_VERSION`, `ROCM_PATH` | honoured by amd as ROCm does |
-//! | `VARI_NVIDIA_DEVICE` | which GPU counts: `highest` (default), `lowest`, or an index |
-//! | `VARI_NVML_LIBRARY`, `VARI_CUDA_LIBRARY`, `VARI_LEVEL_ZERO_LIBRARY` | load this library (name or path) instead of the default |
-//! | `VARI_CACHE_DIR` | directory of the detection cache |
-//! | `VARI_PROBE_TIMEOUT` | seconds a driver library may take (default 10) |
-//! | `VARI_PROBE` | internal: turns the process into a probe child |
-//!
-//! An empty value counts as unset.
+//! The list, with what each does, is [`env_table_markdown`]'s output (the README shows it).
 
 pub mod cache;
 pub mod child;
 pub mod context;
 pub mod detect;
 pub mod gpu;
+pub mod manifest;
 pub mod overrides;
+mod platform;
+pub mod provider;
+mod ranges;
+pub mod registry;
 pub mod report;
 pub mod sysroot;
 
@@ -42,5 +45,9 @@ pub mod snapshot;
 
 pub use context::DetectContext;
 pub use detect::{detect, DetectOptions, Detection};
+pub use overrides::{check_overrides, InvalidVariable, OverrideError};
+pub use platform::detect_platform;
+pub use provider::Provider;
+pub use registry::{builtin_feature_kind, env_table_markdown, FeatureKind};
 pub use report::ProviderReport;
-pub use sysroot::Sysroot;
+pub use sysroot::{Sysroot, SysrootError};

@@ -1,64 +1,63 @@
-//! Checking every override variable up front.
+//! Checking every variable detection reads, up front.
 //!
 //! During detection a malformed override only leaves its namespace absent (detection never
 //! fails as a whole). A command that selects wheels should instead stop with one clear line:
 //! a mistyped `NV_VARIANT_PROVIDER_FORCE_SM_ARCH` silently falling back to "no GPU" would pick
-//! the wrong build.
+//! the wrong build. The variables and their checks come from the [registry].
 
-use crate::abi;
 use crate::context::DetectContext;
-use crate::gpu::{amd, intel, nvidia, InvalidOverride};
+use crate::registry;
 
-/// The first override variable whose value cannot be used.
+/// A variable with a value that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {variable}={value:?}: {expected}")]
+pub struct InvalidVariable {
+    /// The variable name.
+    pub variable: &'static str,
+    /// The value found.
+    pub value: String,
+    /// What was expected instead.
+    pub expected: String,
+}
+
+impl InvalidVariable {
+    pub(crate) fn new(variable: &'static str, value: &str, expected: impl Into<String>) -> Self {
+        Self {
+            variable,
+            value: value.to_owned(),
+            expected: expected.into(),
+        }
+    }
+}
+
+/// The first variable whose value cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OverrideError {
-    /// A GPU provider variable.
+    /// A value that does not parse or is out of range.
     #[error(transparent)]
-    Gpu(#[from] InvalidOverride),
-    /// `VARIANT_ABI_DEPENDENCY`.
-    #[error("invalid {}={value:?}: {error}", abi::OVERRIDE_VAR)]
-    AbiDependency {
-        /// The value found.
-        value: String,
-        /// What is wrong with it.
-        error: abi::OverrideError,
+    Invalid(#[from] InvalidVariable),
+    /// A variable that only works together with another one, which is not set.
+    #[error("{set} is set but {missing} is not: {why}")]
+    Missing {
+        /// The variable that is set.
+        set: &'static str,
+        /// The variable it needs.
+        missing: &'static str,
+        /// Why the first alone cannot be used.
+        why: String,
     },
 }
 
-/// Checks every override variable the providers read, in the context's environment (an empty
-/// value counts as unset).
+/// Checks every variable the providers and detection read, in the context's environment (an
+/// empty value counts as unset), then the combinations a provider requires.
 pub fn check_overrides(ctx: &DetectContext) -> Result<(), OverrideError> {
-    type Check = fn(&str) -> Result<(), InvalidOverride>;
-    let gpu: [(&str, Check); 6] = [
-        (nvidia::FORCE_CUDA_ENV, |v| {
-            nvidia::parse_cuda_version_override(v).map(drop)
-        }),
-        (nvidia::FORCE_SM_ENV, |v| {
-            nvidia::parse_sm_arch_override(v).map(drop)
-        }),
-        (nvidia::DEVICE_POLICY_ENV, |v| {
-            nvidia::parse_device_policy(v).map(drop)
-        }),
-        (amd::FORCE_GFX_ARCH_ENV, |v| {
-            amd::parse_gfx_arch_override(v).map(drop)
-        }),
-        (amd::FORCE_ROCM_VERSION_ENV, |v| {
-            amd::parse_rocm_version_override(v).map(drop)
-        }),
-        (intel::FORCE_DEVICE_IP_ENV, |v| {
-            intel::parse_device_ip_override(v).map(drop)
-        }),
-    ];
-    for (name, check) in gpu {
-        if let Some(value) = ctx.var(name) {
-            check(value)?;
+    for var in registry::variables() {
+        if let (Some(check), Some(value)) = (var.check, ctx.var(var.name)) {
+            check(value).map_err(|expected| InvalidVariable::new(var.name, value, expected))?;
         }
     }
-    if let Some(value) = ctx.var(abi::OVERRIDE_VAR) {
-        abi::parse_override(value).map_err(|error| OverrideError::AbiDependency {
-            value: value.to_owned(),
-            error,
-        })?;
+    for provider in registry::providers() {
+        provider.check_combination(ctx)?;
     }
     Ok(())
 }
@@ -66,10 +65,12 @@ pub fn check_overrides(ctx: &DetectContext) -> Result<(), OverrideError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Sysroot;
+    use crate::gpu::{amd, intel, nvidia};
+    use crate::{abi, child, Sysroot};
 
     fn ctx(vars: &[(&str, &str)]) -> DetectContext {
-        let mut ctx = DetectContext::from_process_env(Sysroot::host());
+        // An empty tree: no NVIDIA driver files, whatever this machine has.
+        let mut ctx = DetectContext::from_process_env(Sysroot::new("/nonexistent/vari-test"));
         ctx.env = vars
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -89,6 +90,7 @@ mod tests {
                 (intel::FORCE_DEVICE_IP_ENV, "12.60.7"),
                 (abi::OVERRIDE_VAR, "torch==2.8.0"),
                 (nvidia::DEVICE_POLICY_ENV, ""),
+                (child::TIMEOUT_ENV, "2.5"),
             ])),
             Ok(())
         );
@@ -98,17 +100,49 @@ mod tests {
     fn each_malformed_value_is_named() {
         for (name, value) in [
             (nvidia::FORCE_CUDA_ENV, "twelve"),
+            (nvidia::FORCE_CUDA_ENV, "12.999"),
             (nvidia::FORCE_SM_ENV, "abc"),
+            (nvidia::FORCE_SM_ENV, "8.99"),
             (nvidia::DEVICE_POLICY_ENV, "fastest"),
+            (amd::FORCE_GFX_ARCH_ENV, "gfxZZZ"),
             (amd::FORCE_ROCM_VERSION_ENV, "x"),
             (intel::FORCE_DEVICE_IP_ENV, "not-an-ip"),
+            (intel::FORCE_DEVICE_IP_ENV, "12.999.0"),
             (abi::OVERRIDE_VAR, "torch=2"),
             (abi::OVERRIDE_VAR, "to rch==2"),
+            (child::TIMEOUT_ENV, "abc"),
+            (child::TIMEOUT_ENV, "-1"),
+            (child::TIMEOUT_ENV, "0"),
+            (child::TIMEOUT_ENV, "1e30"),
         ] {
-            let err = check_overrides(&ctx(&[(name, value)]))
-                .unwrap_err()
-                .to_string();
-            assert!(err.contains(name), "{name}: {err}");
+            // The CUDA variable keeps the compute capability alone from being the error.
+            let mut vars = vec![(name, value)];
+            if name == nvidia::FORCE_SM_ENV {
+                vars.push((nvidia::FORCE_CUDA_ENV, "12.8"));
+            }
+            let err = check_overrides(&ctx(&vars)).unwrap_err().to_string();
+            assert!(err.contains(name) && err.contains(value), "{name}: {err}");
         }
+    }
+
+    #[test]
+    fn a_compute_capability_alone_names_the_missing_cuda_variable() {
+        let err = check_overrides(&ctx(&[(nvidia::FORCE_SM_ENV, "8.6")])).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                OverrideError::Missing {
+                    set: nvidia::FORCE_SM_ENV,
+                    missing: nvidia::FORCE_CUDA_ENV,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        // The CUDA version alone is fine: it gives the bounds without sm_arch.
+        assert_eq!(
+            check_overrides(&ctx(&[(nvidia::FORCE_CUDA_ENV, "12.8")])),
+            Ok(())
+        );
     }
 }

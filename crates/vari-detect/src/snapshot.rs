@@ -1,103 +1,78 @@
 //! Snapshots: the files the providers read, copied from a machine so that another machine can
 //! detect for it (`vari snapshot` on a GPU node, `vari detect --sysroot DIR` on a login node).
 //!
-//! A snapshot is a directory tree laid out like `/` ([`Sysroot::new`](crate::Sysroot::new) reads
-//! it back) plus `vari-snapshot.json`, a manifest of what was copied, what was missing, the host
-//! name and date, the environment variables that change where providers look, and what the
-//! providers reported on the node itself. That last part matters: a compute capability or an
-//! Intel device IP only comes from driver libraries, which cannot be loaded from a file tree, so
-//! the manifest keeps the answers the node's libraries gave ([`SnapshotManifest::recorded`]).
+//! A snapshot is a directory tree laid out like `/` ([`Sysroot::open`](crate::Sysroot::open)
+//! reads it back) plus `vari-snapshot.json` ([`crate::manifest`]): what was copied and what was
+//! missing, the host name, date and platform, the node's values of the variables that change
+//! where providers look, and what the providers reported on the node itself. That last part
+//! matters: a compute capability or an Intel device IP only comes from driver libraries, which
+//! cannot be loaded from a file tree, so the manifest keeps the answers the node's libraries gave.
 //!
-//! The tree is built in a temporary directory beside the destination and renamed into place, so
-//! a reader never sees half a snapshot.
+//! What is copied comes from the [registry] (each provider's
+//! [`snapshot_files`](crate::provider::Provider::snapshot_files)) plus [`GENERAL_FILES`]. The tree
+//! is built in a temporary directory beside the destination and renamed into place, so a reader
+//! never sees half a snapshot; errors name the destination, never the temporary directory.
 
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Serialize};
-use vari_core::{FeatureSupport, Namespace};
-
 use crate::context::DetectContext;
-use crate::report::ProviderReport;
+pub use crate::manifest::{
+    read_manifest, ManifestError, RecordedReport, SnapshotManifest, MANIFEST_FILE, SNAPSHOT_SCHEMA,
+};
+use crate::provider::{Scope, SnapshotFile};
+use crate::registry;
 use crate::sysroot::Sysroot;
 
-/// The manifest's file name, at the root of the snapshot.
-pub const MANIFEST_FILE: &str = "vari-snapshot.json";
-
-/// The value of the manifest's `schema` key.
-pub const SNAPSHOT_SCHEMA: &str = "vari-snapshot/1";
-
-/// Files copied when present (`*` matches one path component).
-///
-/// This list is the single place that says what the providers read from `/proc`, `/sys` and
-/// `/opt`: keep it in step with `cpu/`, `gpu/` and `abi.rs`.
-pub const SNAPSHOT_PATHS: &[&str] = &[
-    // x86_64 / aarch64: archspec classification.
-    "/proc/cpuinfo",
-    // Identifies the boot, so a cached snapshot can be told stale.
+/// Files copied for detection as a whole rather than for one provider: the boot (so a cached
+/// snapshot can be told stale), the host name and the distribution.
+pub const GENERAL_FILES: &[&str] = &[
     "/proc/sys/kernel/random/boot_id",
     "/proc/sys/kernel/hostname",
     "/etc/os-release",
-    // nvidia: kernel driver version when no library answers.
-    "/proc/driver/nvidia/version",
-    "/sys/module/nvidia/version",
-    // amd: GPU targets from the KFD topology, ROCm version.
-    "/sys/class/kfd/kfd/topology/nodes/*/properties",
-    "/opt/rocm/.info/version",
-    // intel: DRM devices by PCI vendor/device id.
-    "/sys/class/drm/*/device/vendor",
-    "/sys/class/drm/*/device/device",
 ];
 
-/// Paths whose existence alone is evidence (device nodes, driver directories); recorded as
-/// empty marker files (or directories, for directories) at the same place.
-pub const SNAPSHOT_MARKERS: &[&str] = &[
-    "/dev/nvidiactl",
-    "/dev/nvidia*",
-    "/dev/dxg",
-    "/dev/kfd",
-    "/dev/dri",
-    "/sys/module/nvidia",
-    "/proc/driver/nvidia",
-];
+/// Everything a snapshot of `ctx`'s machine takes, in order: [`GENERAL_FILES`], then each
+/// provider's files.
+pub fn snapshot_files(ctx: &DetectContext) -> Vec<SnapshotFile> {
+    let mut files: Vec<SnapshotFile> = GENERAL_FILES
+        .iter()
+        .map(|f| SnapshotFile::Copy((*f).to_owned()))
+        .collect();
+    for provider in registry::providers() {
+        for file in provider.snapshot_files(ctx) {
+            if !files.contains(&file) {
+                files.push(file);
+            }
+        }
+    }
+    files
+}
 
-/// Environment variables that change where providers look or what they report; recorded in the
-/// manifest so the reading side can apply them.
-pub const SNAPSHOT_ENV: &[&str] = &[
-    "ROCM_PATH",
-    "HSA_OVERRIDE_GFX_VERSION",
-    "CUDA_VISIBLE_DEVICES",
-    "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION",
-    "NV_VARIANT_PROVIDER_FORCE_SM_ARCH",
-    "AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH",
-    "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION",
-    "INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP",
-];
-
-/// Why a snapshot could not be written or read.
+/// Why a snapshot could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
-    /// The destination exists and replacing it was not asked for.
-    #[error("{0} already exists (choose a new directory or replace it explicitly)")]
-    Exists(PathBuf),
+    /// The destination holds an earlier snapshot and replacing it was not asked for.
+    #[error("{} already holds a snapshot (replace it, or choose a new directory)", .0.display())]
+    ExistingSnapshot(PathBuf),
+    /// The destination exists and is not a snapshot: it is never replaced.
+    #[error("{} is {what}, not a snapshot; it will not be replaced (choose a new directory)", path.display())]
+    NotASnapshot {
+        /// The destination.
+        path: PathBuf,
+        /// What it is (`a file`, `a directory without vari-snapshot.json`).
+        what: &'static str,
+    },
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", path.display())]
     Io {
-        /// The path involved.
+        /// The path involved, under the destination for files being written.
         path: PathBuf,
         /// The underlying error.
         #[source]
         source: io::Error,
-    },
-    /// The manifest is not valid.
-    #[error("{path}: invalid snapshot manifest: {message}")]
-    Manifest {
-        /// The manifest path.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
     },
 }
 
@@ -105,84 +80,6 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SnapshotError + '_ {
     move |source| SnapshotError::Io {
         path: path.to_owned(),
         source,
-    }
-}
-
-/// A provider's answer on the snapshotted node, as kept in the manifest.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RecordedReport {
-    /// The namespace.
-    pub namespace: Namespace,
-    /// Supported features, most preferred first; `None` when absent.
-    pub features: Option<Vec<FeatureSupport>>,
-    /// Where the facts came from on the node.
-    pub source: String,
-    /// Why the namespace was absent or degraded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-impl RecordedReport {
-    fn from_report(r: &ProviderReport) -> Self {
-        Self {
-            namespace: r.namespace.clone(),
-            features: r.features.clone(),
-            source: r.source.clone(),
-            note: r.note.clone(),
-        }
-    }
-
-    /// The report, with its source marked as coming from the snapshot.
-    pub fn to_report(&self, host: &str) -> ProviderReport {
-        ProviderReport {
-            namespace: self.namespace.clone(),
-            features: self.features.clone(),
-            source: format!("snapshot of {host}: {}", self.source),
-            note: self.note.clone(),
-            elapsed: std::time::Duration::ZERO,
-        }
-    }
-}
-
-/// The `vari-snapshot.json` manifest.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SnapshotManifest {
-    /// Always [`SNAPSHOT_SCHEMA`].
-    pub schema: String,
-    /// The node's host name.
-    pub host: String,
-    /// When the snapshot was taken (UTC, RFC 3339).
-    pub created: String,
-    /// The vari version that wrote it.
-    pub vari_version: String,
-    /// The operating system and CPU architecture vari ran on (`linux`, `x86_64`).
-    pub os: String,
-    /// See `os`.
-    pub arch: String,
-    /// Files copied, as absolute host paths.
-    pub copied: Vec<String>,
-    /// Listed paths (or patterns) that did not exist on the node.
-    pub missing: Vec<String>,
-    /// Paths recorded as existence markers.
-    pub markers: Vec<String>,
-    /// Values of [`SNAPSHOT_ENV`] variables set on the node.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// What the library-based providers reported on the node (nvidia, intel), which a file tree
-    /// cannot reproduce.
-    #[serde(default)]
-    pub recorded: Vec<RecordedReport>,
-}
-
-impl SnapshotManifest {
-    /// The report recorded on the node for `namespace`, if any.
-    pub fn recorded(&self, namespace: &str) -> Option<ProviderReport> {
-        self.recorded
-            .iter()
-            .find(|r| r.namespace.as_str() == namespace)
-            .map(|r| r.to_report(&self.host))
     }
 }
 
@@ -204,8 +101,8 @@ pub struct SnapshotOptions {
     pub record_providers: bool,
 }
 
-/// Snapshots this machine into `dest` (which must not exist), recording what the nvidia and
-/// intel providers report here.
+/// Snapshots this machine into `dest` (which must not exist, or be an empty directory),
+/// recording what the library-based providers report here.
 pub fn write_snapshot(dest: &Path) -> Result<SnapshotSummary, SnapshotError> {
     let ctx = DetectContext::from_process_env(Sysroot::host());
     let options = SnapshotOptions {
@@ -215,16 +112,55 @@ pub fn write_snapshot(dest: &Path) -> Result<SnapshotSummary, SnapshotError> {
     write_snapshot_with(dest, &ctx, &options)
 }
 
+/// What the destination is now.
+enum Existing {
+    Nothing,
+    EmptyDirectory,
+    Snapshot,
+}
+
+fn existing(dest: &Path, replace: bool) -> Result<Existing, SnapshotError> {
+    let meta = match std::fs::symlink_metadata(dest) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Existing::Nothing),
+        Err(e) => return Err(io_err(dest)(e)),
+    };
+    if !meta.is_dir() {
+        let what = if meta.file_type().is_symlink() {
+            "a symbolic link"
+        } else {
+            "a file"
+        };
+        return Err(SnapshotError::NotASnapshot {
+            path: dest.to_owned(),
+            what,
+        });
+    }
+    if dest.join(MANIFEST_FILE).is_file() {
+        return if replace {
+            Ok(Existing::Snapshot)
+        } else {
+            Err(SnapshotError::ExistingSnapshot(dest.to_owned()))
+        };
+    }
+    let mut entries = std::fs::read_dir(dest).map_err(io_err(dest))?;
+    if entries.next().is_none() {
+        // Nothing to lose.
+        return Ok(Existing::EmptyDirectory);
+    }
+    Err(SnapshotError::NotASnapshot {
+        path: dest.to_owned(),
+        what: "a directory without vari-snapshot.json",
+    })
+}
+
 /// Snapshots the machine (or tree) of `ctx` into `dest`.
 pub fn write_snapshot_with(
     dest: &Path,
     ctx: &DetectContext,
     options: &SnapshotOptions,
 ) -> Result<SnapshotSummary, SnapshotError> {
-    let existing = dest.exists();
-    if existing && !(options.replace && dest.join(MANIFEST_FILE).is_file()) {
-        return Err(SnapshotError::Exists(dest.to_owned()));
-    }
+    let existing = existing(dest, options.replace)?;
     let parent = match dest.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
         _ => PathBuf::from("."),
@@ -233,27 +169,20 @@ pub fn write_snapshot_with(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "snapshot".to_owned());
-    let staging = unique_sibling(&parent, &name, "partial")?;
-    let result = fill(&staging, ctx, options);
-    let manifest = match result {
+    let staging = unique_sibling(&parent, &name, "partial").map_err(io_err(dest))?;
+    let manifest = match fill(&staging, dest, ctx, options) {
         Ok(m) => m,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&staging);
             return Err(e);
         }
     };
-    if existing {
-        // Move the old snapshot aside first so the new one appears in a single rename.
-        let old = unique_sibling(&parent, &name, "old")?;
-        std::fs::remove_dir(&old).map_err(io_err(&old))?;
-        std::fs::rename(dest, &old).map_err(io_err(dest))?;
-        if let Err(e) = std::fs::rename(&staging, dest) {
-            let _ = std::fs::rename(&old, dest);
-            let _ = std::fs::remove_dir_all(&staging);
-            return Err(io_err(dest)(e));
-        }
-        let _ = std::fs::remove_dir_all(&old);
-    } else if let Err(e) = std::fs::rename(&staging, dest) {
+    let placed = match existing {
+        // A rename replaces an empty directory.
+        Existing::Nothing | Existing::EmptyDirectory => std::fs::rename(&staging, dest),
+        Existing::Snapshot => replace_snapshot(&staging, dest, &parent, &name),
+    };
+    if let Err(e) = placed {
         let _ = std::fs::remove_dir_all(&staging);
         return Err(io_err(dest)(e));
     }
@@ -263,24 +192,39 @@ pub fn write_snapshot_with(
     })
 }
 
+/// Moves the old snapshot aside first so the new one appears in a single rename; puts it back if
+/// that rename fails.
+fn replace_snapshot(staging: &Path, dest: &Path, parent: &Path, name: &str) -> io::Result<()> {
+    let old = unique_sibling(parent, name, "old")?;
+    std::fs::remove_dir(&old)?;
+    std::fs::rename(dest, &old)?;
+    if let Err(e) = std::fs::rename(staging, dest) {
+        let _ = std::fs::rename(&old, dest);
+        return Err(e);
+    }
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(())
+}
+
 /// Creates a fresh empty directory `.NAME.TAG-PID-N` in `parent`.
-fn unique_sibling(parent: &Path, name: &str, tag: &str) -> Result<PathBuf, SnapshotError> {
+fn unique_sibling(parent: &Path, name: &str, tag: &str) -> io::Result<PathBuf> {
     let pid = std::process::id();
     for n in 0..1000u32 {
         let candidate = parent.join(format!(".{name}.{tag}-{pid}-{n}"));
         match std::fs::create_dir(&candidate) {
             Ok(()) => return Ok(candidate),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io_err(&candidate)(e)),
+            Err(e) => return Err(e),
         }
     }
-    Err(SnapshotError::Exists(
-        parent.join(format!(".{name}.{tag}-{pid}-*")),
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "no free name for a temporary directory beside it",
     ))
 }
 
-/// Expands a pattern whose components may be `*` (or end in `*`, as in `nvidia*`) against the
-/// tree of `root`; returns absolute host paths that exist, sorted.
+/// Expands a pattern whose components may end in `*` (as in `nvidia*`) against the tree of
+/// `root`; returns absolute host paths that exist, sorted.
 fn expand(root: &Sysroot, pattern: &str) -> Vec<String> {
     let mut current = vec![String::new()];
     for component in pattern.split('/').filter(|c| !c.is_empty()) {
@@ -309,73 +253,93 @@ fn expand(root: &Sysroot, pattern: &str) -> Vec<String> {
         .collect()
 }
 
+/// Writes one staged file; an error names the file under the destination.
+struct Stage<'a> {
+    staged: Sysroot,
+    dest: &'a Path,
+}
+
+impl Stage<'_> {
+    /// The path a user sees for a host path: under the destination.
+    fn shown(&self, host_path: &str) -> PathBuf {
+        Sysroot::new(self.dest).path(host_path)
+    }
+
+    fn dir(&self, host_path: &str) -> Result<(), SnapshotError> {
+        std::fs::create_dir_all(self.staged.path(host_path))
+            .map_err(|e| io_err(&self.shown(host_path))(e))
+    }
+
+    fn file(&self, host_path: &str, bytes: &[u8]) -> Result<(), SnapshotError> {
+        if let Some(parent) = Path::new(host_path).parent() {
+            self.dir(&parent.to_string_lossy())?;
+        }
+        // The error's own path is the temporary directory's: name the destination instead.
+        vari_fs::write_atomic(&self.staged.path(host_path), bytes).map_err(|e| SnapshotError::Io {
+            path: self.shown(host_path),
+            source: io::Error::other(e.kind.to_string()),
+        })
+    }
+}
+
 fn fill(
     staging: &Path,
+    dest: &Path,
     ctx: &DetectContext,
     options: &SnapshotOptions,
 ) -> Result<SnapshotManifest, SnapshotError> {
-    let staged = Sysroot::new(staging);
+    let stage = Stage {
+        staged: Sysroot::new(staging),
+        dest,
+    };
     let mut copied = Vec::new();
     let mut missing = Vec::new();
     let mut markers = Vec::new();
-    let mut patterns: Vec<String> = SNAPSHOT_PATHS.iter().map(|s| s.to_string()).collect();
-    let rocm_path = ctx
-        .var("ROCM_PATH")
-        .map(|p| p.trim_end_matches('/').to_owned());
-    if let Some(rocm) = &rocm_path {
-        patterns.insert(0, format!("{rocm}/.info/version"));
-    }
-    for pattern in &patterns {
+    let files = snapshot_files(ctx);
+    for file in files.iter().filter(|f| matches!(f, SnapshotFile::Copy(_))) {
+        let pattern = file.pattern();
         let found = expand(&ctx.sysroot, pattern);
         if found.is_empty() {
-            missing.push(pattern.clone());
+            missing.push(pattern.to_owned());
         }
         for path in found {
             // procfs and sysfs report sizes that are not their content's, so read then write
             // instead of `fs::copy`.
-            let source = ctx.sysroot.path(&path);
-            let Ok(bytes) = std::fs::read(&source) else {
+            let Ok(bytes) = std::fs::read(ctx.sysroot.path(&path)) else {
                 missing.push(path);
                 continue;
             };
-            let target = staged.path(&path);
-            if let Some(dir) = target.parent() {
-                std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-            }
-            std::fs::write(&target, bytes).map_err(io_err(&target))?;
+            stage.file(&path, &bytes)?;
             copied.push(path);
         }
     }
-    for pattern in SNAPSHOT_MARKERS {
-        for path in expand(&ctx.sysroot, pattern) {
-            let target = staged.path(&path);
-            if target.exists() {
-                markers.push(path);
-                continue; // already there through a copied file below it
-            }
-            if ctx.sysroot.path(&path).is_dir() {
-                std::fs::create_dir_all(&target).map_err(io_err(&target))?;
-            } else {
-                if let Some(dir) = target.parent() {
-                    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    for file in files
+        .iter()
+        .filter(|f| matches!(f, SnapshotFile::Marker(_)))
+    {
+        for path in expand(&ctx.sysroot, file.pattern()) {
+            if !stage.staged.path(&path).exists() {
+                if ctx.sysroot.path(&path).is_dir() {
+                    stage.dir(&path)?;
+                } else {
+                    stage.file(&path, b"")?;
                 }
-                std::fs::write(&target, b"").map_err(io_err(&target))?;
             }
             markers.push(path);
         }
     }
-    let env: BTreeMap<String, String> = SNAPSHOT_ENV
-        .iter()
-        .filter_map(|k| ctx.var(k).map(|v| (k.to_string(), v.to_owned())))
+    let env: BTreeMap<String, String> = registry::snapshot_variables()
+        .filter_map(|var| {
+            ctx.var(var.name)
+                .map(|v| (var.name.to_owned(), v.to_owned()))
+        })
         .collect();
     let recorded = if options.record_providers {
-        [
-            crate::gpu::nvidia::detect(ctx),
-            crate::gpu::intel::detect(ctx),
-        ]
-        .iter()
-        .map(RecordedReport::from_report)
-        .collect()
+        registry::providers()
+            .iter()
+            .filter(|p| p.records_answer() && p.scope() == Scope::Machine)
+            .map(|p| RecordedReport::from_report(&p.detect(ctx).report))
+            .collect()
     } else {
         Vec::new()
     };
@@ -395,47 +359,18 @@ fn fill(
         vari_version: env!("CARGO_PKG_VERSION").to_owned(),
         os: std::env::consts::OS.to_owned(),
         arch: std::env::consts::ARCH.to_owned(),
+        platform: Some(crate::platform::detect_platform(ctx)),
         copied,
         missing,
         markers,
         env,
         recorded,
     };
-    let path = staging.join(MANIFEST_FILE);
-    let mut text =
-        serde_json::to_string_pretty(&manifest).map_err(|e| SnapshotError::Manifest {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
+    // Serialising plain strings and lists cannot fail.
+    let mut text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
     text.push('\n');
-    std::fs::write(&path, text).map_err(io_err(&path))?;
+    stage.file(&format!("/{MANIFEST_FILE}"), text.as_bytes())?;
     Ok(manifest)
-}
-
-/// Reads the manifest of the snapshot at `root`; `Ok(None)` when the tree has none (a plain
-/// sysroot or a hand-made fixture).
-pub fn read_manifest(root: &Path) -> Result<Option<SnapshotManifest>, SnapshotError> {
-    let path = root.join(MANIFEST_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_err(&path)(e)),
-    };
-    let manifest: SnapshotManifest =
-        serde_json::from_str(&text).map_err(|e| SnapshotError::Manifest {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-    if manifest.schema != SNAPSHOT_SCHEMA {
-        return Err(SnapshotError::Manifest {
-            path,
-            message: format!(
-                "unsupported schema {:?} (expected {SNAPSHOT_SCHEMA:?})",
-                manifest.schema
-            ),
-        });
-    }
-    Ok(Some(manifest))
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for a system time (days-to-civil conversion, proleptic Gregorian).
@@ -558,7 +493,7 @@ mod tests {
         write_snapshot_with(&dest, &ctx, &opts).unwrap();
         assert!(matches!(
             write_snapshot_with(&dest, &ctx, &opts),
-            Err(SnapshotError::Exists(_))
+            Err(SnapshotError::ExistingSnapshot(_))
         ));
         let replace = SnapshotOptions {
             replace: true,
@@ -567,13 +502,40 @@ mod tests {
         write_snapshot_with(&dest, &ctx, &replace).unwrap();
         assert!(dest.join(MANIFEST_FILE).is_file());
         assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 1);
-        // A directory that is not a snapshot is never replaced.
+        // A directory that is not a snapshot, or a file, is never replaced, even when asked.
         let other = out.path().join("home");
         std::fs::create_dir(&other).unwrap();
-        assert!(matches!(
-            write_snapshot_with(&other, &ctx, &replace),
-            Err(SnapshotError::Exists(_))
-        ));
+        std::fs::write(other.join("notes.txt"), "keep me").unwrap();
+        let file = out.path().join("file");
+        std::fs::write(&file, "keep me too").unwrap();
+        for (path, what) in [(&other, "directory without"), (&file, "a file")] {
+            for opts in [&opts, &replace] {
+                let err = write_snapshot_with(path, &ctx, opts).unwrap_err();
+                assert!(matches!(err, SnapshotError::NotASnapshot { .. }), "{err}");
+                let text = err.to_string();
+                assert!(
+                    text.contains(what) && text.contains("will not be replaced"),
+                    "{text}"
+                );
+                assert!(!text.contains("explicitly"), "{text}");
+            }
+        }
+        assert_eq!(
+            std::fs::read_to_string(other.join("notes.txt")).unwrap(),
+            "keep me"
+        );
+        // An empty directory has nothing to lose.
+        let empty = out.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        write_snapshot_with(&empty, &ctx, &opts).unwrap();
+        assert!(empty.join(MANIFEST_FILE).is_file());
+        // Only the outputs are left: no temporary directories.
+        let mut names: Vec<String> = std::fs::read_dir(out.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["empty", "file", "home", "snap"]);
     }
 
     #[test]
@@ -606,7 +568,7 @@ mod tests {
         std::fs::write(dir.path().join(MANIFEST_FILE), "{\"schema\": 1}").unwrap();
         assert!(matches!(
             read_manifest(dir.path()),
-            Err(SnapshotError::Manifest { .. })
+            Err(ManifestError { key, .. }) if key == "schema"
         ));
     }
 

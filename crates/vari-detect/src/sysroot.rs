@@ -1,15 +1,26 @@
-//! Where host files are read from: `/` on this machine, or a snapshot directory (`--sysroot`).
+//! Where host files are read from: `/` on this machine, or a directory (`--sysroot`): a snapshot
+//! taken by [`crate::snapshot`], or any file tree laid out like `/`.
 //!
 //! Every provider reads `/proc`, `/sys`, `/dev` and `/opt/rocm` through a [`Sysroot`], so the same
 //! code runs against this machine, a fixture tree in tests, or a snapshot taken on another node.
+//! A directory a user names is opened with [`Sysroot::open`], which reads its snapshot manifest
+//! strictly and says when it has none.
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::context::DetectContext;
+use crate::manifest::{self, ManifestError, SnapshotManifest, MANIFEST_FILE};
+use crate::provider::SnapshotFile;
+use crate::registry;
 
 /// A root directory that absolute host paths are resolved under.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sysroot {
     root: PathBuf,
+    manifest: Option<Arc<SnapshotManifest>>,
+    note: Option<String>,
 }
 
 impl Default for Sysroot {
@@ -18,17 +29,62 @@ impl Default for Sysroot {
     }
 }
 
+/// Why a directory cannot be read as a sysroot.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SysrootError {
+    /// The path is not a directory.
+    #[error("{}: not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// The directory is a snapshot whose manifest cannot be used.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+}
+
 impl Sysroot {
     /// This machine (`/`).
     pub fn host() -> Self {
         Self {
             root: PathBuf::from("/"),
+            manifest: None,
+            note: None,
         }
     }
 
-    /// A snapshot or fixture tree rooted at `dir`.
+    /// A file tree rooted at `dir`, read as it is: its snapshot manifest, if any, is not read
+    /// (fixtures; a directory a user gives goes through [`Sysroot::open`]).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self { root: dir.into() }
+        Self {
+            root: dir.into(),
+            manifest: None,
+            note: None,
+        }
+    }
+
+    /// A directory a user gave: a snapshot (its manifest is read, and must be valid), or a plain
+    /// file tree (with a [note](Sysroot::note) saying so, and saying when it holds none of the
+    /// files detection reads).
+    pub fn open(dir: impl Into<PathBuf>) -> Result<Self, SysrootError> {
+        let root: PathBuf = dir.into();
+        if !root.is_dir() {
+            return Err(SysrootError::NotADirectory(root));
+        }
+        let manifest = manifest::read_manifest(&root)?;
+        let mut sysroot = Self::new(root);
+        sysroot.note = match &manifest {
+            Some(_) => None,
+            None if sysroot.has_any_detection_file() => Some(format!(
+                "{} has no {MANIFEST_FILE}: reading it as a plain file tree (no recorded driver \
+                 answers)",
+                sysroot.root.display()
+            )),
+            None => Some(format!(
+                "{} has no {MANIFEST_FILE} and none of the files detection reads (such as \
+                 /proc/cpuinfo): every hardware namespace will be absent",
+                sysroot.root.display()
+            )),
+        };
+        sysroot.manifest = manifest.map(Arc::new);
+        Ok(sysroot)
     }
 
     /// Whether this is the live machine (libraries may be loaded, commands run).
@@ -41,6 +97,16 @@ impl Sysroot {
         &self.root
     }
 
+    /// The snapshot manifest, when [`Sysroot::open`] found one.
+    pub fn manifest(&self) -> Option<&SnapshotManifest> {
+        self.manifest.as_deref()
+    }
+
+    /// What a user should know about the directory (no manifest, nothing to read).
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
     /// Maps an absolute host path such as `/proc/cpuinfo` under the root.
     pub fn path(&self, absolute: impl AsRef<Path>) -> PathBuf {
         let absolute = absolute.as_ref();
@@ -51,6 +117,27 @@ impl Sysroot {
     /// Reads a host file as text.
     pub fn read_to_string(&self, absolute: impl AsRef<Path>) -> io::Result<String> {
         std::fs::read_to_string(self.path(absolute))
+    }
+
+    /// Whether any file a provider reads (or its parent directory, for patterns) exists here.
+    fn has_any_detection_file(&self) -> bool {
+        let mut ctx = DetectContext::from_process_env(self.clone());
+        ctx.env.clear();
+        registry::providers()
+            .iter()
+            .flat_map(|p| p.snapshot_files(&ctx))
+            .any(|file| {
+                let pattern = match &file {
+                    SnapshotFile::Copy(p) | SnapshotFile::Marker(p) => p,
+                };
+                // The fixed part of a pattern: up to the first component with a `*`.
+                let fixed: Vec<&str> = pattern
+                    .split('/')
+                    .take_while(|c| !c.contains('*'))
+                    .collect();
+                let fixed = fixed.join("/");
+                !fixed.is_empty() && self.path(&fixed).exists()
+            })
     }
 }
 
@@ -71,5 +158,39 @@ mod tests {
             PathBuf::from("/proc/cpuinfo")
         );
         assert!(Sysroot::host().is_host());
+    }
+
+    #[test]
+    fn opening_says_what_the_directory_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = Sysroot::open(dir.path()).unwrap();
+        assert!(
+            empty.note().unwrap().contains("none of the files"),
+            "{:?}",
+            empty.note()
+        );
+        std::fs::create_dir_all(dir.path().join("proc")).unwrap();
+        std::fs::write(dir.path().join("proc/cpuinfo"), "processor : 0\n").unwrap();
+        let plain = Sysroot::open(dir.path()).unwrap();
+        assert!(
+            plain.note().unwrap().contains("plain file tree"),
+            "{:?}",
+            plain.note()
+        );
+        assert!(plain.manifest().is_none());
+        std::fs::write(
+            dir.path().join(MANIFEST_FILE),
+            "{\"schema\": \"vari-snapshot/9\"}",
+        )
+        .unwrap();
+        let err = Sysroot::open(dir.path()).unwrap_err();
+        assert!(
+            matches!(&err, SysrootError::Manifest(e) if e.key == "schema"),
+            "{err}"
+        );
+        assert!(matches!(
+            Sysroot::open(dir.path().join("proc/cpuinfo")),
+            Err(SysrootError::NotADirectory(_))
+        ));
     }
 }

@@ -14,6 +14,8 @@ use super::archspec::{aarch64_catalog, Catalog, HostFacts, Rules, TargetId};
 use super::cpuinfo::{CpuArch, CpuInfo};
 use super::{on, single, Classification, CpuError};
 use crate::context::DetectContext;
+use crate::facts::{self, FactsError};
+use crate::provider::{Derived, Detected, FactsInput, FactsSection, Provider, SnapshotFile};
 use crate::report::ProviderReport;
 
 /// The namespace name.
@@ -212,6 +214,58 @@ pub fn detect(ctx: &DetectContext) -> ProviderReport {
         return super::report(NAMESPACE, None, source, Some(note), started);
     }
     super::report(NAMESPACE, Some(c.supported), source, None, started)
+}
+
+/// The `aarch64` provider in the [registry](crate::registry).
+pub(crate) struct Aarch64;
+
+impl Provider for Aarch64 {
+    fn namespace(&self) -> &'static str {
+        NAMESPACE
+    }
+
+    fn snapshot_files(&self, _ctx: &DetectContext) -> Vec<SnapshotFile> {
+        vec![SnapshotFile::Copy("/proc/cpuinfo".into())]
+    }
+
+    fn facts_section(&self) -> FactsSection {
+        FactsSection::Table(&["microarchitecture", "cpuinfo"])
+    }
+
+    fn facts(
+        &self,
+        value: &toml::Value,
+        input: &FactsInput<'_>,
+    ) -> Result<Option<Derived>, FactsError> {
+        let t = facts::as_table(value, NAMESPACE)?;
+        let derived = match super::one_of(t, NAMESPACE, &["microarchitecture", "cpuinfo"])? {
+            ("microarchitecture", v) => {
+                let name = facts::as_str(v, "aarch64.microarchitecture")?;
+                let f = supported_from_microarch(name)
+                    .map_err(|e| facts::invalid("aarch64.microarchitecture", e.to_string()))?;
+                (f, format!("microarchitecture {name}"))
+            }
+            (_, v) => {
+                let (info, file) = super::read_cpuinfo_fact(
+                    v,
+                    "aarch64.cpuinfo",
+                    input.base_dir,
+                    CpuArch::Aarch64,
+                )?;
+                let c = classify(&info);
+                (c.supported, format!("{file}: {}", c.microarchitecture))
+            }
+        };
+        Ok(Some(derived))
+    }
+
+    fn all_features(&self) -> Vec<FeatureSupport> {
+        all_configs()
+    }
+
+    fn detect(&self, ctx: &DetectContext) -> Detected {
+        detect(ctx).into()
+    }
 }
 
 #[cfg(test)]

@@ -70,7 +70,7 @@ pub(crate) struct Target {
 
 impl Target {
     /// Whether this is one of the vendor-neutral levels (`x86_64_v3`, `armv8.2a`, `aarch64`).
-    pub fn is_generic(&self) -> bool {
+    pub(crate) fn is_generic(&self) -> bool {
         self.vendor == "generic"
     }
 }

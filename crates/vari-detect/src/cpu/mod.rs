@@ -1,6 +1,6 @@
 //! CPU providers: the `x86_64` and `aarch64` namespaces (`spec/providers.md`).
 //!
-//! Both classify the CPU with archspec's data and rules ([`archspec`]) from the first processor
+//! Both classify the CPU with archspec's data and rules (`archspec`) from the first processor
 //! block of `/proc/cpuinfo` ([`cpuinfo`]), read through the [`Sysroot`](crate::Sysroot), so a
 //! snapshot taken on another machine is classified as that machine: an aarch64 snapshot read on
 //! an x86 host gives aarch64. On a macOS host the facts come from `sysctl`; on other hosts
@@ -14,11 +14,13 @@ pub(crate) mod archspec;
 pub mod cpuinfo;
 pub mod x86_64;
 
+use std::path::Path;
 use std::time::Instant;
 
 use vari_core::{FeatureName, FeatureSupport, FeatureValue, Namespace};
 
 use crate::context::DetectContext;
+use crate::facts::{self, FactsError};
 use crate::report::ProviderReport;
 use cpuinfo::{CpuArch, CpuInfo};
 
@@ -154,6 +156,55 @@ pub(crate) fn observe_arch(
         return Err(report(namespace, None, obs.source, Some(note), started));
     }
     Ok(obs)
+}
+
+/// Exactly one of `keys` must be present in a CPU facts section.
+pub(crate) fn one_of<'a>(
+    t: &'a toml::Table,
+    section: &str,
+    keys: &[&'a str],
+) -> Result<(&'a str, &'a toml::Value), FactsError> {
+    let present: Vec<(&str, &toml::Value)> = keys
+        .iter()
+        .filter_map(|k| t.get(*k).map(|v| (*k, v)))
+        .collect();
+    match present[..] {
+        [one] => Ok(one),
+        [] => Err(facts::invalid(
+            section,
+            format!("give one of: {}", keys.join(", ")),
+        )),
+        _ => Err(facts::invalid(
+            section,
+            format!("give only one of: {}", keys.join(", ")),
+        )),
+    }
+}
+
+/// Reads the `cpuinfo = "FILE"` of a CPU facts section (relative to the facts file).
+pub(crate) fn read_cpuinfo_fact(
+    value: &toml::Value,
+    path: &str,
+    base_dir: &Path,
+    arch: CpuArch,
+) -> Result<(CpuInfo, String), FactsError> {
+    let rel = facts::as_str(value, path)?;
+    let file = base_dir.join(rel);
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| facts::invalid(path, format!("cannot read {}: {e}", file.display())))?;
+    let info = CpuInfo::parse(&text);
+    if info.arch() != arch {
+        return Err(facts::invalid(
+            path,
+            format!(
+                "{} describes a CPU of {}, not {}",
+                file.display(),
+                info.arch().name(),
+                arch.name()
+            ),
+        ));
+    }
+    Ok((info, file.display().to_string()))
 }
 
 /// macOS: archspec reads `sysctl` instead of `/proc/cpuinfo`.

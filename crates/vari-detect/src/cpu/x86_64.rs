@@ -13,6 +13,8 @@ use super::archspec::{x86_catalog, HostFacts, Rules, TargetId};
 use super::cpuinfo::{CpuArch, CpuInfo};
 use super::{on, single, Classification, CpuError};
 use crate::context::DetectContext;
+use crate::facts::{self, FactsError};
+use crate::provider::{Derived, Detected, FactsInput, FactsSection, Provider, SnapshotFile};
 use crate::report::ProviderReport;
 
 /// The namespace name.
@@ -188,6 +190,64 @@ pub fn detect(ctx: &DetectContext) -> ProviderReport {
         return super::report(NAMESPACE, None, source, Some(note), started);
     }
     super::report(NAMESPACE, Some(c.supported), source, None, started)
+}
+
+/// The `x86_64` provider in the [registry](crate::registry).
+pub(crate) struct X86_64;
+
+impl Provider for X86_64 {
+    fn namespace(&self) -> &'static str {
+        NAMESPACE
+    }
+
+    fn snapshot_files(&self, _ctx: &DetectContext) -> Vec<SnapshotFile> {
+        vec![SnapshotFile::Copy("/proc/cpuinfo".into())]
+    }
+
+    fn facts_section(&self) -> FactsSection {
+        FactsSection::Table(&["microarchitecture", "level", "cpuinfo"])
+    }
+
+    fn facts(
+        &self,
+        value: &toml::Value,
+        input: &FactsInput<'_>,
+    ) -> Result<Option<Derived>, FactsError> {
+        let t = facts::as_table(value, NAMESPACE)?;
+        let derived = match super::one_of(t, NAMESPACE, &["microarchitecture", "level", "cpuinfo"])?
+        {
+            ("microarchitecture", v) => {
+                let name = facts::as_str(v, "x86_64.microarchitecture")?;
+                let f = supported_from_microarch(name)
+                    .map_err(|e| facts::invalid("x86_64.microarchitecture", e.to_string()))?;
+                (f, format!("microarchitecture {name}"))
+            }
+            ("level", v) => {
+                let level = v
+                    .as_integer()
+                    .and_then(|l| u32::try_from(l).ok())
+                    .ok_or_else(|| facts::invalid("x86_64.level", "expected an integer 1 to 4"))?;
+                let f =
+                    from_level(level).map_err(|e| facts::invalid("x86_64.level", e.to_string()))?;
+                (f, format!("x86-64-v{level}"))
+            }
+            (_, v) => {
+                let (info, file) =
+                    super::read_cpuinfo_fact(v, "x86_64.cpuinfo", input.base_dir, CpuArch::X86_64)?;
+                let c = classify(&info);
+                (c.supported, format!("{file}: {}", c.microarchitecture))
+            }
+        };
+        Ok(Some(derived))
+    }
+
+    fn all_features(&self) -> Vec<FeatureSupport> {
+        all_configs()
+    }
+
+    fn detect(&self, ctx: &DetectContext) -> Detected {
+        detect(ctx).into()
+    }
 }
 
 #[cfg(test)]

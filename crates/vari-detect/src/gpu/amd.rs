@@ -5,13 +5,17 @@
 //! `HSA_OVERRIDE_GFX_VERSION` (honoured like the ROCm runtime does), `ROCM_PATH`.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
-use vari_core::{FeatureSupport, FeatureValue, Namespace};
+use vari_core::{FeatureSupport, Namespace};
 
-use super::{feature, parse_decimal, InvalidOverride};
-use crate::child::run_with_timeout;
+use super::{feature, parse_decimal};
+use crate::facts::{self, FactsError};
+use crate::overrides::InvalidVariable;
+use crate::provider::{
+    Derived, Detected, EnvVar, Evidence, FactsInput, FactsSection, Provider, SnapshotFile, VarRole,
+};
 use crate::{DetectContext, ProviderReport};
 
 /// The namespace name.
@@ -22,6 +26,8 @@ pub const FORCE_GFX_ARCH_ENV: &str = "AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH";
 pub const FORCE_ROCM_VERSION_ENV: &str = "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION";
 /// The ROCm runtime's override of every GPU's target (`M.m.s`).
 pub const HSA_OVERRIDE_ENV: &str = "HSA_OVERRIDE_GFX_VERSION";
+/// Where ROCm is installed, when not in `/opt/rocm`.
+pub const ROCM_PATH_ENV: &str = "ROCM_PATH";
 /// Where the KFD topology lives.
 const KFD_NODES: &str = "/sys/class/kfd/kfd/topology/nodes";
 
@@ -86,29 +92,21 @@ pub fn all_configs() -> Vec<FeatureSupport> {
 
 /// Parses [`FORCE_GFX_ARCH_ENV`]: targets split on commas, whitespace or `;`, order kept,
 /// duplicates dropped.
-pub fn parse_gfx_arch_override(value: &str) -> Result<Vec<String>, InvalidOverride> {
+pub fn parse_gfx_arch_override(value: &str) -> Result<Vec<String>, InvalidVariable> {
     let mut targets: Vec<String> = Vec::new();
     for part in value.split(|c: char| c == ',' || c == ';' || c.is_whitespace()) {
         if part.is_empty() {
             continue;
         }
         let target = part.to_ascii_lowercase();
-        let valid = target.strip_prefix("gfx").is_some_and(|rest| {
-            !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric())
-        }) && FeatureValue::new(target.as_str()).is_ok();
-        if !valid {
-            return Err(InvalidOverride::new(
-                FORCE_GFX_ARCH_ENV,
-                value,
-                format!("{part:?} is not a GPU target such as gfx90a or gfx1100"),
-            ));
-        }
+        crate::ranges::check_gfx(&target)
+            .map_err(|expected| InvalidVariable::new(FORCE_GFX_ARCH_ENV, value, expected))?;
         if !targets.contains(&target) {
             targets.push(target);
         }
     }
     if targets.is_empty() {
-        return Err(InvalidOverride::new(
+        return Err(InvalidVariable::new(
             FORCE_GFX_ARCH_ENV,
             value,
             "no GPU target given",
@@ -118,12 +116,12 @@ pub fn parse_gfx_arch_override(value: &str) -> Result<Vec<String>, InvalidOverri
 }
 
 /// Parses [`FORCE_ROCM_VERSION_ENV`]: `x.y.z` (or `x.y`); the reported value is `x.y`.
-pub fn parse_rocm_version_override(value: &str) -> Result<(u32, u32), InvalidOverride> {
+pub fn parse_rocm_version_override(value: &str) -> Result<(u32, u32), InvalidVariable> {
     let parts: Vec<&str> = value.trim().split('.').collect();
     let numbers: Option<Vec<u32>> = parts.iter().map(|p| parse_decimal(p)).collect();
     match numbers.as_deref() {
         Some([major, minor]) | Some([major, minor, _]) => Ok((*major, *minor)),
-        _ => Err(InvalidOverride::new(
+        _ => Err(InvalidVariable::new(
             FORCE_ROCM_VERSION_ENV,
             value,
             "expected a ROCm version x.y.z such as 6.4.1",
@@ -167,7 +165,7 @@ pub fn detect(ctx: &DetectContext) -> ProviderReport {
 
 type Found = (Option<Vec<FeatureSupport>>, String, Option<String>);
 
-fn run(ctx: &DetectContext) -> Result<Found, InvalidOverride> {
+fn run(ctx: &DetectContext) -> Result<Found, InvalidVariable> {
     let mut sources = Vec::new();
     let mut notes = Vec::new();
 
@@ -261,7 +259,7 @@ fn detect_gfx(
 /// The ROCm installation directory on the host: `$ROCM_PATH`, else `/opt/rocm`.
 fn rocm_dirs(ctx: &DetectContext) -> Vec<String> {
     let mut dirs = Vec::new();
-    if let Some(path) = ctx.var("ROCM_PATH") {
+    if let Some(path) = ctx.var(ROCM_PATH_ENV) {
         dirs.push(path.trim_end_matches('/').to_owned());
     }
     dirs.push("/opt/rocm".to_owned());
@@ -301,14 +299,8 @@ fn from_agent_enumerator(
         )
         .find(|p| p.is_file())?;
     let mut command = Command::new(&program);
-    command
-        .arg("-name")
-        .env_clear()
-        .envs(&ctx.env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    match run_with_timeout(&mut command, ctx.timeout) {
+    command.arg("-name").env_clear().envs(&ctx.env);
+    match vari_fs::run_with_timeout(command, None, ctx.timeout) {
         Ok(output) if output.code == Some(0) => {
             let text = String::from_utf8_lossy(&output.stdout);
             let targets = parse_agent_names(&text);
@@ -351,6 +343,128 @@ fn parse_agent_names(text: &str) -> Vec<String> {
     targets.sort();
     targets.dedup();
     targets
+}
+
+/// The `amd` provider in the [registry](crate::registry).
+pub(crate) struct Amd;
+
+const VARIABLES: &[EnvVar] = &[
+    EnvVar::new(
+        FORCE_GFX_ARCH_ENV,
+        VarRole::Override,
+        "the GPU targets, such as `gfx90a,gfx942` (reference override)",
+    )
+    .checked(|v| parse_gfx_arch_override(v).map(drop).map_err(|e| e.expected)),
+    EnvVar::new(
+        FORCE_ROCM_VERSION_ENV,
+        VarRole::Override,
+        "the ROCm version, such as `6.4.1` (reference override)",
+    )
+    .checked(|v| {
+        parse_rocm_version_override(v)
+            .map(drop)
+            .map_err(|e| e.expected)
+    }),
+    EnvVar::new(
+        HSA_OVERRIDE_ENV,
+        VarRole::Location,
+        "every AMD GPU's target as `M.m.s`, honoured as the ROCm runtime does",
+    ),
+    EnvVar::new(
+        ROCM_PATH_ENV,
+        VarRole::Location,
+        "the ROCm installation (default `/opt/rocm`): its version file and `rocm_agent_enumerator`",
+    ),
+];
+
+impl Provider for Amd {
+    fn namespace(&self) -> &'static str {
+        NAMESPACE
+    }
+
+    fn variables(&self) -> &'static [EnvVar] {
+        VARIABLES
+    }
+
+    fn evidence(&self, ctx: &DetectContext, evidence: &mut Evidence) {
+        evidence.insert(
+            "kfd_nodes".into(),
+            crate::cache::listing(&ctx.sysroot.path(KFD_NODES), None),
+        );
+        // A ROCm upgrade changes rocm_version without a reboot.
+        let versions: Vec<String> = rocm_dirs(ctx)
+            .iter()
+            .map(|dir| {
+                ctx.sysroot
+                    .read_to_string(format!("{dir}/.info/version"))
+                    .unwrap_or_default()
+            })
+            .collect();
+        evidence.insert("rocm_version".into(), versions.join("|"));
+    }
+
+    fn snapshot_files(&self, ctx: &DetectContext) -> Vec<SnapshotFile> {
+        let mut files = vec![SnapshotFile::Copy(format!("{KFD_NODES}/*/properties"))];
+        files.extend(
+            rocm_dirs(ctx)
+                .into_iter()
+                .map(|dir| SnapshotFile::Copy(format!("{dir}/.info/version"))),
+        );
+        files.push(SnapshotFile::Marker("/dev/kfd".into()));
+        files
+    }
+
+    fn facts_section(&self) -> FactsSection {
+        FactsSection::Table(&["gfx_arch", "rocm_version"])
+    }
+
+    fn facts(
+        &self,
+        value: &toml::Value,
+        _: &FactsInput<'_>,
+    ) -> Result<Option<Derived>, FactsError> {
+        facts(facts::as_table(value, NAMESPACE)?).map(Some)
+    }
+
+    fn all_features(&self) -> Vec<FeatureSupport> {
+        all_configs()
+    }
+
+    fn detect(&self, ctx: &DetectContext) -> Detected {
+        detect(ctx).into()
+    }
+}
+
+/// The `[amd]` facts: GPU targets and the ROCm version.
+fn facts(t: &toml::Table) -> Result<Derived, FactsError> {
+    let mut gfx = Vec::new();
+    if let Some(v) = t.get("gfx_arch") {
+        for (path, s) in facts::string_list(v, "amd.gfx_arch")? {
+            let target = s.trim().to_ascii_lowercase();
+            crate::ranges::check_gfx(&target).map_err(|e| facts::invalid(&path, e))?;
+            gfx.push(target);
+        }
+    }
+    let rocm = match t.get("rocm_version") {
+        None => None,
+        Some(v) => {
+            let s = facts::as_str(v, "amd.rocm_version")?;
+            Some(parse_rocm_version_override(s).map_err(|_| {
+                facts::invalid(
+                    "amd.rocm_version",
+                    format!("expected a ROCm version such as \"6.4\", found {s:?}"),
+                )
+            })?)
+        }
+    };
+    let mut label = Vec::new();
+    if !gfx.is_empty() {
+        label.push(gfx.join(" "));
+    }
+    if let Some((m, n)) = rocm {
+        label.push(format!("ROCm {m}.{n}"));
+    }
+    Ok((supported_from_facts(&gfx, rocm), label.join(", ")))
 }
 
 #[cfg(test)]

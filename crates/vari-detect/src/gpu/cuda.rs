@@ -6,8 +6,8 @@ use std::os::raw::{c_int, c_uint};
 use serde::{Deserialize, Serialize};
 
 use super::ffi::load_first;
+use super::ffi::ProbeFailure;
 use super::DeviceCapability;
-use crate::child::ProbeFailure;
 
 /// `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR`.
 const ATTRIBUTE_CC_MAJOR: c_int = 75;

@@ -5,7 +5,41 @@ use std::os::raw::c_char;
 
 use libloading::{Library, Symbol};
 
-use crate::child::ProbeFailure;
+use serde::{Deserialize, Serialize};
+
+/// A library that is missing or refused to answer (reported by the probe itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeFailure {
+    /// None of the candidate files could be loaded.
+    #[error("{} not found ({message})", tried.join(", "))]
+    LibraryNotFound {
+        /// The names or paths tried.
+        tried: Vec<String>,
+        /// The loader's message for the last candidate.
+        message: String,
+    },
+    /// The library lacks a function the probe needs.
+    #[error("{library}: missing function {function}")]
+    MissingFunction {
+        /// The library loaded.
+        library: String,
+        /// The function name.
+        function: String,
+    },
+    /// A required call returned an error code.
+    #[error("{library}: {call} failed with {meaning} ({code})")]
+    Call {
+        /// The library loaded.
+        library: String,
+        /// The function called.
+        call: String,
+        /// The raw return code.
+        code: i64,
+        /// The code's name (`NVML_ERROR_DRIVER_NOT_LOADED`, …).
+        meaning: String,
+    },
+}
 
 /// A loaded driver library and the name it was loaded by.
 pub(crate) struct Loaded {

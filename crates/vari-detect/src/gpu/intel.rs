@@ -8,8 +8,13 @@ use std::time::Instant;
 use vari_core::{FeatureSupport, Namespace};
 
 use super::level_zero::{self, LevelZeroFacts};
-use super::{feature, library_candidates, InvalidOverride};
+use super::{feature, library_candidates};
 use crate::child::{run_probe, ProbeRequest, ProbeResponse};
+use crate::facts::{self, FactsError};
+use crate::overrides::InvalidVariable;
+use crate::provider::{
+    Derived, Detected, EnvVar, Evidence, FactsInput, FactsSection, Provider, SnapshotFile, VarRole,
+};
 use crate::{DetectContext, ProviderReport};
 
 /// The namespace name.
@@ -91,23 +96,23 @@ pub fn all_configs() -> Vec<FeatureSupport> {
     feature("device_ip", values, true).into_iter().collect()
 }
 
-/// Parses [`FORCE_DEVICE_IP_ENV`]: `arch.release.revision`, three decimal numbers.
-pub fn parse_device_ip_override(value: &str) -> Result<String, InvalidOverride> {
-    let parts: Vec<&str> = value.trim().split('.').collect();
-    if parts.len() == 3 && parts.iter().all(|p| super::parse_decimal(p).is_some()) {
-        // Normalised so `12.055.8` and `12.55.8` agree.
-        let numbers: Vec<String> = parts
-            .iter()
-            .filter_map(|p| super::parse_decimal(p))
-            .map(|n| n.to_string())
-            .collect();
-        Ok(numbers.join("."))
-    } else {
-        Err(InvalidOverride::new(
-            FORCE_DEVICE_IP_ENV,
-            value,
-            "expected a device IP arch.release.revision such as 20.1.0",
-        ))
+/// Parses [`FORCE_DEVICE_IP_ENV`]: `arch.release.revision`, three decimal numbers within the
+/// widths of a Level Zero IP version.
+pub fn parse_device_ip_override(value: &str) -> Result<String, InvalidVariable> {
+    parse_device_ip(value)
+        .map_err(|expected| InvalidVariable::new(FORCE_DEVICE_IP_ENV, value, expected))
+}
+
+/// A user-given device IP (override or facts), normalised so `12.055.8` and `12.55.8` agree;
+/// `Err` says what was expected.
+pub(crate) fn parse_device_ip(value: &str) -> Result<String, String> {
+    let numbers: Option<Vec<u32>> = value.trim().split('.').map(super::parse_decimal).collect();
+    match numbers.as_deref() {
+        Some(&[arch, release, revision]) => {
+            crate::ranges::check_intel_ip((arch, release, revision))?;
+            Ok(format!("{arch}.{release}.{revision}"))
+        }
+        _ => Err("expected a device IP arch.release.revision such as 20.1.0".to_owned()),
     }
 }
 
@@ -256,6 +261,94 @@ fn intel_gpu_evidence(ctx: &DetectContext) -> bool {
         std::fs::read_to_string(entry.path().join("device/vendor"))
             .is_ok_and(|v| v.trim().eq_ignore_ascii_case("0x8086"))
     })
+}
+
+/// The `intel` provider in the [registry](crate::registry).
+pub(crate) struct Intel;
+
+const VARIABLES: &[EnvVar] = &[
+    EnvVar::new(
+        FORCE_DEVICE_IP_ENV,
+        VarRole::Override,
+        "the GPU's device IP, such as `12.60.7` (reference override)",
+    )
+    .checked(|v| {
+        parse_device_ip_override(v)
+            .map(drop)
+            .map_err(|e| e.expected)
+    }),
+    EnvVar::new(
+        LEVEL_ZERO_LIBRARY_ENV,
+        VarRole::Setting,
+        "the Level Zero loader to load (name or path) instead of the default",
+    ),
+];
+
+impl Provider for Intel {
+    fn namespace(&self) -> &'static str {
+        NAMESPACE
+    }
+
+    fn variables(&self) -> &'static [EnvVar] {
+        VARIABLES
+    }
+
+    fn evidence(&self, ctx: &DetectContext, evidence: &mut Evidence) {
+        evidence.insert(
+            "dev_dri".into(),
+            crate::cache::listing(&ctx.sysroot.path("/dev/dri"), None),
+        );
+    }
+
+    fn snapshot_files(&self, _ctx: &DetectContext) -> Vec<SnapshotFile> {
+        vec![
+            SnapshotFile::Copy("/sys/class/drm/*/device/vendor".into()),
+            SnapshotFile::Copy("/sys/class/drm/*/device/device".into()),
+            SnapshotFile::Marker("/dev/dri".into()),
+        ]
+    }
+
+    fn records_answer(&self) -> bool {
+        true
+    }
+
+    fn facts_section(&self) -> FactsSection {
+        FactsSection::Table(&["device_ip"])
+    }
+
+    fn facts(
+        &self,
+        value: &toml::Value,
+        _: &FactsInput<'_>,
+    ) -> Result<Option<Derived>, FactsError> {
+        let t = facts::as_table(value, NAMESPACE)?;
+        let mut ips = Vec::new();
+        if let Some(v) = t.get("device_ip") {
+            for (path, s) in facts::string_list(v, "intel.device_ip")? {
+                ips.push(
+                    parse_device_ip(&s)
+                        .map_err(|e| facts::invalid(&path, format!("{e}, found {s:?}")))?,
+                );
+            }
+        }
+        let features = supported_from_facts(&ips);
+        if features.is_empty() && !ips.is_empty() {
+            return Err(facts::invalid(
+                "intel.device_ip",
+                format!("no known device IP among {}", ips.join(", ")),
+            ));
+        }
+        Ok(Some((features, format!("device IP {}", ips.join(" ")))))
+    }
+
+    fn all_features(&self) -> Vec<FeatureSupport> {
+        all_configs()
+    }
+
+    fn detect(&self, ctx: &DetectContext) -> Detected {
+        let (report, transient) = detect_outcome(ctx);
+        Detected { report, transient }
+    }
 }
 
 #[cfg(test)]

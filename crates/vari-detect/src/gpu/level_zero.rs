@@ -6,8 +6,8 @@ use std::os::raw::{c_char, c_void};
 
 use serde::{Deserialize, Serialize};
 
+use super::ffi::ProbeFailure;
 use super::ffi::{c_buffer_to_string, load_first, Loaded};
-use crate::child::ProbeFailure;
 
 /// `ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES`.
 const STYPE_DEVICE_PROPERTIES: u32 = 0x3;

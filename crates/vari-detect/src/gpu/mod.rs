@@ -6,18 +6,26 @@
 //! set, only that library is tried).
 
 pub mod amd;
+#[allow(unsafe_code)] // FFI: the CUDA driver API calls.
 pub mod cuda;
 mod driver_branches;
+// Calls into driver libraries: the only place besides `platform`'s glibc call where unsafe code
+// is allowed, because loading a C library and calling it cannot be done safely.
+#[allow(unsafe_code)]
 mod ffi;
 pub mod intel;
+#[allow(unsafe_code)] // FFI: the Level Zero calls.
 pub mod level_zero;
 pub mod nvidia;
+#[allow(unsafe_code)] // FFI: the NVML calls.
 pub mod nvml;
 
 use serde::{Deserialize, Serialize};
 use vari_core::{FeatureName, FeatureSupport, FeatureValue};
 
 use crate::DetectContext;
+
+pub use ffi::ProbeFailure;
 
 /// One GPU's compute capability as read from a driver library (`None` when the call failed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,28 +36,6 @@ pub struct DeviceCapability {
     pub compute_capability: Option<(u32, u32)>,
     /// Why the device could not be read (it is then skipped).
     pub error: Option<String>,
-}
-
-/// An override or option variable with a value that cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid {variable}={value:?}: {expected}")]
-pub struct InvalidOverride {
-    /// The variable name.
-    pub variable: &'static str,
-    /// The value found.
-    pub value: String,
-    /// What was expected instead.
-    pub expected: String,
-}
-
-impl InvalidOverride {
-    pub(crate) fn new(variable: &'static str, value: &str, expected: impl Into<String>) -> Self {
-        Self {
-            variable,
-            value: value.to_owned(),
-            expected: expected.into(),
-        }
-    }
 }
 
 /// The candidate library names: the override variable's value alone, else the defaults.

@@ -14,9 +14,15 @@ use std::time::Instant;
 
 use vari_core::{FeatureSupport, Namespace};
 
-use super::{cuda, nvml, InvalidOverride};
+use super::{cuda, nvml};
 use super::{driver_branches, feature, library_candidates, parse_major_minor, DeviceCapability};
 use crate::child::{run_probe, ProbeError, ProbeRequest, ProbeResponse};
+use crate::facts::{self, FactsError};
+use crate::overrides::InvalidVariable;
+use crate::overrides::OverrideError;
+use crate::provider::{
+    Derived, Detected, EnvVar, Evidence, FactsInput, FactsSection, Provider, SnapshotFile, VarRole,
+};
 use crate::{DetectContext, ProviderReport};
 
 /// The namespace name.
@@ -155,35 +161,42 @@ pub fn decode_cuda_version(raw: i32) -> Option<(u32, u32)> {
 }
 
 /// Parses [`FORCE_CUDA_ENV`]: a PEP 440 version whose first two release components are used
-/// (`12` → 12.0, `12.7rc1` → 12.7, `v12.07` → 12.7).
-pub fn parse_cuda_version_override(value: &str) -> Result<(u32, u32), InvalidOverride> {
-    let invalid = || {
-        InvalidOverride::new(
-            FORCE_CUDA_ENV,
-            value,
-            "expected a CUDA version such as 12.8 (a PEP 440 version)",
-        )
-    };
+/// (`12` → 12.0, `12.7rc1` → 12.7, `v12.07` → 12.7), which must be a CUDA version that exists
+/// (`data/hardware-ranges.toml`).
+pub fn parse_cuda_version_override(value: &str) -> Result<(u32, u32), InvalidVariable> {
+    parse_cuda_version(value)
+        .map_err(|expected| InvalidVariable::new(FORCE_CUDA_ENV, value, expected))
+}
+
+/// A user-given CUDA version (override or facts); `Err` says what was expected.
+pub(crate) fn parse_cuda_version(value: &str) -> Result<(u32, u32), String> {
+    let invalid = || "expected a CUDA version such as 12.8 (a PEP 440 version)".to_owned();
     let version: pep440_rs::Version = value.trim().parse().map_err(|_| invalid())?;
     let release = version.release();
-    let component = |i: usize| -> Result<u32, InvalidOverride> {
+    let component = |i: usize| -> Result<u32, String> {
         release
             .get(i)
             .copied()
             .map_or(Ok(0), |c| u32::try_from(c).map_err(|_| invalid()))
     };
-    Ok((component(0)?, component(1)?))
+    let cuda = (component(0)?, component(1)?);
+    crate::ranges::check_cuda(cuda)?;
+    Ok(cuda)
 }
 
-/// Parses [`FORCE_SM_ENV`]: a compute capability `M.m` such as `8.6`.
-pub fn parse_sm_arch_override(value: &str) -> Result<(u32, u32), InvalidOverride> {
-    parse_major_minor(value).ok_or_else(|| {
-        InvalidOverride::new(
-            FORCE_SM_ENV,
-            value,
-            "expected a compute capability major.minor such as 8.6",
-        )
-    })
+/// Parses [`FORCE_SM_ENV`]: a compute capability `M.m` such as `8.6` that some NVIDIA GPU has
+/// (`data/hardware-ranges.toml`).
+pub fn parse_sm_arch_override(value: &str) -> Result<(u32, u32), InvalidVariable> {
+    parse_compute_capability(value)
+        .map_err(|expected| InvalidVariable::new(FORCE_SM_ENV, value, expected))
+}
+
+/// A user-given compute capability (override or facts); `Err` says what was expected.
+pub(crate) fn parse_compute_capability(value: &str) -> Result<(u32, u32), String> {
+    let cc = parse_major_minor(value)
+        .ok_or_else(|| "expected a compute capability major.minor such as 8.6".to_owned())?;
+    crate::ranges::check_compute_capability(cc)?;
+    Ok(cc)
 }
 
 /// Which GPU's compute capability is used when several are present.
@@ -212,14 +225,14 @@ impl DevicePolicy {
 }
 
 /// Parses [`DEVICE_POLICY_ENV`]: `highest`, `lowest` or a device index.
-pub fn parse_device_policy(value: &str) -> Result<DevicePolicy, InvalidOverride> {
+pub fn parse_device_policy(value: &str) -> Result<DevicePolicy, InvalidVariable> {
     match value.trim().to_ascii_lowercase().as_str() {
         "highest" => Ok(DevicePolicy::Highest),
         "lowest" => Ok(DevicePolicy::Lowest),
         other => super::parse_decimal(other)
             .map(DevicePolicy::Index)
             .ok_or_else(|| {
-                InvalidOverride::new(
+                InvalidVariable::new(
                     DEVICE_POLICY_ENV,
                     value,
                     "expected highest, lowest or a device index such as 0",
@@ -259,7 +272,7 @@ pub(crate) fn detect_outcome(ctx: &DetectContext) -> (ProviderReport, bool) {
 
 type Found = (Option<Vec<FeatureSupport>>, String, Option<String>, bool);
 
-fn run(ctx: &DetectContext) -> Result<Found, InvalidOverride> {
+fn run(ctx: &DetectContext) -> Result<Found, InvalidVariable> {
     let forced_cuda = ctx
         .var(FORCE_CUDA_ENV)
         .map(parse_cuda_version_override)
@@ -387,6 +400,9 @@ fn run(ctx: &DetectContext) -> Result<Found, InvalidOverride> {
         }
         (None, None) => None,
     };
+    if forced_sm.is_some() && cuda.is_none() {
+        notes.push(sm_without_cuda());
+    }
     if let Some((major, minor)) = compute_capability.filter(|cc| cc.0 < MIN_SM_MAJOR) {
         notes.push(format!(
             "compute capability {major}.{minor} is below 5.0: sm_arch omitted (reference behaviour)"
@@ -611,6 +627,210 @@ fn estimate_from_driver(driver_version: &str, origin: &str, hw: &mut Hardware) {
     }
 }
 
+/// Why a forced compute capability alone gives nothing.
+fn sm_without_cuda() -> String {
+    format!(
+        "{FORCE_SM_ENV} is set but {FORCE_CUDA_ENV} is not, and no driver reports a CUDA \
+         version: every nvidia property needs the CUDA version, so set {FORCE_CUDA_ENV} too"
+    )
+}
+
+/// The `nvidia` provider in the [registry](crate::registry).
+pub(crate) struct Nvidia;
+
+const VARIABLES: &[EnvVar] = &[
+    EnvVar::new(
+        FORCE_CUDA_ENV,
+        VarRole::Override,
+        "the driver's CUDA version, such as `12.8` (reference override)",
+    )
+    .checked(|v| {
+        parse_cuda_version_override(v)
+            .map(drop)
+            .map_err(|e| e.expected)
+    }),
+    EnvVar::new(
+        FORCE_SM_ENV,
+        VarRole::Override,
+        "the GPU's compute capability, such as `8.6` (reference override; needs the CUDA version \
+         too when no driver reports one)",
+    )
+    .checked(|v| parse_sm_arch_override(v).map(drop).map_err(|e| e.expected)),
+    EnvVar::new(
+        DEVICE_POLICY_ENV,
+        VarRole::Setting,
+        "which GPU's compute capability counts: `highest` (default), `lowest`, or a device index",
+    )
+    .checked(|v| parse_device_policy(v).map(drop).map_err(|e| e.expected)),
+    EnvVar::new(
+        NVML_LIBRARY_ENV,
+        VarRole::Setting,
+        "the NVML library to load (name or path) instead of the default",
+    ),
+    EnvVar::new(
+        CUDA_LIBRARY_ENV,
+        VarRole::Setting,
+        "the CUDA driver library to load (name or path) instead of the default",
+    ),
+    EnvVar::new(
+        "CUDA_VISIBLE_DEVICES",
+        VarRole::Location,
+        "which GPUs the CUDA driver library shows (honoured when NVML is missing)",
+    ),
+];
+
+/// The files that show an NVIDIA kernel driver without loading a library.
+const DRIVER_MARKERS: &[&str] = &[
+    "/dev/nvidiactl",
+    "/dev/nvidia*",
+    "/dev/dxg",
+    "/sys/module/nvidia",
+    "/proc/driver/nvidia",
+];
+
+impl Provider for Nvidia {
+    fn namespace(&self) -> &'static str {
+        NAMESPACE
+    }
+
+    fn variables(&self) -> &'static [EnvVar] {
+        VARIABLES
+    }
+
+    fn check_combination(&self, ctx: &DetectContext) -> Result<(), OverrideError> {
+        // Without a driver nothing can supply the CUDA version the compute capability needs.
+        let sm_alone = ctx.var(FORCE_SM_ENV).is_some() && ctx.var(FORCE_CUDA_ENV).is_none();
+        if sm_alone && !driver_evidence(ctx) {
+            return Err(OverrideError::Missing {
+                set: FORCE_SM_ENV,
+                missing: FORCE_CUDA_ENV,
+                why: "there is no NVIDIA driver to report the CUDA version, and every nvidia \
+                      property needs it (set both, e.g. 12.8 and 8.6)"
+                    .to_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    fn evidence(&self, ctx: &DetectContext, evidence: &mut Evidence) {
+        let root = &ctx.sysroot;
+        evidence.insert(
+            "nvidia_driver".into(),
+            root.read_to_string("/sys/module/nvidia/version")
+                .map(|s| s.trim().to_owned())
+                .unwrap_or_default(),
+        );
+        evidence.insert(
+            "dev_nvidia".into(),
+            crate::cache::listing(&root.path("/dev"), Some("nvidia")),
+        );
+        evidence.insert("dev_dxg".into(), root.path("/dev/dxg").exists().to_string());
+    }
+
+    fn snapshot_files(&self, _ctx: &DetectContext) -> Vec<SnapshotFile> {
+        let mut files = vec![
+            SnapshotFile::Copy("/proc/driver/nvidia/version".into()),
+            SnapshotFile::Copy("/sys/module/nvidia/version".into()),
+        ];
+        files.extend(
+            DRIVER_MARKERS
+                .iter()
+                .map(|m| SnapshotFile::Marker((*m).into())),
+        );
+        files
+    }
+
+    fn records_answer(&self) -> bool {
+        true
+    }
+
+    fn facts_section(&self) -> FactsSection {
+        FactsSection::Table(&["cuda_version", "compute_capability", "gpu"])
+    }
+
+    fn facts(
+        &self,
+        value: &toml::Value,
+        _: &FactsInput<'_>,
+    ) -> Result<Option<Derived>, FactsError> {
+        facts(facts::as_table(value, NAMESPACE)?).map(Some)
+    }
+
+    fn all_features(&self) -> Vec<FeatureSupport> {
+        all_configs()
+    }
+
+    fn detect(&self, ctx: &DetectContext) -> Detected {
+        let (report, transient) = detect_outcome(ctx);
+        Detected { report, transient }
+    }
+}
+
+/// The `[nvidia]` facts: the driver's CUDA version, the GPUs' compute capabilities and which
+/// GPU counts.
+fn facts(t: &toml::Table) -> Result<Derived, FactsError> {
+    use toml::Value;
+    let cuda = match t.get("cuda_version") {
+        None => None,
+        Some(v) => {
+            let s = facts::as_str(v, "nvidia.cuda_version")?;
+            let parsed = parse_cuda_version(s)
+                .map_err(|e| facts::invalid("nvidia.cuda_version", format!("{s:?}: {e}")))?;
+            Some(parsed)
+        }
+    };
+    let ccs: Vec<(u32, u32)> = match t.get("compute_capability") {
+        None => Vec::new(),
+        Some(v) => facts::string_list(v, "nvidia.compute_capability")?
+            .iter()
+            .map(|(p, s)| {
+                parse_compute_capability(s).map_err(|e| {
+                    let e = if parse_major_minor(s).is_none() {
+                        format!("expected \"M.m\" such as \"8.6\", found {s:?}")
+                    } else {
+                        e
+                    };
+                    facts::invalid(p, e)
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let chosen = match t.get("gpu") {
+        None => ccs.iter().copied().max(),
+        Some(Value::String(s)) if s == "highest" => ccs.iter().copied().max(),
+        Some(Value::String(s)) if s == "lowest" => ccs.iter().copied().min(),
+        Some(Value::Integer(i)) => {
+            let index = usize::try_from(*i)
+                .ok()
+                .filter(|&i| i < ccs.len())
+                .ok_or_else(|| {
+                    facts::invalid(
+                        "nvidia.gpu",
+                        format!("index {i} is not in compute_capability (0..{})", ccs.len()),
+                    )
+                })?;
+            Some(ccs[index])
+        }
+        Some(_) => {
+            return Err(facts::invalid(
+                "nvidia.gpu",
+                "expected \"highest\", \"lowest\" or an index into compute_capability",
+            ))
+        }
+    };
+    let Some((m, n)) = cuda else {
+        return Err(facts::invalid(
+            "nvidia.cuda_version",
+            "missing: without the driver's CUDA version the provider reports nothing",
+        ));
+    };
+    let mut label = vec![format!("CUDA {m}.{n}")];
+    if let Some((m, n)) = chosen {
+        label.push(format!("compute capability {m}.{n}"));
+    }
+    Ok((supported_from_facts(cuda, chosen), label.join(", ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -805,5 +1025,46 @@ mod tests {
             note.contains(FORCE_SM_ENV) && note.contains("eighty-six"),
             "{note}"
         );
+    }
+
+    #[test]
+    fn a_compute_capability_alone_says_which_variable_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ctx = ctx_at(dir.path());
+        ctx.env.insert(FORCE_SM_ENV.into(), "8.6".into());
+        let report = detect(&ctx);
+        assert!(report.features.is_none());
+        let note = report.note.unwrap();
+        assert!(note.contains(FORCE_CUDA_ENV), "{note}");
+        let err = Nvidia.check_combination(&ctx).unwrap_err().to_string();
+        assert!(
+            err.contains(FORCE_SM_ENV) && err.contains(FORCE_CUDA_ENV),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn nonsense_overrides_are_refused_with_the_variable_named() {
+        for (value, parse) in [
+            (
+                "12.999",
+                parse_cuda_version_override as fn(&str) -> Result<_, _>,
+            ),
+            ("99.0", parse_cuda_version_override),
+        ] {
+            let e = parse(value).unwrap_err();
+            assert_eq!(e.variable, FORCE_CUDA_ENV);
+        }
+        let e = parse_sm_arch_override("8.99").unwrap_err();
+        assert_eq!(e.variable, FORCE_SM_ENV);
+        assert!(e.to_string().contains("8.99"), "{e}");
+        // In detection, a nonsense override leaves the namespace absent with the reason.
+        let dir = tempfile::tempdir().unwrap();
+        let mut ctx = ctx_at(dir.path());
+        ctx.env.insert(FORCE_CUDA_ENV.into(), "12.999".into());
+        ctx.env.insert(FORCE_SM_ENV.into(), "8.6".into());
+        let report = detect(&ctx);
+        assert!(report.features.is_none());
+        assert!(report.note.unwrap().contains("12.999"));
     }
 }

@@ -5,9 +5,9 @@ use std::os::raw::{c_char, c_int, c_uint, c_void};
 
 use serde::{Deserialize, Serialize};
 
+use super::ffi::ProbeFailure;
 use super::ffi::{c_buffer_to_string, load_first};
 use super::DeviceCapability;
-use crate::child::ProbeFailure;
 
 /// Default NVML library names for this platform, in the order tried.
 pub fn default_libraries() -> Vec<String> {

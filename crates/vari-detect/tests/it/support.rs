@@ -18,7 +18,7 @@ use vari_detect::child::{self, ProbeRunner, PROBE_ENV};
 use vari_detect::{DetectContext, Sysroot};
 
 /// Compiles `tests/it/stubs/<name>.c` with `defines` into a shared library (once per process).
-pub fn stub(name: &str, defines: &[&str]) -> PathBuf {
+pub(crate) fn stub(name: &str, defines: &[&str]) -> PathBuf {
     static BUILT: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
     let key = format!("{name}{}", defines.concat());
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
@@ -56,7 +56,7 @@ pub fn stub(name: &str, defines: &[&str]) -> PathBuf {
 }
 
 /// Registers this test binary as the probe runner (idempotent).
-pub fn use_this_binary_as_probe_runner() {
+pub(crate) fn use_this_binary_as_probe_runner() {
     child::set_probe_runner(ProbeRunner {
         program: std::env::current_exe().unwrap(),
         args: [
@@ -72,7 +72,7 @@ pub fn use_this_binary_as_probe_runner() {
 }
 
 /// The body of each test file's `probe_child_entry` test.
-pub fn serve_probe() {
+pub(crate) fn serve_probe() {
     if std::env::var_os(PROBE_ENV).is_some() {
         child::run_probe_child_if_requested();
     }
@@ -80,7 +80,7 @@ pub fn serve_probe() {
 
 /// A live-machine context with only the given variables (nothing inherited), a short timeout and
 /// the probe runner registered. The CUDA fallback points at a missing file unless set.
-pub fn host_ctx(vars: &[(&str, &str)]) -> DetectContext {
+pub(crate) fn host_ctx(vars: &[(&str, &str)]) -> DetectContext {
     use_this_binary_as_probe_runner();
     let mut ctx = DetectContext::from_process_env(Sysroot::host());
     ctx.env.clear();
@@ -97,7 +97,7 @@ pub fn host_ctx(vars: &[(&str, &str)]) -> DetectContext {
 
 /// Whether this machine has an NVIDIA kernel driver (its files then add an estimate to
 /// failure cases, so those tests only check the note).
-pub fn host_has_nvidia_driver() -> bool {
+pub(crate) fn host_has_nvidia_driver() -> bool {
     Path::new("/sys/module/nvidia/version").exists()
         || Path::new("/proc/driver/nvidia/version").exists()
 }
