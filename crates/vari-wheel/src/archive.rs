@@ -10,6 +10,7 @@ use vari_core::filename::{normalize_name, WheelFilename};
 use zip::ZipArchive;
 
 use crate::error::{WheelError, WheelErrorKind};
+use crate::record::{Record, VerifyError};
 
 /// An open wheel archive. Only the central directory is read up front.
 pub(crate) struct Archive<R> {
@@ -26,6 +27,16 @@ impl<R: Read + Seek> Archive<R> {
             zip,
             path: path.to_owned(),
         })
+    }
+
+    /// The zip archive, for copying members.
+    pub(crate) fn zip_mut(&mut self) -> &mut ZipArchive<R> {
+        &mut self.zip
+    }
+
+    /// Member names in central-directory order.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.zip.file_names()
     }
 
     /// Whether the archive has a member with exactly this name.
@@ -69,6 +80,32 @@ impl<R: Read + Seek> Archive<R> {
         }
     }
 
+    /// Streams one member through its RECORD row's hash. The outer error is a member that
+    /// cannot be read (corrupt data, bad CRC); the inner one a mismatch with RECORD.
+    pub(crate) fn verify_member(
+        &mut self,
+        member: &str,
+        record: &Record,
+    ) -> Result<Result<(), VerifyError>, WheelError> {
+        let path = &self.path;
+        let unreadable = |message: String| {
+            WheelError::new(
+                path,
+                WheelErrorKind::Member {
+                    member: member.to_owned(),
+                    message,
+                },
+            )
+        };
+        let file = self
+            .zip
+            .by_name(member)
+            .map_err(|e| unreadable(e.to_string()))?;
+        record
+            .verify_stream(member, file)
+            .map_err(|e| unreadable(e.to_string()))
+    }
+
     /// Reads one member, refusing more than `limit` bytes whatever its header claims (a zip
     /// bomb can declare a small size and inflate to gigabytes).
     pub(crate) fn read(&mut self, member: &str, limit: u64) -> Result<Vec<u8>, WheelError> {
@@ -95,7 +132,10 @@ impl<R: Read + Seek> Archive<R> {
         if file.size() > limit {
             return Err(too_large(file.size()));
         }
-        let mut bytes = Vec::new();
+        // The header's size is under the cap (checked above); growing from empty would copy
+        // a large RECORD several times.
+        let mut bytes =
+            Vec::with_capacity(usize::try_from(file.size()).unwrap_or(0).saturating_add(1));
         // Read one byte past the cap to tell "exactly at the cap" from "over it".
         file.by_ref()
             .take(limit.saturating_add(1))

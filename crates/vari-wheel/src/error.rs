@@ -53,6 +53,9 @@ pub enum WheelErrorKind {
     /// The path has no file name, or its file name is not valid UTF-8.
     #[error("the path has no UTF-8 file name")]
     NoFileName,
+    /// The path is a directory, not a wheel file.
+    #[error("is a directory, not a wheel file")]
+    IsADirectory,
     /// The file name is not a valid (variant) wheel filename.
     #[error("{source}")]
     Filename {
@@ -223,6 +226,101 @@ pub enum WheelErrorKind {
         /// The member's actual size.
         actual: u64,
     },
+    /// RECORD lists a file that the archive does not have.
+    #[error("`{record}` lists `{member}`, which is not in the archive")]
+    MissingFromArchive {
+        /// The listed path.
+        member: String,
+        /// RECORD's name in the archive.
+        record: String,
+    },
+    /// A RECORD row of a file other than RECORD itself has no hash.
+    #[error("`{record}` line {line}: `{member}` has no hash")]
+    UnhashedEntry {
+        /// The member whose row has no hash.
+        member: String,
+        /// RECORD's name in the archive.
+        record: String,
+        /// The 1-based line number.
+        line: u64,
+    },
+    /// The core metadata file (`METADATA`) cannot be read or rewritten.
+    #[error("`{member}`: {message}")]
+    InvalidCoreMetadata {
+        /// The member, `{dist_info}/METADATA`.
+        member: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The wheel to turn into a variant wheel already is one.
+    #[error("is already a variant wheel (label `{label}`)")]
+    AlreadyVariant {
+        /// The label in its filename.
+        label: String,
+    },
+    /// The wheel to turn back into a plain wheel is not a variant wheel.
+    #[error("is not a variant wheel (its filename has no label)")]
+    NotVariant,
+    /// The properties of the variant to write are not valid.
+    #[error("invalid variant properties{}", LineList(problems))]
+    InvalidProperties {
+        /// One sentence per problem, each naming the property.
+        problems: Vec<String>,
+    },
+    /// The label and properties of the variant to write do not fit together.
+    #[error("{message}")]
+    InvalidLabel {
+        /// What is wrong.
+        message: String,
+    },
+    /// The variant metadata to write cannot be expressed in the chosen schema, or the given
+    /// metadata does not describe the variant's namespaces.
+    #[error("cannot write `variant.json`{}", ErrorList(errors))]
+    VariantMetadata {
+        /// Every problem, each with its key path.
+        errors: Vec<MetadataError>,
+    },
+    /// Properties could not be inferred from the wheel's binaries.
+    #[error("cannot infer properties: {message}")]
+    Infer {
+        /// Why.
+        message: String,
+    },
+    /// The output could not be written.
+    #[error("cannot write {}: {message}", output.display())]
+    Write {
+        /// The output file.
+        output: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl WheelErrorKind {
+    /// The archive member the problem is about, when there is one (`…dist-info/RECORD`,
+    /// `torch/lib/libtorch.so`).
+    pub fn member(&self) -> Option<&str> {
+        match self {
+            Self::Member { member, .. }
+            | Self::MemberTooLarge { member, .. }
+            | Self::NotUtf8 { member }
+            | Self::InvalidVariantJson { member, .. }
+            | Self::VariantCount { member, .. }
+            | Self::LabelMismatch { member, .. }
+            | Self::VariantJsonWithoutLabel { member }
+            | Self::LabelWithoutVariantJson { member, .. }
+            | Self::NullVariant { member, .. }
+            | Self::MissingRecord { member }
+            | Self::InvalidRecord { member, .. }
+            | Self::NotInRecord { member, .. }
+            | Self::HashMismatch { member, .. }
+            | Self::SizeMismatch { member, .. }
+            | Self::MissingFromArchive { member, .. }
+            | Self::UnhashedEntry { member, .. }
+            | Self::InvalidCoreMetadata { member, .. } => Some(member),
+            _ => None,
+        }
+    }
 }
 
 /// Renders `found` as `; found: a, b` (or nothing when empty).
@@ -235,6 +333,18 @@ impl fmt::Display for FoundList<'_> {
         } else {
             write!(f, "; found: {}", self.0.join(", "))
         }
+    }
+}
+
+/// Renders sentences one per indented line.
+struct LineList<'a>(&'a [String]);
+
+impl fmt::Display for LineList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for line in self.0 {
+            write!(f, "\n  {line}")?;
+        }
+        Ok(())
     }
 }
 

@@ -1,3 +1,9 @@
-//! Integration tests of vari-wheel on real variant wheels and on broken ones built here.
+//! Integration tests of vari-wheel: reading real variant wheels and broken ones built here,
+//! writing variant wheels and back, repacking existing builds, and compatibility with the real
+//! Python tools.
 
+mod compat;
 mod inspect;
+mod make;
+mod repack;
+mod support;

@@ -1,0 +1,225 @@
+//! `make_variant` (a plain wheel → a variant wheel) and `unmake` (back).
+//!
+//! Both copy every member raw (see `rewrite.rs`) and change only `variant.json`, its RECORD
+//! row and the filename. The RECORD row is inserted just before RECORD's own row and removed
+//! again by `unmake`, so make-then-unmake gives back the plain wheel's RECORD byte for byte.
+
+use std::io::{Read, Seek};
+use std::path::{Path, PathBuf};
+
+use vari_core::metadata::VariantMetadata;
+use vari_core::VariantLabel;
+
+use crate::archive::Archive;
+use crate::check::{open, parse_filename};
+use crate::error::{WheelError, WheelErrorKind};
+use crate::reader::{SeekBufReader, COPY_BUFFER};
+use crate::record::{record_row, FormatError};
+use crate::record_edit::RecordEdit;
+use crate::rewrite::{compress_new_members, rewrite, ArchiveEdit, RewriteError};
+use crate::valid_values::ValidValues;
+use crate::variant::{describe, VariantSpec};
+use crate::verbatim;
+use crate::MAX_RECORD_BYTES;
+
+/// A wheel that vari wrote.
+#[derive(Debug, Clone)]
+pub struct WrittenWheel {
+    /// Where it was written.
+    pub path: PathBuf,
+    /// Its variant label; `None` for a plain wheel.
+    pub label: Option<VariantLabel>,
+    /// Its `variant.json`; `None` for a plain wheel.
+    pub metadata: Option<VariantMetadata>,
+    /// What the chosen schema could not express and was dropped, one sentence each.
+    pub warnings: Vec<String>,
+}
+
+/// Writes the variant wheel of the plain wheel `wheel` into `out_dir`: `variant.json` added to
+/// its `.dist-info`, RECORD updated, the label appended to the filename. Every other member is
+/// copied raw, in order; the output appears only once complete.
+///
+/// Properties are checked against `valid` (and the metadata's static properties) unless
+/// `spec.skip_validation` is set.
+///
+/// ```no_run
+/// use vari_wheel::{make_variant, LabelChoice, ValidValues, VariantSpec};
+/// let spec = VariantSpec {
+///     properties: vec!["x86_64 :: level :: v3".parse().unwrap()],
+///     label: LabelChoice::Default,
+///     ..VariantSpec::default()
+/// };
+/// let made = make_variant("dist/pkg-1.0-py3-none-any.whl".as_ref(), "out".as_ref(), &spec, &ValidValues::default())?;
+/// println!("{}", made.path.display());
+/// # Ok::<(), vari_wheel::WheelError>(())
+/// ```
+pub fn make_variant(
+    wheel: &Path,
+    out_dir: &Path,
+    spec: &VariantSpec,
+    valid: &ValidValues,
+) -> Result<WrittenWheel, WheelError> {
+    let fail = |kind| WheelError::new(wheel, kind);
+    let filename = parse_filename(wheel)?;
+    if let Some(label) = &filename.label {
+        return Err(fail(WheelErrorKind::AlreadyVariant {
+            label: label.to_string(),
+        }));
+    }
+    let described = describe(spec, valid).map_err(fail)?;
+    let mut archive = open_archive(wheel)?;
+    let dist_info = archive.dist_info(&filename)?;
+    let variant_member = format!("{dist_info}/variant.json");
+    if archive.contains(&variant_member) {
+        return Err(fail(WheelErrorKind::VariantJsonWithoutLabel {
+            member: variant_member,
+        }));
+    }
+    let (record_member, record) = read_record_bytes(&mut archive, wheel, &dist_info)?;
+    let bytes = described.text.into_bytes();
+    let new_record = RecordEdit {
+        insert: vec![record_row(&variant_member, &bytes)],
+        insert_before: Some(record_member.clone()),
+        ..RecordEdit::default()
+    }
+    .apply(&record)
+    .map_err(|e| fail(invalid_record(&record_member, e)))?;
+    let edit = ArchiveEdit {
+        replace: [(record_member.clone(), new_record)].into_iter().collect(),
+        insert: vec![(variant_member, bytes)],
+        insert_before: Some(record_member),
+        ..ArchiveEdit::default()
+    };
+    let name = format!("{}-{}.whl", stem(wheel), described.label);
+    let output = out_dir.join(name);
+    write_wheel(wheel, &output, &mut archive, &edit)?;
+    Ok(WrittenWheel {
+        path: output,
+        label: Some(described.label),
+        metadata: Some(described.metadata),
+        warnings: described.warnings,
+    })
+}
+
+/// Writes the plain wheel of the variant wheel `wheel` into `out_dir`: `variant.json` and its
+/// RECORD row removed, the label dropped from the filename, every other member copied raw.
+pub fn unmake(wheel: &Path, out_dir: &Path) -> Result<WrittenWheel, WheelError> {
+    let fail = |kind| WheelError::new(wheel, kind);
+    let filename = parse_filename(wheel)?;
+    let Some(label) = &filename.label else {
+        return Err(fail(WheelErrorKind::NotVariant));
+    };
+    let mut archive = open_archive(wheel)?;
+    let dist_info = archive.dist_info(&filename)?;
+    let variant_member = format!("{dist_info}/variant.json");
+    if !archive.contains(&variant_member) {
+        return Err(fail(WheelErrorKind::LabelWithoutVariantJson {
+            label: label.to_string(),
+            member: variant_member,
+        }));
+    }
+    let (record_member, record) = read_record_bytes(&mut archive, wheel, &dist_info)?;
+    let new_record = RecordEdit {
+        remove: vec![variant_member.clone()],
+        ..RecordEdit::default()
+    }
+    .apply(&record)
+    .map_err(|e| fail(invalid_record(&record_member, e)))?;
+    let edit = ArchiveEdit {
+        replace: [(record_member, new_record)].into_iter().collect(),
+        remove: vec![variant_member],
+        ..ArchiveEdit::default()
+    };
+    let stem = stem(wheel);
+    let plain = stem
+        .strip_suffix(label.as_str())
+        .and_then(|s| s.strip_suffix('-'))
+        .unwrap_or(&stem);
+    let output = out_dir.join(format!("{plain}.whl"));
+    write_wheel(wheel, &output, &mut archive, &edit)?;
+    Ok(WrittenWheel {
+        path: output,
+        label: None,
+        metadata: None,
+        warnings: Vec::new(),
+    })
+}
+
+/// The wheel's file name without `.whl` (as spelled, not normalised).
+pub(crate) fn stem(wheel: &Path) -> String {
+    let name = wheel
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.strip_suffix(".whl").unwrap_or(&name).to_owned()
+}
+
+/// Opens a wheel for copying (a large buffer: members are read front to back).
+pub(crate) fn open_archive(
+    wheel: &Path,
+) -> Result<Archive<SeekBufReader<std::fs::File>>, WheelError> {
+    let file = open(wheel)?;
+    Archive::open(wheel, SeekBufReader::with_capacity(COPY_BUFFER, file))
+}
+
+/// RECORD's name and bytes.
+pub(crate) fn read_record_bytes<R: Read + Seek>(
+    archive: &mut Archive<R>,
+    wheel: &Path,
+    dist_info: &str,
+) -> Result<(String, Vec<u8>), WheelError> {
+    let member = format!("{dist_info}/RECORD");
+    if !archive.contains(&member) {
+        return Err(WheelError::new(
+            wheel,
+            WheelErrorKind::MissingRecord { member },
+        ));
+    }
+    let bytes = archive.read(&member, MAX_RECORD_BYTES)?;
+    Ok((member, bytes))
+}
+
+pub(crate) fn invalid_record(member: &str, e: FormatError) -> WheelErrorKind {
+    WheelErrorKind::InvalidRecord {
+        member: member.to_owned(),
+        line: e.line,
+        message: e.message,
+    }
+}
+
+/// Writes the edited copy of `archive` to `output` atomically: nothing appears at `output`
+/// unless the whole wheel was written.
+pub(crate) fn write_wheel<R: Read + Seek>(
+    wheel: &Path,
+    output: &Path,
+    archive: &mut Archive<R>,
+    edit: &ArchiveEdit,
+) -> Result<(), WheelError> {
+    let write_error = |message: String| {
+        WheelError::new(
+            wheel,
+            WheelErrorKind::Write {
+                output: output.to_owned(),
+                message,
+            },
+        )
+    };
+    let rewrite_error = |e| match e {
+        RewriteError::Read { member, message } => {
+            WheelError::new(wheel, WheelErrorKind::Member { member, message })
+        }
+        RewriteError::Write(message) => write_error(message),
+    };
+    let fresh = compress_new_members(archive.zip_mut(), edit).map_err(rewrite_error)?;
+    let input = open(wheel)?;
+    // Planned before the output exists: an archive the verbatim copy does not take goes
+    // through the zip crate instead.
+    let verbatim = verbatim::plan(&input, &fresh, edit);
+    let file = vari_fs::AtomicFile::create(output).map_err(|e| write_error(e.kind.to_string()))?;
+    let file = match verbatim {
+        Ok(plan) => plan.write(&input, &fresh, file),
+        Err(_) => rewrite(archive.zip_mut(), fresh, file, edit),
+    }
+    .map_err(rewrite_error)?;
+    file.commit().map_err(|e| write_error(e.kind.to_string()))
+}

@@ -1,0 +1,781 @@
+//! `repack`: existing builds of one release (`torch-2.10.0+cu128`, `cupy-cuda12x`,
+//! `jax-cuda12-plugin`) → variant wheels of one distribution, plus each release's combined
+//! `{name}-{version}-variants.json`.
+//!
+//! A [`RepackConfig`] (TOML, see `examples/repack/`) says, per build, how to recognise it (local
+//! version, file-name pattern or distribution name), its label and properties, which
+//! properties to read from its binaries, the distribution name to publish it under, and how to
+//! change its `Requires-Dist`. Every wheel is planned — matched, described, checked, and the
+//! release's metadata combined — before anything is written, so a bad config or a conflict
+//! between builds leaves no output. Members whose names change (the `.dist-info` and `.data`
+//! directories) and files whose contents change (METADATA, RECORD) are rewritten; all other
+//! members are copied raw.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use pep440_rs::Version;
+use vari_core::filename::{normalize_name, variants_json_filename, WheelFilename};
+use vari_core::metadata::{combine, read_pyproject, write_json, SchemaGeneration, VariantMetadata};
+use vari_core::{FeatureRef, Namespace, Property, VariantLabel};
+
+use crate::archive::Archive;
+use crate::check::parse_filename;
+pub use crate::core_metadata::RequiresDistEdit;
+use crate::core_metadata::{rewrite_metadata, MetadataEdit};
+use crate::error::{WheelError, WheelErrorKind};
+use crate::glob;
+use crate::make::{invalid_record, open_archive, read_record_bytes, stem, write_wheel};
+use crate::reader::SeekBufReader;
+use crate::record::record_row;
+use crate::record_edit::RecordEdit;
+use crate::rewrite::ArchiveEdit;
+use crate::valid_values::ValidValues;
+use crate::variant::{describe, LabelChoice, VariantSpec};
+
+/// The most `METADATA` may inflate to.
+const MAX_METADATA_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads what a wheel's binaries need, as properties (`nvidia :: sm_arch :: 90_real`).
+/// Implemented over `vari-scan` by the caller, so that this crate does no binary analysis.
+pub trait InferProperties {
+    /// The properties the binaries in `wheel` need; the error says why they cannot be read.
+    fn infer(&self, wheel: &Path) -> Result<Vec<Property>, String>;
+}
+
+/// How a build is recognised. Every given criterion must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildMatch {
+    /// The local version label, without `+` (`cu128` matches `torch-2.10.0+cu128-…`).
+    pub local_version: Option<String>,
+    /// A pattern on the file name (`*` any run, `?` one character).
+    pub filename: Option<String>,
+    /// The distribution name (compared normalised: `cupy-cuda12x` = `cupy_cuda12x`).
+    pub name: Option<String>,
+}
+
+impl BuildMatch {
+    fn matches(&self, file_name: &str, wheel: &WheelFilename) -> bool {
+        let local = local_part(&wheel.version);
+        self.local_version
+            .as_deref()
+            .is_none_or(|want| local.as_deref() == Some(want.trim_start_matches('+')))
+            && self
+                .filename
+                .as_deref()
+                .is_none_or(|pattern| glob::matches(pattern, file_name))
+            && self
+                .name
+                .as_deref()
+                .is_none_or(|name| normalize_name(name) == wheel.name)
+    }
+}
+
+impl fmt::Display for BuildMatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(l) = &self.local_version {
+            parts.push(format!("local-version = {l:?}"));
+        }
+        if let Some(p) = &self.filename {
+            parts.push(format!("filename = {p:?}"));
+        }
+        if let Some(n) = &self.name {
+            parts.push(format!("name = {n:?}"));
+        }
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// One build of the release: how to recognise it and what it becomes.
+#[derive(Debug, Clone, Default)]
+pub struct BuildRule {
+    /// How to recognise it.
+    pub matches: BuildMatch,
+    /// Its label.
+    pub label: LabelChoice,
+    /// Its properties, as given.
+    pub properties: Vec<Property>,
+    /// Namespaces or features (`nvidia`, `nvidia :: sm_arch`) whose properties are read from
+    /// the wheel's binaries and added.
+    pub infer: Vec<InferPattern>,
+    /// The distribution name to publish it under, overriding the config's.
+    pub name: Option<String>,
+    /// Changes to its `Requires-Dist`, after the config's.
+    pub requires_dist: RequiresDistEdit,
+}
+
+/// A namespace or a feature whose inferred properties are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InferPattern {
+    /// Every inferred property of the namespace.
+    Namespace(Namespace),
+    /// Every inferred value of the feature.
+    Feature(FeatureRef),
+}
+
+impl InferPattern {
+    fn keeps(&self, p: &Property) -> bool {
+        match self {
+            Self::Namespace(ns) => p.namespace == *ns,
+            Self::Feature(f) => p.namespace == f.namespace && p.feature == f.feature,
+        }
+    }
+}
+
+/// A repack configuration (see `examples/repack/` for documented examples).
+#[derive(Debug, Clone, Default)]
+pub struct RepackConfig {
+    /// The file it was read from, for messages.
+    pub path: PathBuf,
+    /// The distribution name every build is published under (`cupy`); by default each keeps
+    /// its own.
+    pub name: Option<String>,
+    /// Whether the local version (`+cu128`) is dropped (default: yes; an index may not host
+    /// local versions, and the label now tells the builds apart).
+    pub strip_local_version: bool,
+    /// The schema generation of the written metadata; by default the `[variant]` table's, else
+    /// 0.1 (PEP 825).
+    pub schema: Option<SchemaGeneration>,
+    /// Accept properties whose values cannot be checked.
+    pub skip_validation: bool,
+    /// The release's priorities, providers and static properties (the `[variant]` table, as
+    /// in pyproject.toml).
+    pub metadata: Option<VariantMetadata>,
+    /// Changes to every build's `Requires-Dist`.
+    pub requires_dist: RequiresDistEdit,
+    /// The builds.
+    pub builds: Vec<BuildRule>,
+}
+
+/// A problem in a repack configuration: the file, the key path, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {}{message}", path.display(), if key.is_empty() { String::new() } else { format!("{key}: ") })]
+pub struct ConfigError {
+    /// The configuration file.
+    pub path: PathBuf,
+    /// Where in it (`build[2].properties[0]`); empty for the whole file.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Why a repack failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RepackError {
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A wheel could not be read, described or written.
+    #[error(transparent)]
+    Wheel(#[from] WheelError),
+    /// The builds of one release cannot be combined into one `*-variants.json`.
+    #[error("{file}: {message}")]
+    Combine {
+        /// The `*-variants.json` that would have been written.
+        file: String,
+        /// The conflict, naming both wheels.
+        message: String,
+    },
+    /// The combined metadata could not be written.
+    #[error("{}: {message}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// What [`repack`] wrote.
+#[derive(Debug, Clone)]
+pub struct RepackOutput {
+    /// The variant wheels, in input order.
+    pub wheels: Vec<crate::WrittenWheel>,
+    /// Each release's combined `{name}-{version}-variants.json`.
+    pub variants_json: Vec<PathBuf>,
+    /// What the chosen schema could not express, one sentence each (deduplicated).
+    pub warnings: Vec<String>,
+}
+
+/// The TOML form of the configuration (kebab-case keys, unknown keys refused).
+mod file {
+    use serde::Deserialize;
+
+    use super::RequiresDistEdit;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+    pub(super) struct Config {
+        pub(super) name: Option<String>,
+        pub(super) strip_local_version: Option<bool>,
+        pub(super) schema: Option<String>,
+        #[serde(default)]
+        pub(super) skip_validation: bool,
+        pub(super) variant: Option<toml::Value>,
+        #[serde(default)]
+        pub(super) requires_dist: RequiresDistEdit,
+        #[serde(default)]
+        pub(super) build: Vec<Build>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+    pub(super) struct Build {
+        #[serde(rename = "match")]
+        pub(super) matches: Match,
+        pub(super) label: Option<String>,
+        #[serde(default)]
+        pub(super) properties: Vec<String>,
+        #[serde(default)]
+        pub(super) infer: Vec<String>,
+        pub(super) name: Option<String>,
+        #[serde(default)]
+        pub(super) requires_dist: RequiresDistEdit,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+    pub(super) struct Match {
+        pub(super) local_version: Option<String>,
+        pub(super) filename: Option<String>,
+        pub(super) name: Option<String>,
+    }
+}
+
+impl RepackConfig {
+    /// Reads and checks a configuration file.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            path: path.to_owned(),
+            key: String::new(),
+            message: e.to_string(),
+        })?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses and checks the text of a configuration; `path` names it in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        let err = |key: String, message: String| ConfigError {
+            path: path.to_owned(),
+            key,
+            message,
+        };
+        let raw: file::Config = toml::from_str(text).map_err(|e| {
+            let message = e.message().to_owned();
+            let key = e
+                .span()
+                .map(|span| {
+                    let line = text[..span.start].matches('\n').count() + 1;
+                    format!("line {line}")
+                })
+                .unwrap_or_default();
+            err(key, message)
+        })?;
+        let metadata = match raw.variant {
+            None => None,
+            Some(_) => Some(read_pyproject(text).map_err(|errors| {
+                let first = errors.into_iter().next();
+                match first {
+                    Some(e) => err(e.path, e.message),
+                    None => err("variant".to_owned(), "invalid".to_owned()),
+                }
+            })?),
+        };
+        let schema = raw
+            .schema
+            .as_deref()
+            .map(SchemaGeneration::from_str)
+            .transpose()
+            .map_err(|e| err("schema".to_owned(), e.to_string()))?;
+        raw.requires_dist
+            .check()
+            .map_err(|(r, m)| err("requires-dist".to_owned(), format!("`{r}`: {m}")))?;
+        if raw.build.is_empty() {
+            return Err(err(String::new(), "no [[build]] entries".to_owned()));
+        }
+        let mut builds = Vec::with_capacity(raw.build.len());
+        for (i, b) in raw.build.into_iter().enumerate() {
+            let key = |k: &str| format!("build[{i}].{k}");
+            let matches = BuildMatch {
+                local_version: b.matches.local_version,
+                filename: b.matches.filename,
+                name: b.matches.name,
+            };
+            if matches == BuildMatch::default() {
+                return Err(err(
+                    key("match"),
+                    "give at least one of local-version, filename, name".to_owned(),
+                ));
+            }
+            let label = match b.label.as_deref() {
+                None => LabelChoice::Default,
+                Some("null") => LabelChoice::Null,
+                Some(l) => LabelChoice::Given(
+                    VariantLabel::new(l).map_err(|e| err(key("label"), e.to_string()))?,
+                ),
+            };
+            let properties = b
+                .properties
+                .iter()
+                .enumerate()
+                .map(|(j, p)| {
+                    p.parse::<Property>()
+                        .map_err(|e| err(key(&format!("properties[{j}]")), e.to_string()))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let infer = b
+                .infer
+                .iter()
+                .enumerate()
+                .map(|(j, p)| parse_infer(p).map_err(|m| err(key(&format!("infer[{j}]")), m)))
+                .collect::<Result<Vec<_>, _>>()?;
+            b.requires_dist
+                .check()
+                .map_err(|(r, m)| err(key("requires-dist"), format!("`{r}`: {m}")))?;
+            builds.push(BuildRule {
+                matches,
+                label,
+                properties,
+                infer,
+                name: b.name,
+                requires_dist: b.requires_dist,
+            });
+        }
+        Ok(Self {
+            path: path.to_owned(),
+            name: raw.name,
+            strip_local_version: raw.strip_local_version.unwrap_or(true),
+            schema,
+            skip_validation: raw.skip_validation,
+            metadata,
+            requires_dist: raw.requires_dist,
+            builds,
+        })
+    }
+}
+
+fn parse_infer(text: &str) -> Result<InferPattern, String> {
+    if text.contains("::") {
+        text.parse::<FeatureRef>()
+            .map(InferPattern::Feature)
+            .map_err(|e| e.to_string())
+    } else {
+        Namespace::new(text.trim())
+            .map(InferPattern::Namespace)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The local version label of `version` (`cu128`), if any.
+fn local_part(version: &Version) -> Option<String> {
+    version
+        .to_string()
+        .split_once('+')
+        .map(|(_, local)| local.to_owned())
+}
+
+/// Everything decided about one wheel before writing.
+struct Plan {
+    wheel: PathBuf,
+    output: PathBuf,
+    release: (String, Version),
+    label: VariantLabel,
+    metadata: VariantMetadata,
+    variant_json: String,
+    edit: ArchiveEdit,
+    warnings: Vec<String>,
+}
+
+/// Repacks `wheels` as `config` says into `out_dir` (see the module docs).
+///
+/// `valid` holds the known properties' valid values; `infer` reads properties from binaries,
+/// and is needed only when a build asks for inference.
+pub fn repack(
+    config: &RepackConfig,
+    wheels: &[PathBuf],
+    out_dir: &Path,
+    valid: &ValidValues,
+    infer: Option<&dyn InferProperties>,
+) -> Result<RepackOutput, RepackError> {
+    let plans = wheels
+        .iter()
+        .map(|w| plan(config, w, out_dir, valid, infer))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_distinct_outputs(&plans)?;
+
+    // Combine per release before writing anything: a conflict leaves no output.
+    let mut releases: BTreeMap<(String, String), Vec<&Plan>> = BTreeMap::new();
+    for p in &plans {
+        releases
+            .entry((p.release.0.clone(), p.release.1.to_string()))
+            .or_default()
+            .push(p);
+    }
+    let mut indexes = Vec::new();
+    for ((name, _), members) in &releases {
+        let version = &members[0].release.1;
+        let file = variants_json_filename(name, version);
+        let names: Vec<String> = members
+            .iter()
+            .map(|p| {
+                p.output
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let combined = combine(
+            names
+                .iter()
+                .map(String::as_str)
+                .zip(members.iter().map(|p| &p.metadata)),
+        )
+        .map_err(|e| RepackError::Combine {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
+        let written =
+            write_json(&combined, combined.generation).map_err(|e| RepackError::Combine {
+                file: file.clone(),
+                message: e.to_string(),
+            })?;
+        indexes.push((out_dir.join(file), written.text));
+    }
+
+    let mut output = RepackOutput {
+        wheels: Vec::with_capacity(plans.len()),
+        variants_json: Vec::new(),
+        warnings: Vec::new(),
+    };
+    for p in plans {
+        let mut archive = open_archive(&p.wheel)?;
+        write_wheel(&p.wheel, &p.output, &mut archive, &p.edit)?;
+        for w in &p.warnings {
+            if !output.warnings.contains(w) {
+                output.warnings.push(w.clone());
+            }
+        }
+        drop(p.variant_json);
+        output.wheels.push(crate::WrittenWheel {
+            path: p.output,
+            label: Some(p.label),
+            metadata: Some(p.metadata),
+            warnings: p.warnings,
+        });
+    }
+    for (path, text) in indexes {
+        vari_fs::write_atomic(&path, text.as_bytes()).map_err(|e| RepackError::Write {
+            path: path.clone(),
+            message: e.kind.to_string(),
+        })?;
+        output.variants_json.push(path);
+    }
+    Ok(output)
+}
+
+/// Two inputs that would be written to the same file are an error naming both.
+fn check_distinct_outputs(plans: &[Plan]) -> Result<(), RepackError> {
+    let mut seen: BTreeMap<&Path, &Path> = BTreeMap::new();
+    for p in plans {
+        if let Some(first) = seen.insert(&p.output, &p.wheel) {
+            return Err(RepackError::Wheel(WheelError::new(
+                &p.wheel,
+                WheelErrorKind::Write {
+                    output: p.output.clone(),
+                    message: format!("{} is written there too", first.display()),
+                },
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Matches, reads, describes and checks one wheel.
+fn plan(
+    config: &RepackConfig,
+    wheel: &Path,
+    out_dir: &Path,
+    valid: &ValidValues,
+    infer: Option<&dyn InferProperties>,
+) -> Result<Plan, RepackError> {
+    let fail = |kind| RepackError::Wheel(WheelError::new(wheel, kind));
+    let filename = parse_filename(wheel)?;
+    if let Some(label) = &filename.label {
+        return Err(fail(WheelErrorKind::AlreadyVariant {
+            label: label.to_string(),
+        }));
+    }
+    let file_name = wheel
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let rule = match_rule(config, wheel, &file_name, &filename)?;
+
+    let mut archive = open_archive(wheel)?;
+    let old_dist_info = archive.dist_info(&filename)?;
+    let metadata_member = format!("{old_dist_info}/METADATA");
+    let metadata_text = read_text(&mut archive, wheel, &metadata_member)?;
+    let (record_member, record) = read_record_bytes(&mut archive, wheel, &old_dist_info)?;
+
+    // Name and version.
+    let display_name = rule
+        .name
+        .clone()
+        .or_else(|| config.name.clone())
+        .unwrap_or_else(|| field(&metadata_text, "Name").unwrap_or(filename.name.clone()));
+    let version = if config.strip_local_version {
+        let public = filename.version.to_string();
+        let public = public.split_once('+').map_or(public.as_str(), |(p, _)| p);
+        Version::from_str(public).map_err(|e| {
+            fail(WheelErrorKind::InvalidCoreMetadata {
+                member: metadata_member.clone(),
+                message: e.to_string(),
+            })
+        })?
+    } else {
+        filename.version.clone()
+    };
+    let escaped = normalize_name(&display_name);
+    let old_stem = old_dist_info
+        .strip_suffix(".dist-info")
+        .unwrap_or(&old_dist_info)
+        .to_owned();
+    let new_stem = format!("{escaped}-{version}");
+    let new_dist_info = format!("{new_stem}.dist-info");
+
+    // The variant.
+    let mut properties = rule.properties.clone();
+    if !rule.infer.is_empty() {
+        let Some(infer) = infer else {
+            return Err(fail(WheelErrorKind::Infer {
+                message: "no binary scanner is available to read the wheel's properties".to_owned(),
+            }));
+        };
+        let found = infer
+            .infer(wheel)
+            .map_err(|message| fail(WheelErrorKind::Infer { message }))?;
+        let kept: Vec<Property> = found
+            .into_iter()
+            .filter(|p| rule.infer.iter().any(|pat| pat.keeps(p)))
+            .collect();
+        if kept.is_empty() {
+            return Err(fail(WheelErrorKind::Infer {
+                message: "the binaries need none of the properties the config asks to infer"
+                    .to_owned(),
+            }));
+        }
+        for p in kept {
+            if !properties.contains(&p) {
+                properties.push(p);
+            }
+        }
+    }
+    let spec = VariantSpec {
+        properties,
+        label: rule.label.clone(),
+        metadata: config.metadata.clone(),
+        schema: config.schema,
+        skip_validation: config.skip_validation,
+    };
+    let described = describe(&spec, valid).map_err(fail)?;
+
+    // METADATA.
+    let mut requires = config.requires_dist.clone();
+    requires.extend(&rule.requires_dist);
+    let version_text = version.to_string();
+    let new_metadata = rewrite_metadata(
+        &metadata_text,
+        &MetadataEdit {
+            name: Some(&display_name),
+            version: Some(&version_text),
+            requires_dist: &requires,
+        },
+    )
+    .map_err(|message| {
+        fail(WheelErrorKind::InvalidCoreMetadata {
+            member: metadata_member.clone(),
+            message,
+        })
+    })?;
+
+    // Renames: the .dist-info and .data directories.
+    let mut rename = std::collections::HashMap::new();
+    if old_stem != new_stem {
+        let prefixes = [
+            (
+                format!("{old_stem}.dist-info/"),
+                format!("{new_stem}.dist-info/"),
+            ),
+            (format!("{old_stem}.data/"), format!("{new_stem}.data/")),
+        ];
+        for name in archive.names() {
+            for (old, new) in &prefixes {
+                if let Some(rest) = name.strip_prefix(old.as_str()) {
+                    rename.insert(name.to_owned(), format!("{new}{rest}"));
+                }
+            }
+        }
+    }
+
+    // RECORD.
+    let variant_member = format!("{new_dist_info}/variant.json");
+    let variant_bytes = described.text.clone().into_bytes();
+    let new_record = RecordEdit {
+        replace: [(
+            metadata_member.clone(),
+            record_row(&metadata_member, new_metadata.as_bytes()),
+        )]
+        .into_iter()
+        .collect(),
+        rename: rename.clone(),
+        insert: vec![record_row(&variant_member, &variant_bytes)],
+        insert_before: Some(record_member.clone()),
+        ..RecordEdit::default()
+    }
+    .apply(&record)
+    .map_err(|e| fail(invalid_record(&record_member, e)))?;
+
+    let edit = ArchiveEdit {
+        rename,
+        replace: [
+            (metadata_member, new_metadata.into_bytes()),
+            (record_member.clone(), new_record),
+        ]
+        .into_iter()
+        .collect(),
+        remove: Vec::new(),
+        insert: vec![(variant_member, variant_bytes)],
+        insert_before: Some(record_member),
+    };
+
+    // The filename: new name and version, the original tags, the label.
+    let old = stem(wheel);
+    let tags: Vec<&str> = old.split('-').skip(2).collect();
+    let output = out_dir.join(format!(
+        "{new_stem}-{}-{}.whl",
+        tags.join("-"),
+        described.label
+    ));
+    Ok(Plan {
+        wheel: wheel.to_owned(),
+        output,
+        release: (escaped, version),
+        label: described.label,
+        metadata: described.metadata,
+        variant_json: described.text,
+        edit,
+        warnings: described.warnings,
+    })
+}
+
+/// The one rule matching the wheel.
+fn match_rule<'a>(
+    config: &'a RepackConfig,
+    wheel: &Path,
+    file_name: &str,
+    filename: &WheelFilename,
+) -> Result<&'a BuildRule, RepackError> {
+    let matching: Vec<(usize, &BuildRule)> = config
+        .builds
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.matches.matches(file_name, filename))
+        .collect();
+    let config_error = |message: String| {
+        RepackError::Config(ConfigError {
+            path: config.path.clone(),
+            key: "build".to_owned(),
+            message,
+        })
+    };
+    match matching.as_slice() {
+        [(_, rule)] => Ok(rule),
+        [] => Err(config_error(format!(
+            "no [[build]] matches {}",
+            wheel.display()
+        ))),
+        many => Err(config_error(format!(
+            "{} matches several builds: {}",
+            wheel.display(),
+            many.iter()
+                .map(|(i, b)| format!("build[{i}] ({})", b.matches))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// A member as UTF-8 text.
+fn read_text(
+    archive: &mut Archive<SeekBufReader<std::fs::File>>,
+    wheel: &Path,
+    member: &str,
+) -> Result<String, WheelError> {
+    let bytes = archive.read(member, MAX_METADATA_BYTES)?;
+    String::from_utf8(bytes).map_err(|_| {
+        WheelError::new(
+            wheel,
+            WheelErrorKind::NotUtf8 {
+                member: member.to_owned(),
+            },
+        )
+    })
+}
+
+/// The value of a core-metadata header field.
+fn field(text: &str, key: &str) -> Option<String> {
+    text.lines()
+        .take_while(|l| !l.trim().is_empty())
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case(key).then(|| v.trim().to_owned())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_errors_name_the_key() {
+        let p = Path::new("c.toml");
+        let e = RepackConfig::parse(p, "[[build]]\nmatch = {}\n").unwrap_err();
+        assert_eq!(e.key, "build[0].match");
+        let e = RepackConfig::parse(
+            p,
+            "[[build]]\nmatch = { name = \"x\" }\nproperties = [\"nope\"]\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "build[0].properties[0]");
+        let e =
+            RepackConfig::parse(p, "bogus = 1\n[[build]]\nmatch = { name = \"x\" }\n").unwrap_err();
+        assert!(e.message.contains("bogus"), "{e}");
+        let e = RepackConfig::parse(p, "name = \"x\"\n").unwrap_err();
+        assert!(e.to_string().contains("no [[build]]"), "{e}");
+        let e = RepackConfig::parse(
+            p,
+            "[[build]]\nmatch = { name = \"x\" }\nrequires-dist = { add = [\"y; bogus_var == '1'\"] }\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "build[0].requires-dist");
+    }
+
+    #[test]
+    fn matching_by_local_version_filename_and_name() {
+        let w = WheelFilename::parse("torch-2.10.0+cu128-cp312-cp312-linux_x86_64.whl").unwrap();
+        let n = "torch-2.10.0+cu128-cp312-cp312-linux_x86_64.whl";
+        let m = |l: Option<&str>, f: Option<&str>, name: Option<&str>| BuildMatch {
+            local_version: l.map(str::to_owned),
+            filename: f.map(str::to_owned),
+            name: name.map(str::to_owned),
+        };
+        assert!(m(Some("cu128"), None, None).matches(n, &w));
+        assert!(m(Some("+cu128"), None, Some("Torch")).matches(n, &w));
+        assert!(!m(Some("cu126"), None, None).matches(n, &w));
+        assert!(m(None, Some("torch-*+cu12?-*"), None).matches(n, &w));
+        assert!(!m(Some("cu128"), None, Some("jax")).matches(n, &w));
+    }
+}

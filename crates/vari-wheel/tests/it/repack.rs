@@ -1,0 +1,242 @@
+//! `repack` with the documented example configs (`examples/repack/`) on small generated builds.
+
+use std::path::{Path, PathBuf};
+
+use vari_core::metadata::{read_json, SourceKind};
+use vari_core::NamespaceSupport;
+use vari_wheel::{repack, validate, RepackConfig, RepackError, ValidValues, WheelErrorKind};
+
+use crate::support::{member, members, plain_wheel, testdata};
+
+fn example(name: &str) -> RepackConfig {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/repack")
+        .join(name);
+    RepackConfig::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The built-in providers' valid values, from vari-detect (as the CLI fills them).
+fn built_in() -> ValidValues {
+    use vari_detect::{cpu, gpu};
+    [
+        ("nvidia", gpu::nvidia::all_configs()),
+        ("amd", gpu::amd::all_configs()),
+        ("intel", gpu::intel::all_configs()),
+        ("x86_64", cpu::x86_64::all_configs()),
+    ]
+    .into_iter()
+    .map(|(ns, features)| NamespaceSupport {
+        namespace: ns.parse().unwrap(),
+        source: None,
+        features,
+    })
+    .collect()
+}
+
+fn names(paths: &[PathBuf]) -> Vec<String> {
+    paths
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn pytorch_builds_become_the_real_torch_2_10_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs: Vec<PathBuf> = [
+        "cu126", "cu128", "cu130", "xpu", "rocm7.0", "rocm7.1", "cpu",
+    ]
+    .iter()
+    .map(|local| {
+        plain_wheel(
+            dir.path(),
+            "torch",
+            &format!("2.10.0+{local}"),
+            "cp312-cp312-manylinux_2_28_x86_64",
+            &[
+                "filelock",
+                "pytorch-triton-rocm==3.5.0; platform_system == \"Linux\"",
+            ],
+        )
+    })
+    .collect();
+    let out = dir.path().join("site");
+    std::fs::create_dir(&out).unwrap();
+    let result = repack(&example("pytorch.toml"), &inputs, &out, &built_in(), None).unwrap();
+
+    let wheel_names = names(
+        &result
+            .wheels
+            .iter()
+            .map(|w| w.path.clone())
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(
+        wheel_names,
+        ["cuda12.6", "cuda12.8", "cuda13.0", "xpu", "rocm7.0", "rocm7.1", "null"]
+            .map(|l| format!("torch-2.10.0-cp312-cp312-manylinux_2_28_x86_64-{l}.whl"))
+    );
+    for w in &result.wheels {
+        let v = validate(&w.path).unwrap();
+        assert!(v.is_ok(), "{}: {:?}", w.path.display(), v.problems);
+        assert_eq!(v.dist_info.as_deref(), Some("torch-2.10.0.dist-info"));
+        let m = members(&w.path);
+        let metadata = String::from_utf8(
+            member(&m, "torch-2.10.0.dist-info/METADATA")
+                .contents
+                .clone(),
+        )
+        .unwrap();
+        assert!(metadata.contains("\nVersion: 2.10.0\n"), "{metadata}");
+        assert!(m.iter().any(|x| x.name == "torch-2.10.0.data/scripts/tool"));
+    }
+    assert_eq!(names(&result.variants_json), ["torch-2.10.0-variants.json"]);
+    let ours = read_json(
+        &std::fs::read_to_string(&result.variants_json[0]).unwrap(),
+        SourceKind::IndexFile,
+    )
+    .unwrap();
+    let real = read_json(
+        &std::fs::read_to_string(testdata("variants-json/torch-2.10.0-variants.json")).unwrap(),
+        SourceKind::IndexFile,
+    )
+    .unwrap();
+    assert_eq!(ours.generation, real.generation);
+    assert_eq!(ours.priorities, real.priorities);
+    assert_eq!(ours.providers, real.providers);
+    assert_eq!(ours.static_properties, real.static_properties);
+    assert_eq!(ours.variants, real.variants);
+}
+
+#[test]
+fn cupy_distributions_are_renamed_into_one_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = [
+        plain_wheel(
+            dir.path(),
+            "cupy-cuda11x",
+            "13.4.0",
+            "cp312-cp312-manylinux_2_28_x86_64",
+            &["numpy<2.5,>=1.22", "fastrlock>=0.5"],
+        ),
+        plain_wheel(
+            dir.path(),
+            "cupy-cuda12x",
+            "13.4.0",
+            "cp312-cp312-manylinux_2_28_x86_64",
+            &["numpy<2.5,>=1.22", "fastrlock>=0.5"],
+        ),
+    ];
+    let out = dir.path().join("site");
+    std::fs::create_dir(&out).unwrap();
+    let result = repack(&example("cupy.toml"), &inputs, &out, &built_in(), None).unwrap();
+    let written: Vec<PathBuf> = result.wheels.iter().map(|w| w.path.clone()).collect();
+    assert_eq!(
+        names(&written),
+        [
+            "cupy-13.4.0-cp312-cp312-manylinux_2_28_x86_64-cu11.whl",
+            "cupy-13.4.0-cp312-cp312-manylinux_2_28_x86_64-cu12.whl"
+        ]
+    );
+    for (input, output) in inputs.iter().zip(&written) {
+        let v = validate(output).unwrap();
+        assert!(v.is_ok(), "{:?}", v.problems);
+        let before = members(input);
+        let after = members(output);
+        let metadata = String::from_utf8(
+            member(&after, "cupy-13.4.0.dist-info/METADATA")
+                .contents
+                .clone(),
+        )
+        .unwrap();
+        assert!(metadata.contains("\nName: cupy\n"), "{metadata}");
+        assert!(
+            metadata.contains("Requires-Dist: fastrlock>=0.5\n"),
+            "{metadata}"
+        );
+        // Members outside the renamed directories are the same raw bytes.
+        let package = member(&before, "cupy/_native.so");
+        assert_eq!(member(&after, "cupy/_native.so"), package);
+        let old_data = before
+            .iter()
+            .find(|m| m.name.ends_with(".data/scripts/tool"))
+            .unwrap();
+        let new_data = member(&after, "cupy-13.4.0.data/scripts/tool");
+        assert_eq!(new_data.compressed, old_data.compressed);
+        assert_eq!(new_data.modified, old_data.modified);
+    }
+    assert_eq!(names(&result.variants_json), ["cupy-13.4.0-variants.json"]);
+    let combined = read_json(
+        &std::fs::read_to_string(&result.variants_json[0]).unwrap(),
+        SourceKind::IndexFile,
+    )
+    .unwrap();
+    let labels: Vec<&str> = combined.variants.keys().map(|l| l.as_str()).collect();
+    assert_eq!(labels, ["cu11", "cu12"]);
+}
+
+#[test]
+fn jax_config_needs_a_scanner_and_leaves_no_output_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = [plain_wheel(
+        dir.path(),
+        "jax-cuda12-plugin",
+        "0.8.0",
+        "cp312-cp312-manylinux_2_27_x86_64",
+        &[],
+    )];
+    let out = dir.path().join("site");
+    std::fs::create_dir(&out).unwrap();
+    let config = example("jax-cuda-plugin.toml");
+    assert_eq!(config.builds.len(), 2);
+    let e = repack(&config, &inputs, &out, &built_in(), None).unwrap_err();
+    match e {
+        RepackError::Wheel(e) => assert!(matches!(*e.kind, WheelErrorKind::Infer { .. }), "{e}"),
+        other => panic!("{other}"),
+    }
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+}
+
+#[test]
+fn conflicts_and_unmatched_builds_leave_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = plain_wheel(
+        dir.path(),
+        "cupy-cuda12x",
+        "13.4.0",
+        "cp312-cp312-manylinux_2_28_x86_64",
+        &[],
+    );
+    let b = plain_wheel(
+        dir.path(),
+        "cupy-cuda11x",
+        "13.4.0",
+        "cp312-cp312-manylinux_2_28_x86_64",
+        &[],
+    );
+    let out = dir.path().join("site");
+    std::fs::create_dir(&out).unwrap();
+    let config = RepackConfig::parse(
+        Path::new("same-label.toml"),
+        "name = \"cupy\"\n[variant.default-priorities]\nnamespace = [\"nvidia\"]\n\
+         [[build]]\nmatch = { name = \"cupy-cuda12x\" }\nlabel = \"cu\"\n\
+         properties = [\"nvidia :: cuda_version_lower_bound :: 12.0\"]\n\
+         [[build]]\nmatch = { name = \"cupy-cuda11x\" }\nlabel = \"cu\"\n\
+         properties = [\"nvidia :: cuda_version_lower_bound :: 11.2\"]\n",
+    )
+    .unwrap();
+    let e = repack(&config, &[a.clone(), b], &out, &built_in(), None).unwrap_err();
+    assert!(
+        e.to_string().contains("written there too")
+            || e.to_string().contains("different properties"),
+        "{e}"
+    );
+    let unmatched = RepackConfig::parse(
+        Path::new("c.toml"),
+        "[[build]]\nmatch = { name = \"other\" }\nlabel = \"null\"\n",
+    )
+    .unwrap();
+    let e = repack(&unmatched, &[a], &out, &built_in(), None).unwrap_err();
+    assert!(e.to_string().contains("no [[build]] matches"), "{e}");
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+}
