@@ -1,3 +1,48 @@
 //! # vari-scan
 //!
-//! Reading what the binaries of a wheel need (to be written).
+//! What the binaries in a wheel really need, read without extracting or loading them — so that a
+//! maintainer can label a build from its code instead of by hand, and a wrong label (a build
+//! declared `86_real` without code for 8.6, a `v3` build that uses AVX-512) is caught before a
+//! user's crash.
+//!
+//! For every ELF file of a wheel (recognised by its magic, not its name) it reads:
+//! - the **CUDA fat binaries** (`.nv_fatbin`, `__nv_relfatbin`): SASS per real architecture →
+//!   `nvidia :: sm_arch :: NN_real`, PTX → `NN_virtual`, compressed entries included
+//!   ([`parse_fatbin`]);
+//! - the **CUDA libraries** it links (`DT_NEEDED`), the runtime major from `libcudart.so.N`;
+//! - for x86-64 code, the **psABI level** its instructions use and the extension that forces it
+//!   (see [`X86Usage`] for why that is what the code *uses*, not always what it *requires*).
+//!
+//! [`scan_wheel`] gives a [`WheelScan`]: per file a [`FileScan`], for the wheel the properties the
+//! code justifies ([`WheelScan::properties`]) and the declared properties it contradicts
+//! ([`WheelScan::check_declared`]).
+//!
+//! Left to others: reading `variant.json` (vari-wheel), printing (vari-cli), and deciding what to
+//! declare — the inferred properties are a floor and a cross-check, documented per property in
+//! [`WheelScan::properties`].
+//!
+//! ```no_run
+//! let scan = vari_scan::scan_wheel("jax_cuda12_plugin-0.4.38-cp311-cp311-manylinux2014_x86_64.whl")?;
+//! for file in &scan.files {
+//!     println!("{}: {:?} {:?}", file.path, file.sm_arch(), file.needs());
+//! }
+//! # Ok::<(), vari_scan::ScanError>(())
+//! ```
+
+mod check;
+mod elf;
+mod error;
+mod fatbin;
+mod file;
+mod gpu;
+mod infer;
+mod wheel;
+mod x86;
+
+pub use check::ScanWarning;
+pub use error::{ScanError, ScanProblem};
+pub use fatbin::{parse_fatbin, CodeKind, Compression, FatbinEntry, FatbinError, FATBIN_MAGIC};
+pub use file::FileScan;
+pub use gpu::GpuCode;
+pub use wheel::{scan_wheel, WheelScan};
+pub use x86::{ExtensionUse, RuntimeDispatch, X86Level, X86Usage};

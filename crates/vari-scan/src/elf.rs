@@ -1,0 +1,174 @@
+//! Reading one ELF file from memory with the `object` crate: its fat-binary sections, its
+//! `DT_NEEDED` libraries, its executable sections (x86-64 only) and its function symbols (to name
+//! where an instruction is). Nothing is loaded or executed.
+
+use object::elf;
+use object::read::elf::{ElfFile, FileHeader, SectionHeader, Sym};
+use object::Endianness;
+
+use crate::error::ScanProblem;
+use crate::fatbin::{parse_fatbin, CodeKind, CubinHeader};
+use crate::file::FileScan;
+use crate::gpu::{self, GpuCode};
+use crate::x86::X86Scanner;
+
+/// The sections nvcc puts fat binaries in: whole-program and relocatable device code.
+const FATBIN_SECTIONS: [&[u8]; 2] = [b".nv_fatbin", b"__nv_relfatbin"];
+
+/// The ELF magic bytes.
+pub(crate) const ELF_MAGIC: [u8; 4] = *b"\x7fELF";
+
+/// Scans an ELF file held in memory. `None` when it is ELF but nothing a wheel loads: relocatable
+/// objects (`.o`) and core files are skipped; shared objects, executables and standalone CUDA
+/// cubins are scanned.
+pub(crate) fn scan_elf(path: &str, data: &[u8]) -> Result<Option<FileScan>, ScanProblem> {
+    match data.get(4) {
+        Some(1) => scan::<elf::FileHeader32<Endianness>>(path, data),
+        Some(2) => scan::<elf::FileHeader64<Endianness>>(path, data),
+        _ => Err(ScanProblem::Elf("unknown ELF class".into())),
+    }
+}
+
+fn elf_error(e: object::read::Error) -> ScanProblem {
+    ScanProblem::Elf(e.to_string())
+}
+
+fn scan<Elf: FileHeader<Endian = Endianness>>(
+    path: &str,
+    data: &[u8],
+) -> Result<Option<FileScan>, ScanProblem> {
+    let file = ElfFile::<Elf>::parse(data).map_err(elf_error)?;
+    let endian = file.endian();
+    let header = file.elf_header();
+    let machine = header.e_machine(endian);
+    let mut scan = FileScan {
+        path: path.to_owned(),
+        gpu_code: Vec::new(),
+        ptx_isa: Vec::new(),
+        cuda_runtime: None,
+        cuda_libraries: Vec::new(),
+        x86_64: None,
+    };
+
+    // A standalone cubin (some wheels ship `.cubin` files and load them with cuModuleLoad).
+    if machine == elf::EM_CUDA {
+        if let Some(cubin) = CubinHeader::read(data) {
+            scan.gpu_code.push(GpuCode {
+                arch: cubin.sm,
+                kind: CodeKind::Sass,
+                arch_specific: cubin.arch_specific,
+            });
+        }
+        return Ok(Some(scan));
+    }
+    let file_type = header.e_type(endian);
+    if file_type != elf::ET_DYN && file_type != elf::ET_EXEC {
+        return Ok(None);
+    }
+
+    let sections = file.elf_section_table();
+    let is_x86_64 = machine == elf::EM_X86_64;
+    let mut x86 = is_x86_64.then(X86Scanner::new);
+    let mut entries = Vec::new();
+    for section in sections.iter() {
+        let name = sections.section_name(endian, section).map_err(elf_error)?;
+        if FATBIN_SECTIONS.contains(&name) {
+            let bytes = section.data(endian, data).map_err(elf_error)?;
+            entries.extend(parse_fatbin(bytes).map_err(|source| ScanProblem::Fatbin {
+                section: String::from_utf8_lossy(name).into_owned(),
+                source,
+            })?);
+        } else if let Some(x86) = &mut x86 {
+            let executable = section.sh_flags(endian).0 & elf::SHF_EXECINSTR.0 != 0;
+            if executable && section.sh_type(endian) != elf::SHT_NOBITS {
+                let bytes = section.data(endian, data).map_err(elf_error)?;
+                x86.scan(bytes, section.sh_addr(endian).into());
+            }
+        }
+    }
+    scan.gpu_code = gpu::gpu_code(&entries);
+    scan.ptx_isa = gpu::ptx_isa_versions(&entries);
+
+    let dynamic = sections.dynamic_table(endian, data).map_err(elf_error)?;
+    for entry in dynamic.iter() {
+        if entry.tag != elf::DT_NEEDED {
+            continue;
+        }
+        let needed = dynamic.string(entry).map_err(elf_error)?;
+        let needed = String::from_utf8_lossy(needed);
+        if scan.cuda_runtime.is_none() {
+            scan.cuda_runtime = gpu::cuda_runtime_major(&needed);
+        }
+        if gpu::is_cuda_library(&needed) {
+            scan.cuda_libraries.push(needed.into_owned());
+        }
+    }
+
+    if let Some(x86) = x86 {
+        let functions = Functions::read(&file);
+        scan.x86_64 = Some(x86.finish(|a| functions.name_at(a), functions.ifuncs));
+    }
+    Ok(Some(scan))
+}
+
+/// The function symbols of a file (static and dynamic tables), to name where an address is.
+struct Functions {
+    /// (start, end, name), sorted by start.
+    ranges: Vec<(u64, u64, String)>,
+    /// How many symbols are IFUNCs (resolved at load time, usually by CPU features).
+    ifuncs: usize,
+}
+
+impl Functions {
+    fn read<Elf: FileHeader<Endian = Endianness>>(file: &ElfFile<'_, Elf>) -> Self {
+        let endian = file.endian();
+        let mut ranges = Vec::new();
+        // By address: the same IFUNC usually appears in both tables.
+        let mut ifuncs = Vec::new();
+        for table in [file.elf_symbol_table(), file.elf_dynamic_symbol_table()] {
+            for symbol in table.iter() {
+                let kind = symbol.st_type();
+                let start: u64 = symbol.st_value(endian).into();
+                if kind == elf::STT_GNU_IFUNC {
+                    ifuncs.push(start);
+                }
+                if kind != elf::STT_FUNC && kind != elf::STT_GNU_IFUNC {
+                    continue;
+                }
+                let size: u64 = symbol.st_size(endian).into();
+                if size == 0 {
+                    continue;
+                }
+                // A symbol whose name cannot be read names nothing; it is not an error in the file
+                // worth failing the scan for.
+                if let Ok(name) = symbol.name(endian, table.strings()) {
+                    ranges.push((
+                        start,
+                        start.saturating_add(size),
+                        String::from_utf8_lossy(name).into_owned(),
+                    ));
+                }
+            }
+        }
+        ranges.sort();
+        ifuncs.sort_unstable();
+        ifuncs.dedup();
+        Self {
+            ranges,
+            ifuncs: ifuncs.len(),
+        }
+    }
+
+    /// The function whose range holds `address`.
+    fn name_at(&self, address: u64) -> Option<String> {
+        let after = self
+            .ranges
+            .partition_point(|&(start, _, _)| start <= address);
+        self.ranges[..after]
+            .iter()
+            .rev()
+            .take(8)
+            .find(|&&(_, end, _)| address < end)
+            .map(|(_, _, name)| name.clone())
+    }
+}

@@ -1,0 +1,83 @@
+//! The variant properties a wheel's binaries justify, and only those that are sound to infer.
+//!
+//! - `nvidia :: sm_arch`: every value of every file's GPU code that the provider knows
+//!   (`50_real` … `129_real`, `…_virtual`). A variant matches a GPU when at least one of its
+//!   values is supported, so the union is the set of GPUs some kernel of the wheel can run on
+//!   ([`WheelScan::check_declared`] then tells which files lack code for one of them).
+//! - `nvidia :: cuda_version_lower_bound :: N.0` when every file that links the CUDA runtime links
+//!   the same major `N`: a `libcudart.so.N` needs a driver for CUDA `N.0` or newer (minor-version
+//!   compatibility, `hardware.md` §1.2). It is a lower bound, not the bound: a wheel built with
+//!   12.8 that relies on PTX JIT or on newer runtime features needs a 12.8 driver, which the
+//!   binary does not say. Not inferred: a statically linked runtime (no `DT_NEEDED`), the upper
+//!   bound, and any bound when files disagree.
+//! - `x86_64 :: level :: vN` for the highest level that files *without* runtime-dispatch evidence
+//!   use (see [`X86Usage::runtime_dispatch`](crate::X86Usage)): code that checks the CPU before
+//!   using AVX-512 does not require AVX-512, so it must not exclude older CPUs. `v1` is the
+//!   baseline every x86-64 CPU has and is not written.
+
+use vari_core::Property;
+
+use crate::wheel::WheelScan;
+use crate::x86::X86Level;
+
+/// Builds a property from parts this module spells itself (valid names by construction).
+fn property(namespace: &str, feature: &str, value: &str) -> Option<Property> {
+    format!("{namespace} :: {feature} :: {value}").parse().ok()
+}
+
+impl WheelScan {
+    /// The properties the binaries justify, sorted (see the module docs for what is inferred).
+    ///
+    /// ```no_run
+    /// let scan = vari_scan::scan_wheel("cupy_cuda12x-13.6.0-cp312-cp312-manylinux2014_x86_64.whl")?;
+    /// let properties: Vec<String> = scan.properties().iter().map(ToString::to_string).collect();
+    /// // e.g. ["nvidia :: cuda_version_lower_bound :: 12.0", "nvidia :: sm_arch :: 80_real", …]
+    /// # Ok::<(), vari_scan::ScanError>(())
+    /// ```
+    pub fn properties(&self) -> Vec<Property> {
+        let mut properties: Vec<Property> = self
+            .files
+            .iter()
+            .flat_map(|f| &f.gpu_code)
+            .filter(|code| code.is_provider_value())
+            .filter_map(|code| property("nvidia", "sm_arch", &code.sm_arch_value()))
+            .collect();
+        if let Some(major) = self.cuda_runtime() {
+            properties.extend(property(
+                "nvidia",
+                "cuda_version_lower_bound",
+                &format!("{major}.0"),
+            ));
+        }
+        if let Some(level) = self.required_x86_64_level().filter(|&l| l > X86Level::V1) {
+            properties.extend(property("x86_64", "level", level.as_str()));
+        }
+        properties.sort();
+        properties.dedup();
+        properties
+    }
+
+    /// The CUDA runtime major all files that link one agree on; `None` when none links one, or
+    /// they disagree.
+    pub fn cuda_runtime(&self) -> Option<u32> {
+        let mut majors = self.files.iter().filter_map(|f| f.cuda_runtime);
+        let first = majors.next()?;
+        majors.all(|m| m == first).then_some(first)
+    }
+
+    /// The highest x86-64 level any file's code uses (dispatched code included).
+    pub fn used_x86_64_level(&self) -> Option<X86Level> {
+        self.files.iter().filter_map(|f| f.x86_64_level()).max()
+    }
+
+    /// The highest x86-64 level used by files that show no sign of runtime dispatch: what the
+    /// wheel requires, as far as its binaries tell.
+    pub fn required_x86_64_level(&self) -> Option<X86Level> {
+        self.files
+            .iter()
+            .filter_map(|f| f.x86_64.as_ref())
+            .filter(|x| x.runtime_dispatch.is_none())
+            .map(|x| x.level)
+            .max()
+    }
+}

@@ -1,0 +1,215 @@
+//! Builders for the integration tests: small ELF files written with `object::write::elf` (known
+//! machine code in `.text`, real fat-binary sections, `DT_NEEDED` entries, function symbols) and
+//! wheels (zip archives, deflated) around them.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use object::elf;
+use object::write::elf::{FileHeader, SectionHeader, Sym, Writer};
+use object::Endianness;
+
+/// Where `.text` is loaded in the test libraries.
+pub(crate) const TEXT_ADDRESS: u64 = 0x1000;
+
+/// An ELF file to build.
+pub(crate) struct Elf<'a> {
+    pub(crate) is_64: bool,
+    pub(crate) machine: elf::Machine,
+    pub(crate) file_type: elf::FileType,
+    pub(crate) abi_version: u8,
+    pub(crate) flags: u32,
+    pub(crate) text: &'a [u8],
+    /// (section name, bytes): `.nv_fatbin` or `__nv_relfatbin`.
+    pub(crate) fatbin: Option<(&'a str, &'a [u8])>,
+    pub(crate) needed: &'a [&'a str],
+    /// (name, offset in `.text`, size).
+    pub(crate) functions: &'a [(&'a str, u64, u64)],
+}
+
+impl<'a> Elf<'a> {
+    /// An x86-64 shared object with this machine code.
+    pub(crate) fn x86_64_library(text: &'a [u8]) -> Self {
+        Self {
+            is_64: true,
+            machine: elf::EM_X86_64,
+            file_type: elf::ET_DYN,
+            abi_version: 0,
+            flags: 0,
+            text,
+            fatbin: None,
+            needed: &[],
+            functions: &[],
+        }
+    }
+
+    pub(crate) fn build(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut w = Writer::new(Endianness::Little, self.is_64, &mut out);
+
+        // Names and indices.
+        w.reserve_file_header();
+        w.reserve_null_section_index();
+        let text_name = w.add_section_name(b".text");
+        let text_index = w.reserve_section_index();
+        let fatbin = self.fatbin.map(|(name, bytes)| {
+            let id = w.add_section_name(name.as_bytes());
+            (id, w.reserve_section_index(), bytes)
+        });
+        let needed: Vec<_> = self
+            .needed
+            .iter()
+            .map(|n| w.add_dynamic_string(n.as_bytes()))
+            .collect();
+        if !needed.is_empty() {
+            w.reserve_dynstr_section_index();
+            w.reserve_dynamic_section_index();
+        }
+        let functions: Vec<_> = self
+            .functions
+            .iter()
+            .map(|&(name, offset, size)| (w.add_string(name.as_bytes()), offset, size))
+            .collect();
+        if !functions.is_empty() {
+            w.reserve_null_symbol_index();
+            for _ in &functions {
+                w.reserve_symbol_index(Some(text_index));
+            }
+            w.reserve_symtab_section_index();
+            w.reserve_strtab_section_index();
+        }
+        w.reserve_shstrtab_section_index();
+
+        // Layout.
+        let text_offset = w.reserve(self.text.len() as u64, 16);
+        let fatbin_offset = fatbin.map(|(_, _, bytes)| w.reserve(bytes.len() as u64, 8));
+        if !needed.is_empty() {
+            w.reserve_dynstr().unwrap();
+            w.reserve_dynamic(needed.len() + 1);
+        }
+        if !functions.is_empty() {
+            w.reserve_symtab();
+            w.reserve_strtab().unwrap();
+        }
+        w.reserve_shstrtab().unwrap();
+        w.reserve_section_headers();
+
+        // Contents.
+        w.write_file_header(&FileHeader {
+            os_abi: elf::ELFOSABI_NONE,
+            abi_version: self.abi_version,
+            e_type: self.file_type,
+            e_machine: self.machine,
+            e_entry: 0,
+            e_flags: elf::FileFlags(self.flags),
+        })
+        .unwrap();
+        w.write_align(16);
+        w.write(self.text);
+        if let Some((_, _, bytes)) = fatbin {
+            w.write_align(8);
+            w.write(bytes);
+        }
+        if !needed.is_empty() {
+            w.write_dynstr();
+            w.write_align_dynamic();
+            for &id in &needed {
+                w.write_dynamic_string(elf::DT_NEEDED, id).unwrap();
+            }
+            w.write_dynamic(elf::DT_NULL, 0).unwrap();
+        }
+        if !functions.is_empty() {
+            w.write_null_symbol();
+            for &(id, offset, size) in &functions {
+                w.write_symbol(&Sym {
+                    section: Some(text_index.0),
+                    st_name: w.string_offset(Some(id)),
+                    st_info: elf::SymbolInfo::new(elf::STB_GLOBAL, elf::STT_FUNC),
+                    st_other: elf::SymbolOther(0),
+                    st_shndx: elf::SymbolSection(0),
+                    st_value: TEXT_ADDRESS + offset,
+                    st_size: size,
+                });
+            }
+        }
+        if !functions.is_empty() {
+            w.write_strtab();
+        }
+        w.write_shstrtab();
+
+        // Section headers.
+        w.write_null_section_header();
+        w.write_section_header(&SectionHeader {
+            sh_name: w.section_name_offset(Some(text_name)),
+            sh_type: elf::SHT_PROGBITS,
+            sh_flags: elf::SHF_ALLOC | elf::SHF_EXECINSTR,
+            sh_addr: TEXT_ADDRESS,
+            sh_offset: text_offset,
+            sh_size: self.text.len() as u64,
+            sh_link: 0,
+            sh_info: 0,
+            sh_addralign: 16,
+            sh_entsize: 0,
+        });
+        if let (Some((name, _, bytes)), Some(offset)) = (fatbin, fatbin_offset) {
+            w.write_section_header(&SectionHeader {
+                sh_name: w.section_name_offset(Some(name)),
+                sh_type: elf::SHT_PROGBITS,
+                sh_flags: elf::SHF_ALLOC,
+                sh_addr: 0x10_0000,
+                sh_offset: offset,
+                sh_size: bytes.len() as u64,
+                sh_link: 0,
+                sh_info: 0,
+                sh_addralign: 8,
+                sh_entsize: 0,
+            });
+        }
+        if !needed.is_empty() {
+            w.write_dynstr_section_header(0);
+            w.write_dynamic_section_header(0);
+        }
+        if !functions.is_empty() {
+            w.write_symtab_section_header(1);
+            w.write_strtab_section_header();
+        }
+        w.write_shstrtab_section_header();
+        out
+    }
+}
+
+/// A real fat-binary section from `testdata/fatbin/`.
+pub(crate) fn fatbin(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/fatbin")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+pub(crate) const CUDA12_FATBIN: &str = "jax_cuda12_plugin-0.4.38-_blas.so.nv_fatbin";
+pub(crate) const CUDA13_FATBIN: &str = "jax_cuda13_plugin-0.8.0-_prng.so.nv_fatbin";
+
+/// Writes a wheel (deflated members, in this order) into `dir`.
+pub(crate) fn wheel(dir: &Path, name: &str, members: &[(&str, Vec<u8>)]) -> PathBuf {
+    let path = dir.join(name);
+    let file = std::fs::File::create(&path).unwrap();
+    let mut zip = zip::ZipWriter::new(file);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (member, bytes) in members {
+        zip.start_file(*member, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+    path
+}
+
+/// Machine code, each sequence one instruction (the unit tests check their decoding).
+pub(crate) mod code {
+    pub(crate) const ADDPD: &[u8] = b"\x66\x0f\x58\xc1"; // addpd xmm0, xmm1
+    pub(crate) const POPCNT: &[u8] = b"\xf3\x48\x0f\xb8\xc0"; // popcnt rax, rax
+    pub(crate) const VFMADD: &[u8] = b"\xc4\xe2\xf9\xa8\xc2"; // vfmadd213pd xmm0, xmm0, xmm2
+    pub(crate) const VPADDD_ZMM: &[u8] = b"\x62\xf1\x7d\x48\xfe\xc1"; // vpaddd zmm0, zmm0, zmm1
+    pub(crate) const CPUID: &[u8] = b"\x0f\xa2";
+    pub(crate) const RET: &[u8] = b"\xc3";
+}
