@@ -1,0 +1,261 @@
+//! [`IndexClient`]: the front door that ties settings, HTTP, pages, find-links, variant
+//! metadata, core metadata and downloads together.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use futures_util::stream::{self, StreamExt};
+use pep440_rs::Version;
+use sha2::Digest;
+
+use crate::auth::{split_credentials, CredentialStore};
+use crate::download::{self, Downloaded, Progress};
+use crate::error::{ClientError, HashMismatch};
+use crate::find_links::{self, Links};
+use crate::http::Http;
+use crate::name::ProjectName;
+use crate::range::read_member;
+use crate::settings::{ClientSettings, FindLinks, IndexStrategy};
+use crate::simple::{
+    parse_links, CoreMetadata, FileSource, IndexFile, Project, RawFile, ACCEPT_SIMPLE,
+};
+use crate::variants::{version_variants, VersionVariants};
+
+/// The index client. Cheap to share by reference across tasks; every method is `async`.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), vari_client::ClientError> {
+/// use vari_client::{ClientSettings, IndexClient, IndexUrl, ProjectName};
+/// let client = IndexClient::new(ClientSettings {
+///     indexes: vec![IndexUrl::parse("https://pypi.org/simple/").unwrap()],
+///     ..ClientSettings::default()
+/// })?;
+/// let project = client.project(&ProjectName::new("torch").unwrap()).await?;
+/// for version in project.versions() {
+///     let variants = client.variant_metadata(&project, version).await?;
+///     println!("{version}: {variants:?}");
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct IndexClient {
+    settings: ClientSettings,
+    http: Http,
+    /// Find-links sources read once per client, by position in the settings.
+    flat: Mutex<HashMap<usize, Arc<Links>>>,
+}
+
+impl IndexClient {
+    /// Builds the client: reads netrc, sets up TLS and the cache.
+    pub fn new(settings: ClientSettings) -> Result<Self, ClientError> {
+        let credentials = CredentialStore::new(&settings.netrc)?;
+        let http = Http::new(&settings, credentials)?;
+        for index in &settings.indexes {
+            if let Some(c) = index.credentials() {
+                http.credentials().insert(index.url(), c.clone());
+            }
+        }
+        for source in &settings.find_links {
+            if let FindLinks::Page {
+                url,
+                credentials: Some(c),
+            } = source
+            {
+                http.credentials().insert(url, c.0.clone());
+            }
+        }
+        Ok(Self {
+            settings,
+            http,
+            flat: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The settings the client was built with.
+    pub fn settings(&self) -> &ClientSettings {
+        &self.settings
+    }
+
+    /// Every file the sources list for `name`.
+    ///
+    /// Indexes are asked in order. With [`IndexStrategy::FirstIndex`] the first index that
+    /// has the project (any answer but 404/410) supplies its files and later indexes are not
+    /// asked; with [`IndexStrategy::UnsafeBestMatch`] all are merged. Find-links sources are
+    /// always added. Fails with [`ClientError::ProjectNotFound`] when no source has the
+    /// project.
+    pub async fn project(&self, name: &ProjectName) -> Result<Project, ClientError> {
+        let mut project = Project::new(name.clone());
+        let mut tried = Vec::new();
+        let mut found = false;
+        for index in &self.settings.indexes {
+            let page = index.url().join(&format!("{name}/")).map_err(|e| {
+                ClientError::Page(crate::simple::PageError {
+                    url: index.url().clone(),
+                    message: e.to_string(),
+                })
+            })?;
+            tried.push(page.to_string());
+            let Some(fetched) = self.http.get(&page, ACCEPT_SIMPLE).await? else {
+                continue;
+            };
+            let body = String::from_utf8_lossy(&fetched.body);
+            let (mut raw, problems) =
+                parse_links(&fetched.url, fetched.content_type.as_deref(), &body)?;
+            self.keep_link_credentials(&mut raw);
+            project.add(
+                raw,
+                problems,
+                FileSource::Index(index.url().clone()),
+                page.as_str(),
+            );
+            found = true;
+            if self.settings.strategy == IndexStrategy::FirstIndex {
+                break;
+            }
+        }
+        for (position, source) in self.settings.find_links.iter().enumerate() {
+            tried.push(source.location());
+            let links = self.flat_links(position, source).await?;
+            let mut flat = Project::new(name.clone());
+            flat.add(
+                links.files.clone(),
+                links.problems.clone(),
+                FileSource::FindLinks(source.location()),
+                &source.location(),
+            );
+            found |= !flat.is_empty();
+            project.merge(flat);
+        }
+        if !found {
+            return Err(ClientError::ProjectNotFound {
+                name: name.to_string(),
+                tried,
+            });
+        }
+        Ok(project)
+    }
+
+    /// Several projects, fetched in parallel (bounded by the concurrency setting), in the
+    /// order given.
+    pub async fn projects(&self, names: &[ProjectName]) -> Vec<Result<Project, ClientError>> {
+        stream::iter(names.iter().map(|name| self.project(name)))
+            .buffered(self.settings.concurrency.max(1))
+            .collect()
+            .await
+    }
+
+    async fn flat_links(
+        &self,
+        position: usize,
+        source: &FindLinks,
+    ) -> Result<Arc<Links>, ClientError> {
+        if let Some(links) = self
+            .flat
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&position).cloned())
+        {
+            return Ok(links);
+        }
+        let mut links = find_links::read(&self.http, source).await?;
+        self.keep_link_credentials(&mut links.files);
+        let links = Arc::new(links);
+        if let Ok(mut map) = self.flat.lock() {
+            map.insert(position, links.clone());
+        }
+        Ok(links)
+    }
+
+    /// Moves credentials found in links (`https://user:token@host/file.whl`) into the store,
+    /// for that realm only, so no kept URL carries them.
+    fn keep_link_credentials(&self, raw: &mut [RawFile]) {
+        for file in raw {
+            if let (clean, Some(credentials)) = split_credentials(file.url.clone()) {
+                self.http.credentials().insert(&clean, credentials);
+                file.url = clean;
+            }
+        }
+    }
+
+    /// The variant metadata of `version` of `project` (PEP 825): its `variants.json` when a
+    /// source links one, else each label's wheel's `variant.json` read with range requests.
+    pub async fn variant_metadata(
+        &self,
+        project: &Project,
+        version: &Version,
+    ) -> Result<VersionVariants, ClientError> {
+        version_variants(&self.http, project, version, self.settings.concurrency).await
+    }
+
+    /// The core metadata (`METADATA` text) of a wheel: from the index when it serves it
+    /// (PEP 658, hash-checked), else read from the wheel with range requests.
+    pub async fn core_metadata(&self, file: &IndexFile) -> Result<String, ClientError> {
+        let Some(wheel) = file.wheel() else {
+            return Err(ClientError::NotAWheel {
+                url: file.url.clone(),
+                filename: file.filename.clone(),
+            });
+        };
+        if let CoreMetadata::Available(hashes) = &file.core_metadata {
+            let mut url = file.url.clone();
+            url.set_path(&format!("{}.metadata", file.url.path()));
+            match self.http.get(&url, "*/*").await? {
+                Some(fetched) => {
+                    if let Some(expected) = hashes.sha256() {
+                        let actual = download::hex(&sha2::Sha256::digest(&fetched.body));
+                        if actual != expected {
+                            return Err(ClientError::HashMismatch(Box::new(HashMismatch {
+                                url,
+                                algorithm: "sha256".into(),
+                                expected: expected.to_owned(),
+                                actual,
+                            })));
+                        }
+                    }
+                    return utf8(&url, fetched.body);
+                }
+                None => tracing::debug!("{url} is advertised but missing; reading the wheel"),
+            }
+        }
+        let dist_info = |name: &str| {
+            name.split_once('/').is_some_and(|(dir, file)| {
+                file == "METADATA"
+                    && dir
+                        .strip_suffix(".dist-info")
+                        .and_then(|stem| stem.split_once('-'))
+                        .is_some_and(|(n, _)| vari_core::filename::normalize_name(n) == wheel.name)
+            })
+        };
+        match read_member(&self.http, &file.url, dist_info).await? {
+            Some((_, bytes)) => utf8(&file.url, bytes),
+            None => Err(ClientError::Archive {
+                url: file.url.clone(),
+                message: format!("no {}-….dist-info/METADATA in the wheel", wheel.name),
+            }),
+        }
+    }
+
+    /// Downloads `file` to `dest` (a file path) atomically, checking the index's hash while
+    /// streaming. `progress` is called with (bytes so far, total when known).
+    pub async fn download(
+        &self,
+        file: &IndexFile,
+        dest: &Path,
+        progress: Progress<'_>,
+    ) -> Result<Downloaded, ClientError> {
+        download::download(&self.http, file, dest, progress).await
+    }
+
+    /// Whether the server of `url` was found to ignore range requests in this session.
+    pub fn server_ignores_ranges(&self, url: &url::Url) -> bool {
+        self.http.ignores_ranges(url)
+    }
+}
+
+fn utf8(url: &url::Url, bytes: Vec<u8>) -> Result<String, ClientError> {
+    String::from_utf8(bytes).map_err(|e| ClientError::Archive {
+        url: url.clone(),
+        message: format!("METADATA is not UTF-8: {e}"),
+    })
+}

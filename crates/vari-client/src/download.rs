@@ -1,0 +1,230 @@
+//! Streaming a file to disk through `vari_fs::AtomicFile`, hashing while it arrives.
+//!
+//! The destination appears only once every byte arrived and the digest matches the index's:
+//! a broken transfer or a mismatch drops the temporary file and leaves the destination as it
+//! was.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256, Sha384, Sha512};
+use url::Url;
+
+use crate::error::{ClientError, HashMismatch};
+use crate::http::Http;
+use crate::simple::IndexFile;
+
+/// A completed download.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Downloaded {
+    /// Where it was written.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its SHA-256 digest (lowercase hex), computed while streaming.
+    pub sha256: String,
+    /// The algorithm of the index's hash that was checked (`sha256`, `sha384`, `sha512`);
+    /// `None` when the index gave none of them.
+    pub verified_with: Option<&'static str>,
+}
+
+/// Progress of one download: bytes received so far, and the total when known.
+pub type Progress<'a> = &'a (dyn Fn(u64, Option<u64>) + Send + Sync);
+
+/// The strongest hash the index gives that can be checked.
+fn expected_hash(file: &IndexFile) -> Option<(&'static str, String)> {
+    ["sha512", "sha384", "sha256"]
+        .into_iter()
+        .find_map(|algorithm| Some((algorithm, file.hashes.get(algorithm)?.to_owned())))
+}
+
+/// SHA-256 always (reported), plus the index's algorithm when it is another.
+struct Hasher {
+    sha256: Sha256,
+    other: Option<OtherHash>,
+}
+
+enum OtherHash {
+    Sha384(Sha384),
+    Sha512(Sha512),
+}
+
+impl Hasher {
+    fn new(algorithm: Option<&str>) -> Self {
+        let other = match algorithm {
+            Some("sha384") => Some(OtherHash::Sha384(Sha384::new())),
+            Some("sha512") => Some(OtherHash::Sha512(Sha512::new())),
+            _ => None,
+        };
+        Self {
+            sha256: Sha256::new(),
+            other,
+        }
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        self.sha256.update(bytes);
+        match &mut self.other {
+            Some(OtherHash::Sha384(h)) => h.update(bytes),
+            Some(OtherHash::Sha512(h)) => h.update(bytes),
+            None => {}
+        }
+    }
+
+    /// (SHA-256, the other digest or SHA-256 again), lowercase hex.
+    fn finish(self) -> (String, String) {
+        let sha256 = hex(&self.sha256.finalize());
+        let other = match self.other {
+            Some(OtherHash::Sha384(h)) => hex(&h.finalize()),
+            Some(OtherHash::Sha512(h)) => hex(&h.finalize()),
+            None => sha256.clone(),
+        };
+        (sha256, other)
+    }
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// A sink that hashes and counts what it writes to the atomic file.
+struct Sink<'a> {
+    file: vari_fs::AtomicFile,
+    hasher: Hasher,
+    written: u64,
+    dest: &'a Path,
+}
+
+impl Sink<'_> {
+    // The file is written synchronously from the async task: each chunk is at most a few
+    // kilobytes to the page cache, cheaper than a round trip to a blocking thread.
+    fn write(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        self.file
+            .write_all(bytes)
+            .map_err(|source| ClientError::Io {
+                path: self.dest.to_path_buf(),
+                source,
+            })?;
+        self.hasher.update(bytes);
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn finish(
+        self,
+        url: &Url,
+        expected: Option<(&'static str, String)>,
+    ) -> Result<Downloaded, ClientError> {
+        let (sha256, digest) = self.hasher.finish();
+        if let Some((algorithm, expected)) = &expected {
+            if *expected != digest {
+                // Dropping `self.file` removes the temporary file.
+                return Err(ClientError::HashMismatch(Box::new(HashMismatch {
+                    url: url.clone(),
+                    algorithm: (*algorithm).to_owned(),
+                    expected: expected.clone(),
+                    actual: digest,
+                })));
+            }
+        }
+        self.file.commit()?;
+        Ok(Downloaded {
+            path: self.dest.to_path_buf(),
+            size: self.written,
+            sha256,
+            verified_with: expected.map(|(algorithm, _)| algorithm),
+        })
+    }
+}
+
+pub(crate) async fn download(
+    http: &Http,
+    file: &IndexFile,
+    dest: &Path,
+    progress: Progress<'_>,
+) -> Result<Downloaded, ClientError> {
+    let expected = expected_hash(file);
+    let hasher = Hasher::new(expected.as_ref().map(|(a, _)| *a));
+    if file.url.scheme() == "file" {
+        return copy_local(file, dest, hasher, expected, progress);
+    }
+    let mut streaming = http.open(&file.url).await?;
+    // Read before streaming: afterwards the body's size hint counts what is left.
+    let announced = streaming.response.content_length();
+    let total = announced.or(file.size);
+    let mut sink = Sink {
+        file: vari_fs::AtomicFile::create(dest)?,
+        hasher,
+        written: 0,
+        dest,
+    };
+    progress(0, total);
+    loop {
+        match streaming.response.chunk().await {
+            Ok(Some(chunk)) => {
+                sink.write(&chunk)?;
+                progress(sink.written, total);
+            }
+            Ok(None) => break,
+            Err(e) => return Err(http.body_error(&file.url, e)),
+        }
+    }
+    if let Some(total) = announced {
+        if sink.written != total {
+            return Err(ClientError::Transport {
+                url: file.url.clone(),
+                message: format!(
+                    "the connection closed after {} of {total} bytes",
+                    sink.written
+                ),
+            });
+        }
+    }
+    sink.finish(&file.url, expected)
+}
+
+fn copy_local(
+    file: &IndexFile,
+    dest: &Path,
+    hasher: Hasher,
+    expected: Option<(&'static str, String)>,
+    progress: Progress<'_>,
+) -> Result<Downloaded, ClientError> {
+    let source = file.url.to_file_path().map_err(|()| ClientError::Io {
+        path: PathBuf::from(file.url.path()),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a local path"),
+    })?;
+    let io = |source| ClientError::Io {
+        path: source_path(&file.url),
+        source,
+    };
+    let mut input = std::fs::File::open(&source).map_err(io)?;
+    let total = input.metadata().ok().map(|m| m.len());
+    let mut sink = Sink {
+        file: vari_fs::AtomicFile::create(dest)?,
+        hasher,
+        written: 0,
+        dest,
+    };
+    let mut buffer = vec![0; 256 * 1024];
+    loop {
+        let n = input.read(&mut buffer).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        sink.write(&buffer[..n])?;
+        progress(sink.written, total);
+    }
+    sink.finish(&file.url, expected)
+}
+
+fn source_path(url: &Url) -> PathBuf {
+    url.to_file_path()
+        .unwrap_or_else(|()| PathBuf::from(url.path()))
+}

@@ -1,0 +1,135 @@
+//! The one error type of the client. Every variant names the URL or path at fault; URLs never
+//! carry credentials (they are removed when settings are parsed).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use url::Url;
+
+use crate::auth::NetrcError;
+use crate::simple::PageError;
+
+/// Why a request, a page, an archive or a download failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The netrc file could not be read.
+    #[error(transparent)]
+    Netrc(#[from] NetrcError),
+    /// The HTTP client could not be built (TLS set-up).
+    #[error("cannot set up the HTTP client: {0}")]
+    Setup(String),
+    /// The server answered with an error status.
+    #[error("{url}: the server answered {status}")]
+    Status {
+        /// The URL requested.
+        url: Url,
+        /// The HTTP status code.
+        status: u16,
+    },
+    /// The connection failed or broke.
+    #[error("{url}: {message}")]
+    Transport {
+        /// The URL requested.
+        url: Url,
+        /// What failed, with its causes.
+        message: String,
+    },
+    /// The server did not connect or stopped sending for longer than allowed.
+    #[error("{url}: no answer within {} s", timeout.as_secs_f64())]
+    Timeout {
+        /// The URL requested.
+        url: Url,
+        /// The time limit that ran out.
+        timeout: Duration,
+    },
+    /// Offline, and the response is not in the cache.
+    #[error("{url} is not in the cache, and offline mode forbids fetching it")]
+    Offline {
+        /// The URL that would have been fetched.
+        url: Url,
+    },
+    /// A page could not be read.
+    #[error(transparent)]
+    Page(#[from] PageError),
+    /// No source lists the project.
+    #[error("no index or find-links source has a project named `{name}` (looked in: {})", tried.join(", "))]
+    ProjectNotFound {
+        /// The project, normalised.
+        name: String,
+        /// The pages and directories consulted.
+        tried: Vec<String>,
+    },
+    /// The content does not have the hash the index gave.
+    #[error(transparent)]
+    HashMismatch(Box<HashMismatch>),
+    /// A wheel (zip archive) could not be read.
+    #[error("{url}: {message}")]
+    Archive {
+        /// The wheel.
+        url: Url,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The file is not a wheel, so it has no `.dist-info` to read.
+    #[error("{url}: `{filename}` is not a wheel")]
+    NotAWheel {
+        /// The file.
+        url: Url,
+        /// Its name.
+        filename: String,
+    },
+    /// A local file or directory could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// A downloaded file could not be written.
+    #[error(transparent)]
+    Write(#[from] vari_fs::WriteError),
+}
+
+impl ClientError {
+    /// Whether the error says the server (or the cache) does not have what was asked for,
+    /// as opposed to a failure to ask.
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            Self::Status {
+                status: 404 | 410,
+                ..
+            }
+        )
+    }
+}
+
+/// A digest that differs from the one the index gave.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{url}: {algorithm} digest is {actual}, but the index says {expected}")]
+pub struct HashMismatch {
+    /// The file.
+    pub url: Url,
+    /// `sha256`, `sha384` or `sha512`.
+    pub algorithm: String,
+    /// The digest the index gave.
+    pub expected: String,
+    /// The digest of what was received.
+    pub actual: String,
+}
+
+/// `error` and its causes as one line (reqwest's own text is just "error sending request").
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
+}

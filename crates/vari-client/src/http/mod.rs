@@ -1,0 +1,639 @@
+//! HTTP for the client: one `reqwest` client with rustls, credentials per realm, time limits,
+//! retries with exponential backoff, a bound on parallel requests, the on-disk cache for pages
+//! and metadata, and range requests (remembering hosts that ignore them).
+//!
+//! `file:` URLs are read from disk here too, so the layers above treat local indexes,
+//! find-links pages and wheels like remote ones.
+
+mod cache;
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use http::header::{
+    ACCEPT, ACCEPT_RANGES, CACHE_CONTROL, CONTENT_RANGE, CONTENT_TYPE, IF_MODIFIED_SINCE,
+    IF_NONE_MATCH, RANGE,
+};
+use http::{HeaderMap, HeaderValue, StatusCode};
+use http_cache_semantics::{AfterResponse, BeforeRequest, CacheOptions, CachePolicy};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use url::Url;
+
+use self::cache::{Entry, HttpCache};
+use crate::auth::CredentialStore;
+use crate::error::{chain, ClientError};
+use crate::settings::{CacheMode, ClientSettings};
+
+/// A response body read whole.
+#[derive(Debug)]
+pub(crate) struct Fetched {
+    pub(crate) body: Vec<u8>,
+    pub(crate) content_type: Option<String>,
+    /// The URL after redirects, against which relative links resolve.
+    pub(crate) url: Url,
+}
+
+/// Which bytes of a file to ask for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ByteRange {
+    /// The last `n` bytes.
+    Suffix(u64),
+    /// `len` bytes from `start`.
+    Span { start: u64, len: u64 },
+}
+
+/// What a range request returned.
+#[derive(Debug)]
+pub(crate) enum RangeAnswer {
+    /// The bytes asked for, starting at `start`, of a file of `total` bytes.
+    Partial {
+        start: u64,
+        bytes: Vec<u8>,
+        total: u64,
+    },
+    /// The server ignores ranges: the whole file.
+    Whole(Vec<u8>),
+}
+
+/// An open response whose body is read by the caller, holding its slot among the parallel
+/// requests until dropped.
+pub(crate) struct Streaming {
+    pub(crate) response: reqwest::Response,
+    _permit: OwnedSemaphorePermit,
+}
+
+/// A failed attempt, and whether trying again may help.
+struct Failure {
+    error: ClientError,
+    retry: bool,
+}
+
+/// One response, read whole, before cache handling.
+struct Received {
+    status: StatusCode,
+    headers: HeaderMap,
+    url: Url,
+    body: Vec<u8>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Http {
+    client: reqwest::Client,
+    credentials: CredentialStore,
+    cache: Option<HttpCache>,
+    mode: CacheMode,
+    retries: u32,
+    backoff: Duration,
+    connect_timeout: Duration,
+    read_timeout: Duration,
+    permits: Arc<Semaphore>,
+    /// `host:port` of servers that answered a range request with the whole file.
+    no_ranges: Mutex<HashSet<String>>,
+}
+
+impl Http {
+    pub(crate) fn new(
+        settings: &ClientSettings,
+        credentials: CredentialStore,
+    ) -> Result<Self, ClientError> {
+        // reqwest is built without a default TLS crypto provider (its default, aws-lc-rs,
+        // needs cmake and a long C build); ring is installed as the process default unless
+        // the program chose one already.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("vari/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(settings.connect_timeout)
+            .read_timeout(settings.read_timeout)
+            .build()
+            .map_err(|e| ClientError::Setup(chain(&e)))?;
+        Ok(Self {
+            client,
+            credentials,
+            cache: settings.cache_dir.clone().map(HttpCache::new),
+            mode: settings.cache_mode,
+            retries: settings.retries,
+            backoff: settings.retry_backoff,
+            connect_timeout: settings.connect_timeout,
+            read_timeout: settings.read_timeout,
+            permits: Arc::new(Semaphore::new(settings.concurrency.max(1))),
+            no_ranges: Mutex::new(HashSet::new()),
+        })
+    }
+
+    pub(crate) fn credentials(&self) -> &CredentialStore {
+        &self.credentials
+    }
+
+    /// GETs a page or small file through the cache. `None` when the server (or the disk)
+    /// does not have it (404, 410).
+    pub(crate) async fn get(
+        &self,
+        url: &Url,
+        accept: &str,
+    ) -> Result<Option<Fetched>, ClientError> {
+        if url.scheme() == "file" {
+            return read_local(url);
+        }
+        let request = policy_request(url, accept, self.mode == CacheMode::Refresh);
+        let cached = self.cache.as_ref().and_then(|c| c.load(url, accept));
+        if self.mode == CacheMode::Offline {
+            return match cached {
+                Some(entry) => Ok(Some(fetched(entry))),
+                None => Err(ClientError::Offline { url: url.clone() }),
+            };
+        }
+        let mut conditional = HeaderMap::new();
+        if let Some(entry) = &cached {
+            match entry.policy.before_request(&request, SystemTime::now()) {
+                BeforeRequest::Fresh(_) => return Ok(Some(fetched_ref(entry))),
+                BeforeRequest::Stale {
+                    request: revalidation,
+                    matches: true,
+                } => {
+                    for name in [IF_NONE_MATCH, IF_MODIFIED_SINCE] {
+                        if let Some(value) = revalidation.headers.get(&name) {
+                            conditional.insert(name, value.clone());
+                        }
+                    }
+                }
+                BeforeRequest::Stale { .. } => {}
+            }
+        }
+
+        let _permit = self.permit().await;
+        let mut received = self.get_whole(url, accept, &conditional).await?;
+        let now = SystemTime::now();
+        if received.status == StatusCode::NOT_MODIFIED {
+            if let Some(entry) = cached {
+                match entry
+                    .policy
+                    .after_response(&request, &as_response(&received), now)
+                {
+                    AfterResponse::NotModified(policy, _) => {
+                        let entry = Entry { policy, ..entry };
+                        self.store(url, accept, &entry);
+                        return Ok(Some(fetched(entry)));
+                    }
+                    // The 304 is for another version of the resource: ask again, plainly.
+                    AfterResponse::Modified(..) => {
+                        received = self.get_whole(url, accept, &HeaderMap::new()).await?;
+                    }
+                }
+            } else {
+                received = self.get_whole(url, accept, &HeaderMap::new()).await?;
+            }
+        }
+        match received.status {
+            StatusCode::NOT_FOUND | StatusCode::GONE => return Ok(None),
+            status if !status.is_success() => {
+                return Err(ClientError::Status {
+                    url: url.clone(),
+                    status: status.as_u16(),
+                })
+            }
+            _ => {}
+        }
+        let policy = CachePolicy::new_options(
+            &request,
+            &as_response(&received),
+            now,
+            CacheOptions {
+                shared: false,
+                ..CacheOptions::default()
+            },
+        );
+        let entry = Entry {
+            policy,
+            final_url: received.url,
+            content_type: header_str(&received.headers, CONTENT_TYPE),
+            body: received.body,
+        };
+        if entry.policy.is_storable() {
+            self.store(url, accept, &entry);
+        }
+        Ok(Some(fetched(entry)))
+    }
+
+    fn store(&self, url: &Url, accept: &str, entry: &Entry) {
+        if let Some(cache) = &self.cache {
+            cache.store(url, accept, entry);
+        }
+    }
+
+    /// One GET read whole, with retries.
+    async fn get_whole(
+        &self,
+        url: &Url,
+        accept: &str,
+        extra: &HeaderMap,
+    ) -> Result<Received, ClientError> {
+        self.with_retries(url, || async {
+            let response = self
+                .request(url)
+                .header(ACCEPT, accept)
+                .headers(extra.clone())
+                .send()
+                .await
+                .map_err(|e| self.failure(url, e))?;
+            let status = response.status();
+            if status.is_server_error() {
+                return Err(Failure {
+                    error: ClientError::Status {
+                        url: url.clone(),
+                        status: status.as_u16(),
+                    },
+                    retry: true,
+                });
+            }
+            let headers = response.headers().clone();
+            let final_url = crate::auth::redact(response.url());
+            let body = response
+                .bytes()
+                .await
+                .map_err(|e| self.failure(url, e))?
+                .to_vec();
+            Ok(Received {
+                status,
+                headers,
+                url: final_url,
+                body,
+            })
+        })
+        .await
+    }
+
+    /// A range of a file; the whole file when the server ignores ranges (and from then on
+    /// for that host, without asking for a range again).
+    pub(crate) async fn get_range(
+        &self,
+        url: &Url,
+        range: ByteRange,
+    ) -> Result<RangeAnswer, ClientError> {
+        if url.scheme() == "file" {
+            return read_local_range(url, range);
+        }
+        if self.mode == CacheMode::Offline {
+            return Err(ClientError::Offline { url: url.clone() });
+        }
+        let host = host_key(url);
+        let ranges_ok = !self
+            .no_ranges
+            .lock()
+            .map(|set| set.contains(&host))
+            .unwrap_or(false);
+        let _permit = self.permit().await;
+        let header = match range {
+            ByteRange::Suffix(n) => format!("bytes=-{n}"),
+            ByteRange::Span { start, len } => {
+                format!("bytes={start}-{}", start + len.max(1) - 1)
+            }
+        };
+        let received = self
+            .with_retries(url, || async {
+                let mut request = self.request(url);
+                if ranges_ok {
+                    request = request.header(RANGE, header.as_str());
+                }
+                let response = request.send().await.map_err(|e| self.failure(url, e))?;
+                let status = response.status();
+                if status.is_server_error() {
+                    return Err(Failure {
+                        error: ClientError::Status {
+                            url: url.clone(),
+                            status: status.as_u16(),
+                        },
+                        retry: true,
+                    });
+                }
+                let headers = response.headers().clone();
+                let body = response
+                    .bytes()
+                    .await
+                    .map_err(|e| self.failure(url, e))?
+                    .to_vec();
+                Ok(Received {
+                    status,
+                    headers,
+                    url: url.clone(),
+                    body,
+                })
+            })
+            .await?;
+        match received.status {
+            StatusCode::PARTIAL_CONTENT => {
+                let (start, total) = header_str(&received.headers, CONTENT_RANGE)
+                    .as_deref()
+                    .and_then(parse_content_range)
+                    .ok_or_else(|| ClientError::Archive {
+                        url: url.clone(),
+                        message: "a 206 response without a valid Content-Range".into(),
+                    })?;
+                Ok(RangeAnswer::Partial {
+                    start,
+                    bytes: received.body,
+                    total,
+                })
+            }
+            StatusCode::OK => {
+                if ranges_ok {
+                    let advertised = header_str(&received.headers, ACCEPT_RANGES);
+                    tracing::debug!(
+                        "{host} ignored a range request (Accept-Ranges: {advertised:?}); \
+                         reading whole files from it from now on"
+                    );
+                    if let Ok(mut set) = self.no_ranges.lock() {
+                        set.insert(host);
+                    }
+                }
+                Ok(RangeAnswer::Whole(received.body))
+            }
+            // A range the server cannot satisfy (an empty file): read it whole.
+            StatusCode::RANGE_NOT_SATISFIABLE => {
+                let whole = self.get_whole(url, "*/*", &HeaderMap::new()).await?;
+                Ok(RangeAnswer::Whole(whole.body))
+            }
+            status => Err(ClientError::Status {
+                url: url.clone(),
+                status: status.as_u16(),
+            }),
+        }
+    }
+
+    /// Whether `url`'s server was found to ignore range requests.
+    pub(crate) fn ignores_ranges(&self, url: &Url) -> bool {
+        self.no_ranges
+            .lock()
+            .map(|set| set.contains(&host_key(url)))
+            .unwrap_or(false)
+    }
+
+    /// Opens a GET whose body the caller streams (downloads). Retries until the headers
+    /// arrive; a body that breaks later is the caller's error to report.
+    pub(crate) async fn open(&self, url: &Url) -> Result<Streaming, ClientError> {
+        if self.mode == CacheMode::Offline {
+            return Err(ClientError::Offline { url: url.clone() });
+        }
+        let permit = self
+            .permits
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| ClientError::Setup(e.to_string()))?;
+        let response = self
+            .with_retries(url, || async {
+                let response = self
+                    .request(url)
+                    .send()
+                    .await
+                    .map_err(|e| self.failure(url, e))?;
+                let status = response.status();
+                if !status.is_success() {
+                    return Err(Failure {
+                        error: ClientError::Status {
+                            url: url.clone(),
+                            status: status.as_u16(),
+                        },
+                        retry: status.is_server_error(),
+                    });
+                }
+                Ok(response)
+            })
+            .await?;
+        Ok(Streaming {
+            response,
+            _permit: permit,
+        })
+    }
+
+    /// Maps an error met while reading a streamed body.
+    pub(crate) fn body_error(&self, url: &Url, error: reqwest::Error) -> ClientError {
+        self.failure(url, error).error
+    }
+
+    fn request(&self, url: &Url) -> reqwest::RequestBuilder {
+        let request = self.client.get(url.clone());
+        match self.credentials.for_url(url) {
+            Some(c) => request.basic_auth(c.username, c.password),
+            None => request,
+        }
+    }
+
+    async fn permit(&self) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        self.permits.acquire().await.ok()
+    }
+
+    async fn with_retries<T, F, Fut>(&self, url: &Url, mut attempt: F) -> Result<T, ClientError>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, Failure>>,
+    {
+        let mut tries = 0;
+        loop {
+            match attempt().await {
+                Ok(value) => return Ok(value),
+                Err(failure) if failure.retry && tries < self.retries => {
+                    let delay = self.backoff.saturating_mul(1 << tries.min(16));
+                    tracing::debug!(
+                        "{}; retrying in {} ms ({} of {})",
+                        failure.error,
+                        delay.as_millis(),
+                        tries + 1,
+                        self.retries
+                    );
+                    tokio::time::sleep(delay).await;
+                    tries += 1;
+                }
+                Err(failure) => {
+                    if tries > 0 {
+                        tracing::debug!("{url}: giving up after {} retries", tries);
+                    }
+                    return Err(failure.error);
+                }
+            }
+        }
+    }
+
+    /// Classifies a transport error. Failed and broken connections are retried; a time limit
+    /// that ran out is not (a server that hangs once usually hangs again, and retrying would
+    /// multiply the wait).
+    fn failure(&self, url: &Url, error: reqwest::Error) -> Failure {
+        if error.is_timeout() {
+            let timeout = if error.is_connect() {
+                self.connect_timeout
+            } else {
+                self.read_timeout
+            };
+            return Failure {
+                error: ClientError::Timeout {
+                    url: url.clone(),
+                    timeout,
+                },
+                retry: false,
+            };
+        }
+        let retry = error.is_connect() || error.is_request() || error.is_body();
+        Failure {
+            error: ClientError::Transport {
+                url: url.clone(),
+                message: chain(&error.without_url()),
+            },
+            retry,
+        }
+    }
+}
+
+/// The request the cache policy sees: method, URL, `Accept`, and `Cache-Control: no-cache`
+/// when every cached answer must be revalidated. Never `Authorization`.
+fn policy_request(url: &Url, accept: &str, revalidate: bool) -> http::Request<()> {
+    let mut request = http::Request::new(());
+    if let Ok(uri) = url.as_str().parse() {
+        *request.uri_mut() = uri;
+    }
+    if let Ok(value) = HeaderValue::from_str(accept) {
+        request.headers_mut().insert(ACCEPT, value);
+    }
+    if revalidate {
+        request
+            .headers_mut()
+            .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    }
+    request
+}
+
+fn as_response(received: &Received) -> http::Response<()> {
+    let mut response = http::Response::new(());
+    *response.status_mut() = received.status;
+    *response.headers_mut() = received.headers.clone();
+    response
+}
+
+fn fetched(entry: Entry) -> Fetched {
+    Fetched {
+        body: entry.body,
+        content_type: entry.content_type,
+        url: entry.final_url,
+    }
+}
+
+fn fetched_ref(entry: &Entry) -> Fetched {
+    Fetched {
+        body: entry.body.clone(),
+        content_type: entry.content_type.clone(),
+        url: entry.final_url.clone(),
+    }
+}
+
+fn header_str(headers: &HeaderMap, name: http::header::HeaderName) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+fn host_key(url: &Url) -> String {
+    format!(
+        "{}:{}",
+        url.host_str().unwrap_or_default(),
+        url.port_or_known_default().unwrap_or_default()
+    )
+}
+
+/// `bytes START-END/TOTAL` → (START, TOTAL).
+fn parse_content_range(value: &str) -> Option<(u64, u64)> {
+    let rest = value.trim().strip_prefix("bytes")?.trim_start();
+    let (span, total) = rest.split_once('/')?;
+    let (start, _end) = span.split_once('-')?;
+    Some((start.trim().parse().ok()?, total.trim().parse().ok()?))
+}
+
+fn local_path(url: &Url) -> Result<PathBuf, ClientError> {
+    url.to_file_path().map_err(|()| ClientError::Io {
+        path: PathBuf::from(url.path()),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a local path"),
+    })
+}
+
+/// A `file:` page: a directory's `index.html`, or the file itself.
+fn read_local(url: &Url) -> Result<Option<Fetched>, ClientError> {
+    let mut path = local_path(url)?;
+    if path.is_dir() {
+        path.push("index.html");
+    }
+    let body = match std::fs::read(&path) {
+        Ok(body) => body,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(ClientError::Io { path, source }),
+    };
+    let content_type = match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => Some("application/json".to_owned()),
+        Some("html" | "htm") => Some("text/html".to_owned()),
+        _ => None,
+    };
+    Ok(Some(Fetched {
+        body,
+        content_type,
+        url: url.clone(),
+    }))
+}
+
+fn read_local_range(url: &Url, range: ByteRange) -> Result<RangeAnswer, ClientError> {
+    let path = local_path(url)?;
+    let io = |source| ClientError::Io {
+        path: path.clone(),
+        source,
+    };
+    let mut file = std::fs::File::open(&path).map_err(io)?;
+    let total = file.metadata().map_err(io)?.len();
+    let (start, len) = match range {
+        ByteRange::Suffix(n) => (total.saturating_sub(n), n.min(total)),
+        ByteRange::Span { start, len } => (start.min(total), len.min(total.saturating_sub(start))),
+    };
+    file.seek(SeekFrom::Start(start)).map_err(io)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(len).read_to_end(&mut bytes).map_err(io)?;
+    Ok(RangeAnswer::Partial {
+        start,
+        bytes,
+        total,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_ranges() {
+        assert_eq!(parse_content_range("bytes 100-199/1000"), Some((100, 1000)));
+        assert_eq!(parse_content_range("bytes 0-0/1"), Some((0, 1)));
+        assert_eq!(parse_content_range("bytes */1000"), None);
+        assert_eq!(parse_content_range("items 1-2/3"), None);
+    }
+
+    #[test]
+    fn local_ranges() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.bin");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let url = Url::from_file_path(&path).unwrap();
+        let RangeAnswer::Partial {
+            start,
+            bytes,
+            total,
+        } = read_local_range(&url, ByteRange::Suffix(4)).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!((start, bytes.as_slice(), total), (6, &b"6789"[..], 10));
+        let RangeAnswer::Partial { bytes, .. } =
+            read_local_range(&url, ByteRange::Span { start: 2, len: 3 }).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(bytes, b"234");
+    }
+}

@@ -1,0 +1,147 @@
+//! Reading one member of a remote wheel with range requests: the archive's tail (end of
+//! central directory, usually the whole directory too), the directory if it did not fit, then
+//! the member's local header and data. A server that ignores ranges sends the whole file on the
+//! first request; it is then read from memory, and `Http` remembers not to ask that host for
+//! ranges again.
+
+use std::borrow::Cow;
+
+use url::Url;
+
+use crate::error::ClientError;
+use crate::http::{ByteRange, Http, RangeAnswer};
+use crate::zip_index::{data_offset, extract, find_directory, read_directory, LOCAL_LEN};
+
+/// The first request asks for this many bytes from the end: the end-of-central-directory
+/// record plus, for wheels of a few thousand files, the whole central directory.
+const TAIL: u64 = 64 * 1024;
+
+/// Slack read after a local header's name for its extra field, which the central directory
+/// does not give (it is usually empty or a few dozen bytes).
+const EXTRA_SLACK: u64 = 1024;
+
+/// The bytes of a remote archive fetched so far.
+struct Remote<'a> {
+    http: &'a Http,
+    url: &'a Url,
+    total: u64,
+    chunks: Vec<(u64, Vec<u8>)>,
+}
+
+impl Remote<'_> {
+    fn archive_error(&self, message: impl Into<String>) -> ClientError {
+        ClientError::Archive {
+            url: self.url.clone(),
+            message: message.into(),
+        }
+    }
+
+    fn add(&mut self, answer: RangeAnswer) {
+        match answer {
+            RangeAnswer::Partial {
+                start,
+                bytes,
+                total,
+            } => {
+                self.total = total;
+                self.chunks.push((start, bytes));
+            }
+            RangeAnswer::Whole(bytes) => {
+                self.total = bytes.len() as u64;
+                self.chunks = vec![(0, bytes)];
+            }
+        }
+    }
+
+    /// `len` bytes from `start` (fewer at the end of the file), fetched when not yet held.
+    async fn bytes(&mut self, start: u64, len: u64) -> Result<Cow<'_, [u8]>, ClientError> {
+        let end = start.saturating_add(len).min(self.total);
+        if start > end {
+            return Err(self.archive_error(format!(
+                "offset {start} is past the end of the {}-byte file",
+                self.total
+            )));
+        }
+        let held = |chunks: &[(u64, Vec<u8>)]| {
+            chunks
+                .iter()
+                .position(|(at, bytes)| *at <= start && end <= at + bytes.len() as u64)
+        };
+        let index = match held(&self.chunks) {
+            Some(index) => index,
+            None => {
+                let answer = self
+                    .http
+                    .get_range(
+                        self.url,
+                        ByteRange::Span {
+                            start,
+                            len: end - start,
+                        },
+                    )
+                    .await?;
+                self.add(answer);
+                held(&self.chunks).ok_or_else(|| {
+                    self.archive_error(format!(
+                        "the server did not send bytes {start}-{end} of the file"
+                    ))
+                })?
+            }
+        };
+        let (at, bytes) = &self.chunks[index];
+        let from = usize::try_from(start - at).map_err(|e| self.archive_error(e.to_string()))?;
+        let to = usize::try_from(end - at).map_err(|e| self.archive_error(e.to_string()))?;
+        Ok(Cow::Borrowed(&bytes[from..to]))
+    }
+}
+
+/// The first member of the wheel at `url` whose name `pick` accepts, with its content;
+/// `None` when no member matches.
+pub(crate) async fn read_member(
+    http: &Http,
+    url: &Url,
+    pick: impl Fn(&str) -> bool,
+) -> Result<Option<(String, Vec<u8>)>, ClientError> {
+    let first = http.get_range(url, ByteRange::Suffix(TAIL)).await?;
+    let mut remote = Remote {
+        http,
+        url,
+        total: 0,
+        chunks: Vec::new(),
+    };
+    remote.add(first);
+    let directory = {
+        let (tail_start, tail) = &remote.chunks[0];
+        find_directory(tail, *tail_start).map_err(|message| remote.archive_error(message))?
+    };
+    let members = {
+        let bytes = remote.bytes(directory.offset, directory.size).await?;
+        read_directory(&bytes).map_err(|m| ClientError::Archive {
+            url: url.clone(),
+            message: m,
+        })?
+    };
+    let Some(member) = members.into_iter().find(|m| pick(&m.name)) else {
+        return Ok(None);
+    };
+    let guess = LOCAL_LEN + member.name.len() as u64 + EXTRA_SLACK + member.compressed_size;
+    let (start, content) = {
+        let head = remote.bytes(member.header_offset, guess).await?;
+        let start = data_offset(&head).map_err(|m| ClientError::Archive {
+            url: url.clone(),
+            message: m,
+        })?;
+        let held = head.len() as u64 >= start + member.compressed_size;
+        let content = held.then(|| head[start as usize..].to_vec());
+        (start, content)
+    };
+    let data = match content {
+        Some(data) => data,
+        None => remote
+            .bytes(member.header_offset + start, member.compressed_size)
+            .await?
+            .into_owned(),
+    };
+    let content = extract(&member, &data).map_err(|message| remote.archive_error(message))?;
+    Ok(Some((member.name, content)))
+}

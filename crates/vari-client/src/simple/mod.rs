@@ -1,0 +1,232 @@
+//! Simple-repository pages: PEP 503 HTML, PEP 691 JSON, and the [`Project`] they describe.
+
+mod classify;
+mod html;
+mod json;
+mod model;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pep440_rs::Version;
+use url::Url;
+use vari_core::VariantLabel;
+
+pub(crate) use classify::classify;
+pub(crate) use model::RawFile;
+pub use model::{CoreMetadata, FileKind, FileSource, Hashes, IndexFile, PageWarning, Yanked};
+
+use crate::name::ProjectName;
+
+/// The `Accept` header of a project page request: PEP 691 JSON first, HTML as fallback.
+pub(crate) const ACCEPT_SIMPLE: &str =
+    "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01";
+
+/// The two page formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageFormat {
+    /// PEP 503 HTML.
+    Html,
+    /// PEP 691 JSON.
+    Json,
+}
+
+impl PageFormat {
+    /// The format a response's `Content-Type` announces; without one, the body decides.
+    pub fn detect(content_type: Option<&str>, body: &str) -> Self {
+        let content_type = content_type.unwrap_or_default().to_ascii_lowercase();
+        if content_type.contains("json") {
+            Self::Json
+        } else if content_type.contains("html") {
+            Self::Html
+        } else if body.trim_start().starts_with('{') {
+            Self::Json
+        } else {
+            Self::Html
+        }
+    }
+}
+
+/// A page that could not be read at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{url}: {message}")]
+pub struct PageError {
+    /// The page.
+    pub url: Url,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+/// Everything the indexes and find-links sources list for one project.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Project {
+    /// The project, normalised.
+    pub name: ProjectName,
+    /// Its wheels and source distributions, in source order then page order.
+    pub files: Vec<IndexFile>,
+    /// Its index-level variant metadata files (PEP 825) per version; more than one when
+    /// several sources list one.
+    pub variants_json: BTreeMap<Version, Vec<IndexFile>>,
+    /// Links that were skipped, and why.
+    pub warnings: Vec<PageWarning>,
+    /// The pages and directories that contributed, in order.
+    pub sources: Vec<FileSource>,
+}
+
+impl Project {
+    /// An empty project.
+    pub(crate) fn new(name: ProjectName) -> Self {
+        Self {
+            name,
+            files: Vec::new(),
+            variants_json: BTreeMap::new(),
+            warnings: Vec::new(),
+            sources: Vec::new(),
+        }
+    }
+
+    /// Parses one project page (HTML or JSON, as `content_type` says) served at `page_url`
+    /// (the URL after redirects: relative links resolve against it).
+    ///
+    /// ```
+    /// use vari_client::{FileSource, Project, ProjectName};
+    /// let url = url::Url::parse("https://example.com/simple/foo/").unwrap();
+    /// let html = r#"<a href="foo-1.0-py3-none-any-cu12.whl#sha256=aa">x</a>
+    ///               <a href="foo-1.0-variants.json">y</a>"#;
+    /// let name = ProjectName::new("foo").unwrap();
+    /// let project = Project::from_page(&name, &url, Some("text/html"), html,
+    ///     FileSource::Index(url.clone())).unwrap();
+    /// assert_eq!(project.files[0].hashes.sha256(), Some("aa"));
+    /// assert_eq!(project.variants_json.len(), 1);
+    /// ```
+    pub fn from_page(
+        name: &ProjectName,
+        page_url: &Url,
+        content_type: Option<&str>,
+        body: &str,
+        source: FileSource,
+    ) -> Result<Self, PageError> {
+        let (raw, problems) = parse_links(page_url, content_type, body)?;
+        let mut project = Self::new(name.clone());
+        project.add(raw, problems, source, page_url.as_str());
+        Ok(project)
+    }
+
+    /// Adds the links of one page or directory.
+    pub(crate) fn add(
+        &mut self,
+        raw: Vec<RawFile>,
+        problems: Vec<String>,
+        source: FileSource,
+        location: &str,
+    ) {
+        self.warnings
+            .extend(problems.into_iter().map(|message| PageWarning {
+                location: location.to_owned(),
+                message,
+            }));
+        // Links must not carry credentials into anything that is printed; the client moved
+        // them to its credential store before this point, and `from_page` drops them.
+        let raw = raw
+            .into_iter()
+            .map(|mut file| {
+                file.url = crate::auth::redact(&file.url);
+                file
+            })
+            .collect();
+        let files = classify(raw, &self.name, &source, location, &mut self.warnings);
+        self.sources.push(source);
+        for file in files {
+            match &file.kind {
+                FileKind::VariantsJson { version } => self
+                    .variants_json
+                    .entry(version.clone())
+                    .or_default()
+                    .push(file),
+                _ => self.files.push(file),
+            }
+        }
+    }
+
+    /// Merges another source's files after this one's.
+    pub(crate) fn merge(&mut self, other: Project) {
+        self.files.extend(other.files);
+        for (version, links) in other.variants_json {
+            self.variants_json.entry(version).or_default().extend(links);
+        }
+        self.warnings.extend(other.warnings);
+        self.sources.extend(other.sources);
+    }
+
+    /// Whether any source listed a file of the project.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.variants_json.is_empty()
+    }
+
+    /// Every version with a wheel or source distribution, ascending.
+    pub fn versions(&self) -> BTreeSet<&Version> {
+        self.files.iter().map(IndexFile::version).collect()
+    }
+
+    /// The wheels and source distributions of `version`.
+    pub fn files_of<'a>(&'a self, version: &'a Version) -> impl Iterator<Item = &'a IndexFile> {
+        self.files.iter().filter(move |f| f.version() == version)
+    }
+
+    /// The variant labels of `version`'s wheels (the null variant included).
+    pub fn variant_labels(&self, version: &Version) -> BTreeSet<VariantLabel> {
+        self.files_of(version)
+            .filter_map(|f| f.wheel()?.label.clone())
+            .collect()
+    }
+}
+
+/// The links of a page in either format.
+pub(crate) fn parse_links(
+    page_url: &Url,
+    content_type: Option<&str>,
+    body: &str,
+) -> Result<(Vec<RawFile>, Vec<String>), PageError> {
+    let parsed = match PageFormat::detect(content_type, body) {
+        PageFormat::Json => json::parse_json(body, page_url),
+        PageFormat::Html => html::parse_html(body, page_url),
+    };
+    parsed.map_err(|message| PageError {
+        url: page_url.clone(),
+        message,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_lose_their_credentials() {
+        let url = Url::parse("https://example.com/simple/foo/").unwrap();
+        let html = r#"<a href="https://u:token@files.example.com/foo-1.0-py3-none-any.whl">x</a>"#;
+        let name = ProjectName::new("foo").unwrap();
+        let project =
+            Project::from_page(&name, &url, None, html, FileSource::Index(url.clone())).unwrap();
+        assert_eq!(
+            project.files[0].url.as_str(),
+            "https://files.example.com/foo-1.0-py3-none-any.whl"
+        );
+    }
+
+    #[test]
+    fn formats_are_negotiated_then_sniffed() {
+        assert_eq!(
+            PageFormat::detect(Some("application/vnd.pypi.simple.v1+json"), ""),
+            PageFormat::Json
+        );
+        assert_eq!(
+            PageFormat::detect(Some("text/html; charset=utf-8"), "{"),
+            PageFormat::Html
+        );
+        assert_eq!(
+            PageFormat::detect(None, "  {\"meta\": {}}"),
+            PageFormat::Json
+        );
+        assert_eq!(PageFormat::detect(None, "<html>"), PageFormat::Html);
+    }
+}

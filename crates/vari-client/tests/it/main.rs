@@ -1,0 +1,10 @@
+//! Integration tests of vari-client against real HTTP servers on 127.0.0.1.
+
+mod server;
+mod support;
+
+mod downloads;
+mod pages;
+mod sources;
+mod transport;
+mod variants;

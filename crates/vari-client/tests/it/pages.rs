@@ -1,0 +1,201 @@
+//! Project pages in both flavours, with every per-file attribute.
+
+use vari_client::{CoreMetadata, FileKind, IndexFile};
+
+use crate::server::{FileAttrs, Formats, MetadataSpelling, TestIndex};
+use crate::support::{client, copy_fixture_wheels, name, settings};
+
+const PLAIN: &str = "test_package-0-py3-none-any.whl";
+const FOO: &str = "test_package-0-py3-none-any-foo.whl";
+const BAR: &str = "test_package-0-py3-none-any-bar.whl";
+const NULL: &str = "test_package-0-py3-none-any-null.whl";
+
+/// Serves the fixture wheels with a yanked file (with and without reason), a
+/// `requires-python`, and PEP 658 metadata in both spellings.
+async fn fixture_index(dir: &std::path::Path) -> TestIndex {
+    copy_fixture_wheels(dir, true);
+    std::fs::write(
+        dir.join(format!("{PLAIN}.metadata")),
+        "Metadata-Version: 2.1\nName: test_package\nVersion: 0\nRequires-Dist: served-by-the-index\n",
+    )
+    .unwrap();
+    let server = TestIndex::start(dir).await;
+    server.attrs(
+        PLAIN,
+        FileAttrs {
+            requires_python: Some(">=3.9, <4".into()),
+            core_metadata: Some(MetadataSpelling::DistInfo),
+            ..FileAttrs::default()
+        },
+    );
+    server.attrs(
+        FOO,
+        FileAttrs {
+            yanked: Some(Some("broken <build>".into())),
+            core_metadata: Some(MetadataSpelling::Core),
+            ..FileAttrs::default()
+        },
+    );
+    server.attrs(
+        BAR,
+        FileAttrs {
+            yanked: Some(None),
+            ..FileAttrs::default()
+        },
+    );
+    server
+}
+
+fn find<'a>(files: &'a [IndexFile], filename: &str) -> &'a IndexFile {
+    files
+        .iter()
+        .find(|f| f.filename == filename)
+        .unwrap_or_else(|| panic!("{filename} not listed"))
+}
+
+fn check_attributes(files: &[IndexFile], dir: &std::path::Path) {
+    assert_eq!(files.len(), 7, "{files:#?}");
+    let plain = find(files, PLAIN);
+    assert_eq!(
+        plain.requires_python.as_ref().unwrap().to_string(),
+        ">=3.9, <4"
+    );
+    assert!(plain.yanked.is_none());
+    let metadata_sha = sha256(&std::fs::read(dir.join(format!("{PLAIN}.metadata"))).unwrap());
+    match &plain.core_metadata {
+        CoreMetadata::Available(h) => assert_eq!(h.sha256(), Some(metadata_sha.as_str())),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        plain.hashes.sha256(),
+        Some(sha256(&std::fs::read(dir.join(PLAIN)).unwrap()).as_str())
+    );
+    let yanked_with_reason = find(files, FOO);
+    assert_eq!(
+        yanked_with_reason
+            .yanked
+            .as_ref()
+            .unwrap()
+            .reason
+            .as_deref(),
+        Some("broken <build>")
+    );
+    assert!(matches!(
+        yanked_with_reason.core_metadata,
+        CoreMetadata::Available(_)
+    ));
+    assert_eq!(find(files, BAR).yanked.as_ref().unwrap().reason, None);
+    let null = find(files, NULL);
+    assert!(null.yanked.is_none() && null.requires_python.is_none());
+    assert_eq!(null.core_metadata, CoreMetadata::Absent);
+    assert!(null.wheel().unwrap().is_null_variant());
+    assert!(null.url.path().ends_with(&format!("/files/{NULL}")));
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[tokio::test]
+async fn json_and_html_pages_give_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = fixture_index(dir.path()).await;
+    let index = vec![server.index_url()];
+
+    let json = client(settings(&index))
+        .project(&name("Test.Package"))
+        .await
+        .unwrap();
+    let first = &server.seen()[0];
+    assert_eq!(first.path, "/simple/test-package/");
+    assert_eq!(
+        first.accept.as_deref(),
+        Some(
+            "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, \
+             text/html;q=0.01"
+        )
+    );
+    // Only the JSON flavour gives sizes: proof that JSON was negotiated and read.
+    assert!(json.files.iter().all(|f| f.size.is_some()));
+    check_attributes(&json.files, dir.path());
+
+    server.set(|k| k.formats = Formats::HtmlOnly);
+    let html = client(settings(&index))
+        .project(&name("test_package"))
+        .await
+        .unwrap();
+    assert!(html.files.iter().all(|f| f.size.is_none()));
+    check_attributes(&html.files, dir.path());
+
+    for (j, h) in json.files.iter().zip(&html.files) {
+        assert_eq!(j.filename, h.filename);
+        assert_eq!(j.url, h.url);
+        assert_eq!(j.hashes, h.hashes);
+        assert_eq!(j.requires_python, h.requires_python);
+        assert_eq!(j.yanked, h.yanked);
+        assert_eq!(j.core_metadata, h.core_metadata);
+    }
+    for project in [&json, &html] {
+        let version = "0".parse().unwrap();
+        assert_eq!(project.variants_json[&version].len(), 1);
+        assert!(matches!(
+            project.variants_json[&version][0].kind,
+            FileKind::VariantsJson { .. }
+        ));
+        assert!(project.warnings.is_empty(), "{:?}", project.warnings);
+    }
+}
+
+#[tokio::test]
+async fn core_metadata_comes_from_the_index_or_from_the_wheel() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = fixture_index(dir.path()).await;
+    let client = client(settings(&[server.index_url()]));
+    let project = client.project(&name("test-package")).await.unwrap();
+
+    server.clear_seen();
+    let served = client
+        .core_metadata(find(&project.files, PLAIN))
+        .await
+        .unwrap();
+    assert!(
+        served.contains("Requires-Dist: served-by-the-index"),
+        "{served}"
+    );
+    let seen = server.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].path, format!("/files/{PLAIN}.metadata"));
+
+    server.clear_seen();
+    let from_wheel = client
+        .core_metadata(find(&project.files, NULL))
+        .await
+        .unwrap();
+    assert!(from_wheel.starts_with("Metadata-Version:"), "{from_wheel}");
+    assert!(from_wheel.contains("Name: test-package"), "{from_wheel}");
+    assert!(!from_wheel.contains("served-by-the-index"));
+    assert!(server
+        .seen()
+        .iter()
+        .all(|s| s.path == format!("/files/{NULL}") && s.range.is_some() && s.status == 206));
+}
+
+#[tokio::test]
+async fn a_missing_project_names_every_place_looked() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = fixture_index(dir.path()).await;
+    let err = client(settings(&[server.index_url()]))
+        .project(&name("nope"))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("`nope`"), "{err}");
+    assert!(
+        err.to_string()
+            .contains(&format!("{}nope/", server.index_url())),
+        "{err}"
+    );
+}
