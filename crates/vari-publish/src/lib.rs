@@ -1,3 +1,101 @@
 //! # vari-publish
 //!
-//! Static variant indexes (to be written).
+//! Static variant indexes: [`build`] turns a directory of wheels and source distributions into a
+//! simple index that any web server, object store or CDN can host, and [`validate`] checks that
+//! such an index keeps its promises to variant-aware installers.
+//!
+//! A built site has, for every project, a PEP 503 HTML page and a PEP 691 JSON page (API 1.1:
+//! `versions`, `size`), SHA-256 hashes, `requires-python` from each wheel's `METADATA`, the
+//! wheel's `METADATA` as a PEP 658 file with the PEP 714 `data-core-metadata` /
+//! `core-metadata` (and the older `dist-info-metadata`) attributes, and for every release with
+//! variant wheels a `{name}-{version}-variants.json` combined from the wheels' `variant.json`
+//! (PEP 825 "Index-level metadata"; a conflict fails the build, naming both wheels). That file
+//! is linked with its hash but without `requires-python` and core metadata, which PEP 825 says
+//! are not meaningful for it. Plain pip and uv ignore the variant wheels (they cannot parse their
+//! filenames) and install the non-variant wheel.
+//!
+//! Builds are incremental (a state file remembers what each unchanged input held, so only new
+//! or changed files are opened), deterministic (sorted, no timestamps: two builds of the same
+//! inputs are byte-identical), parallel (rayon) and atomic per file (through `vari_fs`).
+//! Distribution files are hard-linked into the site (copied where a link cannot be made), copied,
+//! or left where they are and linked by URL: [`FilePlacement`].
+//!
+//! ## Serving the JSON pages
+//!
+//! A static host cannot negotiate, so both `index.html` and `index.json` are written in each
+//! directory; a plain file server answers with HTML, which every installer reads. To give the
+//! JSON form (`application/vnd.pypi.simple.v1+json`) to clients that ask for it, let the server
+//! pick the index file by the `Accept` header. nginx:
+//!
+//! ```nginx
+//! map $http_accept $simple_index {
+//!     default                                     index.html;
+//!     "~application/vnd\.pypi\.simple\.v1\+json"  index.json;
+//! }
+//! server {
+//!     root /srv/site;
+//!     location /simple/ {
+//!         index $simple_index;
+//!         add_header Vary Accept;
+//!     }
+//!     location ~ ^/simple/(.+/)?index\.json$ {
+//!         default_type application/vnd.pypi.simple.v1+json;
+//!         types { }
+//!         add_header Vary Accept;
+//!     }
+//! }
+//! ```
+//!
+//! Caddy:
+//!
+//! ```caddy
+//! example.com {
+//!     root * /srv/site
+//!     @simple_json {
+//!         path_regexp ^/simple/(.*/)?$
+//!         header Accept *application/vnd.pypi.simple.v1+json*
+//!     }
+//!     handle @simple_json {
+//!         rewrite * {path}index.json
+//!         header Content-Type application/vnd.pypi.simple.v1+json
+//!         header Vary Accept
+//!     }
+//!     file_server
+//! }
+//! ```
+//!
+//! Both serve JSON whenever the client lists it at all (pip and uv list it first); they do not
+//! weigh `q` values.
+//!
+//! ## What it leaves to others
+//!
+//! Reading wheels is `vari-wheel`'s; the format rules (filenames, combining, writing
+//! `variants.json`) are `vari-core`'s; fetching a remote index is `vari-client`'s (validation
+//! takes any [`SiteReader`]); serving is a web server's.
+//!
+//! ```
+//! let input = tempfile::tempdir()?;
+//! let site = tempfile::tempdir()?;
+//! vari_publish::build(&vari_publish::BuildOptions::new(input.path(), site.path()))?;
+//! let report = vari_publish::validate(&vari_publish::LocalSite::new(site.path())?)?;
+//! assert!(report.problems.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod build;
+mod dist;
+mod error;
+mod inputs;
+mod pages;
+mod place;
+mod site;
+mod state;
+mod validate;
+
+pub use build::{build, BuildOptions, BuildStats, NoProgress, Progress};
+pub use error::BuildError;
+pub use inputs::{project_name, Skipped};
+pub use place::FilePlacement;
+pub use validate::{
+    validate, FetchError, LocalSite, Problem, Severity, SiteReader, ValidateError, ValidationReport,
+};

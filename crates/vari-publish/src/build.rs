@@ -1,0 +1,493 @@
+//! `build`: a directory of distributions → a static simple index (see [`crate::site`] for the
+//! layout).
+//!
+//! Three phases, so that bad input never leaves a half-updated site:
+//! 1. **Read**: list the inputs, take unchanged ones from the build state, read the others in
+//!    parallel (hash, `METADATA`, `variant.json`).
+//! 2. **Combine**: per release with variant wheels, combine the wheels' `variant.json` into
+//!    `{name}-{version}-variants.json` (a conflict fails here, naming both wheels).
+//! 3. **Write**: files first, then project pages, then the project list, each atomically and only
+//!    when its content changed; remove what an earlier build wrote and this one did not; save the
+//!    state. A client that reads during an update never sees a link to a file not yet there.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use pep440_rs::Version;
+use rayon::prelude::*;
+use vari_core::filename::variants_json_filename;
+use vari_core::metadata::{combine, read_json, write_json, SourceKind, VariantMetadata};
+
+use crate::dist::{self, DistFacts, ReadDist};
+use crate::error::BuildError;
+use crate::inputs::{discover, Input, InputKind, Skipped};
+use crate::pages;
+use crate::place::{place, FilePlacement};
+use crate::site::{
+    external_file_url, files_path, relative_file_url, FileLink, ProjectPage, FILES_DIR, SIMPLE_DIR,
+};
+use crate::state::{InputState, State};
+
+/// Reports the progress of reading inputs (the slow phase). The CLI draws a bar with it.
+pub trait Progress: Sync {
+    /// Reading starts; `total` files will be read.
+    fn start(&self, total: u64) {
+        let _ = total;
+    }
+    /// One more file was read.
+    fn advance(&self) {}
+    /// Reading is over.
+    fn finish(&self) {}
+}
+
+/// A [`Progress`] that reports nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+/// What to build.
+pub struct BuildOptions<'a> {
+    /// The directory of wheels and source distributions (not searched recursively).
+    pub input: PathBuf,
+    /// The site directory (created when missing).
+    pub site: PathBuf,
+    /// How distribution files reach the site.
+    pub placement: FilePlacement,
+    /// Told about reading progress.
+    pub progress: &'a dyn Progress,
+}
+
+impl std::fmt::Debug for BuildOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuildOptions")
+            .field("input", &self.input)
+            .field("site", &self.site)
+            .field("placement", &self.placement)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BuildOptions<'static> {
+    /// Hard-linked files, no progress reports.
+    pub fn new(input: impl Into<PathBuf>, site: impl Into<PathBuf>) -> Self {
+        Self {
+            input: input.into(),
+            site: site.into(),
+            placement: FilePlacement::default(),
+            progress: &NoProgress,
+        }
+    }
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildStats {
+    /// Projects in the index.
+    pub projects: usize,
+    /// Distribution files linked.
+    pub files: usize,
+    /// The `{name}-{version}-variants.json` files published, sorted.
+    pub variants_json: Vec<String>,
+    /// Inputs opened and read (new or changed since the last build).
+    pub read: usize,
+    /// Inputs taken from the build state without opening them.
+    pub reused: usize,
+    /// Site files written because their content changed.
+    pub written: usize,
+    /// Site files removed because no input publishes them any more.
+    pub removed: usize,
+    /// Files of the input directory that are not distributions.
+    pub skipped: Vec<Skipped>,
+    /// What a `*-variants.json`'s schema generation could not express (one sentence each).
+    pub warnings: Vec<String>,
+}
+
+/// One distribution, read now or remembered.
+struct Dist {
+    input: Input,
+    facts: DistFacts,
+    variant: Option<VariantMetadata>,
+    /// `METADATA` to publish, when read in this build.
+    core_metadata: Option<Vec<u8>>,
+}
+
+/// Builds (or updates) the index at `options.site` from `options.input`.
+///
+/// ```
+/// let input = tempfile::tempdir()?;
+/// let site = tempfile::tempdir()?;
+/// let stats = vari_publish::build(&vari_publish::BuildOptions::new(input.path(), site.path()))?;
+/// assert_eq!((stats.projects, stats.files), (0, 0));
+/// assert!(site.path().join("simple/index.json").is_file());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
+    let site = options.site.as_path();
+    let (inputs, skipped) = discover(&options.input)?;
+    let state = State::load(site);
+
+    // Phase 1: read.
+    let (remembered, to_read) = split_unchanged(inputs, &state, site);
+    let reused = remembered.len();
+    options.progress.start(to_read.len() as u64);
+    let results: Vec<Result<(Input, ReadDist), BuildError>> = to_read
+        .into_par_iter()
+        .map(|input| {
+            let read = dist::read(&input);
+            options.progress.advance();
+            read.map(|read| (input, read))
+        })
+        .collect();
+    options.progress.finish();
+    let read = results.len();
+    let mut next_state = State::default();
+    let mut dists = remembered;
+    for result in results {
+        // The inputs are in file-name order, so the error reported is always the same one.
+        let (input, read) = result?;
+        next_state.inputs.insert(
+            input.filename.clone(),
+            InputState {
+                fingerprint: input.fingerprint,
+                facts: read.facts.clone(),
+            },
+        );
+        dists.push(Dist {
+            input,
+            facts: read.facts,
+            variant: read.variant,
+            core_metadata: read.core_metadata,
+        });
+    }
+    for dist in &dists {
+        if dist.core_metadata.is_none() {
+            if let Some(remembered) = state.inputs.get(&dist.input.filename) {
+                next_state
+                    .inputs
+                    .insert(dist.input.filename.clone(), remembered.clone());
+            }
+        }
+    }
+
+    // Phase 2: combine.
+    let projects = group(dists);
+    let mut stats = BuildStats {
+        read,
+        reused,
+        skipped,
+        ..BuildStats::default()
+    };
+    let mut variants_files = Vec::new();
+    for releases in projects.values() {
+        for release in releases.values() {
+            if let Some(file) = combine_release(release, &mut stats.warnings)? {
+                variants_files.push(file);
+            }
+        }
+    }
+
+    // Phase 3: write. Distribution files and their `.metadata` files in parallel (the bulk of
+    // the work), then the few generated files and pages.
+    let mut writer = SiteWriter::new(site, &state.outputs)?;
+    let dists: Vec<&Dist> = projects
+        .values()
+        .flat_map(BTreeMap::values)
+        .flatten()
+        .collect();
+    let placed: Vec<Result<bool, BuildError>> = dists
+        .par_iter()
+        .map(|dist| {
+            let dest = site.join(files_path(&dist.input.filename));
+            place(&dist.input.path, &dest, &options.placement)?;
+            match &dist.core_metadata {
+                Some(bytes) => writer.write_unrecorded(&metadata_path(&dist.input.filename), bytes),
+                None => Ok(false),
+            }
+        })
+        .collect();
+    for (dist, result) in dists.iter().zip(placed) {
+        if result? {
+            writer.written += 1;
+        }
+        if !matches!(options.placement, FilePlacement::External { .. }) {
+            writer.record(files_path(&dist.input.filename));
+        }
+        if dist.facts.core_metadata_sha256.is_some() {
+            writer.record(metadata_path(&dist.input.filename));
+        }
+    }
+    for file in &variants_files {
+        writer.write(&files_path(&file.filename), file.text.as_bytes())?;
+    }
+    let mut names = Vec::with_capacity(projects.len());
+    for (name, releases) in &projects {
+        let page = project_page(name, releases, &variants_files, &options.placement);
+        let dir = format!("{SIMPLE_DIR}/{name}");
+        writer.create_dir(&dir)?;
+        writer.write(
+            &format!("{dir}/index.html"),
+            pages::project_html(&page).as_bytes(),
+        )?;
+        writer.write(
+            &format!("{dir}/index.json"),
+            pages::project_json(&page).as_bytes(),
+        )?;
+        stats.files += releases.values().map(Vec::len).sum::<usize>();
+        names.push(name.as_str());
+    }
+    writer.write(
+        &format!("{SIMPLE_DIR}/index.html"),
+        pages::root_html(&names).as_bytes(),
+    )?;
+    writer.write(
+        &format!("{SIMPLE_DIR}/index.json"),
+        pages::root_json(&names).as_bytes(),
+    )?;
+    stats.removed = writer.remove_stale()?;
+    stats.written = writer.written;
+    stats.projects = projects.len();
+    stats.variants_json = variants_files.into_iter().map(|f| f.filename).collect();
+    next_state.outputs = writer.outputs;
+    next_state.save(site)?;
+    Ok(stats)
+}
+
+/// Splits the inputs into those the state remembers unchanged (with their facts and parsed
+/// `variant.json`) and those to read.
+fn split_unchanged(inputs: Vec<Input>, state: &State, site: &Path) -> (Vec<Dist>, Vec<Input>) {
+    let mut remembered = Vec::new();
+    let mut to_read = Vec::new();
+    for input in inputs {
+        let known = state
+            .inputs
+            .get(&input.filename)
+            .filter(|known| known.fingerprint == input.fingerprint)
+            // The `.metadata` file can only be rewritten from the wheel itself.
+            .filter(|known| {
+                known.facts.core_metadata_sha256.is_none()
+                    || site.join(metadata_path(&input.filename)).is_file()
+            })
+            .and_then(|known| {
+                let variant = match &known.facts.variant_json {
+                    None => None,
+                    Some(text) => Some(read_json(text, SourceKind::WheelFile).ok()?),
+                };
+                Some((known.facts.clone(), variant))
+            });
+        match known {
+            Some((facts, variant)) => remembered.push(Dist {
+                input,
+                facts,
+                variant,
+                core_metadata: None,
+            }),
+            None => to_read.push(input),
+        }
+    }
+    (remembered, to_read)
+}
+
+/// Project → version → distributions (sorted by file name).
+type Projects = BTreeMap<String, BTreeMap<Version, Vec<Dist>>>;
+
+fn group(dists: Vec<Dist>) -> Projects {
+    let mut projects = Projects::new();
+    for dist in dists {
+        projects
+            .entry(dist.input.project.clone())
+            .or_default()
+            .entry(dist.input.version.clone())
+            .or_default()
+            .push(dist);
+    }
+    for dist in projects.values_mut().flat_map(BTreeMap::values_mut) {
+        dist.sort_by(|a, b| a.input.filename.cmp(&b.input.filename));
+    }
+    projects
+}
+
+/// A generated `{name}-{version}-variants.json`.
+struct VariantsFile {
+    project: String,
+    version: Version,
+    filename: String,
+    text: String,
+    sha256: String,
+}
+
+/// Combines the variant wheels of one release; `None` when it has none.
+fn combine_release(
+    release: &[Dist],
+    warnings: &mut Vec<String>,
+) -> Result<Option<VariantsFile>, BuildError> {
+    let sources: Vec<(&str, &VariantMetadata)> = release
+        .iter()
+        .filter_map(|d| Some((d.input.filename.as_str(), d.variant.as_ref()?)))
+        .collect();
+    let Some(first) = release.iter().find(|d| d.variant.is_some()) else {
+        return Ok(None);
+    };
+    let InputKind::Wheel(wheel) = &first.input.kind else {
+        return Ok(None);
+    };
+    let filename = variants_json_filename(&wheel.name, &wheel.version);
+    let combined = combine(sources).map_err(|source| BuildError::Combine {
+        file: filename.clone(),
+        source,
+    })?;
+    let written = write_json(&combined, combined.generation).map_err(|source| {
+        BuildError::WriteVariantsJson {
+            file: filename.clone(),
+            source,
+        }
+    })?;
+    warnings.extend(
+        written
+            .warnings
+            .into_iter()
+            .map(|w| format!("{filename}: {w}")),
+    );
+    let sha256 = dist::hex(&<sha2::Sha256 as sha2::Digest>::digest(
+        written.text.as_bytes(),
+    ));
+    Ok(Some(VariantsFile {
+        project: first.input.project.clone(),
+        version: first.input.version.clone(),
+        filename,
+        text: written.text,
+        sha256,
+    }))
+}
+
+fn metadata_path(filename: &str) -> String {
+    files_path(&format!("{filename}.metadata"))
+}
+
+/// The page of one project: its distributions, and each release's `*-variants.json` (with its
+/// hash, and without `requires-python` or core metadata, which PEP 825 calls meaningless for
+/// it and which a client could misapply).
+fn project_page(
+    name: &str,
+    releases: &BTreeMap<Version, Vec<Dist>>,
+    variants_files: &[VariantsFile],
+    placement: &FilePlacement,
+) -> ProjectPage {
+    let mut files = Vec::new();
+    for (version, dists) in releases {
+        let mut links: Vec<FileLink> = dists
+            .iter()
+            .map(|d| FileLink {
+                filename: d.input.filename.clone(),
+                url: match placement {
+                    FilePlacement::External { base_url } => {
+                        external_file_url(base_url, &d.input.filename)
+                    }
+                    _ => relative_file_url(&d.input.filename),
+                },
+                sha256: d.facts.sha256.clone(),
+                size: d.facts.size,
+                requires_python: d.facts.requires_python.clone(),
+                core_metadata_sha256: d.facts.core_metadata_sha256.clone(),
+            })
+            .collect();
+        if let Some(file) = variants_files
+            .iter()
+            .find(|f| f.project == name && &f.version == version)
+        {
+            links.push(FileLink {
+                filename: file.filename.clone(),
+                url: relative_file_url(&file.filename),
+                sha256: file.sha256.clone(),
+                size: file.text.len() as u64,
+                requires_python: None,
+                core_metadata_sha256: None,
+            });
+        }
+        links.sort_by(|a, b| a.filename.cmp(&b.filename));
+        files.extend(links);
+    }
+    ProjectPage {
+        name: name.to_owned(),
+        versions: releases.keys().map(ToString::to_string).collect(),
+        files,
+    }
+}
+
+/// Writes site files atomically when their content changed, and remembers every path it
+/// published so stale ones can be removed.
+struct SiteWriter<'a> {
+    site: &'a Path,
+    /// What the previous build wrote.
+    previous: &'a BTreeSet<String>,
+    outputs: BTreeSet<String>,
+    written: usize,
+}
+
+impl<'a> SiteWriter<'a> {
+    fn new(site: &'a Path, previous: &'a BTreeSet<String>) -> Result<Self, BuildError> {
+        let mut writer = Self {
+            site,
+            previous,
+            outputs: BTreeSet::new(),
+            written: 0,
+        };
+        writer.create_dir(FILES_DIR)?;
+        writer.create_dir(SIMPLE_DIR)?;
+        Ok(writer)
+    }
+
+    fn create_dir(&mut self, relative: &str) -> Result<(), BuildError> {
+        let path = self.site.join(relative);
+        std::fs::create_dir_all(&path).map_err(|source| BuildError::Site { path, source })
+    }
+
+    fn record(&mut self, relative: String) {
+        self.outputs.insert(relative);
+    }
+
+    fn write(&mut self, relative: &str, bytes: &[u8]) -> Result<(), BuildError> {
+        if self.write_unrecorded(relative, bytes)? {
+            self.written += 1;
+        }
+        self.record(relative.to_owned());
+        Ok(())
+    }
+
+    /// Writes `relative` unless it already holds `bytes`; whether it wrote. The caller records
+    /// the path (this half runs in parallel).
+    fn write_unrecorded(&self, relative: &str, bytes: &[u8]) -> Result<bool, BuildError> {
+        let path = self.site.join(relative);
+        // Unchanged files keep their modification time, so caches and CDNs revalidate cheaply.
+        // A file no earlier build wrote is not worth reading first.
+        if self.previous.contains(relative) && std::fs::read(&path).is_ok_and(|old| old == bytes) {
+            return Ok(false);
+        }
+        vari_fs::write_atomic(&path, bytes)?;
+        Ok(true)
+    }
+
+    /// Removes the files the previous build wrote and this one did not, then the project directories
+    /// left empty. Returns how many files were removed.
+    fn remove_stale(&self) -> Result<usize, BuildError> {
+        let mut removed = 0;
+        for relative in self.previous.difference(&self.outputs) {
+            let path = self.site.join(relative);
+            match std::fs::remove_file(&path) {
+                Ok(()) => removed += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => return Err(BuildError::Site { path, source }),
+            }
+            if let Some(project_dir) = relative
+                .strip_prefix(SIMPLE_DIR)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .and_then(|rest| rest.split_once('/'))
+                .map(|(project, _)| self.site.join(SIMPLE_DIR).join(project))
+            {
+                // Fails (and is meant to) while the directory still holds a page.
+                let _ = std::fs::remove_dir(project_dir);
+            }
+        }
+        Ok(removed)
+    }
+}

@@ -1,0 +1,70 @@
+//! Why an index could not be built. Every message names the file (wheel, page, output) at fault.
+
+use std::io;
+use std::path::PathBuf;
+
+use vari_core::metadata::{CombineError, MetadataError};
+use vari_wheel::WheelError;
+
+/// Why [`crate::build`] failed. Nothing in the site is changed when reading or combining fails:
+/// every input is read and every `*-variants.json` combined before the first write.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The input directory could not be listed.
+    #[error("{}: cannot list the directory: {source}", .path.display())]
+    ListInput {
+        /// The input directory.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: io::Error,
+    },
+    /// An input file could not be read.
+    #[error("{}: {source}", .path.display())]
+    Read {
+        /// The input file.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: io::Error,
+    },
+    /// A wheel is broken (bad filename, RECORD, `variant.json`, label).
+    #[error(transparent)]
+    Wheel(#[from] WheelError),
+    /// A wheel's core metadata (`*.dist-info/METADATA`) is missing or unreadable.
+    #[error("wheel `{}`: {member}: {problem}", .path.display())]
+    CoreMetadata {
+        /// The wheel.
+        path: PathBuf,
+        /// The archive member.
+        member: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The variant wheels of one release disagree (`spec/format.md` §5). The message names both
+    /// wheels and the key.
+    #[error("{file}: {source}")]
+    Combine {
+        /// The `{name}-{version}-variants.json` that could not be made.
+        file: String,
+        /// The conflict, naming both wheels.
+        source: CombineError,
+    },
+    /// The combined metadata cannot be written in its schema generation.
+    #[error("{file}: {source}")]
+    WriteVariantsJson {
+        /// The `{name}-{version}-variants.json` that could not be written.
+        file: String,
+        /// The problem, with its key path.
+        source: MetadataError,
+    },
+    /// A site file could not be written.
+    #[error(transparent)]
+    Write(#[from] vari_fs::WriteError),
+    /// A site file or directory could not be created, linked or removed.
+    #[error("{}: {source}", .path.display())]
+    Site {
+        /// The path in the site.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: io::Error,
+    },
+}

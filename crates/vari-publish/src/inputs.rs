@@ -1,0 +1,165 @@
+//! Which files of the input directory are distributions, and of which project and version.
+//!
+//! Wheels are named by their (PEP 427 / PEP 825) filename; source distributions by
+//! `{name}-{version}.tar.gz` or `.zip` (PEP 625), split at the last `-` so that legacy names with
+//! dashes still parse. Everything else (README files, a `*-variants.json` written by hand,
+//! directories) is skipped and reported, never guessed at.
+
+use std::path::{Path, PathBuf};
+
+use pep440_rs::Version;
+use vari_core::filename::{normalize_name, WheelFilename};
+
+use crate::error::BuildError;
+use crate::state::Fingerprint;
+
+/// A distribution file found in the input directory.
+#[derive(Debug, Clone)]
+pub(crate) struct Input {
+    /// Its path.
+    pub(crate) path: PathBuf,
+    /// Its file name (also its name in the site).
+    pub(crate) filename: String,
+    /// The PEP 503 normalised project name (`test-package`).
+    pub(crate) project: String,
+    /// Its version.
+    pub(crate) version: Version,
+    /// Wheel or sdist.
+    pub(crate) kind: InputKind,
+    /// Size, modification time and inode when listed.
+    pub(crate) fingerprint: Fingerprint,
+}
+
+/// What kind of distribution a file is.
+#[derive(Debug, Clone)]
+pub(crate) enum InputKind {
+    /// A wheel, with its parsed filename (which carries the variant label).
+    Wheel(WheelFilename),
+    /// A source distribution.
+    Sdist,
+}
+
+/// A file of the input directory that is not published, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The file.
+    pub path: PathBuf,
+    /// Why it is not published.
+    pub reason: String,
+}
+
+/// The PEP 503 form of a project name: lowercase, runs of `-`, `_`, `.` replaced by one `-`.
+///
+/// ```
+/// assert_eq!(vari_publish::project_name("Test_Package"), "test-package");
+/// ```
+pub fn project_name(name: &str) -> String {
+    normalize_name(name).replace('_', "-")
+}
+
+/// Lists the distributions directly in `dir` (not in subdirectories), sorted by file name.
+pub(crate) fn discover(dir: &Path) -> Result<(Vec<Input>, Vec<Skipped>), BuildError> {
+    let list_error = |source| BuildError::ListInput {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut inputs = Vec::new();
+    let mut skipped = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(list_error)? {
+        let entry = entry.map_err(list_error)?;
+        let path = entry.path();
+        let Some(filename) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
+            skipped.push(Skipped {
+                path,
+                reason: "the file name is not UTF-8".to_owned(),
+            });
+            continue;
+        };
+        // Hidden files are editor and sync leftovers (`.DS_Store`, `.foo.whl.swp`).
+        if filename.starts_with('.') {
+            continue;
+        }
+        // `metadata` follows symbolic links: a directory of links to wheels is a fine input.
+        let fingerprint = match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_file() => Fingerprint::of(&meta),
+            Ok(_) => continue,
+            Err(source) => return Err(BuildError::Read { path, source }),
+        };
+        match classify(&filename) {
+            Ok((project, version, kind)) => inputs.push(Input {
+                path,
+                filename,
+                project,
+                version,
+                kind,
+                fingerprint,
+            }),
+            Err(reason) => skipped.push(Skipped { path, reason }),
+        }
+    }
+    inputs.sort_by(|a, b| a.filename.cmp(&b.filename));
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((inputs, skipped))
+}
+
+/// The project, version and kind of a distribution file name, or why it is not one.
+fn classify(filename: &str) -> Result<(String, Version, InputKind), String> {
+    if filename.ends_with(".whl") {
+        let parsed = WheelFilename::parse(filename).map_err(|e| e.to_string())?;
+        return Ok((
+            project_name(&parsed.name),
+            parsed.version.clone(),
+            InputKind::Wheel(parsed),
+        ));
+    }
+    let stem = filename
+        .strip_suffix(".tar.gz")
+        .or_else(|| filename.strip_suffix(".zip"))
+        .ok_or_else(|| "not a wheel or a source distribution (.tar.gz, .zip)".to_owned())?;
+    let (name, version) = stem
+        .rsplit_once('-')
+        .filter(|(name, _)| !name.is_empty())
+        .ok_or_else(|| "a source distribution is named `{name}-{version}.tar.gz`".to_owned())?;
+    let version: Version = version.parse().map_err(|e| {
+        format!("a source distribution is named `{{name}}-{{version}}.tar.gz`; `{version}` is not a version: {e}")
+    })?;
+    Ok((project_name(name), version, InputKind::Sdist))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wheels_and_sdists_are_classified() {
+        let (project, version, kind) = classify("Foo_Bar-1.0-py3-none-any-cu12.whl").unwrap();
+        assert_eq!(
+            (project.as_str(), version.to_string().as_str()),
+            ("foo-bar", "1.0")
+        );
+        assert!(
+            matches!(kind, InputKind::Wheel(w) if w.label.as_ref().unwrap().as_str() == "cu12")
+        );
+        let (project, version, kind) = classify("my-legacy.pkg-2.0rc1.tar.gz").unwrap();
+        assert_eq!(
+            (project.as_str(), version.to_string().as_str()),
+            ("my-legacy-pkg", "2.0rc1")
+        );
+        assert!(matches!(kind, InputKind::Sdist));
+        assert!(classify("foo-1.0.zip").is_ok());
+    }
+
+    #[test]
+    fn other_files_are_refused_with_a_reason() {
+        assert!(classify("README.md").unwrap_err().contains("not a wheel"));
+        assert!(classify("foo.tar.gz")
+            .unwrap_err()
+            .contains("{name}-{version}"));
+        assert!(classify("foo-bar.tar.gz")
+            .unwrap_err()
+            .contains("not a version"));
+        assert!(classify("foo-1.0-py3.whl")
+            .unwrap_err()
+            .contains("dash-separated"));
+    }
+}

@@ -1,0 +1,484 @@
+//! `validate`: does an index keep PEP 825's promises?
+//!
+//! For every project page (PEP 691 JSON):
+//! - every release with variant wheels links its `{name}-{version}-variants.json`, which is
+//!   valid index-level metadata;
+//! - it agrees with each variant wheel's `variant.json` (combining them changes nothing) and
+//!   covers every wheel's label; a label no wheel carries is a warning;
+//! - every linked file, and every PEP 658 `.metadata` file, has the hash the page gives.
+//!
+//! Where the pages and files come from is a [`SiteReader`]: [`LocalSite`] reads a built site
+//! directory; an HTTP reader (the index client, with range reads for `variant.json`) plugs in
+//! the same way. Files a reader cannot reach (a local site whose wheels are linked by URL) are
+//! reported as not checked, never as valid.
+
+mod local;
+mod reader;
+
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, BTreeSet};
+
+use pep440_rs::Version;
+use rayon::prelude::*;
+use serde::Deserialize;
+use url::Url;
+use vari_core::filename::{variants_json_filename, WheelFilename};
+use vari_core::metadata::{combine, properties_of, read_json, SourceKind, VariantMetadata};
+
+pub use local::LocalSite;
+pub use reader::{FetchError, SiteReader};
+
+/// How bad a problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// The index breaks a rule; installers may choose wrongly or fail.
+    Error,
+    /// Suspicious or unchecked, but not wrong.
+    Warning,
+}
+
+/// One finding: the file at fault (a page path such as `simple/foo/index.json`, or a linked
+/// file's name), the key inside it when there is one, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The file at fault.
+    pub file: String,
+    /// The key path inside it (`variants.cu128`, `hashes.sha256`), when there is one.
+    pub key: Option<String>,
+    /// What is wrong, without a trailing period.
+    pub message: String,
+}
+
+/// Everything [`validate`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ValidationReport {
+    /// Projects checked.
+    pub projects: usize,
+    /// Files linked from their pages, and checked where reachable.
+    pub files: usize,
+    /// The findings, by project, then file.
+    pub problems: Vec<Problem>,
+}
+
+impl ValidationReport {
+    /// Whether any finding is an error.
+    pub fn has_errors(&self) -> bool {
+        self.problems.iter().any(|p| p.severity == Severity::Error)
+    }
+}
+
+/// Why validation could not run at all (as opposed to finding problems).
+#[derive(Debug, thiserror::Error)]
+pub enum ValidateError {
+    /// The site directory does not exist or cannot be resolved.
+    #[error("{}: {source}", .path.display())]
+    Site {
+        /// The directory given.
+        path: std::path::PathBuf,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// The project list could not be fetched.
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+}
+
+/// The parts of a PEP 691 project list that validation reads.
+#[derive(Deserialize)]
+struct RootPage {
+    projects: Vec<RootProject>,
+}
+
+#[derive(Deserialize)]
+struct RootProject {
+    name: String,
+}
+
+/// The parts of a PEP 691 project page that validation reads.
+#[derive(Deserialize)]
+struct ProjectPage {
+    files: Vec<PageFile>,
+}
+
+#[derive(Deserialize)]
+struct PageFile {
+    filename: String,
+    url: String,
+    #[serde(default)]
+    hashes: BTreeMap<String, String>,
+    #[serde(rename = "core-metadata", default)]
+    core_metadata: Option<serde_json::Value>,
+}
+
+/// The page path used in messages.
+const ROOT_PAGE: &str = "simple/index.json";
+
+/// Checks the index `reader` gives access to (see the module docs).
+pub fn validate(reader: &dyn SiteReader) -> Result<ValidationReport, ValidateError> {
+    let mut report = ValidationReport::default();
+    let Some(bytes) = reader.root_page()? else {
+        report.problems.push(error(
+            ROOT_PAGE,
+            None,
+            "missing: not a simple index built with PEP 691 JSON pages",
+        ));
+        return Ok(report);
+    };
+    let root: RootPage = match serde_json::from_slice(&bytes) {
+        Ok(root) => root,
+        Err(e) => {
+            report.problems.push(error(
+                ROOT_PAGE,
+                None,
+                format!("not a PEP 691 project list: {e}"),
+            ));
+            return Ok(report);
+        }
+    };
+    let names: BTreeSet<String> = root
+        .projects
+        .into_iter()
+        .map(|p| crate::project_name(&p.name))
+        .collect();
+    let checked: Vec<(usize, Vec<Problem>)> = names
+        .par_iter()
+        .map(|name| ProjectCheck::new(reader, name).run())
+        .collect();
+    report.projects = names.len();
+    for (files, problems) in checked {
+        report.files += files;
+        report.problems.extend(problems);
+    }
+    Ok(report)
+}
+
+fn problem(
+    severity: Severity,
+    file: &str,
+    key: Option<String>,
+    message: impl Into<String>,
+) -> Problem {
+    Problem {
+        severity,
+        file: file.to_owned(),
+        key,
+        message: message.into(),
+    }
+}
+
+fn error(file: &str, key: Option<String>, message: impl Into<String>) -> Problem {
+    problem(Severity::Error, file, key, message)
+}
+
+fn warning(file: &str, key: Option<String>, message: impl Into<String>) -> Problem {
+    problem(Severity::Warning, file, key, message)
+}
+
+/// The checks of one project page.
+struct ProjectCheck<'a> {
+    reader: &'a dyn SiteReader,
+    name: &'a str,
+    page_path: String,
+    problems: Vec<Problem>,
+    /// Files the reader cannot reach (hosted elsewhere).
+    unreachable: usize,
+}
+
+/// A variant wheel linked from the page.
+struct LinkedWheel<'a> {
+    filename: &'a str,
+    parsed: WheelFilename,
+    url: Option<Url>,
+}
+
+impl<'a> ProjectCheck<'a> {
+    fn new(reader: &'a dyn SiteReader, name: &'a str) -> Self {
+        Self {
+            reader,
+            name,
+            page_path: format!("simple/{name}/index.json"),
+            problems: Vec::new(),
+            unreachable: 0,
+        }
+    }
+
+    fn run(mut self) -> (usize, Vec<Problem>) {
+        let (base, page) = match self.reader.project_page(self.name) {
+            Ok(Some((base, bytes))) => match serde_json::from_slice::<ProjectPage>(&bytes) {
+                Ok(page) => (base, page),
+                Err(e) => {
+                    self.error_on_page(format!("not a PEP 691 project page: {e}"));
+                    return (0, self.problems);
+                }
+            },
+            Ok(None) => {
+                self.error_on_page("missing, but the project list links it".to_owned());
+                return (0, self.problems);
+            }
+            Err(e) => {
+                self.error_on_page(e.to_string());
+                return (0, self.problems);
+            }
+        };
+        let urls: Vec<Option<Url>> = page.files.iter().map(|f| self.resolve(&base, f)).collect();
+        for (file, url) in page.files.iter().zip(&urls) {
+            if let Some(url) = url {
+                self.check_hashes(file, url);
+            }
+        }
+        self.check_releases(&page, &urls);
+        if self.unreachable > 0 {
+            let page_path = self.page_path.clone();
+            self.problems.push(warning(
+                &page_path,
+                None,
+                format!(
+                    "{} linked file(s) are not reachable from here and were not checked",
+                    self.unreachable
+                ),
+            ));
+        }
+        (page.files.len(), self.problems)
+    }
+
+    fn error_on_page(&mut self, message: String) {
+        let page_path = self.page_path.clone();
+        self.problems.push(error(&page_path, None, message));
+    }
+
+    fn resolve(&mut self, base: &Url, file: &PageFile) -> Option<Url> {
+        match base.join(&file.url) {
+            Ok(url) => Some(url),
+            Err(e) => {
+                let page_path = self.page_path.clone();
+                self.problems.push(error(
+                    &page_path,
+                    Some(format!("files.{}.url", file.filename)),
+                    format!("`{}` is not a URL: {e}", file.url),
+                ));
+                None
+            }
+        }
+    }
+
+    /// The file's and its `.metadata` file's SHA-256 against the page.
+    fn check_hashes(&mut self, file: &PageFile, url: &Url) {
+        let expected = file.hashes.get("sha256");
+        match self.reader.file_sha256(url) {
+            Ok(Some(actual)) => {
+                if let Some(expected) = expected.filter(|e| !e.eq_ignore_ascii_case(&actual)) {
+                    self.problems.push(error(
+                        &file.filename,
+                        Some("hashes.sha256".to_owned()),
+                        format!("the page says {expected}, the file has {actual}"),
+                    ));
+                }
+            }
+            Ok(None) => self.problems.push(error(
+                &file.filename,
+                None,
+                format!("linked from {} but missing", self.page_path),
+            )),
+            Err(FetchError::NotReachable { .. }) => {
+                self.unreachable += 1;
+                return;
+            }
+            Err(e) => self
+                .problems
+                .push(error(&file.filename, None, e.to_string())),
+        }
+        let Some(expected) = file
+            .core_metadata
+            .as_ref()
+            .and_then(|v| v.get("sha256"))
+            .and_then(|v| v.as_str())
+        else {
+            return;
+        };
+        let metadata_name = format!("{}.metadata", file.filename);
+        let mut metadata_url = url.clone();
+        metadata_url.set_path(&format!("{}.metadata", url.path()));
+        match self.reader.file_sha256(&metadata_url) {
+            Ok(Some(actual)) if actual.eq_ignore_ascii_case(expected) => {}
+            Ok(Some(actual)) => self.problems.push(error(
+                &metadata_name,
+                None,
+                format!("the page's core-metadata.sha256 is {expected}, the file has {actual}"),
+            )),
+            Ok(None) => self.problems.push(error(
+                &metadata_name,
+                None,
+                "missing, but the page announces it (core-metadata)",
+            )),
+            Err(FetchError::NotReachable { .. }) => self.unreachable += 1,
+            Err(e) => self
+                .problems
+                .push(error(&metadata_name, None, e.to_string())),
+        }
+    }
+
+    /// Per release with variant wheels: its `variants.json` is linked, valid, and agrees with
+    /// each wheel.
+    fn check_releases(&mut self, page: &ProjectPage, urls: &[Option<Url>]) {
+        let mut releases: BTreeMap<Version, Vec<LinkedWheel<'_>>> = BTreeMap::new();
+        for (file, url) in page.files.iter().zip(urls) {
+            let Ok(parsed) = WheelFilename::parse(&file.filename) else {
+                continue;
+            };
+            if parsed.is_variant() {
+                releases
+                    .entry(parsed.version.clone())
+                    .or_default()
+                    .push(LinkedWheel {
+                        filename: &file.filename,
+                        parsed,
+                        url: url.clone(),
+                    });
+            }
+        }
+        for wheels in releases.values() {
+            let first = &wheels[0].parsed;
+            let expected = variants_json_filename(&first.name, &first.version);
+            let Some(position) = page.files.iter().position(|f| f.filename == expected) else {
+                let page_path = self.page_path.clone();
+                self.problems.push(error(
+                    &page_path,
+                    None,
+                    format!(
+                        "version {} has variant wheels ({}) but links no {expected}",
+                        first.version, wheels[0].filename
+                    ),
+                ));
+                continue;
+            };
+            let Some(url) = &urls[position] else { continue };
+            if let Some(index) = self.read_variants_json(&expected, url) {
+                self.check_wheels(&expected, &index, wheels);
+            }
+        }
+    }
+
+    fn read_variants_json(&mut self, name: &str, url: &Url) -> Option<VariantMetadata> {
+        let bytes = match self.reader.fetch(url) {
+            Ok(Some(bytes)) => bytes,
+            // Reported by the hash check already.
+            Ok(None) => return None,
+            Err(FetchError::NotReachable { .. }) => return None,
+            Err(e) => {
+                self.problems.push(error(name, None, e.to_string()));
+                return None;
+            }
+        };
+        let Ok(text) = String::from_utf8(bytes) else {
+            self.problems.push(error(name, None, "is not UTF-8"));
+            return None;
+        };
+        match read_json(&text, SourceKind::IndexFile) {
+            Ok(meta) => Some(meta),
+            Err(errors) => {
+                for e in errors {
+                    self.problems.push(error(
+                        name,
+                        Some(e.path).filter(|p| !p.is_empty()),
+                        e.message,
+                    ));
+                }
+                None
+            }
+        }
+    }
+
+    fn check_wheels(&mut self, name: &str, index: &VariantMetadata, wheels: &[LinkedWheel<'_>]) {
+        let mut labels_seen = BTreeSet::new();
+        for wheel in wheels {
+            let Some(label) = &wheel.parsed.label else {
+                continue;
+            };
+            labels_seen.insert(label.clone());
+            if !index.variants.contains_key(label) {
+                self.problems.push(error(
+                    name,
+                    Some(format!("variants.{label}")),
+                    format!("missing: {} has this label", wheel.filename),
+                ));
+            }
+            let Some(url) = &wheel.url else { continue };
+            let wheel_meta = match self.reader.wheel_variant(url, wheel.filename) {
+                Ok(Some(meta)) => meta,
+                Ok(None) => continue, // missing: reported by the hash check
+                Err(FetchError::NotReachable { .. }) => continue,
+                Err(e) => {
+                    self.problems
+                        .push(error(wheel.filename, None, e.to_string()));
+                    continue;
+                }
+            };
+            match combine([(name, index), (wheel.filename, &wheel_meta)]) {
+                Err(e) => self
+                    .problems
+                    .push(error(wheel.filename, None, e.to_string())),
+                Ok(combined) => {
+                    if let Some(key) = first_difference(index, &combined) {
+                        self.problems.push(error(
+                            name,
+                            Some(key.to_owned()),
+                            format!(
+                                "lacks what {}'s variant.json has there; rebuild the index",
+                                wheel.filename
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        // Allowed, but an installer breaks the tie by label, so the later label is never chosen.
+        let mut by_properties = BTreeMap::new();
+        for (label, properties) in &index.variants {
+            let key: Vec<String> = properties_of(properties).map(|p| p.to_string()).collect();
+            match by_properties.entry(key) {
+                Entry::Vacant(entry) => {
+                    entry.insert(label);
+                }
+                Entry::Occupied(first) => self.problems.push(warning(
+                    name,
+                    Some(format!("variants.{label}")),
+                    format!(
+                        "has the same properties as `{}`, which installers prefer",
+                        first.get()
+                    ),
+                )),
+            }
+        }
+        for label in index.variants.keys() {
+            if !labels_seen.contains(label) {
+                self.problems.push(warning(
+                    name,
+                    Some(format!("variants.{label}")),
+                    "no linked wheel has this label",
+                ));
+            }
+        }
+    }
+}
+
+/// The first top-level key where `combined` (the index file plus a wheel) differs from the
+/// index file alone: what the index file is missing.
+fn first_difference(index: &VariantMetadata, combined: &VariantMetadata) -> Option<&'static str> {
+    if index.priorities.namespace != combined.priorities.namespace {
+        Some("default-priorities.namespace")
+    } else if index.priorities.feature != combined.priorities.feature {
+        Some("default-priorities.feature")
+    } else if index.priorities.property != combined.priorities.property {
+        Some("default-priorities.property")
+    } else if index.providers != combined.providers {
+        Some("providers")
+    } else if index.static_properties != combined.static_properties {
+        Some("static-properties")
+    } else if index.variants != combined.variants {
+        Some("variants")
+    } else {
+        None
+    }
+}

@@ -1,0 +1,373 @@
+//! `build` on the fixture wheels and on generated ones.
+
+use std::io::Read;
+use std::path::Path;
+
+use vari_core::metadata::{combine, read_json, write_json, SourceKind};
+use vari_publish::{build, BuildError, BuildOptions, BuildStats, FilePlacement};
+
+use crate::common::*;
+
+fn build_dir(input: &Path, site: &Path) -> BuildStats {
+    build(&BuildOptions::new(input, site)).unwrap_or_else(|e| panic!("build failed: {e}"))
+}
+
+fn page_file<'a>(page: &'a serde_json::Value, filename: &str) -> &'a serde_json::Value {
+    page["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["filename"] == filename)
+        .unwrap_or_else(|| panic!("{filename} not on the page: {page}"))
+}
+
+#[test]
+fn fixture_wheels_make_one_project_with_its_variants_json() {
+    let site = tempfile::tempdir().unwrap();
+    let stats = build_dir(&fixture_wheels(), site.path());
+    assert_eq!((stats.projects, stats.files, stats.read), (1, 7, 7));
+    assert_eq!(stats.variants_json, ["test_package-0-variants.json"]);
+    // The hand-made variants.json beside the fixtures is not a distribution.
+    assert_eq!(stats.skipped.len(), 1);
+    assert!(stats.skipped[0]
+        .path
+        .ends_with("test_package-0-variants.json"));
+
+    let root = site_json(site.path(), "simple/index.json");
+    assert_pep691_root(&root);
+    assert_eq!(
+        root["projects"],
+        serde_json::json!([{"name": "test-package"}])
+    );
+    let page = site_json(site.path(), "simple/test-package/index.json");
+    assert_pep691_project(&page);
+    assert_eq!(page["name"], "test-package");
+    assert_eq!(page["versions"], serde_json::json!(["0"]));
+    assert_eq!(page["files"].as_array().unwrap().len(), 8);
+
+    // Every wheel: its hash, size, requires-python from METADATA, and a PEP 658 file.
+    for entry in std::fs::read_dir(fixture_wheels()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap();
+        if !name.ends_with(".whl") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let file = page_file(&page, name);
+        assert_eq!(file["hashes"]["sha256"], sha256_hex(&bytes), "{name}");
+        assert_eq!(file["size"], bytes.len(), "{name}");
+        assert_eq!(file["url"], format!("../../files/{name}"));
+        assert_eq!(file["requires-python"], ">=3.10", "{name}");
+        assert_eq!(
+            std::fs::read(site.path().join("files").join(name)).unwrap(),
+            bytes
+        );
+
+        let mut archive = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();
+        let mut metadata = Vec::new();
+        archive
+            .by_name("test_package-0.dist-info/METADATA")
+            .unwrap()
+            .read_to_end(&mut metadata)
+            .unwrap();
+        let published = std::fs::read(site.path().join(format!("files/{name}.metadata"))).unwrap();
+        assert_eq!(published, metadata, "{name}.metadata");
+        let hash = sha256_hex(&metadata);
+        assert_eq!(file["core-metadata"]["sha256"], hash);
+        assert_eq!(file["dist-info-metadata"]["sha256"], hash);
+    }
+
+    // The variants.json: linked with its hash, none of the attributes meaningless for it.
+    let variants = std::fs::read(site.path().join("files/test_package-0-variants.json")).unwrap();
+    let link = page_file(&page, "test_package-0-variants.json");
+    assert_eq!(link["hashes"]["sha256"], sha256_hex(&variants));
+    assert_eq!(link["size"], variants.len());
+    for key in [
+        "requires-python",
+        "core-metadata",
+        "dist-info-metadata",
+        "yanked",
+    ] {
+        assert!(link.get(key).is_none(), "{key} on the variants.json link");
+    }
+    // It lists exactly what variantlib's own combined file for these wheels lists.
+    let ours = read_json(
+        std::str::from_utf8(&variants).unwrap(),
+        SourceKind::IndexFile,
+    )
+    .unwrap();
+    let reference =
+        std::fs::read_to_string(fixture_wheels().join("test_package-0-variants.json")).unwrap();
+    let reference = read_json(&reference, SourceKind::IndexFile).unwrap();
+    assert_eq!(ours.variants, reference.variants);
+    assert_eq!(ours.priorities, reference.priorities);
+    assert_eq!(ours.providers, reference.providers);
+}
+
+#[test]
+fn html_pages_carry_the_same_links_and_attributes() {
+    let site = tempfile::tempdir().unwrap();
+    build_dir(&fixture_wheels(), site.path());
+    let root = std::fs::read_to_string(site.path().join("simple/index.html")).unwrap();
+    assert!(
+        root.contains("<a href=\"test-package/\">test-package</a>"),
+        "{root}"
+    );
+    let html = std::fs::read_to_string(site.path().join("simple/test-package/index.html")).unwrap();
+    let page = site_json(site.path(), "simple/test-package/index.json");
+    for file in page["files"].as_array().unwrap() {
+        let name = file["filename"].as_str().unwrap();
+        let line = html
+            .lines()
+            .find(|l| l.contains(&format!(">{name}</a>")))
+            .unwrap_or_else(|| panic!("{name} not linked:\n{html}"));
+        let sha = file["hashes"]["sha256"].as_str().unwrap();
+        assert!(
+            line.contains(&format!("href=\"../../files/{name}#sha256={sha}\"")),
+            "{line}"
+        );
+        if name.ends_with("-variants.json") {
+            assert!(!line.contains("data-"), "{line}");
+        } else {
+            let meta = file["core-metadata"]["sha256"].as_str().unwrap();
+            assert!(
+                line.contains("data-requires-python=\"&gt;=3.10\""),
+                "{line}"
+            );
+            assert!(
+                line.contains(&format!("data-core-metadata=\"sha256={meta}\"")),
+                "{line}"
+            );
+            assert!(
+                line.contains(&format!("data-dist-info-metadata=\"sha256={meta}\"")),
+                "{line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn variants_json_is_the_combination_of_the_wheels() {
+    let input = tempfile::tempdir().unwrap();
+    let wheels: Vec<_> = ["v2", "v3", "v4"]
+        .iter()
+        .map(|level| WheelSpec::x86_64("fast_math", "1.2.0", level).write(input.path()))
+        .collect();
+    WheelSpec::plain("fast_math", "1.2.0").write(input.path());
+    WheelSpec::plain("fast_math", "1.1.0").write(input.path());
+    let site = tempfile::tempdir().unwrap();
+    let stats = build_dir(input.path(), site.path());
+    assert_eq!(stats.variants_json, ["fast_math-1.2.0-variants.json"]);
+
+    let metas: Vec<_> = wheels
+        .iter()
+        .map(|w| vari_wheel::inspect(w).unwrap().metadata.unwrap())
+        .collect();
+    let names: Vec<String> = wheels.iter().map(|w| w.display().to_string()).collect();
+    let expected = combine(names.iter().map(String::as_str).zip(&metas)).unwrap();
+    let expected = write_json(&expected, expected.generation).unwrap().text;
+    let written =
+        std::fs::read_to_string(site.path().join("files/fast_math-1.2.0-variants.json")).unwrap();
+    assert_eq!(written, expected);
+    let page = site_json(site.path(), "simple/fast-math/index.json");
+    assert_eq!(page["versions"], serde_json::json!(["1.1.0", "1.2.0"]));
+    assert!(!site
+        .path()
+        .join("files/fast_math-1.1.0-variants.json")
+        .exists());
+}
+
+#[test]
+fn a_conflict_fails_naming_both_wheels_and_leaves_the_site_alone() {
+    let input = tempfile::tempdir().unwrap();
+    WheelSpec::x86_64("pkg", "1.0", "v3").write(input.path());
+    let site = tempfile::tempdir().unwrap();
+    build_dir(input.path(), site.path());
+    let before = tree(site.path());
+
+    // Another wheel of the release (another platform tag) whose label `v3` claims level v4.
+    let scratch = tempfile::tempdir().unwrap();
+    let made = WheelSpec {
+        variant_json: Some(variant_json(
+            &["x86_64"],
+            "v3",
+            &[("x86_64", "level", "v4")],
+        )),
+        ..WheelSpec::x86_64("pkg", "1.0", "v3")
+    }
+    .write(scratch.path());
+    // The platform tag is only in the file name; the wheel's content does not repeat it.
+    let other = input
+        .path()
+        .join("pkg-1.0-py3-none-manylinux_2_28_x86_64-v3.whl");
+    std::fs::copy(&made, &other).unwrap();
+
+    let error = build(&BuildOptions::new(input.path(), site.path())).unwrap_err();
+    assert!(matches!(error, BuildError::Combine { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(message.contains("pkg-1.0-variants.json"), "{message}");
+    assert!(message.contains("pkg-1.0-py3-none-any-v3.whl"), "{message}");
+    assert!(
+        message.contains("pkg-1.0-py3-none-manylinux_2_28_x86_64-v3.whl"),
+        "{message}"
+    );
+    assert!(message.contains("variants.v3"), "{message}");
+    assert_eq!(tree(site.path()), before, "a failed build changes nothing");
+}
+
+#[test]
+fn a_broken_wheel_fails_the_build_naming_it() {
+    let input = tempfile::tempdir().unwrap();
+    WheelSpec::plain("pkg", "1.0").write(input.path());
+    std::fs::write(input.path().join("pkg-2.0-py3-none-any.whl"), b"not a zip").unwrap();
+    let site = tempfile::tempdir().unwrap();
+    let error = build(&BuildOptions::new(input.path(), site.path())).unwrap_err();
+    assert!(
+        error.to_string().contains("pkg-2.0-py3-none-any.whl"),
+        "{error}"
+    );
+    assert!(!site.path().join("simple").exists(), "nothing written");
+}
+
+#[test]
+fn a_rebuild_reads_only_new_or_changed_inputs_and_removes_stale_files() {
+    let input = tempfile::tempdir().unwrap();
+    for level in ["v2", "v3"] {
+        WheelSpec::x86_64("pkg", "1.0", level).write(input.path());
+    }
+    WheelSpec::plain("pkg", "1.0").write(input.path());
+    let site = tempfile::tempdir().unwrap();
+    let first = build_dir(input.path(), site.path());
+    assert_eq!((first.read, first.reused), (3, 0));
+
+    let again = build_dir(input.path(), site.path());
+    assert_eq!(
+        (again.read, again.reused, again.written, again.removed),
+        (0, 3, 0, 0)
+    );
+
+    WheelSpec::x86_64("pkg", "1.0", "v4").write(input.path());
+    let added = build_dir(input.path(), site.path());
+    assert_eq!((added.read, added.reused), (1, 3));
+    let combined = site_json(site.path(), "files/pkg-1.0-variants.json");
+    let labels: Vec<_> = combined["variants"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(labels, ["v2", "v3", "v4"]);
+
+    // An incremental build gives exactly what a build from scratch gives.
+    let fresh = tempfile::tempdir().unwrap();
+    build_dir(input.path(), fresh.path());
+    let pages = |root: &Path| -> Vec<_> {
+        tree(root)
+            .into_iter()
+            .filter(|(p, _)| !p.starts_with('.'))
+            .collect()
+    };
+    assert_eq!(pages(site.path()), pages(fresh.path()));
+
+    std::fs::remove_file(input.path().join("pkg-1.0-py3-none-any-v2.whl")).unwrap();
+    let removed = build_dir(input.path(), site.path());
+    assert_eq!((removed.read, removed.reused), (0, 3));
+    assert_eq!(removed.removed, 2, "the wheel and its .metadata");
+    assert!(!site
+        .path()
+        .join("files/pkg-1.0-py3-none-any-v2.whl")
+        .exists());
+    assert!(!site
+        .path()
+        .join("files/pkg-1.0-py3-none-any-v2.whl.metadata")
+        .exists());
+
+    // A deleted .metadata file is rewritten from the wheel, which is then read again.
+    std::fs::remove_file(
+        site.path()
+            .join("files/pkg-1.0-py3-none-any-v3.whl.metadata"),
+    )
+    .unwrap();
+    let repaired = build_dir(input.path(), site.path());
+    assert_eq!(repaired.read, 1);
+    assert!(site
+        .path()
+        .join("files/pkg-1.0-py3-none-any-v3.whl.metadata")
+        .is_file());
+
+    // A project that disappears takes its pages and directory with it.
+    WheelSpec::plain("gone", "1.0").write(input.path());
+    build_dir(input.path(), site.path());
+    assert!(site.path().join("simple/gone/index.json").is_file());
+    std::fs::remove_file(input.path().join("gone-1.0-py3-none-any.whl")).unwrap();
+    build_dir(input.path(), site.path());
+    assert!(!site.path().join("simple/gone").exists());
+}
+
+#[test]
+fn two_builds_of_the_same_inputs_are_byte_identical() {
+    let input = tempfile::tempdir().unwrap();
+    for (name, version) in [("alpha", "1.0"), ("alpha", "2.0"), ("Beta.Pkg", "0.1")] {
+        for level in ["v1", "v3"] {
+            WheelSpec::x86_64(name, version, level).write(input.path());
+        }
+        WheelSpec {
+            requires_python: Some(">=3.9,<4"),
+            ..WheelSpec::plain(name, version)
+        }
+        .write(input.path());
+    }
+    std::fs::write(input.path().join("alpha-2.0.tar.gz"), b"an sdist").unwrap();
+    let one = tempfile::tempdir().unwrap();
+    let two = tempfile::tempdir().unwrap();
+    build_dir(input.path(), one.path());
+    let options = BuildOptions {
+        placement: FilePlacement::Copy,
+        ..BuildOptions::new(input.path(), two.path())
+    };
+    build(&options).unwrap();
+    assert_eq!(tree(one.path()), tree(two.path()));
+
+    let root = site_json(one.path(), "simple/index.json");
+    assert_eq!(
+        root["projects"],
+        serde_json::json!([{"name": "alpha"}, {"name": "beta-pkg"}])
+    );
+    let alpha = site_json(one.path(), "simple/alpha/index.json");
+    assert_pep691_project(&alpha);
+    let sdist = page_file(&alpha, "alpha-2.0.tar.gz");
+    assert_eq!(sdist["hashes"]["sha256"], sha256_hex(b"an sdist"));
+    assert!(sdist.get("core-metadata").is_none());
+    let plain = page_file(&alpha, "alpha-2.0-py3-none-any.whl");
+    assert_eq!(plain["requires-python"], ">=3.9,<4");
+}
+
+#[test]
+fn files_linked_by_base_url_are_not_copied() {
+    let input = tempfile::tempdir().unwrap();
+    WheelSpec::x86_64("pkg", "1.0+cpu", "v3").write(input.path());
+    let site = tempfile::tempdir().unwrap();
+    let options = BuildOptions {
+        placement: FilePlacement::External {
+            base_url: "https://downloads.example.org/wheels/".to_owned(),
+        },
+        ..BuildOptions::new(input.path(), site.path())
+    };
+    build(&options).unwrap();
+    let page = site_json(site.path(), "simple/pkg/index.json");
+    let wheel = page_file(&page, "pkg-1.0+cpu-py3-none-any-v3.whl");
+    assert_eq!(
+        wheel["url"],
+        "https://downloads.example.org/wheels/pkg-1.0%2Bcpu-py3-none-any-v3.whl"
+    );
+    assert!(!site
+        .path()
+        .join("files/pkg-1.0+cpu-py3-none-any-v3.whl")
+        .exists());
+    assert!(site
+        .path()
+        .join("files/pkg-1.0+cpu-py3-none-any-v3.whl.metadata")
+        .is_file());
+    let variants = page_file(&page, "pkg-1.0+cpu-variants.json");
+    assert_eq!(variants["url"], "../../files/pkg-1.0%2Bcpu-variants.json");
+}
