@@ -1,0 +1,282 @@
+//! Finding and merging the layers, and handing the result to the libraries that use it.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use vari_client::{CacheMode, ClientSettings, IndexStrategy, IndexUrl};
+use vari_core::ordering::SelectionOptions;
+
+use crate::error::ConfigError;
+use crate::key::Key;
+use crate::locate::{project_candidates, user_config_file, ConfigEnv, CONFIG_ENV, NO_CONFIG_ENV};
+use crate::read::{parse, settings_in, Placement};
+use crate::settings::{strategy_name, Layer, Settings, Shown, Source};
+
+/// A configuration file that was looked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigFile {
+    /// Its layer.
+    pub layer: Layer,
+    /// Where it is (or would be).
+    pub path: PathBuf,
+    /// Whether it exists and gave settings.
+    pub found: bool,
+}
+
+/// The merged configuration: the settings, the files looked at, and what was skipped.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Every setting, each with the layer and file it came from.
+    pub settings: Settings,
+    /// The files looked at, weakest layer first (the user file even when it does not exist).
+    pub files: Vec<ConfigFile>,
+    /// Files skipped because they could not be parsed: a `pyproject.toml` met during the
+    /// project search that is not valid TOML (it may belong to a neighbour, and it cannot be
+    /// known whether it holds `[tool.vari]`).
+    pub warnings: Vec<ConfigError>,
+}
+
+impl Config {
+    /// Finds and merges the layers, weakest first: the user's `vari.toml`
+    /// ([`user_config_file`]); the nearest `pyproject.toml` with a `[tool.vari]` table, searched
+    /// from the current directory up to the repository root (the directory holding `.git`) or
+    /// the filesystem root; the file `VARI_CONFIG` names (relative to the current directory).
+    /// A stronger layer replaces a weaker one's value key by key.
+    ///
+    /// A missing user file is not an error; a missing `VARI_CONFIG` file is. With
+    /// `VARI_NO_CONFIG` set, the user and project files are not looked for.
+    pub fn load(env: &ConfigEnv) -> Result<Self, ConfigError> {
+        let mut config = Config::default();
+        if env.var(NO_CONFIG_ENV).is_none() {
+            if let Some(path) = user_config_file(|name| env.var(name).map(str::to_owned)) {
+                config.read_user(path)?;
+            }
+            if let Some(start) = env.current_dir() {
+                config.read_project(start)?;
+            }
+        }
+        if let Some(named) = env.var(CONFIG_ENV) {
+            let path = match env.current_dir() {
+                Some(dir) => dir.join(named),
+                None => PathBuf::from(named),
+            };
+            let text = read_text(&path)?.ok_or_else(|| {
+                ConfigError::file(&path, format!("does not exist (named by {CONFIG_ENV})"))
+            })?;
+            let doc = parse(&text, &path)?;
+            let settings = settings_in(&doc, &path, Layer::Environment, Placement::Root)?;
+            config.add(Layer::Environment, path, settings);
+        }
+        Ok(config)
+    }
+
+    /// [`Config::load`] with the process's environment and current directory.
+    pub fn from_process_env() -> Result<Self, ConfigError> {
+        Self::load(&ConfigEnv::from_process())
+    }
+
+    fn read_user(&mut self, path: PathBuf) -> Result<(), ConfigError> {
+        match read_text(&path)? {
+            Some(text) => {
+                let doc = parse(&text, &path)?;
+                let settings = settings_in(&doc, &path, Layer::User, Placement::Root)?;
+                self.add(Layer::User, path, settings);
+            }
+            None => self.files.push(ConfigFile {
+                layer: Layer::User,
+                path,
+                found: false,
+            }),
+        }
+        Ok(())
+    }
+
+    fn read_project(&mut self, start: &Path) -> Result<(), ConfigError> {
+        for path in project_candidates(start) {
+            let Some(text) = read_text(&path)? else {
+                continue;
+            };
+            let doc = match parse(&text, &path) {
+                Ok(doc) => doc,
+                Err(e) => {
+                    self.warnings.push(e);
+                    continue;
+                }
+            };
+            if let Some(settings) = settings_in(&doc, &path, Layer::Project, Placement::ToolVari)? {
+                self.add(Layer::Project, path, Some(settings));
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, layer: Layer, path: PathBuf, settings: Option<Settings>) {
+        let found = settings.is_some();
+        if let Some(settings) = settings {
+            self.settings.overlay(settings);
+        }
+        self.files.push(ConfigFile { layer, path, found });
+    }
+
+    /// The configuration's selection options, as if given on the command line: `prefer`,
+    /// `forbid`, `enable-optional`, `no-variants` (no layer can force one `variant`: a label
+    /// belongs to one package, preferences to every package).
+    pub fn selection_defaults(&self) -> SelectionOptions {
+        let s = &self.settings;
+        SelectionOptions {
+            prefer: s
+                .prefer
+                .as_ref()
+                .map(|p| p.value.clone())
+                .unwrap_or_default(),
+            forbid: s
+                .forbid
+                .as_ref()
+                .map(|p| p.value.clone())
+                .unwrap_or_default(),
+            variant: None,
+            no_variants: s.no_variants.as_ref().is_some_and(|n| n.value),
+            enable_optional: s
+                .enable_optional
+                .as_ref()
+                .map(|e| e.value.iter().cloned().collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The options a selection uses: the command line's over the configuration's.
+    ///
+    /// A list the command line gives (`prefer`, `forbid`, `enable_optional` not empty)
+    /// replaces the configuration's list rather than adding to it, so that one command can say
+    /// exactly what it wants whatever the files say. `no_variants` is on when the command line
+    /// says so, or when the configuration does and the command line names no `variant` (asking
+    /// for one variant overrides a configured "no variants").
+    ///
+    /// ```
+    /// use vari_core::ordering::SelectionOptions;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("vari.toml"), "prefer = [\"nvidia\"]\nforbid = [\"amd\"]\n").unwrap();
+    /// let env = vari_config::ConfigEnv::new([("VARI_CONFIG", "vari.toml")], Some(dir.path().into()));
+    /// let config = vari_config::Config::load(&env).unwrap();
+    /// let command_line = SelectionOptions { prefer: vec!["x86_64".parse().unwrap()], ..SelectionOptions::default() };
+    /// let options = config.selection(command_line);
+    /// assert_eq!(options.prefer[0].to_string(), "x86_64");   // the command line's list
+    /// assert_eq!(options.forbid[0].to_string(), "amd");      // the file's
+    /// ```
+    pub fn selection(&self, command_line: SelectionOptions) -> SelectionOptions {
+        let defaults = self.selection_defaults();
+        let or_default = |given: Vec<_>, default: Vec<_>| match given.is_empty() {
+            true => default,
+            false => given,
+        };
+        let no_variants =
+            command_line.no_variants || (defaults.no_variants && command_line.variant.is_none());
+        SelectionOptions {
+            prefer: or_default(command_line.prefer, defaults.prefer),
+            forbid: or_default(command_line.forbid, defaults.forbid),
+            enable_optional: match command_line.enable_optional.is_empty() {
+                true => defaults.enable_optional,
+                false => command_line.enable_optional,
+            },
+            variant: command_line.variant,
+            no_variants,
+        }
+    }
+
+    /// The configured target profile (absolute, or relative to the current directory when the
+    /// file that set it was named by a relative `VARI_CONFIG` without a current directory). A
+    /// front-end uses it only when the command line names no profile and no other hardware
+    /// source (a snapshot).
+    pub fn profile(&self) -> Option<&Path> {
+        self.settings.profile()
+    }
+
+    /// The index client's settings with the configuration's index settings put over `base`:
+    /// `index-url` replaces the first index, `extra-index-url` follows it, `find-links`,
+    /// `index-strategy` and `offline` replace `base`'s. A front-end applies its command-line
+    /// options after this.
+    pub fn client_settings(&self, mut base: ClientSettings) -> ClientSettings {
+        let s = &self.settings;
+        if let Some(index) = &s.index_url {
+            base.indexes = vec![index.value.clone()];
+        }
+        if let Some(extra) = &s.extra_index_url {
+            base.indexes.truncate(1);
+            base.indexes.extend(extra.value.iter().cloned());
+        }
+        if let Some(links) = &s.find_links {
+            base.find_links = links.value.clone();
+        }
+        if let Some(strategy) = &s.index_strategy {
+            base.strategy = strategy.value;
+        }
+        if let Some(offline) = &s.offline {
+            base.cache_mode = match offline.value {
+                true => CacheMode::Offline,
+                false => CacheMode::Normal,
+            };
+        }
+        base
+    }
+
+    /// Every key with its effective value and source, in [`Key::ALL`] order: the configured
+    /// value and its file, else `None` with the built-in default (`None` for `profile`: no
+    /// profile means this machine).
+    pub fn entries(&self) -> Vec<Entry<'_>> {
+        Key::ALL
+            .into_iter()
+            .map(|key| match self.settings.shown(key) {
+                Some((value, source)) => Entry {
+                    key,
+                    value: Some(value),
+                    source: Some(source),
+                },
+                None => Entry {
+                    key,
+                    value: default_value(key),
+                    source: None,
+                },
+            })
+            .collect()
+    }
+}
+
+/// One key of [`Config::entries`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry<'a> {
+    /// The key.
+    pub key: Key,
+    /// Its value; `None` only for an unset key without a default value (`profile`).
+    pub value: Option<Shown>,
+    /// The layer and file that set it; `None` for a built-in default.
+    pub source: Option<&'a Source>,
+}
+
+/// The value a key has when no layer sets it.
+fn default_value(key: Key) -> Option<Shown> {
+    Some(match key {
+        Key::Prefer | Key::Forbid | Key::EnableOptional | Key::ExtraIndexUrl | Key::FindLinks => {
+            Shown::List(Vec::new())
+        }
+        Key::Profile => return None,
+        Key::NoVariants | Key::Offline => Shown::Bool(false),
+        Key::IndexUrl => Shown::Text(IndexUrl::pypi().to_string()),
+        Key::IndexStrategy => Shown::Text(strategy_name(IndexStrategy::default()).to_owned()),
+    })
+}
+
+/// The text of a file; `None` when it does not exist.
+fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| ConfigError::file(path, "not valid UTF-8")),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if path.is_dir() => Err(ConfigError::file(
+            path,
+            format!("is a directory, not a configuration file ({e})"),
+        )),
+        Err(e) => Err(ConfigError::file(path, e.to_string())),
+    }
+}

@@ -1,0 +1,106 @@
+//! The one list of configuration keys: the reader accepts exactly these, `vari config show`
+//! lists them in this order, and unknown-key errors name them.
+
+use std::fmt;
+
+/// A key a configuration file may set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Key {
+    /// `prefer`: patterns put first, earlier wins.
+    Prefer,
+    /// `forbid`: patterns never selected.
+    Forbid,
+    /// `enable-optional`: optional provider namespaces turned on.
+    EnableOptional,
+    /// `profile`: the target profile used instead of this machine.
+    Profile,
+    /// `no-variants`: select plain wheels only.
+    NoVariants,
+    /// `index-url`: the main simple index.
+    IndexUrl,
+    /// `extra-index-url`: more simple indexes, after the main one.
+    ExtraIndexUrl,
+    /// `find-links`: directories and pages of files.
+    FindLinks,
+    /// `index-strategy`: how several indexes combine.
+    IndexStrategy,
+    /// `offline`: answer from the cache only.
+    Offline,
+}
+
+impl Key {
+    /// Every key, in the order they are shown.
+    pub const ALL: [Key; 10] = [
+        Key::Prefer,
+        Key::Forbid,
+        Key::EnableOptional,
+        Key::Profile,
+        Key::NoVariants,
+        Key::IndexUrl,
+        Key::ExtraIndexUrl,
+        Key::FindLinks,
+        Key::IndexStrategy,
+        Key::Offline,
+    ];
+
+    /// The key as written in a file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Key::Prefer => "prefer",
+            Key::Forbid => "forbid",
+            Key::EnableOptional => "enable-optional",
+            Key::Profile => "profile",
+            Key::NoVariants => "no-variants",
+            Key::IndexUrl => "index-url",
+            Key::ExtraIndexUrl => "extra-index-url",
+            Key::FindLinks => "find-links",
+            Key::IndexStrategy => "index-strategy",
+            Key::Offline => "offline",
+        }
+    }
+
+    /// The key written as `name`, if there is one.
+    pub fn from_name(name: &str) -> Option<Key> {
+        Key::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// What a file must give for the key, for error messages.
+    pub(crate) fn expected(self) -> &'static str {
+        match self {
+            Key::Prefer | Key::Forbid => {
+                "a list of patterns (\"NS\", \"NS::FEATURE\" or \"NS::FEATURE::VALUE\")"
+            }
+            Key::EnableOptional => "a list of namespaces",
+            Key::Profile => "a path (relative to this file)",
+            Key::NoVariants | Key::Offline => "true or false",
+            Key::IndexUrl => "a URL",
+            Key::ExtraIndexUrl => "a list of URLs",
+            Key::FindLinks => "a list of URLs or paths (relative to this file)",
+            Key::IndexStrategy => "\"first-index\" or \"unsafe-best-match\"",
+        }
+    }
+
+    /// The names of every key, for an unknown-key message.
+    pub(crate) fn names() -> String {
+        Key::ALL.map(Key::name).join(", ")
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for key in Key::ALL {
+            assert_eq!(Key::from_name(key.name()), Some(key));
+        }
+        assert_eq!(Key::from_name("prefers"), None);
+    }
+}

@@ -1,0 +1,398 @@
+//! Reading one configuration file into the [`Settings`] of its layer.
+//!
+//! The document is parsed with `toml_edit`, which keeps the position of every key and value, so
+//! each error names the key path and the line. Every key is checked against the [`Key`] list
+//! (unknown keys are errors: a misspelt `prefer` must not be ignored silently), and every value
+//! is parsed into its type here, once: patterns and namespaces with `vari-core`'s parsers, URLs
+//! and find-links sources with `vari-client`'s, paths made absolute against the file's
+//! directory.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use toml_edit::{ImDocument, Item, TableLike, Value};
+use vari_client::{FindLinks, IndexUrl};
+use vari_core::ordering::Pattern;
+use vari_core::Namespace;
+
+use crate::error::{line_of, ConfigError};
+use crate::key::Key;
+use crate::settings::{strategy_from_name, Layer, Settings, Source, Sourced};
+
+/// Where in a document the settings are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placement {
+    /// The whole document (`vari.toml`, the file `VARI_CONFIG` names).
+    Root,
+    /// The `[tool.vari]` table (`pyproject.toml`).
+    ToolVari,
+}
+
+/// Reads the settings of one file's text (tests; [`crate::Config`] parses first so that it can
+/// tell a document it cannot parse from one with wrong settings).
+#[cfg(test)]
+pub(crate) fn read_settings(
+    text: &str,
+    path: &Path,
+    layer: Layer,
+    placement: Placement,
+) -> Result<Option<Settings>, ConfigError> {
+    settings_in(&parse(text, path)?, path, layer, placement)
+}
+
+/// Parses a TOML document (a leading byte-order mark is ignored).
+pub(crate) fn parse<'t>(text: &'t str, path: &Path) -> Result<ImDocument<&'t str>, ConfigError> {
+    let text = vari_core::strip_bom(text);
+    ImDocument::parse(text).map_err(|e| {
+        let message = e.message().lines().collect::<Vec<_>>().join("; ");
+        let line = e.span().map(|s| line_of(text, s.start));
+        ConfigError::at(path, "", line, format!("not valid TOML: {message}"))
+    })
+}
+
+/// Reads the settings in a parsed document: `None` when it has no settings table (a
+/// `pyproject.toml` without `[tool.vari]`).
+pub(crate) fn settings_in(
+    doc: &ImDocument<&str>,
+    path: &Path,
+    layer: Layer,
+    placement: Placement,
+) -> Result<Option<Settings>, ConfigError> {
+    let text: &str = doc.raw();
+    let reader = Reader {
+        text,
+        path,
+        base: path.parent().unwrap_or(Path::new(".")),
+        source: Source {
+            layer,
+            path: path.to_path_buf(),
+        },
+    };
+    let (table, prefix) = match placement {
+        Placement::Root => (doc.as_table() as &dyn TableLike, ""),
+        Placement::ToolVari => {
+            let Some(tool) = doc.get("tool").and_then(Item::as_table_like) else {
+                return Ok(None);
+            };
+            let Some(item) = tool.get("vari") else {
+                return Ok(None);
+            };
+            let table = item
+                .as_table_like()
+                .ok_or_else(|| reader.error("tool.vari", item.span(), "expected a table"))?;
+            (table, "tool.vari.")
+        }
+    };
+    let mut settings = Settings::default();
+    for (name, item) in table.iter() {
+        let at = format!("{prefix}{name}");
+        let Some(key) = Key::from_name(name) else {
+            let span = table.get_key_value(name).and_then(|(k, _)| k.span());
+            return Err(reader.error(
+                &at,
+                span,
+                format!("unknown key (expected one of: {})", Key::names()),
+            ));
+        };
+        reader.read(&mut settings, key, item, &at)?;
+    }
+    Ok(Some(settings))
+}
+
+/// One string of a list: its key path (`prefer[1]`), text and position.
+struct ListItem<'i> {
+    at: String,
+    text: &'i str,
+    span: Option<Range<usize>>,
+}
+
+/// The file being read: for errors (text, path) and relative paths (base).
+struct Reader<'a> {
+    text: &'a str,
+    path: &'a Path,
+    base: &'a Path,
+    source: Source,
+}
+
+impl Reader<'_> {
+    fn error(
+        &self,
+        at: &str,
+        span: Option<Range<usize>>,
+        message: impl Into<String>,
+    ) -> ConfigError {
+        let line = span.map(|s| line_of(self.text, s.start));
+        ConfigError::at(self.path, at, line, message)
+    }
+
+    fn sourced<T>(&self, value: T) -> Option<Sourced<T>> {
+        Some(Sourced {
+            value,
+            source: self.source.clone(),
+        })
+    }
+
+    /// Parses the value of `key` into `settings`.
+    fn read(
+        &self,
+        settings: &mut Settings,
+        key: Key,
+        item: &Item,
+        at: &str,
+    ) -> Result<(), ConfigError> {
+        match key {
+            Key::Prefer => {
+                settings.prefer = self.sourced(self.parsed_list::<Pattern>(key, item, at)?)
+            }
+            Key::Forbid => {
+                settings.forbid = self.sourced(self.parsed_list::<Pattern>(key, item, at)?)
+            }
+            Key::EnableOptional => {
+                settings.enable_optional =
+                    self.sourced(self.parsed_list::<Namespace>(key, item, at)?);
+            }
+            Key::Profile => {
+                let text = self.string(key, item, at)?;
+                if text.is_empty() {
+                    return Err(self.error(at, item.span(), "the path is empty"));
+                }
+                settings.profile = self.sourced(self.base.join(text));
+            }
+            Key::NoVariants => settings.no_variants = self.sourced(self.flag(key, item, at)?),
+            Key::Offline => settings.offline = self.sourced(self.flag(key, item, at)?),
+            Key::IndexUrl => {
+                let text = self.string(key, item, at)?;
+                let url = IndexUrl::parse(text)
+                    .map_err(|e| self.error(at, item.span(), e.to_string()))?;
+                settings.index_url = self.sourced(url);
+            }
+            Key::ExtraIndexUrl => {
+                let mut urls = Vec::new();
+                for entry in self.strings(key, item, at)? {
+                    let url = IndexUrl::parse(entry.text)
+                        .map_err(|e| self.error(&entry.at, entry.span, e.to_string()))?;
+                    urls.push(url);
+                }
+                settings.extra_index_url = self.sourced(urls);
+            }
+            Key::FindLinks => {
+                let mut sources = Vec::new();
+                for entry in self.strings(key, item, at)? {
+                    let source = self
+                        .find_links(entry.text)
+                        .map_err(|m| self.error(&entry.at, entry.span, m))?;
+                    sources.push(source);
+                }
+                settings.find_links = self.sourced(sources);
+            }
+            Key::IndexStrategy => {
+                let text = self.string(key, item, at)?;
+                let strategy = strategy_from_name(text).ok_or_else(|| {
+                    self.error(
+                        at,
+                        item.span(),
+                        format!("unknown strategy {text:?} (expected {})", key.expected()),
+                    )
+                })?;
+                settings.index_strategy = self.sourced(strategy);
+            }
+        }
+        Ok(())
+    }
+
+    /// A find-links entry: a URL as it is, a local path relative to this file's directory.
+    fn find_links(&self, text: &str) -> Result<FindLinks, String> {
+        let lower = text.to_ascii_lowercase();
+        if lower.contains("://") || lower.starts_with("file:") {
+            return FindLinks::parse(text).map_err(|e| e.to_string());
+        }
+        if text.is_empty() {
+            return Err("the path is empty".to_owned());
+        }
+        let path: PathBuf = self.base.join(text);
+        let path = path
+            .to_str()
+            .ok_or_else(|| format!("{} is not a UTF-8 path", path.display()))?;
+        FindLinks::parse(path).map_err(|e| e.to_string())
+    }
+
+    fn wrong_type(&self, key: Key, item: &Item, at: &str) -> ConfigError {
+        self.error(
+            at,
+            item.span(),
+            format!("expected {}, found {}", key.expected(), item.type_name()),
+        )
+    }
+
+    fn string<'i>(&self, key: Key, item: &'i Item, at: &str) -> Result<&'i str, ConfigError> {
+        item.as_str().ok_or_else(|| self.wrong_type(key, item, at))
+    }
+
+    fn flag(&self, key: Key, item: &Item, at: &str) -> Result<bool, ConfigError> {
+        item.as_bool().ok_or_else(|| self.wrong_type(key, item, at))
+    }
+
+    /// The strings of a list, each with its key path and span.
+    fn strings<'i>(
+        &self,
+        key: Key,
+        item: &'i Item,
+        at: &str,
+    ) -> Result<Vec<ListItem<'i>>, ConfigError> {
+        let array = item
+            .as_array()
+            .ok_or_else(|| self.wrong_type(key, item, at))?;
+        array
+            .iter()
+            .enumerate()
+            .map(|(i, value): (usize, &Value)| {
+                let at = format!("{at}[{i}]");
+                match value.as_str() {
+                    Some(text) => Ok(ListItem {
+                        at,
+                        text,
+                        span: value.span(),
+                    }),
+                    None => Err(self.error(
+                        &at,
+                        value.span(),
+                        format!("expected a string, found {}", value.type_name()),
+                    )),
+                }
+            })
+            .collect()
+    }
+
+    /// A list whose entries parse with `T`'s `FromStr` (patterns, namespaces).
+    fn parsed_list<T>(&self, key: Key, item: &Item, at: &str) -> Result<Vec<T>, ConfigError>
+    where
+        T: std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
+        self.strings(key, item, at)?
+            .into_iter()
+            .map(|entry| {
+                entry
+                    .text
+                    .parse::<T>()
+                    .map_err(|e| self.error(&entry.at, entry.span, e.to_string()))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Settings, ConfigError> {
+        read_settings(
+            text,
+            Path::new("/c/vari.toml"),
+            Layer::User,
+            Placement::Root,
+        )
+        .map(|s| s.unwrap())
+    }
+
+    #[test]
+    fn every_key_reads_into_its_type() {
+        let settings = read(
+            r#"
+prefer = ["nvidia", "x86_64 :: level :: v3"]
+forbid = ["amd"]
+enable-optional = ["nvidia"]
+profile = "profiles/gpu.toml"
+no-variants = false
+index-url = "https://example.com/simple"
+extra-index-url = ["http://127.0.0.1:8080/simple/"]
+find-links = ["wheels", "https://example.com/links.html"]
+index-strategy = "unsafe-best-match"
+offline = true
+"#,
+        )
+        .unwrap();
+        assert_eq!(
+            settings.prefer.unwrap().value[1].to_string(),
+            "x86_64 :: level :: v3"
+        );
+        assert_eq!(settings.forbid.unwrap().value.len(), 1);
+        assert_eq!(
+            settings.enable_optional.unwrap().value[0].as_str(),
+            "nvidia"
+        );
+        assert_eq!(
+            settings.profile.unwrap().value,
+            PathBuf::from("/c/profiles/gpu.toml")
+        );
+        assert!(!settings.no_variants.unwrap().value);
+        assert_eq!(
+            settings.index_url.unwrap().value.to_string(),
+            "https://example.com/simple/"
+        );
+        assert_eq!(settings.extra_index_url.unwrap().value.len(), 1);
+        let links = settings.find_links.unwrap().value;
+        assert_eq!(links[0].location(), "file:///c/wheels");
+        assert_eq!(links[1].location(), "https://example.com/links.html");
+        assert_eq!(
+            settings.index_strategy.unwrap().value,
+            vari_client::IndexStrategy::UnsafeBestMatch
+        );
+        assert!(settings.offline.unwrap().value);
+    }
+
+    #[test]
+    fn errors_name_the_key_path_and_line() {
+        let e = read("prefer = [\"nvidia\",\n  \"nv idia\"]\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("prefer[1]"));
+        assert_eq!(e.line, Some(2));
+        let e = read("\n\nprefers = []\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/c/vari.toml: prefers: unknown key (expected one of: prefer, forbid, \
+             enable-optional, profile, no-variants, index-url, extra-index-url, find-links, \
+             index-strategy, offline) (line 3)"
+        );
+        let e = read("offline = \"yes\"").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/c/vari.toml: offline: expected true or false, found string (line 1)"
+        );
+        let e = read("index-strategy = \"best\"").unwrap_err();
+        assert!(e.message.contains("unknown strategy \"best\""), "{e}");
+        let e = read("enable-optional = [1]").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("enable-optional[0]"));
+        let e = read("[prefer]\nx = 1\n").unwrap_err();
+        assert!(e.message.starts_with("expected a list of patterns"), "{e}");
+    }
+
+    #[test]
+    fn syntax_errors_give_a_line() {
+        let e = read("prefer = [\"a\"]\nforbid = [\n").unwrap_err();
+        assert!(e.message.starts_with("not valid TOML: "), "{e}");
+        assert!(!e.message.contains('\n'));
+        assert!(e.line.is_some(), "{e:?}");
+    }
+
+    #[test]
+    fn pyproject_settings_live_under_tool_vari() {
+        let read = |text: &str| {
+            read_settings(
+                text,
+                Path::new("/p/pyproject.toml"),
+                Layer::Project,
+                Placement::ToolVari,
+            )
+        };
+        assert_eq!(read("[project]\nname = \"x\"\n").unwrap(), None);
+        assert_eq!(read("[tool.ruff]\nx = 1\n").unwrap(), None);
+        let settings = read("[tool.vari]\nprefer = [\"nvidia\"]\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(settings.prefer.unwrap().source.layer, Layer::Project);
+        let e = read("[tool.vari]\nprefr = [\"nvidia\"]\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("tool.vari.prefr"));
+        let e = read("[tool]\nvari = 3\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("tool.vari"));
+    }
+}

@@ -1,0 +1,3 @@
+//! Integration tests of vari-config: layers read from real files.
+
+mod layers;

@@ -1,0 +1,3 @@
+//! Integration tests of vari-install: listing what real installers (pip, uv) installed.
+
+mod installers;
