@@ -1,3 +1,40 @@
 //! # vari-select
 //!
-//! Selection as a library (to be written).
+//! Selection as a library: every front-end (the `vari` command line today; the proxy, the
+//! installer driver and the lock writer next) walks the same path through it.
+//!
+//! - [`Target`]: what the wheel is chosen for — the hardware lists (a profile, hardware facts,
+//!   a snapshot, or this machine's detection) and the Python environment (`vari_python`'s one
+//!   answer: version, interpreter, tags, installed packages, marker values).
+//! - [`Release`]: the variant and non-variant wheels of one version with their combined
+//!   metadata, read from a directory of wheels, one wheel, or a metadata file.
+//! - [`choose`]: the [`Choice`] — the file to install, the ordered candidates, and for every
+//!   rejected variant and file a reason as data ([`VariantRejection`], [`FileFate`]).
+//! - [`select`]: the same choice from package indexes for a PEP 508 [`Request`], through
+//!   `vari-client` (async): the version, the wheel, every considered file's fate
+//!   ([`CandidateFate`]), what the variants need when nothing fits ([`NamespaceNeed`]), and the
+//!   chosen wheel's dependencies. Local releases need no runtime: [`choose`] stays synchronous.
+//!
+//! Rules live here and in `vari-core`; the messages carry data and name no command-line flag:
+//! a front-end phrases them and adds its own hints. Nothing here prints.
+
+mod choice;
+mod error;
+mod index;
+mod release;
+mod target;
+
+pub use choice::{choose, Choice, FileFate, FileVerdict, VariantRejection, VariantVerdict};
+pub use error::InputError;
+pub use index::{
+    select, select_all, CandidateFate, CandidateFile, Chosen, ChosenBecause, Dependency,
+    IndexOptions, LabelVerdict, NamespaceNeed, Outcome, Request, RequestError, Resolution,
+    SelectError, VersionReport,
+};
+pub use release::{
+    inspect_wheel, read_text, text_of, wheel_input_error, InputKind, Release, ReleaseFile,
+    UnusableReason,
+};
+pub use target::{
+    host_platform, read_profile, Hardware, HardwareSource, Target, TargetError, TargetSettings,
+};

@@ -1,0 +1,153 @@
+//! The dependencies of a chosen wheel: its core metadata's `Requires-Dist` fields, each kept
+//! when its marker holds for the target, the requested extras and the wheel's variant (PEP 825
+//! variant markers). No transitive resolution: that is an installer's job.
+
+use vari_core::markers::{
+    requirement_applies_with_extras, MarkerError, TargetEnvironment, VariantMarkerContext,
+};
+
+use super::report::Dependency;
+
+/// The values of the `Requires-Dist` fields of a core metadata text (the header block only;
+/// folded continuation lines are joined).
+pub(crate) fn requires_dist(metadata: &str) -> Vec<String> {
+    let mut fields: Vec<String> = Vec::new();
+    // Whether the field being read (and so its continuation lines) is `Requires-Dist`.
+    let mut in_requires = false;
+    for line in metadata.lines() {
+        if line.trim().is_empty() {
+            break; // the description body follows the first blank line
+        }
+        if line.starts_with([' ', '\t']) {
+            if in_requires {
+                if let Some(last) = fields.last_mut() {
+                    last.push(' ');
+                    last.push_str(line.trim());
+                }
+            }
+            continue;
+        }
+        in_requires = false;
+        if let Some((name, value)) = line.split_once(':') {
+            if name.trim().eq_ignore_ascii_case("requires-dist") {
+                fields.push(value.trim().to_owned());
+                in_requires = true;
+            }
+        }
+    }
+    fields
+}
+
+/// The dependencies that apply, and one message per field that could not be evaluated.
+pub(crate) fn applicable(
+    metadata: &str,
+    env: &TargetEnvironment,
+    variant: &VariantMarkerContext,
+    extras: &[String],
+) -> (Vec<Dependency>, Vec<MarkerError>) {
+    let extras: Vec<&str> = extras.iter().map(String::as_str).collect();
+    let mut applying = Vec::new();
+    let mut problems = Vec::new();
+    for field in requires_dist(metadata) {
+        match requirement_applies_with_extras(&field, env, variant, &extras) {
+            Ok(true) => {
+                let (requirement, marker) = split_marker(&field);
+                applying.push(Dependency {
+                    requirement: requirement.trim().to_owned(),
+                    marker: marker.map(|m| m.trim().to_owned()),
+                });
+            }
+            Ok(false) => {}
+            Err(e) => problems.push(e),
+        }
+    }
+    (applying, problems)
+}
+
+/// Splits `req ; marker`. In a direct reference (`name @ URL ; marker`) the `;` that starts the
+/// marker follows whitespace, since a URL may hold one.
+fn split_marker(field: &str) -> (&str, Option<&str>) {
+    let from = field.find('@').unwrap_or(0);
+    let bytes = field.as_bytes();
+    let split = field[from..]
+        .match_indices(';')
+        .map(|(i, _)| from + i)
+        .find(|&i| from == 0 || (i > 0 && bytes[i - 1].is_ascii_whitespace()));
+    match split {
+        Some(i) => (&field[..i], Some(&field[i + 1..])),
+        None => (field, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const METADATA: &str = "Metadata-Version: 2.1\nName: torch\nVersion: 2.10.0\n\
+        Requires-Dist: filelock\n\
+        Requires-Dist: nvidia-cublas-cu12==12.8.4.1; \"nvidia\" in variant_namespaces\n\
+        Requires-Dist: nvidia-cudnn-cu12; platform_system == \"Linux\" and\n \"nvidia :: cuda_version_lower_bound :: 12.0\" in variant_properties\n\
+        Requires-Dist: opt-einsum>=3.3; extra == \"opt-einsum\"\n\
+        Requires-Dist: pywin32; sys_platform == \"win32\"\n\
+        \n\
+        Requires-Dist: in-the-description\n";
+
+    fn names(deps: &[Dependency]) -> Vec<&str> {
+        deps.iter().map(|d| d.requirement.as_str()).collect()
+    }
+
+    #[test]
+    fn fields_stop_at_the_description_and_join_folded_lines() {
+        let fields = requires_dist(METADATA);
+        assert_eq!(fields.len(), 5);
+        assert!(fields[2]
+            .ends_with("and \"nvidia :: cuda_version_lower_bound :: 12.0\" in variant_properties"));
+    }
+
+    #[test]
+    fn variant_markers_and_extras_decide() {
+        let platform = vari_core::Platform {
+            system: Some("Linux".into()),
+            machine: Some("x86_64".into()),
+            libc: None,
+        };
+        let env = TargetEnvironment::from_platform(Some(&platform), "3.12").unwrap();
+        let cuda = VariantMarkerContext {
+            label: Some("cuda12.8".parse().unwrap()),
+            properties: ["nvidia :: cuda_version_lower_bound :: 12.0"
+                .parse()
+                .unwrap()]
+            .into(),
+        };
+        let (deps, problems) = applicable(METADATA, &env, &cuda, &[]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            names(&deps),
+            [
+                "filelock",
+                "nvidia-cublas-cu12==12.8.4.1",
+                "nvidia-cudnn-cu12"
+            ]
+        );
+        assert_eq!(
+            deps[1].marker.as_deref(),
+            Some("\"nvidia\" in variant_namespaces")
+        );
+        let cpu = VariantMarkerContext::non_variant();
+        let (deps, _) = applicable(METADATA, &env, &cpu, &["opt-einsum".to_owned()]);
+        assert_eq!(names(&deps), ["filelock", "opt-einsum>=3.3"]);
+    }
+
+    #[test]
+    fn markers_split_after_urls() {
+        assert_eq!(
+            split_marker("a @ https://x/a;b.whl ; python_version > '3'"),
+            ("a @ https://x/a;b.whl ", Some(" python_version > '3'"))
+        );
+        assert_eq!(
+            split_marker("a>=1;extra=='x'"),
+            ("a>=1", Some("extra=='x'"))
+        );
+        assert_eq!(split_marker("a"), ("a", None));
+    }
+}

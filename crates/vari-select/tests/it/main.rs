@@ -1,0 +1,10 @@
+//! Integration tests of vari-select: choosing files from releases built here, for described
+//! targets and for the real interpreters of this machine.
+
+mod support;
+
+mod choose;
+mod index_rules;
+mod index_support;
+mod index_torch;
+mod python;
