@@ -43,48 +43,61 @@ pub enum Command {
     /// Check, combine and convert variant metadata.
     #[command(subcommand)]
     Metadata(MetadataCommand),
+    /// Build and check static package indexes with variant metadata.
+    #[command(subcommand)]
+    Index(IndexCommand),
+    /// List the distributions installed in a Python environment, with the variant label and
+    /// properties of each (from `*.dist-info/variant.json`).
+    List(ListArgs),
+    /// Lasting preferences: vari.toml, pyproject.toml `[tool.vari]`, VARI_CONFIG.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Choose the wheel each requirement resolves to for this machine (or a target), from
+    /// package indexes and find-links sources, and say why.
+    Select(SelectArgs),
+    /// Download the wheels `vari select` chooses, checking the index's hashes.
+    Download(DownloadArgs),
 }
 
-/// Where the target's supported properties come from.
+/// The target a selecting command chooses for: its hardware and its Python environment.
 #[derive(Debug, Args)]
-pub struct ProfileArg {
+pub struct TargetArgs {
     /// A target profile instead of this machine: `vari-profile/1` JSON (as printed by
     /// `vari detect --json`), or a `.toml` file of hardware facts.
-    #[arg(long, value_name = "FILE", env = "VARI_PROFILE")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "VARI_PROFILE",
+        conflicts_with = "sysroot"
+    )]
     pub profile: Option<PathBuf>,
 
-    /// The target Python environment whose installed packages `abi_dependency` reports: an
-    /// interpreter or an environment directory [default: the active `VIRTUAL_ENV`, else
-    /// `CONDA_PREFIX`].
+    /// Detect from the files under DIR (a `vari snapshot` of another machine) instead of this
+    /// machine.
+    #[arg(long, value_name = "DIR")]
+    pub sysroot: Option<PathBuf>,
+
+    /// The target Python: an interpreter or an environment directory [default: the active
+    /// `VIRTUAL_ENV`, else `CONDA_PREFIX`, else the `python3` on PATH].
     #[arg(long, value_name = "PATH", env = "VARI_PYTHON")]
     pub python: Option<PathBuf>,
-}
 
-impl ProfileArg {
-    /// `--python`, else the environment a `pip install` would go to: the active virtual
-    /// environment, else the active conda environment. `None` when there is none.
-    pub fn target_python(&self) -> Option<PathBuf> {
-        let active = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
-        self.python
-            .clone()
-            .or_else(|| active("VIRTUAL_ENV"))
-            .or_else(|| active("CONDA_PREFIX"))
-    }
+    /// The target Python version (X.Y or X.Y.Z), for a target that is not here or to override
+    /// the interpreter's.
+    #[arg(long, value_name = "X.Y")]
+    pub python_version: Option<String>,
+
+    /// The target platform, with uv's names: `x86_64-manylinux_2_28`, `aarch64-apple-darwin`,
+    /// `x86_64-pc-windows-msvc`, `x86_64-unknown-linux-musl`, …
+    #[arg(long, value_name = "NAME")]
+    pub python_platform: Option<String>,
 }
 
 /// `vari detect`.
 #[derive(Debug, Args)]
 pub struct DetectArgs {
     #[command(flatten)]
-    pub profile: ProfileArg,
-
-    /// Read /proc, /sys and /dev under DIR (a `vari snapshot`) instead of this machine.
-    #[arg(long, value_name = "DIR", conflicts_with = "profile")]
-    pub sysroot: Option<PathBuf>,
+    pub target: TargetArgs,
 
     /// Query every provider again instead of using the cached result.
     #[arg(long)]
@@ -118,22 +131,18 @@ pub struct SelectionArgs {
     /// Turn on an optional provider namespace (repeatable).
     #[arg(long, value_name = "NS")]
     pub enable_optional: Vec<Namespace>,
-
-    /// The target Python version (X.Y) that providers' `enable-if` markers see
-    /// [default: that of the `python3` on PATH, else 3.12].
-    #[arg(long, value_name = "X.Y")]
-    pub python_version: Option<String>,
 }
 
 /// `vari rank`.
 #[derive(Debug, Args)]
 pub struct RankArgs {
-    /// A `*-variants.json`, a `variant.json`, a wheel, or a directory of wheels.
+    /// A `*-variants.json`, a `variant.json`, a wheel, or a directory of wheels (`-`: a
+    /// `*-variants.json` on standard input).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
     #[command(flatten)]
-    pub profile: ProfileArg,
+    pub target: TargetArgs,
 
     #[command(flatten)]
     pub selection: SelectionArgs,
@@ -141,6 +150,105 @@ pub struct RankArgs {
     /// Print `{"order": […], "variants": […]}`.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Where packages come from (`vari select`, `vari download`).
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// A simple-API index (PEP 503/691), most important first (repeatable) [default:
+    /// `index-url` from vari.toml, else `UV_DEFAULT_INDEX`, `UV_INDEX_URL` or `PIP_INDEX_URL`].
+    #[arg(short = 'i', long, value_name = "URL")]
+    pub index_url: Vec<vari_client::IndexUrl>,
+
+    /// More indexes, after the first (repeatable).
+    #[arg(long, value_name = "URL")]
+    pub extra_index_url: Vec<vari_client::IndexUrl>,
+
+    /// A directory of wheels or an HTML page of links (repeatable).
+    #[arg(short = 'f', long, value_name = "PATH|URL", value_parser = parse_find_links)]
+    pub find_links: Vec<vari_client::FindLinks>,
+
+    /// How several indexes combine: `first-index` (the first that has the project; guards
+    /// against dependency confusion) or `unsafe-best-match` (all merged).
+    #[arg(long, value_name = "STRATEGY", value_parser = parse_strategy)]
+    pub index_strategy: Option<vari_client::IndexStrategy>,
+
+    /// Consider pre-releases and development releases.
+    #[arg(long)]
+    pub pre: bool,
+
+    /// Use only cached pages and metadata; send nothing.
+    #[arg(long, conflicts_with = "refresh")]
+    pub offline: bool,
+
+    /// Revalidate every cached page and metadata file with the server.
+    #[arg(long)]
+    pub refresh: bool,
+}
+
+fn parse_find_links(given: &str) -> Result<vari_client::FindLinks, String> {
+    vari_client::FindLinks::parse(given).map_err(|e| e.to_string())
+}
+
+fn parse_strategy(given: &str) -> Result<vari_client::IndexStrategy, String> {
+    match given {
+        "first-index" => Ok(vari_client::IndexStrategy::FirstIndex),
+        "unsafe-best-match" => Ok(vari_client::IndexStrategy::UnsafeBestMatch),
+        other => Err(format!(
+            "`{other}`: expected `first-index` or `unsafe-best-match`"
+        )),
+    }
+}
+
+/// `vari select`.
+#[derive(Debug, Args)]
+pub struct SelectArgs {
+    /// Requirements (PEP 508): `torch`, `torch>=2.9`, `cupy[all]; sys_platform == "linux"`.
+    #[arg(value_name = "REQ", required = true)]
+    pub requirements: Vec<String>,
+
+    #[command(flatten)]
+    pub index: IndexArgs,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+
+    /// List every file of the versions considered with what happened to it.
+    #[arg(long)]
+    pub explain: bool,
+
+    /// Do not read the chosen wheels' dependencies.
+    #[arg(long)]
+    pub no_deps: bool,
+
+    /// Print `{"selections": [{"requirement", "name", "version", "filename", "url", "label",
+    /// "sha256", "reason", …}]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vari download`.
+#[derive(Debug, Args)]
+pub struct DownloadArgs {
+    /// Requirements (PEP 508).
+    #[arg(value_name = "REQ", required = true)]
+    pub requirements: Vec<String>,
+
+    /// The directory to write the wheels to (created when missing).
+    #[arg(short = 'd', long = "dest", value_name = "DIR")]
+    pub dest: PathBuf,
+
+    #[command(flatten)]
+    pub index: IndexArgs,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    #[command(flatten)]
+    pub selection: SelectionArgs,
 }
 
 /// `vari snapshot`.
@@ -162,6 +270,115 @@ pub enum WheelCommand {
     Label(LabelArgs),
     /// Show a wheel's filename parts, label, properties and providers, and check its RECORD.
     Inspect(InspectArgs),
+    /// Turn a plain wheel into a variant wheel (variant.json added, RECORD updated, label in the
+    /// filename); members are copied without recompressing.
+    MakeVariant(MakeVariantArgs),
+    /// Turn a variant wheel back into the plain wheel.
+    Unmake(UnmakeArgs),
+    /// Check wheels: every member against RECORD, the dist-info name, the label against
+    /// variant.json.
+    Validate(WheelValidateArgs),
+    /// Turn existing builds of a release into variant wheels and the release's
+    /// `*-variants.json`, as a config file says.
+    Repack(RepackArgs),
+    /// Show what the binaries in wheels need: CUDA architectures (sm_arch), CUDA runtime,
+    /// x86-64 level.
+    Scan(ScanArgs),
+}
+
+/// `vari wheel scan`.
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// The wheels to scan.
+    #[arg(value_name = "WHEEL", required = true)]
+    pub wheels: Vec<PathBuf>,
+
+    /// Print `{"properties": […], "files": [{"path", "sm_arch", "cuda_runtime", "x86_64_level",
+    /// "needs"}]}`; with several wheels `{"wheels": [{"wheel", "properties", "files"}, …]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vari wheel make-variant`.
+#[derive(Debug, Args)]
+pub struct MakeVariantArgs {
+    /// The plain wheel.
+    #[arg(value_name = "WHEEL")]
+    pub wheel: PathBuf,
+
+    /// A property `ns::feature::value` (repeatable).
+    #[arg(short = 'p', long = "property", value_name = "PROP")]
+    pub properties: Vec<Property>,
+
+    /// The label [default: the 8-hex default label of the properties].
+    #[arg(long, value_name = "LABEL", conflicts_with = "null")]
+    pub label: Option<VariantLabel>,
+
+    /// Make the null variant (no properties, label `null`).
+    #[arg(long)]
+    pub null: bool,
+
+    /// Priorities and providers: a pyproject.toml with a [variant] table, or a
+    /// `*-variants.json` (whose entry for --label also gives the properties when no -p is given).
+    #[arg(long, value_name = "FILE")]
+    pub metadata: Option<PathBuf>,
+
+    /// The schema generation of variant.json: 0.0.2, 0.0.3, 0.1.x, 0.2.0 (variantlib 0.2.2)
+    /// [default: the metadata's, else 0.1.1 (PEP 825)].
+    #[arg(long, value_name = "VERSION")]
+    pub schema: Option<SchemaGeneration>,
+
+    /// Accept properties whose values cannot be checked (unknown namespaces, new values).
+    #[arg(long)]
+    pub skip_validation: bool,
+
+    /// Add the properties the wheel's binaries need (CUDA architectures, x86-64 level).
+    #[arg(long)]
+    pub infer: bool,
+
+    /// The directory to write the variant wheel to.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+}
+
+/// `vari wheel unmake`.
+#[derive(Debug, Args)]
+pub struct UnmakeArgs {
+    /// The variant wheel.
+    #[arg(value_name = "WHEEL")]
+    pub wheel: PathBuf,
+
+    /// The directory to write the plain wheel to.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+}
+
+/// `vari wheel validate`.
+#[derive(Debug, Args)]
+pub struct WheelValidateArgs {
+    /// The wheels.
+    #[arg(value_name = "WHEEL", required = true)]
+    pub wheels: Vec<PathBuf>,
+
+    /// Print `{"files": [{"path", "ok", "errors": […]}]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vari wheel repack`.
+#[derive(Debug, Args)]
+pub struct RepackArgs {
+    /// The repack configuration (TOML; see examples/repack/).
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+
+    /// The builds to repack.
+    #[arg(value_name = "WHEEL", required = true)]
+    pub wheels: Vec<PathBuf>,
+
+    /// The directory to write the variant wheels and `*-variants.json` files to.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
 }
 
 /// `vari wheel label`.
@@ -222,7 +439,9 @@ pub struct MergeArgs {
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
 
-    /// The schema generation to write (0.0.2, 0.0.3, 0.1.x, 0.2.0) [default: the inputs'].
+    /// The schema generation to write: 0.0.2, 0.0.3, 0.1.x (written as 0.1.1; 0.1 and 0.1.1
+    /// also accepted) or 0.2.x (written as 0.2.0; 0.2 and 0.2.0 also accepted) [default: the
+    /// inputs'].
     #[arg(long, value_name = "GENERATION")]
     pub schema: Option<SchemaGeneration>,
 }
@@ -234,13 +453,93 @@ pub struct ConvertArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
-    /// The schema generation to write [default: the input's].
+    /// The schema generation to write: 0.0.2, 0.0.3, 0.1.x (written as 0.1.1; 0.1 and 0.1.1
+    /// also accepted) or 0.2.x (written as 0.2.0; 0.2 and 0.2.0 also accepted) [default: the
+    /// input's].
     #[arg(long, value_name = "GENERATION")]
     pub schema: Option<SchemaGeneration>,
 
     /// Where to write the result [default: stdout].
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
+}
+
+/// `vari index …`.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Build a static simple index (PEP 503 HTML + PEP 691 JSON, PEP 658 metadata files) with a
+    /// `*-variants.json` for every release with variant wheels.
+    Build(IndexBuildArgs),
+    /// Check that an index links a `*-variants.json` for every release with variant wheels, that
+    /// it agrees with the wheels and covers their labels, and that hashes match.
+    Validate(IndexValidateArgs),
+}
+
+/// `vari index build`.
+#[derive(Debug, Args)]
+pub struct IndexBuildArgs {
+    /// The directory of wheels and source distributions.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// The site directory to create or update (`simple/`, `files/`).
+    #[arg(short, long, value_name = "SITE")]
+    pub output: PathBuf,
+
+    /// Link the wheels and sdists as URL/FILENAME instead of putting them into SITE; upload
+    /// SITE/files/*.metadata beside them.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<url::Url>,
+
+    /// Copy the files into SITE instead of hard-linking them.
+    #[arg(long, conflicts_with = "base_url")]
+    pub copy: bool,
+
+    /// Print `{"projects", "files", "variants_json", "read", "reused", "written", "removed",
+    /// "skipped"}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vari index validate`.
+#[derive(Debug, Args)]
+pub struct IndexValidateArgs {
+    /// The site directory (as `vari index build` writes it).
+    #[arg(value_name = "SITE")]
+    pub site: PathBuf,
+
+    /// Print `{"ok", "projects", "files", "problems": [{"severity", "file", "key", "message"}]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vari list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// The Python environment: an interpreter or an environment directory [default: the active
+    /// `VIRTUAL_ENV`, else `CONDA_PREFIX`, else the `python3` on PATH].
+    #[arg(long, value_name = "PATH", env = "VARI_PYTHON")]
+    pub python: Option<PathBuf>,
+
+    /// Print `{"packages": [{"name", "version", "label", "properties"}]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vari config …`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the merged settings and the file each one came from.
+    Show(ConfigShowArgs),
+}
+
+/// `vari config show`.
+#[derive(Debug, Args)]
+pub struct ConfigShowArgs {
+    /// Print `{"settings": {KEY: {"value", "layer", "path"}}, "files": [{"layer", "path",
+    /// "found"}]}`.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[cfg(test)]

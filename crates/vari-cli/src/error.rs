@@ -32,6 +32,16 @@ pub enum CliError {
     Other(String),
 }
 
+impl From<vari_select::InputError> for CliError {
+    fn from(e: vari_select::InputError) -> Self {
+        Self::Invalid {
+            path: e.path,
+            key: e.key,
+            message: e.message,
+        }
+    }
+}
+
 impl CliError {
     /// An I/O failure on `path`.
     pub fn io(path: impl AsRef<Path>, source: io::Error) -> Self {

@@ -47,22 +47,25 @@ pub fn warn(message: &str) {
     let _ = writeln!(err, "{} {}", "warning:".yellow().bold(), one_line(message));
 }
 
-/// Writes `contents` to `dest` atomically: a temporary file in the same directory, renamed over
-/// `dest` once complete. On failure nothing is left behind (the temporary file is removed).
+/// Prints `note: <message>` on stderr (one line): a decision the user may want to know about.
+pub fn note(message: &str) {
+    use owo_colors::OwoColorize;
+    let mut err = anstream::stderr().lock();
+    let _ = writeln!(err, "{} {}", "note:".cyan().bold(), one_line(message));
+}
+
+/// Writes `contents` to `dest` atomically (`vari_fs::write_atomic`: through symbolic links,
+/// keeping the mode of a replaced file, writing through devices, never leaving a partial file);
+/// `-` is standard output.
 pub fn write_atomically(dest: &Path, contents: &[u8]) -> Result<(), CliError> {
-    let dir = match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".vari-")
-        .tempfile_in(dir)
-        .map_err(|e| CliError::io(dest, e))?;
-    tmp.write_all(contents)
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| CliError::io(dest, e))?;
-    tmp.persist(dest).map_err(|e| CliError::io(dest, e.error))?;
-    Ok(())
+    if dest == Path::new("-") {
+        return print_bytes(contents);
+    }
+    vari_fs::write_atomic(dest, contents).map_err(|e| CliError::Invalid {
+        path: e.path,
+        key: None,
+        message: e.kind.to_string(),
+    })
 }
 
 /// The width to lay tables out in: the terminal's, `COLUMNS`, or 100.
@@ -82,22 +85,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn atomic_write_replaces_and_leaves_no_temporary() {
-        let dir = tempfile::tempdir().unwrap();
-        let dest = dir.path().join("out.json");
-        write_atomically(&dest, b"one").unwrap();
-        write_atomically(&dest, b"two").unwrap();
-        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "two");
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(names.len(), 1);
-    }
-
-    #[test]
-    fn atomic_write_into_a_missing_directory_fails_cleanly() {
+    fn errors_name_the_destination_not_a_temporary() {
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("missing").join("out.json");
-        let err = write_atomically(&dest, b"x").unwrap_err();
-        assert!(err.to_string().contains("out.json"), "{err}");
+        let err = write_atomically(&dest, b"x").unwrap_err().to_string();
+        assert!(err.starts_with(&dest.display().to_string()), "{err}");
+        assert!(!err.contains(".vari-"), "{err}");
         assert!(!dest.exists());
     }
 }

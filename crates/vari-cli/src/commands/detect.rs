@@ -5,11 +5,12 @@ use std::time::Duration;
 
 use owo_colors::{OwoColorize, Style};
 use vari_core::{FeatureSupport, Profile};
-use vari_detect::{detect, DetectContext, DetectOptions, Detection, ProviderReport, Sysroot};
+use vari_detect::{Detection, ProviderReport, Sysroot};
+use vari_select::Target;
 
+use super::target;
 use crate::cli::DetectArgs;
 use crate::error::CliError;
-use crate::load;
 use crate::output;
 use crate::table::{abbreviate, Cell, Table};
 
@@ -18,38 +19,23 @@ const VALUES_SHOWN: usize = 2;
 
 /// Runs detection (or reads the profile) and prints the supported properties.
 pub fn run(args: &DetectArgs) -> Result<ExitCode, CliError> {
-    let text = match &args.profile.profile {
-        Some(path) => {
-            let profile = load::read_profile(path, args.profile.target_python().as_deref())?;
-            if args.json {
-                profile.to_json()
-            } else {
-                profile_human(&profile, &format!("profile {}", path.display()))
-            }
-        }
-        None => {
-            let sysroot = match &args.sysroot {
-                Some(dir) => {
-                    if !dir.is_dir() {
-                        return Err(CliError::invalid(dir, None, "not a directory"));
-                    }
-                    Sysroot::new(dir)
-                }
-                None => Sysroot::host(),
-            };
-            let mut context = DetectContext::from_process_env(sysroot);
-            context.python = args.profile.target_python();
-            load::check_overrides(&context)?;
-            let detection = detect(&DetectOptions {
-                context,
-                use_cache: !args.no_cache,
-            });
-            if args.json {
-                detection.profile().to_json()
-            } else {
-                detection_human(&detection)
-            }
-        }
+    let mut settings = target::settings(&args.target)?;
+    settings.use_cache = !args.no_cache;
+    let target = Target::resolve(&settings).map_err(target::target_error)?;
+    let hardware = &target.hardware;
+    for warning in &hardware.warnings {
+        output::warn(&warning.to_string());
+    }
+    // What a reader should know (a profile without a platform, a plain file tree): on stderr,
+    // so that `--json` stays the document alone.
+    let detection_notes = hardware.detection.iter().flat_map(|d| &d.notes);
+    for note in target.notes.iter().chain(detection_notes) {
+        output::note(note);
+    }
+    let text = match (&hardware.detection, &hardware.sysroot) {
+        (Some(detection), Some(sysroot)) if !args.json => detection_human(detection, sysroot),
+        _ if args.json => hardware.profile.to_json(),
+        _ => profile_human(&hardware.profile, &hardware.source.to_string()),
     };
     if args.json {
         output::print_data(&text)?;
@@ -155,22 +141,43 @@ fn features_text(table: &Table) -> String {
     format!("{rendered}{note}")
 }
 
-fn detection_human(detection: &Detection) -> String {
+fn detection_human(detection: &Detection, sysroot: &Sysroot) -> String {
     let profile = detection.profile();
     let mut present = new_table();
     let mut absent = Table::new(&["namespace", "time", "why"]);
     for report in &detection.reports {
         add_report(&mut present, &mut absent, report);
     }
-    let cached = if detection.from_cache {
-        " (cached; --no-cache to query again)"
+    let origin = if sysroot.is_host() {
+        if detection.from_cache {
+            " (cached; --no-cache to query again)".to_owned()
+        } else {
+            String::new()
+        }
     } else {
-        ""
+        match sysroot.manifest() {
+            Some(m) => format!(
+                " (snapshot of {} taken {}: {})",
+                m.host,
+                m.created,
+                sysroot.root().display()
+            ),
+            None => format!(" (file tree {})", sysroot.root().display()),
+        }
     };
-    let mut text = format!("{}{cached}\n\n", platform_text(&profile).bold());
+    let mut text = format!("{}{origin}\n", platform_text(&profile).bold());
+    for note in &detection.notes {
+        text.push_str(&format!("{} {note}\n", "note:".cyan().bold()));
+    }
+    text.push('\n');
     text.push_str(&features_text(&present));
     if !absent.is_empty() {
-        text.push_str(&format!("\n{}\n", "not supported here:".bold()));
+        let heading = match (sysroot.is_host(), sysroot.manifest()) {
+            (true, _) => "not supported here:",
+            (false, Some(_)) => "not supported by the snapshot:",
+            (false, None) => "not supported by the file tree:",
+        };
+        text.push_str(&format!("\n{}\n", heading.bold()));
         text.push_str(&absent.render(output::width()));
     }
     text

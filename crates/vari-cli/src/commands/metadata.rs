@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use owo_colors::OwoColorize;
 use serde_json::json;
+use vari_core::filename::{normalize_name, WheelFilename};
 use vari_core::metadata::{self, write_json, SchemaGeneration, VariantMetadata};
 
 use super::json_text;
@@ -41,9 +42,11 @@ fn check_file(path: &Path) -> Vec<(Option<String>, String)> {
     };
     let text = |path: &Path| load::read_text(path).map_err(|e| vec![(None, io_reason(&e))]);
     let result: Result<(), Vec<(Option<String>, String)>> = match InputKind::of(path) {
-        InputKind::Wheel => vari_wheel::inspect(path)
-            .map(drop)
-            .map_err(|e| load::wheel_problems(&e)),
+        // Every member's hash and size against RECORD, not only variant.json's.
+        InputKind::Wheel => match super::wheel::validation_problems(path) {
+            problems if problems.is_empty() => Ok(()),
+            problems => Err(problems),
+        },
         InputKind::Pyproject => text(path).and_then(|t| {
             metadata::read_pyproject(&t)
                 .map(drop)
@@ -70,9 +73,78 @@ fn io_reason(error: &CliError) -> String {
     }
 }
 
+/// The metadata of a file that checked out alone, for checking the files given together.
+fn metadata_of(path: &Path) -> Option<VariantMetadata> {
+    match InputKind::of(path) {
+        InputKind::Wheel => vari_wheel::inspect(path).ok()?.metadata,
+        kind @ (InputKind::VariantJson | InputKind::IndexJson) => {
+            metadata::read_json(&load::read_text(path).ok()?, kind.source_kind()).ok()
+        }
+        _ => None,
+    }
+}
+
+/// Files of one release given together must agree: each wheel's label and properties with the
+/// index file, and wheels sharing a label with each other. Adds each disagreement to the file
+/// that brings it in (the later one, in the order given).
+fn cross_check(checks: &mut [FileCheck]) {
+    let mut groups: Vec<((String, String), Vec<usize>)> = Vec::new();
+    for (index, check) in checks.iter().enumerate() {
+        if !check.problems.is_empty() {
+            continue;
+        }
+        let Some(release) = release_of(check.path) else {
+            continue;
+        };
+        match groups.iter_mut().find(|(r, _)| *r == release) {
+            Some((_, members)) => members.push(index),
+            None => groups.push((release, vec![index])),
+        }
+    }
+    for (_, members) in groups.into_iter().filter(|(_, m)| m.len() > 1) {
+        // Index files first: a wheel is checked against the release's description.
+        let mut ordered = members;
+        ordered.sort_by_key(|&i| InputKind::of(checks[i].path) == InputKind::Wheel);
+        let mut combined: Option<(VariantMetadata, bool)> = None;
+        for index in ordered {
+            let path = checks[index].path;
+            let Some(meta) = metadata_of(path) else {
+                continue;
+            };
+            let is_index = InputKind::of(path) == InputKind::IndexJson;
+            let Some((acc, described)) = combined.take() else {
+                combined = Some((meta, is_index));
+                continue;
+            };
+            if described && !is_index {
+                for label in meta.variants.keys() {
+                    if !acc.variants.contains_key(label) {
+                        checks[index].problems.push((
+                            Some(format!("variants.{label}")),
+                            "the index file given with it has no entry for this label".to_owned(),
+                        ));
+                    }
+                }
+            }
+            let name = path.display().to_string();
+            let sources = [("the files before it", &acc), (name.as_str(), &meta)];
+            match metadata::combine(sources) {
+                Ok(merged) => combined = Some((merged, described || is_index)),
+                Err(e) => {
+                    checks[index].problems.push((
+                        None,
+                        format!("disagrees with the files given before it: {e}"),
+                    ));
+                    combined = Some((acc, described));
+                }
+            }
+        }
+    }
+}
+
 /// Checks every file and reports each; exit 1 when any is invalid.
 pub fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
-    let checks: Vec<FileCheck> = args
+    let mut checks: Vec<FileCheck> = args
         .files
         .iter()
         .map(|path| FileCheck {
@@ -80,6 +152,12 @@ pub fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
             problems: check_file(path),
         })
         .collect();
+    cross_check(&mut checks);
+    for check in &checks {
+        if InputKind::of(check.path) == InputKind::Wheel {
+            super::scan::warn_declared_vs_code(check.path);
+        }
+    }
     let text = if args.json {
         let files: Vec<serde_json::Value> = checks
             .iter()
@@ -129,7 +207,7 @@ pub fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
             let others = first.problems.len() - 1 + (invalid.len() - 1);
             let suffix = match others {
                 0 => String::new(),
-                n => format!(" (and {n} more problems)"),
+                n => format!(" (and {})", super::count(n, "more problem")),
             };
             Err(CliError::invalid(
                 first.path,
@@ -155,11 +233,11 @@ fn write_metadata(
         output::warn(&format!("{}: {warning}", subject.display()));
     }
     match dest {
-        Some(dest) => {
+        Some(dest) if dest != Path::new("-") => {
             output::write_atomically(dest, written.text.as_bytes())?;
             output::print_data(&format!("{}\n", dest.display()))
         }
-        None => output::print_data(&written.text),
+        _ => output::print_data(&written.text),
     }
 }
 
@@ -196,11 +274,78 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode, CliError> {
             }
         }
     }
+    check_one_release(&args.files, &args.output)?;
     let combined = metadata::combine(read.iter().map(|(s, m)| (s.as_str(), m)))
         .map_err(|e| CliError::Other(e.to_string()))?;
     let generation = args.schema.unwrap_or(combined.generation);
     write_metadata(&combined, generation, Some(&args.output), &args.output)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The project and version a merge input belongs to, when its name says: a wheel's filename,
+/// or `{name}-{version}-variants.json`.
+fn release_of(path: &Path) -> Option<(String, String)> {
+    let name = path.file_name()?.to_str()?;
+    if let Ok(wheel) = WheelFilename::parse(name) {
+        return Some((wheel.name, wheel.version.to_string()));
+    }
+    let stem = name.strip_suffix("-variants.json")?;
+    let (project, version) = stem.rsplit_once('-')?;
+    let version: pep440_rs::Version = version.parse().ok()?;
+    Some((normalize_name(project), version.to_string()))
+}
+
+/// One index file describes one version of one project: every input must belong to the same
+/// release, and an output named like an index file must carry that release's name.
+fn check_one_release(inputs: &[std::path::PathBuf], output: &Path) -> Result<(), CliError> {
+    let mut first: Option<(&Path, (String, String))> = None;
+    for path in inputs {
+        let Some(release) = release_of(path) else {
+            continue;
+        };
+        match &first {
+            None => first = Some((path, release)),
+            Some((first_path, expected)) if *expected != release => {
+                return Err(CliError::invalid(
+                    path,
+                    None,
+                    format!(
+                        "is {} {}, but {} is {} {}: an index file describes one version of one \
+                         project",
+                        release.0,
+                        release.1,
+                        first_path.display(),
+                        expected.0,
+                        expected.1
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    let Some((_, (project, version))) = first else {
+        return Ok(());
+    };
+    let expected = format!("{project}-{version}-variants.json");
+    let given = output
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if output == Path::new("-") || given == expected {
+        return Ok(());
+    }
+    if given.ends_with("-variants.json") {
+        return Err(CliError::invalid(
+            output,
+            None,
+            format!("names another release: the index file of {project} {version} is {expected}"),
+        ));
+    }
+    output::warn(&format!(
+        "{}: installers look for this metadata as {expected}",
+        output.display()
+    ));
+    Ok(())
 }
 
 /// Rewrites one metadata file in another schema generation.

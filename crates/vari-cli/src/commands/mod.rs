@@ -1,15 +1,22 @@
 //! One module per command; [`run`] dispatches the parsed command line to it.
 
+mod config;
 mod detect;
+mod download;
+mod index;
+mod index_source;
+mod list;
 mod metadata;
 mod rank;
+mod scan;
+mod select;
 mod snapshot;
 mod target;
 mod wheel;
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command, MetadataCommand, WheelCommand};
+use crate::cli::{Cli, Command, ConfigCommand, IndexCommand, MetadataCommand, WheelCommand};
 use crate::error::CliError;
 
 /// Runs the command; `Ok` carries the exit status of a command that completed (validation may
@@ -21,11 +28,24 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Snapshot(args) => snapshot::run(&args),
         Command::Wheel(WheelCommand::Label(args)) => wheel::label(&args),
         Command::Wheel(WheelCommand::Inspect(args)) => wheel::inspect(&args),
+        Command::Wheel(WheelCommand::MakeVariant(args)) => wheel::make_variant(&args),
+        Command::Wheel(WheelCommand::Unmake(args)) => wheel::unmake(&args),
+        Command::Wheel(WheelCommand::Validate(args)) => wheel::validate(&args),
+        Command::Wheel(WheelCommand::Repack(args)) => wheel::repack(&args),
+        Command::Wheel(WheelCommand::Scan(args)) => scan::run(&args),
         Command::Metadata(MetadataCommand::Validate(args)) => metadata::validate(&args),
         Command::Metadata(MetadataCommand::Merge(args)) => metadata::merge(&args),
         Command::Metadata(MetadataCommand::Convert(args)) => metadata::convert(&args),
+        Command::Index(IndexCommand::Build(args)) => index::build(&args),
+        Command::Index(IndexCommand::Validate(args)) => index::validate(&args),
+        Command::List(args) => list::run(&args),
+        Command::Config(ConfigCommand::Show(args)) => config::show(&args),
+        Command::Select(args) => select::run(&args),
+        Command::Download(args) => download::run(&args),
     }
 }
+
+pub(crate) use rank::count;
 
 /// Serialises a JSON value for stdout: pretty, with a trailing newline.
 fn json_text(value: &serde_json::Value) -> String {

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use vari_detect::snapshot::{write_snapshot_with, SnapshotOptions, SnapshotSummary};
+use vari_detect::snapshot::{write_snapshot_with, SnapshotError, SnapshotOptions, SnapshotSummary};
 use vari_detect::{DetectContext, Sysroot};
 
 use crate::cli::SnapshotArgs;
@@ -19,8 +19,19 @@ pub fn run(args: &SnapshotArgs) -> Result<ExitCode, CliError> {
         record_providers: true,
     };
     let context = DetectContext::from_process_env(Sysroot::host());
-    let summary = write_snapshot_with(&args.output, &context, &options)
-        .map_err(|e| CliError::invalid(&args.output, None, e.to_string()))?;
+    let summary = write_snapshot_with(&args.output, &context, &options).map_err(|e| match e {
+        SnapshotError::ExistingSnapshot(path) => CliError::invalid(
+            path,
+            None,
+            "already holds a snapshot: give --replace to replace it, or choose a new directory",
+        ),
+        SnapshotError::NotASnapshot { path, what } => CliError::invalid(
+            path,
+            None,
+            format!("is {what}, not a snapshot, and will not be replaced: choose a new directory"),
+        ),
+        SnapshotError::Io { path, source } => CliError::io(path, source),
+    })?;
     output::print(&summary_text(&summary))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,18 +1,24 @@
-//! `vari wheel label` and `vari wheel inspect`.
+//! `vari wheel label`, `inspect`, `make-variant`, `unmake`, `validate` and `repack`.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use owo_colors::{OwoColorize, Style};
 use serde_json::json;
 use vari_core::label::default_label;
 use vari_core::metadata::{properties_of, write_json, VariantMetadata};
-use vari_core::Property;
-use vari_wheel::WheelInfo;
+use vari_core::{NamespaceSupport, Property};
+use vari_wheel::{
+    Depth, LabelChoice, RepackConfig, RepackError, ValidValues, Validation, VariantSpec,
+    WheelError, WheelErrorKind,
+};
 
 use super::json_text;
-use crate::cli::{InspectArgs, LabelArgs};
+use crate::cli::{
+    InspectArgs, LabelArgs, MakeVariantArgs, RepackArgs, UnmakeArgs, WheelValidateArgs,
+};
 use crate::error::CliError;
-use crate::load::inspect_wheel;
+use crate::load::{self, wheel_error, wheel_problems};
 use crate::output;
 use crate::table::{Cell, Table};
 
@@ -23,20 +29,21 @@ pub fn label(args: &LabelArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Shows a wheel: filename parts, label, properties, providers and the RECORD check.
+/// Shows a wheel: filename parts, label, properties, providers and the RECORD check. A wheel
+/// with problems (a label that disagrees with its variant.json, a RECORD mismatch) is still
+/// shown, with the problems flagged, and the command fails.
 pub fn inspect(args: &InspectArgs) -> Result<ExitCode, CliError> {
-    let info = inspect_wheel(&args.wheel)?;
-    let text = if args.json {
-        json_text(&inspect_json(&info, &args.wheel)?)
-    } else {
-        inspect_human(&info)
-    };
+    let v = vari_wheel::check(&args.wheel, Depth::Metadata)
+        .map_err(|e| wheel_error(&args.wheel, &e))?;
     if args.json {
-        output::print_data(&text)?;
+        output::print_data(&json_text(&inspect_json(&v, &args.wheel)?))?;
     } else {
-        output::print(&text)?;
+        output::print(&inspect_human(&v))?;
     }
-    Ok(ExitCode::SUCCESS)
+    match v.errors().next() {
+        None => Ok(ExitCode::SUCCESS),
+        Some(first) => Err(wheel_error(&args.wheel, &first)),
+    }
 }
 
 /// The properties of the wheel's own variant (its `variant.json` holds exactly one).
@@ -47,8 +54,8 @@ fn wheel_properties(meta: &VariantMetadata) -> Vec<Property> {
         .collect::<Vec<_>>()
 }
 
-fn inspect_json(info: &WheelInfo, path: &std::path::Path) -> Result<serde_json::Value, CliError> {
-    let metadata = match &info.metadata {
+fn inspect_json(v: &Validation, path: &Path) -> Result<serde_json::Value, CliError> {
+    let metadata = match &v.metadata {
         None => serde_json::Value::Null,
         Some(meta) => {
             let written = write_json(meta, meta.generation)
@@ -58,7 +65,7 @@ fn inspect_json(info: &WheelInfo, path: &std::path::Path) -> Result<serde_json::
             })?
         }
     };
-    let properties: Vec<String> = info
+    let properties: Vec<String> = v
         .metadata
         .as_ref()
         .map(wheel_properties)
@@ -66,17 +73,41 @@ fn inspect_json(info: &WheelInfo, path: &std::path::Path) -> Result<serde_json::
         .iter()
         .map(ToString::to_string)
         .collect();
+    let f = &v.filename;
+    let tags: Vec<String> = f
+        .python_tags
+        .iter()
+        .flat_map(|py| {
+            f.abi_tags.iter().flat_map(move |abi| {
+                f.platform_tags
+                    .iter()
+                    .map(move |plat| format!("{py}-{abi}-{plat}"))
+            })
+        })
+        .collect();
+    let record = v.record.as_ref().map(|r| {
+        json!({
+            "member": r.member,
+            "entries": r.entries,
+            "verified": r.verified,
+        })
+    });
+    let problems: Vec<String> = v.problems.iter().map(ToString::to_string).collect();
     Ok(json!({
-        "name": info.filename.name,
-        "version": info.filename.version.to_string(),
-        "label": info.filename.label.as_ref().map(ToString::to_string),
+        "name": f.name,
+        "version": f.version.to_string(),
+        "label": f.label.as_ref().map(ToString::to_string),
         "properties": properties,
         "metadata": metadata,
+        "tags": tags,
+        "dist_info": v.dist_info,
+        "record": record,
+        "problems": problems,
     }))
 }
 
-fn inspect_human(info: &WheelInfo) -> String {
-    let f = &info.filename;
+fn inspect_human(v: &Validation) -> String {
+    let f = &v.filename;
     let mut table = Table::new(&["", ""]);
     let key = Style::new().bold();
     let mut row = |k: &str, v: String| table.row(vec![Cell::new(k).styled(key), Cell::new(v)]);
@@ -94,9 +125,15 @@ fn inspect_human(info: &WheelInfo) -> String {
             f.platform_tags.join(".")
         ),
     );
-    match (&f.label, &info.metadata) {
+    match (&f.label, &v.metadata) {
         (Some(label), Some(meta)) => {
             row("label", label.to_string());
+            if let Some(json_label) = meta.variants.keys().find(|l| l.as_str() != label.as_str()) {
+                row(
+                    "variant.json",
+                    format!("✗ describes `{json_label}`, not `{label}`"),
+                );
+            }
             let props = wheel_properties(meta);
             row(
                 "properties",
@@ -113,11 +150,26 @@ fn inspect_human(info: &WheelInfo) -> String {
             row("providers", providers_text(meta));
             row("schema", meta.generation.to_string());
         }
-        _ => row("label", "not a variant wheel".to_owned()),
+        (Some(label), None) => row("label", format!("{label} (variant.json unreadable)")),
+        (None, _) => row("label", "not a variant wheel".to_owned()),
     }
-    row("dist-info", info.dist_info.clone());
-    row("RECORD", record_text(&info.record));
-    let mut text = format!("{}\n", info.path.display().bold());
+    if let Some(dist_info) = &v.dist_info {
+        row("dist-info", dist_info.clone());
+    }
+    if let Some(record) = &v.record {
+        row("RECORD", record_text(record));
+    }
+    if !v.problems.is_empty() {
+        row(
+            "problems",
+            v.problems
+                .iter()
+                .map(|p| format!("✗ {p}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+    }
+    let mut text = format!("{}\n", v.path.display().bold());
     // The header row is blank; skip it.
     let rendered = table.render(output::width());
     text.extend(rendered.lines().skip(1).map(|l| format!("  {l}\n")));
@@ -173,4 +225,223 @@ fn providers_text(meta: &VariantMetadata) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Every valid value of the namespaces the built-in providers know.
+///
+/// The seam for the provider registry: when vari-detect has one, this becomes one
+/// `ValidValues::insert` per registered provider's "all configs".
+fn built_in_valid_values() -> ValidValues {
+    use vari_detect::{aot, cpu, gpu};
+    let lists: [(&str, Vec<vari_core::FeatureSupport>); 7] = [
+        ("nvidia", gpu::nvidia::all_configs()),
+        ("amd", gpu::amd::all_configs()),
+        ("intel", gpu::intel::all_configs()),
+        ("x86_64", cpu::x86_64::all_configs()),
+        ("aarch64", cpu::aarch64::all_configs()),
+        ("blas_lapack", aot::blas_lapack_all_configs()),
+        ("openmp", aot::openmp_all_configs()),
+    ];
+    lists
+        .into_iter()
+        .filter_map(|(ns, features)| {
+            Some(NamespaceSupport {
+                namespace: ns.parse().ok()?,
+                source: None,
+                features,
+            })
+        })
+        .collect()
+}
+
+/// Reads what a wheel's binaries need with vari-scan (CUDA fat binaries, CUDA runtime, x86-64
+/// level), for `make-variant --infer` and `repack`'s `infer`.
+struct Scanner;
+
+impl vari_wheel::InferProperties for Scanner {
+    fn infer(&self, wheel: &Path) -> Result<Vec<Property>, String> {
+        vari_scan::scan_wheel(wheel)
+            .map(|scan| scan.properties())
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Writes the variant wheel and prints its path.
+pub fn make_variant(args: &MakeVariantArgs) -> Result<ExitCode, CliError> {
+    let mut properties = args.properties.clone();
+    if args.infer {
+        use vari_wheel::InferProperties as _;
+        let found = Scanner
+            .infer(&args.wheel)
+            .map_err(|message| CliError::invalid(&args.wheel, None, message))?;
+        if found.is_empty() {
+            output::warn(&format!(
+                "{}: the binaries need no property vari can read",
+                args.wheel.display()
+            ));
+        }
+        for p in found {
+            if !properties.contains(&p) {
+                properties.push(p);
+            }
+        }
+    }
+    let label = match (&args.label, args.null) {
+        (_, true) => LabelChoice::Null,
+        (Some(label), false) => LabelChoice::Given(label.clone()),
+        (None, false) => LabelChoice::Default,
+    };
+    let metadata = args
+        .metadata
+        .as_deref()
+        .map(load::read_metadata)
+        .transpose()?;
+    let spec = VariantSpec {
+        properties,
+        label,
+        metadata,
+        schema: args.schema,
+        skip_validation: args.skip_validation,
+    };
+    let made = vari_wheel::make_variant(&args.wheel, &args.output, &spec, &built_in_valid_values())
+        .map_err(|e| made_error(&args.wheel, &e))?;
+    for warning in &made.warnings {
+        output::warn(warning);
+    }
+    output::print_data(&format!("{}\n", made.path.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A make-variant failure, with the hint the library cannot give (it names no flag).
+fn made_error(wheel: &Path, e: &WheelError) -> CliError {
+    let mut error = wheel_error(wheel, e);
+    if let (WheelErrorKind::InvalidProperties { .. }, CliError::Invalid { message, .. }) =
+        (e.kind.as_ref(), &mut error)
+    {
+        *message = message.replace(
+            "(skip validation to accept it)",
+            "(--skip-validation accepts it)",
+        );
+    }
+    error
+}
+
+/// Writes the plain wheel and prints its path.
+pub fn unmake(args: &UnmakeArgs) -> Result<ExitCode, CliError> {
+    let made =
+        vari_wheel::unmake(&args.wheel, &args.output).map_err(|e| wheel_error(&args.wheel, &e))?;
+    output::print_data(&format!("{}\n", made.path.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One problem: the key inside the file (when there is one) and the message.
+pub type Problem = (Option<String>, String);
+
+/// Every problem of a wheel, for `vari wheel validate` and `vari metadata validate`: every
+/// member against RECORD, the dist-info name, the label against variant.json. Each problem is
+/// `(key, message)`; the message names the archive member.
+pub fn validation_problems(wheel: &Path) -> Vec<Problem> {
+    match vari_wheel::validate(wheel) {
+        Err(e) => wheel_problems(&e),
+        Ok(v) => v.errors().flat_map(|e| wheel_problems(&e)).collect(),
+    }
+}
+
+/// Checks every wheel fully; exit 1 when any is invalid.
+pub fn validate(args: &WheelValidateArgs) -> Result<ExitCode, CliError> {
+    let checks: Vec<(&Path, Vec<Problem>)> = args
+        .wheels
+        .iter()
+        .map(|w| (w.as_path(), validation_problems(w)))
+        .collect();
+    for wheel in &args.wheels {
+        super::scan::warn_declared_vs_code(wheel);
+    }
+    let line = |(key, message): &Problem| match key {
+        Some(key) => format!("{key}: {message}"),
+        None => message.clone(),
+    };
+    if args.json {
+        let files: Vec<serde_json::Value> = checks
+            .iter()
+            .map(|(path, problems)| {
+                json!({
+                    "path": path.display().to_string(),
+                    "ok": problems.is_empty(),
+                    "errors": problems.iter().map(line).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        output::print_data(&json_text(&json!({ "files": files })))?;
+    } else {
+        let mut text = String::new();
+        for (path, problems) in &checks {
+            if problems.is_empty() {
+                text.push_str(&format!(
+                    "{} {}\n",
+                    "ok     ".green().bold(),
+                    path.display()
+                ));
+            } else {
+                text.push_str(&format!("{} {}\n", "invalid".red().bold(), path.display()));
+                for p in problems {
+                    text.push_str(&format!("        {}\n", line(p)));
+                }
+            }
+        }
+        output::print(&text)?;
+    }
+    let invalid: Vec<_> = checks.iter().filter(|(_, p)| !p.is_empty()).collect();
+    match invalid.first() {
+        None => Ok(ExitCode::SUCCESS),
+        Some((path, problems)) => {
+            let (key, message) = problems[0].clone();
+            let others = problems.len() - 1 + (invalid.len() - 1);
+            let message = if others == 0 {
+                message
+            } else {
+                format!("{message} (and {} more)", count(others, "problem"))
+            };
+            Err(CliError::invalid(path, key, message))
+        }
+    }
+}
+
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Repacks the builds and prints the written paths, one a line.
+pub fn repack(args: &RepackArgs) -> Result<ExitCode, CliError> {
+    let config = RepackConfig::load(&args.config)
+        .map_err(|e| CliError::invalid(&e.path, Some(e.key.clone()), e.message.clone()))?;
+    let out = vari_wheel::repack(
+        &config,
+        &args.wheels,
+        &args.output,
+        &built_in_valid_values(),
+        Some(&Scanner),
+    )
+    .map_err(|e| match e {
+        RepackError::Config(e) => CliError::invalid(&e.path, Some(e.key), e.message),
+        RepackError::Wheel(e) => wheel_error(&e.path.clone(), &e),
+        RepackError::Combine { file, message } => CliError::invalid(file, None, message),
+        RepackError::Write { path, message } => CliError::invalid(path, None, message),
+    })?;
+    for warning in &out.warnings {
+        output::warn(warning);
+    }
+    let mut text = String::new();
+    for w in &out.wheels {
+        text.push_str(&format!("{}\n", w.path.display()));
+    }
+    for p in &out.variants_json {
+        text.push_str(&format!("{}\n", p.display()));
+    }
+    output::print_data(&text)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -33,6 +33,8 @@ pub fn vari() -> Command {
         }
     }
     cmd.env("NO_COLOR", "1");
+    // A developer's own vari.toml or a project's [tool.vari] must not change the results.
+    cmd.env("VARI_NO_CONFIG", "1");
     // Detection results are cached; keep the tests' cache out of the user's.
     cmd.env(
         "VARI_CACHE_DIR",
@@ -138,4 +140,42 @@ pub fn files_in(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// The plain fixture wheel with one member changed after RECORD was written: every hash but
+/// that member's still matches.
+pub fn tampered_wheel(dir: &Path) -> PathBuf {
+    use std::io::{Read, Write};
+    let good = data("wheels/test_package-0-py3-none-any.whl");
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&good).unwrap()).unwrap();
+    let bad = dir.join("test_package-0-py3-none-any.whl");
+    let mut out = zip::ZipWriter::new(std::fs::File::create(&bad).unwrap());
+    for i in 0..zip.len() {
+        let mut file = zip.by_index(i).unwrap();
+        let name = file.name().to_owned();
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).unwrap();
+        if name.ends_with(".py") {
+            bytes.extend_from_slice(b"# tampered\n");
+        }
+        out.start_file(name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        out.write_all(&bytes).unwrap();
+    }
+    out.finish().unwrap();
+    bad
+}
+
+/// The Python of the test environment `scripts/test-env` makes (`.venv`, or `VARI_TEST_VENV`).
+pub fn test_python() -> PathBuf {
+    let venv = std::env::var_os("VARI_TEST_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
+    let python = venv.join("bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/test-env first",
+        python.display()
+    );
+    python
 }

@@ -232,12 +232,21 @@ fn a_snapshot_reproduces_this_machine() {
 /// A virtual environment on disk with `torch 2.8.0` and `numpy 2.1.3` installed.
 fn venv_with_torch() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("pyvenv.cfg"),
-        "home = /usr/bin\nversion = 3.12.3\n",
-    )
-    .unwrap();
-    let site = dir.path().join("lib/python3.12/site-packages");
+    // A real environment (the target Python must be a Python), without pip so that only the
+    // distributions written below are installed.
+    let made = std::process::Command::new(crate::common::test_python())
+        .args(["-m", "venv", "--without-pip"])
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let site = std::fs::read_dir(dir.path().join("lib"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("site-packages");
     for (name, version) in [("torch", "2.8.0"), ("numpy", "2.1.3")] {
         let info = site.join(format!("{name}-{version}.dist-info"));
         std::fs::create_dir_all(&info).unwrap();
@@ -277,8 +286,15 @@ fn abi_dependency_comes_from_the_target_environment() {
     .expect_code(0);
     assert!(features_of(&run.json(), "abi_dependency").is_some());
 
-    // No environment at all: the namespace is absent, and the table says how to give one.
-    let run = vari_run(["detect"]).expect_code(0);
+    // No environment at all (no python3 on PATH either): the namespace is absent, and the
+    // table says how to give one.
+    let empty = tempfile::tempdir().unwrap();
+    let run = crate::common::run(
+        crate::common::vari()
+            .arg("detect")
+            .env("PATH", empty.path()),
+    )
+    .expect_code(0);
     assert!(run.stdout.contains("give --python"), "{}", run.stdout);
 }
 
@@ -333,4 +349,178 @@ fn rank_on_this_machine_says_why_a_namespace_is_missing() {
             );
         }
     }
+}
+
+/// Issue 7 point 3: a snapshot whose manifest is damaged or from an unknown version is an error
+/// naming the manifest key, never silently read as files only (which drops the GPU answers).
+#[test]
+fn a_broken_snapshot_manifest_is_an_error_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("node");
+    vari_run([Path::new("snapshot"), Path::new("-o"), &snap]).expect_code(0);
+    let manifest_path = snap.join("vari-snapshot.json");
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    for (key, value) in [
+        ("recorded", serde_json::json!("oops")),
+        ("schema", serde_json::json!("vari-snapshot/2")),
+        ("copied", serde_json::json!(7)),
+    ] {
+        let mut manifest = original.clone();
+        manifest[key] = value;
+        std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+        for json in [true, false] {
+            let mut args = vec![Path::new("detect"), Path::new("--sysroot"), &snap];
+            if json {
+                args.push(Path::new("--json"));
+            }
+            vari_run(args).expect_one_error(&["vari-snapshot.json", key]);
+        }
+    }
+    std::fs::write(&manifest_path, "{not json").unwrap();
+    vari_run([Path::new("detect"), Path::new("--sysroot"), &snap])
+        .expect_one_error(&["vari-snapshot.json", "not valid JSON"]);
+}
+
+/// Issue 7 points 3 and 17: a directory without a manifest is a plain file tree and `detect`
+/// says so; an empty one says it holds nothing detection reads; the heading names the origin.
+#[test]
+fn a_directory_without_manifest_is_named_as_a_plain_tree() {
+    let empty = tempfile::tempdir().unwrap();
+    let run = vari_run([Path::new("detect"), Path::new("--sysroot"), empty.path()]).expect_code(0);
+    assert!(
+        run.stdout.contains("none of the files detection reads"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("not supported here"), "{}", run.stdout);
+    let run = vari_run([
+        Path::new("detect"),
+        Path::new("--sysroot"),
+        empty.path(),
+        Path::new("--json"),
+    ])
+    .expect_code(0);
+    assert!(
+        run.stderr.contains("none of the files detection reads"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.json()["schema"], "vari-profile/1");
+
+    let tree = sysroot_with_cpuinfo("linux-rhel7-zen");
+    let run = vari_run([Path::new("detect"), Path::new("--sysroot"), tree.path()]).expect_code(0);
+    let first = run.stdout.lines().next().unwrap();
+    assert!(first.contains("file tree"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("has no vari-snapshot.json"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("not supported by the file tree:"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// Issue 7 point 17: a snapshot's heading names the node and shows its C library, which the
+/// snapshot's files alone do not hold.
+#[test]
+fn a_snapshot_heading_names_the_node_and_its_libc() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("node");
+    vari_run([Path::new("snapshot"), Path::new("-o"), &snap]).expect_code(0);
+    let here = vari_run(["detect", "--json", "--no-cache"])
+        .expect_code(0)
+        .json();
+    let run = vari_run([Path::new("detect"), Path::new("--sysroot"), &snap]).expect_code(0);
+    let first = run.stdout.lines().next().unwrap();
+    assert!(first.contains("snapshot of"), "{first}");
+    if let Some(libc) = here["platform"]["libc"].as_str() {
+        assert!(first.contains(libc), "{libc} not in {first}");
+    }
+    assert!(!run.stdout.contains("not supported here"), "{}", run.stdout);
+    let there = vari_run([
+        Path::new("detect"),
+        Path::new("--sysroot"),
+        &snap,
+        Path::new("--json"),
+    ])
+    .expect_code(0)
+    .json();
+    assert_eq!(there["platform"], here["platform"]);
+}
+
+/// Issue 7 points 12 and 13: `snapshot -o` names what is in the way and the path given, never
+/// suggests a flag that was given or cannot help, and takes an empty directory.
+#[test]
+fn snapshot_output_conflicts_are_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "keep").unwrap();
+    let other = dir.path().join("home");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("notes"), "keep").unwrap();
+    for target in [&file, &other] {
+        for replace in [false, true] {
+            let mut args = vec![Path::new("snapshot"), Path::new("-o"), target.as_path()];
+            if replace {
+                args.push(Path::new("--replace"));
+            }
+            let run = vari_run(args).expect_one_error(&["not a snapshot", "will not be replaced"]);
+            assert!(!run.stderr.contains("explicitly"), "{}", run.stderr);
+            assert!(!run.stderr.contains(".partial"), "{}", run.stderr);
+            assert!(
+                run.stderr.contains(&*target.to_string_lossy()),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep");
+    let snap = dir.path().join("snap");
+    vari_run([Path::new("snapshot"), Path::new("-o"), &snap]).expect_code(0);
+    vari_run([Path::new("snapshot"), Path::new("-o"), &snap])
+        .expect_one_error(&["already holds a snapshot", "--replace"]);
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    vari_run([Path::new("snapshot"), Path::new("-o"), &empty]).expect_code(0);
+    assert!(empty.join("vari-snapshot.json").is_file());
+}
+
+/// Issue 7 points 7 and 8: a compute capability without a CUDA version, and nonsense values,
+/// are errors naming the variable.
+#[test]
+fn incomplete_or_nonsense_variables_are_errors() {
+    let has_driver =
+        Path::new("/sys/module/nvidia").exists() || Path::new("/dev/nvidiactl").exists();
+    if !has_driver {
+        crate::common::run(
+            crate::common::vari()
+                .args(["detect", "--no-cache"])
+                .env("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.6")
+                .env_remove("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION"),
+        )
+        .expect_one_error(&[
+            "NV_VARIANT_PROVIDER_FORCE_SM_ARCH",
+            "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION",
+        ]);
+    }
+    for (name, value) in [
+        ("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.999"),
+        ("AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH", "gfxZZZ"),
+        ("VARI_PROBE_TIMEOUT", "abc"),
+        ("VARI_PROBE_TIMEOUT", "-5"),
+        ("VARI_PROBE_TIMEOUT", "0"),
+        ("VARI_PROBE_TIMEOUT", "99999999"),
+    ] {
+        crate::common::run(crate::common::vari().args(["detect"]).env(name, value))
+            .expect_one_error(&[name, value]);
+    }
+    let mut cmd = crate::common::vari();
+    cmd.args(["detect", "--json"])
+        .env("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
+        .env("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.99");
+    crate::common::run(&mut cmd).expect_one_error(&["NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.99"]);
 }

@@ -2,10 +2,19 @@
 
 mod common;
 
+mod config;
 mod detect;
+mod index;
 mod labels;
+mod list;
 mod metadata;
+mod metadata_release;
 mod ordering;
+mod output_safety;
 mod profiles;
 mod rank;
+mod rank_release;
+mod readme_examples;
+mod scan;
+mod select;
 mod wheel;

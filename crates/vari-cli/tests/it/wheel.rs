@@ -118,17 +118,31 @@ fn broken_wheels(dir: &Path) -> Vec<(PathBuf, &'static str)> {
 #[test]
 fn broken_wheels_fail_with_one_error_line() {
     let dir = tempfile::tempdir().unwrap();
-    for (wheel, fragment) in broken_wheels(dir.path()) {
+    for (i, (wheel, fragment)) in broken_wheels(dir.path()).into_iter().enumerate() {
         let name = wheel.display().to_string();
-        vari_run([Path::new("wheel"), Path::new("inspect"), &wheel])
-            .expect_one_error(&[&name, fragment]);
-        vari_run([
+        let human = vari_run([Path::new("wheel"), Path::new("inspect"), &wheel]);
+        let json = vari_run([
             Path::new("wheel"),
             Path::new("inspect"),
             Path::new("--json"),
             &wheel,
-        ])
-        .expect_one_error(&[&name, fragment]);
+        ]);
+        if i < 2 {
+            // Not a zip archive: nothing to show.
+            human.expect_one_error(&[&name, fragment]);
+            json.expect_one_error(&[&name, fragment]);
+        } else {
+            // Readable but inconsistent: shown with the problem flagged, and still a failure.
+            for run in [&human, &json] {
+                assert_eq!(run.code, 1, "{}", run.stderr);
+                assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+                assert!(run.stderr.starts_with("error: ") && run.stderr.contains(fragment));
+            }
+            assert!(human.stdout.contains("✗"), "{}", human.stdout);
+            let problems = json.json()["problems"].as_array().unwrap().clone();
+            assert!(!problems.is_empty());
+            assert!(json.json()["tags"][0] == "py3-none-any");
+        }
         let run = vari_run([
             Path::new("metadata"),
             Path::new("validate"),
@@ -145,4 +159,179 @@ fn broken_wheels_fail_with_one_error_line() {
 fn a_missing_wheel_is_one_error_line() {
     vari_run(["wheel", "inspect", "/nonexistent/a-1-py3-none-any.whl"])
         .expect_one_error(&["/nonexistent/a-1-py3-none-any.whl"]);
+}
+
+#[test]
+fn a_directory_is_not_a_zip_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let wheel = dir.path().join("d-1.0-py3-none-any.whl");
+    std::fs::create_dir(&wheel).unwrap();
+    vari_run([Path::new("wheel"), Path::new("inspect"), &wheel])
+        .expect_one_error(&["is a directory"]);
+}
+
+#[test]
+fn make_variant_unmake_and_validate_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = copy_wheel(
+        dir.path(),
+        "test_package-0-py3-none-any.whl",
+        "test_package-0-py3-none-any.whl",
+        None,
+    );
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let made = vari_run([
+        Path::new("wheel"),
+        Path::new("make-variant"),
+        &plain,
+        Path::new("-p"),
+        Path::new("x86_64::level::v3"),
+        Path::new("--label"),
+        Path::new("v3"),
+        Path::new("-o"),
+        &out,
+    ])
+    .expect_code(0);
+    let path = PathBuf::from(made.stdout.trim());
+    assert_eq!(path, out.join("test_package-0-py3-none-any-v3.whl"));
+    let info = inspect_json(&path);
+    assert_eq!(
+        info["properties"],
+        serde_json::json!(["x86_64 :: level :: v3"])
+    );
+    assert_eq!(
+        info["record"]["verified"][0],
+        "test_package-0.dist-info/variant.json"
+    );
+    let v = vari_run([
+        Path::new("wheel"),
+        Path::new("validate"),
+        Path::new("--json"),
+        &path,
+    ])
+    .expect_code(0);
+    assert_eq!(v.json()["files"][0]["ok"], true);
+
+    // An invalid value is refused, names the property and the flag, and writes nothing.
+    vari_run([
+        Path::new("wheel"),
+        Path::new("make-variant"),
+        &plain,
+        Path::new("-p"),
+        Path::new("nvidia::sm_arch::45_real"),
+        Path::new("-o"),
+        &out,
+    ])
+    .expect_one_error(&["nvidia :: sm_arch :: 45_real", "not a valid value"]);
+    vari_run([
+        Path::new("wheel"),
+        Path::new("make-variant"),
+        &plain,
+        Path::new("-p"),
+        Path::new("acme::f::v"),
+        Path::new("-o"),
+        &out,
+    ])
+    .expect_one_error(&["acme", "--skip-validation"]);
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
+
+    let back = dir.path().join("back");
+    std::fs::create_dir(&back).unwrap();
+    let run = vari_run([
+        Path::new("wheel"),
+        Path::new("unmake"),
+        &path,
+        Path::new("-o"),
+        &back,
+    ])
+    .expect_code(0);
+    let plain_again = PathBuf::from(run.stdout.trim());
+    assert_eq!(plain_again, back.join("test_package-0-py3-none-any.whl"));
+    vari_run([Path::new("wheel"), Path::new("validate"), &plain_again]).expect_code(0);
+}
+
+#[test]
+fn validate_reports_a_record_mismatch() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = crate::common::tampered_wheel(dir.path());
+    let run = vari_run([Path::new("wheel"), Path::new("validate"), &bad]).expect_code(1);
+    assert!(run.stdout.contains("hash mismatch"), "{}", run.stdout);
+    assert!(run.stderr.contains("hash mismatch"), "{}", run.stderr);
+}
+
+#[test]
+fn repack_writes_the_release_and_its_variants_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/repack/cupy.toml");
+    let mut inputs = Vec::new();
+    for dist in ["cupy_cuda11x", "cupy_cuda12x"] {
+        // The fixture plain wheel, renamed inside: test_package → the cupy build's name.
+        let src = data("wheels/test_package-0-py3-none-any.whl");
+        let mut zip = zip::ZipArchive::new(std::fs::File::open(&src).unwrap()).unwrap();
+        let path = dir.path().join(format!("{dist}-13.4.0-py3-none-any.whl"));
+        let mut out = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+        let mut record = String::new();
+        let mut members = Vec::new();
+        for i in 0..zip.len() {
+            use std::io::Read;
+            let mut file = zip.by_index(i).unwrap();
+            let name = file.name().replace(
+                "test_package-0.dist-info",
+                &format!("{dist}-13.4.0.dist-info"),
+            );
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).unwrap();
+            if name.ends_with("METADATA") {
+                bytes = format!("Metadata-Version: 2.1\nName: {dist}\nVersion: 13.4.0\n\n")
+                    .into_bytes();
+            }
+            if !name.ends_with("RECORD") {
+                members.push((name, bytes));
+            }
+        }
+        for (name, bytes) in &members {
+            use base64::Engine as _;
+            use sha2::Digest as _;
+            let digest = base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .encode(sha2::Sha256::digest(bytes));
+            record.push_str(&format!("{name},sha256={digest},{}\n", bytes.len()));
+            use std::io::Write;
+            out.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
+                .unwrap();
+            out.write_all(bytes).unwrap();
+        }
+        record.push_str(&format!("{dist}-13.4.0.dist-info/RECORD,,\n"));
+        use std::io::Write;
+        out.start_file(
+            format!("{dist}-13.4.0.dist-info/RECORD"),
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+        out.write_all(record.as_bytes()).unwrap();
+        out.finish().unwrap();
+        inputs.push(path);
+    }
+    let site = dir.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    let mut args: Vec<PathBuf> = ["wheel", "repack", "--config"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    args.push(config);
+    args.extend(inputs);
+    args.push("-o".into());
+    args.push(site.clone());
+    let run = vari_run(&args).expect_code(0);
+    let printed: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(printed.len(), 3, "{}", run.stdout);
+    assert!(printed[2].ends_with("cupy-13.4.0-variants.json"));
+    let v = vari_run([
+        Path::new("metadata"),
+        Path::new("validate"),
+        Path::new(printed[0]),
+        Path::new(printed[1]),
+        Path::new(printed[2]),
+    ]);
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
 }

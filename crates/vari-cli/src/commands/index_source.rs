@@ -1,0 +1,116 @@
+//! What `vari select` and `vari download` share: index options → client settings (with
+//! vari.toml and the pip/uv index variables under them), requirements, the target with the
+//! configured profile, selection options with the configured preferences, and the runtime.
+//!
+//! Which index when none is named: `index-url` from vari.toml, else the variables pip and uv
+//! read (`UV_DEFAULT_INDEX`, `UV_INDEX_URL`, `PIP_INDEX_URL`, in that order). There is no
+//! built-in default: selecting from an index nobody named (PyPI) would be a silent guess, and
+//! the indexes that publish variants today are not PyPI.
+
+use vari_client::{CacheMode, ClientSettings, IndexClient, IndexUrl};
+use vari_select::{IndexOptions, Request, Target};
+
+use super::{config, rank, target};
+use crate::cli::{IndexArgs, SelectionArgs, TargetArgs};
+use crate::error::CliError;
+
+/// The variables read for the main index when neither the command line nor vari.toml names
+/// one, first set wins.
+const INDEX_VARIABLES: [&str; 3] = ["UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"];
+
+/// Everything a command needs to select from indexes.
+pub(crate) struct Session {
+    pub(crate) client: IndexClient,
+    pub(crate) target: Target,
+    pub(crate) options: IndexOptions,
+    pub(crate) requests: Vec<Request>,
+}
+
+/// Parses the requirements and sets up the client, the target and the options.
+pub(crate) fn prepare(
+    requirements: &[String],
+    index: &IndexArgs,
+    target_args: &TargetArgs,
+    selection: &SelectionArgs,
+    dependencies: bool,
+) -> Result<Session, CliError> {
+    let requests = requirements
+        .iter()
+        .map(|r| Request::parse(r).map_err(|e| CliError::Other(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let config = config::load()?;
+    let settings = client_settings(index, &config)?;
+    let client = IndexClient::new(settings).map_err(|e| CliError::Other(e.to_string()))?;
+    let mut target_settings = target::settings(target_args)?;
+    if target_settings.profile.is_none() && target_settings.sysroot.is_none() {
+        target_settings.profile = config.profile().map(ToOwned::to_owned);
+    }
+    let target = Target::resolve(&target_settings).map_err(target::target_error)?;
+    for warning in &target.hardware.warnings {
+        crate::output::warn(&warning.to_string());
+    }
+    let options = IndexOptions {
+        selection: config.selection(rank::selection_options(selection)),
+        pre: index.pre,
+        dependencies,
+    };
+    Ok(Session {
+        client,
+        target,
+        options,
+        requests,
+    })
+}
+
+/// Client settings: the pip/uv variables, then vari.toml, then the command line.
+fn client_settings(
+    index: &IndexArgs,
+    config: &vari_config::Config,
+) -> Result<ClientSettings, CliError> {
+    let mut base = ClientSettings {
+        indexes: Vec::new(),
+        ..ClientSettings::default()
+    };
+    if let Some((variable, value)) = INDEX_VARIABLES
+        .iter()
+        .find_map(|v| Some((*v, std::env::var(v).ok().filter(|x| !x.is_empty())?)))
+    {
+        let url =
+            IndexUrl::parse(&value).map_err(|e| CliError::Other(format!("{variable}: {e}")))?;
+        base.indexes.push(url);
+    }
+    let mut settings = config.client_settings(base);
+    if !index.index_url.is_empty() {
+        settings.indexes = index.index_url.clone();
+    }
+    settings
+        .indexes
+        .extend(index.extra_index_url.iter().cloned());
+    if !index.find_links.is_empty() {
+        settings.find_links = index.find_links.clone();
+    }
+    if let Some(strategy) = index.index_strategy {
+        settings.strategy = strategy;
+    }
+    if index.offline {
+        settings.cache_mode = CacheMode::Offline;
+    } else if index.refresh {
+        settings.cache_mode = CacheMode::Refresh;
+    }
+    if settings.indexes.is_empty() && settings.find_links.is_empty() {
+        return Err(CliError::Other(
+            "no package index to select from: give --index-url URL or --find-links PATH, set \
+             index-url in vari.toml, or set UV_INDEX_URL or PIP_INDEX_URL"
+                .to_owned(),
+        ));
+    }
+    Ok(settings)
+}
+
+/// A runtime for the index client: one thread is enough to wait on the network.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Other(format!("cannot start the network runtime: {e}")))
+}

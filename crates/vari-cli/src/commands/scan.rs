@@ -1,0 +1,164 @@
+//! `vari wheel scan`: what the binaries in wheels need (vari-scan), as a table or as JSON.
+//!
+//! JSON shape (`spec/cli.md`): one wheel prints `{"properties": [...], "files": [...]}`; several
+//! print `{"wheels": [{"wheel": PATH, "properties": [...], "files": [...]}, ...]}` in argument
+//! order, so that each wheel keeps its own properties (they are different builds).
+
+use std::process::ExitCode;
+
+use owo_colors::{OwoColorize, Style};
+use serde_json::{json, Value};
+use vari_scan::{scan_wheel, FileScan, ScanError, WheelScan};
+
+use super::json_text;
+use crate::cli::ScanArgs;
+use crate::error::CliError;
+use crate::output;
+use crate::table::{Cell, Table};
+
+/// Scans every wheel, then prints all results at once (a failure prints nothing but the error).
+pub fn run(args: &ScanArgs) -> Result<ExitCode, CliError> {
+    let scans = args
+        .wheels
+        .iter()
+        .map(|wheel| scan_wheel(wheel).map_err(scan_error))
+        .collect::<Result<Vec<_>, _>>()?;
+    if args.json {
+        let value = match scans.as_slice() {
+            [one] => wheel_json(one),
+            several => json!({
+                "wheels": several
+                    .iter()
+                    .map(|scan| {
+                        let mut value = wheel_json(scan);
+                        value["wheel"] = json!(scan.wheel.display().to_string());
+                        value
+                    })
+                    .collect::<Vec<_>>(),
+            }),
+        };
+        output::print_data(&json_text(&value))?;
+    } else {
+        let text: Vec<String> = scans.iter().map(human).collect();
+        output::print(&text.join("\n"))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `<wheel>: <member>: <problem>`, the member only when one is at fault.
+fn scan_error(e: ScanError) -> CliError {
+    CliError::invalid(&e.wheel, e.member, e.problem.to_string())
+}
+
+fn wheel_json(scan: &WheelScan) -> Value {
+    let properties: Vec<String> = scan.properties().iter().map(ToString::to_string).collect();
+    let files: Vec<Value> = scan.files.iter().map(file_json).collect();
+    json!({ "properties": properties, "files": files })
+}
+
+fn file_json(file: &FileScan) -> Value {
+    json!({
+        "path": file.path,
+        "sm_arch": file.sm_arch(),
+        "cuda_runtime": file.cuda_runtime,
+        "x86_64_level": file.x86_64_level().map(|l| l.as_str()),
+        "needs": file.needs(),
+    })
+}
+
+/// The x86-64 column: the level the code uses, marked when the file checks the CPU at run time.
+fn x86_cell(file: &FileScan) -> String {
+    match &file.x86_64 {
+        None => "-".to_owned(),
+        Some(x86) if x86.runtime_dispatch.is_some() => format!("{} (dispatch)", x86.level),
+        Some(x86) => x86.level.to_string(),
+    }
+}
+
+fn human(scan: &WheelScan) -> String {
+    let mut out = format!("{}\n", scan.wheel.display().bold());
+    let properties = scan.properties();
+    let key = Style::new().bold();
+    let mut summary = Table::new(&["", ""]);
+    summary.row(vec![
+        Cell::new("properties").styled(key),
+        Cell::new(if properties.is_empty() {
+            "(none the binaries justify)".to_owned()
+        } else {
+            properties
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        }),
+    ]);
+    // The summary table's header row is empty: drop it.
+    let rendered = summary.render(output::width());
+    out.push_str(rendered.split_once('\n').map_or("", |(_, rest)| rest));
+    out.push('\n');
+
+    if scan.files.is_empty() {
+        out.push_str("no ELF binaries in this wheel\n");
+        return out;
+    }
+    let mut table = Table::new(&["file", "sm_arch", "cuda", "x86-64 (uses)", "needs"]);
+    for file in &scan.files {
+        let sm_arch: Vec<String> = file
+            .sm_arch()
+            .chunks(4)
+            .map(|chunk| chunk.join(" "))
+            .collect();
+        table.row(vec![
+            Cell::new(file.path.clone()),
+            Cell::new(if sm_arch.is_empty() {
+                "-".to_owned()
+            } else {
+                sm_arch.join("\n")
+            }),
+            Cell::new(file.cuda_runtime.map_or("-".to_owned(), |m| m.to_string())),
+            Cell::new(x86_cell(file)),
+            Cell::new(file.needs().join("\n")),
+        ]);
+    }
+    out.push_str(&table.render(output::width()));
+    if scan.files.iter().any(|f| {
+        f.x86_64
+            .as_ref()
+            .is_some_and(|x| x.runtime_dispatch.is_some())
+    }) {
+        out.push_str(
+            "\n(dispatch): the file checks the CPU at run time (cpuid, xgetbv or IFUNC), so its \
+             level may be a fast path rather than a requirement; `x86_64 :: level` counts only \
+             the other files.\n",
+        );
+    }
+    out
+}
+
+/// Warns (one `warning:` line each) where a variant wheel's declared `sm_arch`, `x86_64 ::
+/// level` or `cuda_version_lower_bound` disagrees with what its binaries contain. A plain or
+/// unreadable wheel has nothing to compare (its problems are reported elsewhere).
+pub(crate) fn warn_declared_vs_code(wheel: &std::path::Path) {
+    let Ok(info) = vari_wheel::inspect(wheel) else {
+        return;
+    };
+    let Some(meta) = info.metadata else {
+        return;
+    };
+    let declared: Vec<vari_core::Property> = meta
+        .variants
+        .values()
+        .flat_map(vari_core::metadata::properties_of)
+        .collect();
+    if declared.is_empty() {
+        return;
+    }
+    match vari_scan::scan_wheel(wheel) {
+        Ok(scan) => {
+            for warning in scan.check_declared(&declared) {
+                crate::output::warn(&warning.to_string());
+            }
+        }
+        Err(e) => crate::output::warn(&format!("cannot compare with the code: {e}")),
+    }
+}

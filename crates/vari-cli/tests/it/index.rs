@@ -1,0 +1,182 @@
+//! `vari index build` and `vari index validate` on the fixture wheels.
+
+use std::path::Path;
+
+use crate::common::{data, vari_run};
+
+fn build_fixture_site(site: &Path) -> serde_json::Value {
+    let run = vari_run([
+        "index".as_ref(),
+        "build".as_ref(),
+        data("wheels").as_os_str(),
+        "-o".as_ref(),
+        site.as_os_str(),
+        "--json".as_ref(),
+    ])
+    .expect_code(0);
+    // The hand-made variants.json beside the fixtures is not a distribution: said, not fatal.
+    assert!(
+        run.stderr.starts_with("warning: ") && run.stderr.contains("test_package-0-variants.json"),
+        "{}",
+        run.stderr
+    );
+    run.json()
+}
+
+#[test]
+fn build_prints_a_summary_and_a_rebuild_reads_nothing() {
+    let site = tempfile::tempdir().unwrap();
+    let summary = build_fixture_site(site.path());
+    assert_eq!(summary["projects"], 1);
+    assert_eq!(summary["files"], 7);
+    assert_eq!(
+        summary["variants_json"],
+        serde_json::json!(["test_package-0-variants.json"])
+    );
+    assert_eq!(
+        (summary["read"].as_u64(), summary["reused"].as_u64()),
+        (Some(7), Some(0))
+    );
+    let again = build_fixture_site(site.path());
+    assert_eq!(
+        (again["read"].as_u64(), again["reused"].as_u64()),
+        (Some(0), Some(7))
+    );
+    assert_eq!(again["written"], 0);
+
+    let run = vari_run([
+        "index".as_ref(),
+        "validate".as_ref(),
+        site.path().as_os_str(),
+    ])
+    .expect_code(0);
+    assert!(run.stdout.starts_with("ok "), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("0 error(s), 2 warning(s)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(
+            "warning: test_package-0-variants.json: variants.foo: has the same properties as \
+             `60567bd9`"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn the_variants_json_is_what_metadata_merge_writes() {
+    let site = tempfile::tempdir().unwrap();
+    build_fixture_site(site.path());
+    let merged = site.path().join("merged.json");
+    let mut args = vec!["metadata".into(), "merge".into()];
+    let mut wheels: Vec<_> = std::fs::read_dir(data("wheels"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "whl"))
+        .collect();
+    wheels.sort();
+    args.extend(wheels.into_iter().map(std::ffi::OsString::from));
+    args.extend(["-o".into(), merged.clone().into_os_string()]);
+    vari_run(args).expect_code(0);
+    assert_eq!(
+        std::fs::read_to_string(site.path().join("files/test_package-0-variants.json")).unwrap(),
+        std::fs::read_to_string(&merged).unwrap()
+    );
+}
+
+#[test]
+fn validate_prints_each_problem_with_file_and_key_and_exits_1() {
+    let site = tempfile::tempdir().unwrap();
+    build_fixture_site(site.path());
+    // Drop the `foo` variant from the index file (which also breaks its hash on the page), and
+    // change the plain wheel's metadata file.
+    let variants = site.path().join("files/test_package-0-variants.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&variants).unwrap()).unwrap();
+    doc["variants"].as_object_mut().unwrap().remove("foo");
+    std::fs::write(&variants, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    std::fs::write(
+        site.path()
+            .join("files/test_package-0-py3-none-any.whl.metadata"),
+        b"Name: changed\n",
+    )
+    .unwrap();
+
+    let run = vari_run([
+        "index".as_ref(),
+        "validate".as_ref(),
+        site.path().as_os_str(),
+        "--json".as_ref(),
+    ])
+    .expect_code(1);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert!(
+        lines.contains(
+            &"error: test_package-0-variants.json: variants.foo: missing: \
+               test_package-0-py3-none-any-foo.whl has this label"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with(
+            "error: test_package-0-py3-none-any.whl.metadata: the page's core-metadata.sha256"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l
+                .starts_with("error: test_package-0-variants.json: hashes.sha256: the page says")),
+        "{}",
+        run.stderr
+    );
+    let report = run.json();
+    assert_eq!(report["ok"], false);
+    assert_eq!(report["problems"].as_array().unwrap().len(), lines.len());
+}
+
+#[test]
+fn a_broken_wheel_fails_the_build_with_one_error_line() {
+    let input = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        data("wheels/test_package-0-py3-none-any.whl"),
+        input.path().join("test_package-0-py3-none-any.whl"),
+    )
+    .unwrap();
+    std::fs::write(
+        input.path().join("test_package-1-py3-none-any-v3.whl"),
+        b"junk",
+    )
+    .unwrap();
+    let site = tempfile::tempdir().unwrap();
+    vari_run([
+        "index".as_ref(),
+        "build".as_ref(),
+        input.path().as_os_str(),
+        "-o".as_ref(),
+        site.path().as_os_str(),
+    ])
+    .expect_one_error(&["test_package-1-py3-none-any-v3.whl"]);
+    assert!(!site.path().join("simple").exists());
+}
+
+#[test]
+fn a_base_url_must_be_a_url() {
+    let site = tempfile::tempdir().unwrap();
+    vari_run([
+        "index".as_ref(),
+        "build".as_ref(),
+        data("wheels").as_os_str(),
+        "-o".as_ref(),
+        site.path().as_os_str(),
+        "--base-url".as_ref(),
+        "not a url".as_ref(),
+    ])
+    .expect_code(2);
+}

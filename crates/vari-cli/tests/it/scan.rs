@@ -1,0 +1,256 @@
+//! `vari wheel scan` on generated wheels: ELF files with known instructions and the real
+//! fat-binary sections of `testdata/fatbin/`.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::common::vari_run;
+
+// The ELF and wheel builders of vari-scan's own integration tests: one copy of that code.
+#[path = "../../../vari-scan/tests/it/support.rs"]
+#[allow(dead_code)]
+mod support;
+
+use support::{code, fatbin, wheel, Elf, CUDA12_FATBIN, CUDA13_FATBIN};
+
+/// A wheel with a CUDA 12 library (fat binary, libcudart.so.12) and an AVX-512 library.
+fn cuda12_wheel(dir: &Path) -> std::path::PathBuf {
+    let section = fatbin(CUDA12_FATBIN);
+    let gpu = Elf {
+        fatbin: Some((".nv_fatbin", &section)),
+        needed: &["libcudart.so.12", "libc.so.6"],
+        ..Elf::x86_64_library(code::RET)
+    };
+    let avx512 = [code::VPADDD_ZMM, code::RET].concat();
+    let cpu = Elf {
+        functions: &[("sum_avx512", 0, 7)],
+        ..Elf::x86_64_library(&avx512)
+    };
+    wheel(
+        dir,
+        "demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+        &[
+            ("demo/__init__.py", b"".to_vec()),
+            ("demo/_gpu.so", gpu.build()),
+            ("demo/_cpu.so", cpu.build()),
+        ],
+    )
+}
+
+#[test]
+fn json_lists_properties_and_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cuda12_wheel(dir.path());
+    let out = vari_run([
+        Path::new("wheel"),
+        Path::new("scan"),
+        Path::new("--json"),
+        &path,
+    ])
+    .expect_code(0)
+    .json();
+    assert_eq!(
+        out,
+        json!({
+            "properties": [
+                "nvidia :: cuda_version_lower_bound :: 12.0",
+                "nvidia :: sm_arch :: 50_real",
+                "nvidia :: sm_arch :: 60_real",
+                "nvidia :: sm_arch :: 70_real",
+                "nvidia :: sm_arch :: 80_real",
+                "nvidia :: sm_arch :: 90_real",
+                "nvidia :: sm_arch :: 90_virtual",
+                "x86_64 :: level :: v4",
+            ],
+            "files": [
+                {
+                    "path": "demo/_gpu.so",
+                    "sm_arch": ["50_real", "60_real", "70_real", "80_real", "90_real", "90_virtual"],
+                    "cuda_runtime": 12,
+                    "x86_64_level": "v1",
+                    "needs": ["libcudart.so.12", "PTX ISA 8.3"],
+                },
+                {
+                    "path": "demo/_cpu.so",
+                    "sm_arch": [],
+                    "cuda_runtime": null,
+                    "x86_64_level": "v4",
+                    "needs": ["avx512f (vpaddd at 0x1000 in sum_avx512)"],
+                },
+            ],
+        })
+    );
+}
+
+#[test]
+fn several_wheels_keep_their_own_properties() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = cuda12_wheel(dir.path());
+    let section = fatbin(CUDA13_FATBIN);
+    let lib = Elf {
+        fatbin: Some((".nv_fatbin", &section)),
+        needed: &["libcudart.so.13"],
+        ..Elf::x86_64_library(code::RET)
+    };
+    let second = wheel(
+        dir.path(),
+        "demo-1.0-cu13.whl",
+        &[("demo/_gpu.so", lib.build())],
+    );
+    let out = vari_run([
+        Path::new("wheel"),
+        Path::new("scan"),
+        &first,
+        &second,
+        Path::new("--json"),
+    ])
+    .expect_code(0)
+    .json();
+    let wheels = out["wheels"].as_array().unwrap();
+    assert_eq!(wheels.len(), 2);
+    assert_eq!(wheels[0]["wheel"], first.display().to_string());
+    assert_eq!(wheels[1]["wheel"], second.display().to_string());
+    assert_eq!(wheels[0]["files"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        wheels[1]["properties"],
+        json!([
+            "nvidia :: cuda_version_lower_bound :: 13.0",
+            "nvidia :: sm_arch :: 100_real",
+            "nvidia :: sm_arch :: 120_real",
+            "nvidia :: sm_arch :: 120_virtual",
+            "nvidia :: sm_arch :: 75_real",
+            "nvidia :: sm_arch :: 80_real",
+            "nvidia :: sm_arch :: 90_real",
+        ])
+    );
+}
+
+#[test]
+fn the_table_shows_each_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cuda12_wheel(dir.path());
+    let run = vari_run([Path::new("wheel"), Path::new("scan"), &path]).expect_code(0);
+    let text = run.stdout;
+    assert!(text.starts_with(&path.display().to_string()), "{text}");
+    assert!(text.contains("nvidia :: sm_arch :: 90_virtual"), "{text}");
+    let header = text.lines().find(|l| l.starts_with("file")).unwrap();
+    for column in ["sm_arch", "cuda", "x86-64 (uses)", "needs"] {
+        assert!(header.contains(column), "{header}");
+    }
+    let cpu = text
+        .lines()
+        .find(|l| l.starts_with("demo/_cpu.so"))
+        .unwrap();
+    assert!(
+        cpu.contains("v4") && cpu.contains("avx512f (vpaddd"),
+        "{cpu}"
+    );
+    let gpu = text
+        .lines()
+        .find(|l| l.starts_with("demo/_gpu.so"))
+        .unwrap();
+    assert!(
+        gpu.contains("50_real 60_real 70_real 80_real") && gpu.contains(" 12 "),
+        "{gpu}"
+    );
+}
+
+#[test]
+fn a_broken_member_is_one_error_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = cuda12_wheel(dir.path());
+    let mut lib = Elf::x86_64_library(code::RET).build();
+    lib.truncate(40);
+    let bad = wheel(dir.path(), "bad.whl", &[("pkg/_broken.so", lib)]);
+    vari_run([
+        Path::new("wheel"),
+        Path::new("scan"),
+        Path::new("--json"),
+        &good,
+        &bad,
+    ])
+    .expect_one_error(&[&format!(
+        "{}: pkg/_broken.so: not a readable ELF file",
+        bad.display()
+    )]);
+}
+
+#[test]
+fn a_wheel_is_required() {
+    vari_run(["wheel", "scan"]).expect_code(2);
+}
+
+#[test]
+fn validate_warns_when_declared_properties_disagree_with_the_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = installable_cpu_wheel(dir.path());
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    // Declared x86-64-v3, but `_cpu.so` uses AVX-512 with no runtime dispatch: SIGILL on v3.
+    let made = vari_run([
+        Path::new("wheel"),
+        Path::new("make-variant"),
+        &plain,
+        Path::new("-p"),
+        Path::new("x86_64::level::v3"),
+        Path::new("-o"),
+        &out,
+    ])
+    .expect_code(0);
+    let variant = std::path::PathBuf::from(made.stdout.trim());
+    for command in [["wheel", "validate"], ["metadata", "validate"]] {
+        let run = vari_run([Path::new(command[0]), Path::new(command[1]), &variant]).expect_code(0);
+        assert!(run.stderr.starts_with("warning: "), "{command:?}: {}", run.stderr);
+        assert!(run.stderr.contains("demo/_cpu.so"), "{command:?}: {}", run.stderr);
+        assert!(run.stderr.contains("v3"), "{command:?}: {}", run.stderr);
+    }
+    // Declared what the code needs: no warning.
+    let out4 = dir.path().join("out4");
+    std::fs::create_dir(&out4).unwrap();
+    let made = vari_run([
+        Path::new("wheel"),
+        Path::new("make-variant"),
+        &plain,
+        Path::new("-p"),
+        Path::new("x86_64::level::v4"),
+        Path::new("-o"),
+        &out4,
+    ])
+    .expect_code(0);
+    let variant = std::path::PathBuf::from(made.stdout.trim());
+    let run = vari_run([Path::new("wheel"), Path::new("validate"), &variant]).expect_code(0);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+}
+
+/// A wheel with an AVX-512 library and the dist-info (METADATA, WHEEL, RECORD with hashes) that
+/// `make-variant` needs.
+fn installable_cpu_wheel(dir: &Path) -> std::path::PathBuf {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let avx512 = [code::VPADDD_ZMM, code::RET].concat();
+    let cpu = Elf {
+        functions: &[("sum_avx512", 0, 7)],
+        ..Elf::x86_64_library(&avx512)
+    };
+    let mut members: Vec<(&str, Vec<u8>)> = vec![
+        ("demo/__init__.py", b"".to_vec()),
+        ("demo/_cpu.so", cpu.build()),
+        (
+            "demo-1.0.dist-info/METADATA",
+            b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n".to_vec(),
+        ),
+        (
+            "demo-1.0.dist-info/WHEEL",
+            b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: cp312-cp312-manylinux_2_28_x86_64\n".to_vec(),
+        ),
+    ];
+    let mut record = String::new();
+    for (name, bytes) in &members {
+        let hash = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(bytes));
+        record.push_str(&format!("{name},sha256={hash},{}\n", bytes.len()));
+    }
+    record.push_str("demo-1.0.dist-info/RECORD,,\n");
+    members.push(("demo-1.0.dist-info/RECORD", record.into_bytes()));
+    wheel(dir, "demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", &members)
+}
