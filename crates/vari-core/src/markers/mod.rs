@@ -125,7 +125,7 @@ pub fn evaluate_marker(
 ///
 /// The marker starts at the first `;`, except in a URL requirement (`name @ URL`), where PEP 508
 /// requires whitespace before the `;` because URLs may contain one.
-fn split_requirement(requires_dist: &str) -> (&str, Option<&str>) {
+pub(crate) fn split_requirement(requires_dist: &str) -> (&str, Option<&str>) {
     let at = requires_dist.find('@');
     let semi = requires_dist.find(';');
     let split = match (at, semi) {

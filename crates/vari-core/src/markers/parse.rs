@@ -362,6 +362,11 @@ impl<'a> Parser<'a> {
         if matches!(lhs, Operand::Var(_)) || matches!(rhs, Operand::Var(_)) {
             return variant_test(self.marker, atom, lhs, op, rhs).map(Expr::Variant);
         }
+        crate::metadata::check_marker_text(atom).map_err(|message| MarkerError::Standard {
+            marker: self.marker.to_owned(),
+            atom: atom.to_owned(),
+            message,
+        })?;
         MarkerTree::from_str(atom)
             .map(Expr::Standard)
             .map_err(|e| MarkerError::Standard {

@@ -17,7 +17,7 @@ mod provider;
 mod read;
 mod requirement;
 
-pub(crate) use requirement::requirement_name;
+pub(crate) use requirement::{check_marker_text, requirement_name};
 mod sorted;
 mod tree;
 mod write;

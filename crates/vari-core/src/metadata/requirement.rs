@@ -1,10 +1,22 @@
-//! Parsing PEP 508 requirements through `pep508_rs`, guarded against its one known panic.
+//! Parsing PEP 508 requirements and markers through `pep508_rs`, guarded against its known
+//! panics. Every call into `pep508_rs`'s parsers goes through this module's checks first.
 //!
-//! `pep508_rs` 0.9.2 (the newest release) panics instead of returning an error when a project
-//! name or an extra ends in `-`, `_` or `.` and more text follows (`a-,b`, `a_;x`, `a[b_]`;
-//! found by `fuzz/fuzz_targets/metadata.rs`, inputs in `fuzz/regressions/metadata/`). PEP 508
-//! requires names to start and end with a letter or digit, so such requirements are invalid
-//! anyway: they are rejected here before `pep508_rs` sees them.
+//! `pep508_rs` 0.9.2 (the newest release) panics instead of returning an error:
+//! - when a project name or an extra ends in `-`, `_` or `.` and more text follows (`a-,b`,
+//!   `a_;x`, `a[b_]`; found by `fuzz/fuzz_targets/metadata.rs`, inputs in
+//!   `fuzz/regressions/metadata/`). PEP 508 requires names to start and end with a letter or
+//!   digit, so such requirements are invalid anyway;
+//! - on `"literal" ~= string_marker` (`'x' ~= platform_machine`; found by
+//!   `fuzz/fuzz_targets/markers.rs`, input in `fuzz/regressions/markers/`): it ignores `~=`
+//!   between a string marker and a string only when the marker comes first. `~=` compares
+//!   versions, so such a comparison is refused here.
+//!
+//! - on a character outside ASCII after a complete comparison (`os_name == 'a'\u{feff}`: its
+//!   cursor slices by a character count as if it were a byte count; found by
+//!   `fuzz/fuzz_targets/metadata.rs`, input in `fuzz/regressions/metadata/`). Outside quoted
+//!   strings a marker is ASCII (names, operators, spaces), so such a marker is refused.
+//!
+//! All are rejected here before `pep508_rs` sees them.
 
 use std::str::FromStr;
 
@@ -13,6 +25,9 @@ use pep508_rs::{Requirement, VerbatimUrl};
 /// Parses a PEP 508 requirement, or explains why it is invalid. Never panics.
 pub(crate) fn parse_requirement(text: &str) -> Result<Requirement<VerbatimUrl>, String> {
     check_names(text)?;
+    if let (_, Some(marker)) = crate::markers::split_requirement(text) {
+        check_marker_text(marker)?;
+    }
     Requirement::<VerbatimUrl>::from_str(text).map_err(|e| e.message.to_string())
 }
 
@@ -24,6 +39,52 @@ pub(crate) fn requirement_name(requirement: &str) -> &str {
         .find(|c| !is_name_char(c))
         .unwrap_or(requirement.len());
     &requirement[..end]
+}
+
+/// The marker variables whose values are versions (the only ones `~=` may compare), and
+/// `extra`, which `pep508_rs` handles apart.
+const VERSION_MARKERS: [&str; 4] = [
+    "python_version",
+    "python_full_version",
+    "implementation_version",
+    "extra",
+];
+
+/// Refuses what `pep508_rs` panics on in a marker: a character outside ASCII that is not in
+/// a quoted string, and `"literal" ~= marker` where the marker is not a version. Quoted text
+/// is skipped: PEP 508 strings have no escapes.
+pub(crate) fn check_marker_text(text: &str) -> Result<(), String> {
+    let bytes = text.as_bytes();
+    let mut quote: Option<u8> = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if !b.is_ascii() => {
+                let c = text[i..].chars().next().unwrap_or_default();
+                return Err(format!(
+                    "unexpected character {c:?} (outside quotes, a marker is ASCII)"
+                ));
+            }
+            None if b == b'\'' || b == b'"' => quote = Some(b),
+            None if b == b'~' && bytes.get(i + 1) == Some(&b'=') => {
+                let before = text[..i].trim_end();
+                let after = text[i + 2..].trim_start();
+                let name_len = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                    .unwrap_or(after.len());
+                let name = &after[..name_len];
+                let literal_first = before.ends_with(['\'', '"']);
+                if literal_first && !name.is_empty() && !VERSION_MARKERS.contains(&name) {
+                    return Err(format!(
+                        "`~=` compares versions, and `{name}` is not a version marker"
+                    ));
+                }
+            }
+            None => {}
+        }
+    }
+    Ok(())
 }
 
 fn is_name_char(c: char) -> bool {
@@ -61,6 +122,40 @@ fn check_names(text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_outside_ascii_outside_quotes_are_errors_not_panics() {
+        let e = check_marker_text("platform_system == 'Linux'\u{feff}").unwrap_err();
+        assert_eq!(
+            e,
+            "unexpected character '\\u{feff}' (outside quotes, a marker is ASCII)"
+        );
+        assert!(parse_requirement("a; os_name == 'x' é").is_err());
+        assert_eq!(check_marker_text("platform_system == 'Lïnux'"), Ok(()));
+        // A URL requirement's URL is not a marker.
+        assert!(check_names("a @ https://x/é ; os_name == 'x'").is_ok());
+    }
+
+    #[test]
+    fn compatible_release_with_a_string_marker_is_an_error_not_a_panic() {
+        for text in [
+            "'xl1'  ~= platform_machine",
+            "\"x\" ~= sys_platform and python_version > '3'",
+            "a; 'x' ~=platform_machine",
+        ] {
+            let e = check_marker_text(text).unwrap_err();
+            assert!(e.contains("is not a version marker"), "{e}");
+        }
+        assert!(parse_requirement("a; 'x' ~= platform_machine").is_err());
+        for text in [
+            "python_version ~= '3.10'",
+            "'3.10' ~= python_version",
+            "platform_machine == '~=x'",
+            "\"a ~= b\" == os_name",
+        ] {
+            assert_eq!(check_marker_text(text), Ok(()), "{text}");
+        }
+    }
 
     #[test]
     fn valid_requirements_parse() {

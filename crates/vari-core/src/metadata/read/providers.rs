@@ -16,7 +16,7 @@ use std::str::FromStr;
 use pep508_rs::MarkerTree;
 
 use crate::markers::Marker;
-use crate::metadata::requirement::parse_requirement;
+use crate::metadata::requirement::{check_marker_text, parse_requirement};
 
 use super::issues::{
     as_bool, as_object, as_str, get, index_path, key_path, name_list, reject_unknown_keys,
@@ -430,6 +430,13 @@ fn read_requires(
 fn check_marker(marker: &str, path: &str, issues: &mut Issues) -> Option<Marker> {
     if marker.trim().is_empty() {
         issues.add(path, "must not be empty");
+        return None;
+    }
+    if let Err(message) = check_marker_text(marker) {
+        issues.add(
+            path,
+            format!("invalid environment marker {marker:?}: {message}"),
+        );
         return None;
     }
     if let Err(e) = MarkerTree::from_str(marker) {
