@@ -23,6 +23,7 @@ mod error;
 mod index;
 mod release;
 mod target;
+mod unused;
 
 pub use choice::{choose, Choice, FileFate, FileVerdict, VariantRejection, VariantVerdict};
 pub use error::InputError;
@@ -32,9 +33,10 @@ pub use index::{
     SelectError, VersionReport,
 };
 pub use release::{
-    inspect_wheel, read_text, text_of, wheel_input_error, InputKind, Release, ReleaseFile,
-    UnusableReason,
+    builtin_feature_kinds, inspect_wheel, read_text, text_of, wheel_input_error, InputKind,
+    Release, ReleaseFile, UnusableReason,
 };
 pub use target::{
     host_platform, read_profile, Hardware, HardwareSource, Target, TargetError, TargetSettings,
 };
+pub use unused::{unused_options, UnusedOption};

@@ -159,6 +159,8 @@ impl Release {
             .map_err(|e| InputError::from_metadata(path, &e))?;
         let mut release = Self::from_metadata(metadata);
         release.warnings = located(path, &problems);
+        let impossible = drop_impossible_variants(path, &mut release.metadata);
+        release.warnings.extend(impossible);
         Ok(release)
     }
 
@@ -183,6 +185,22 @@ impl Release {
             .iter()
             .find_map(|(l, why)| (l == label).then_some(why))
     }
+}
+
+/// What the built-in providers say about their features' values: may a variant list several
+/// values of one? (`None` for a namespace no built-in provider owns.)
+pub fn builtin_feature_kinds(
+    namespace: &vari_core::Namespace,
+    feature: &vari_core::FeatureName,
+) -> Option<bool> {
+    vari_detect::builtin_feature_kind(namespace.as_str(), feature.as_str()).map(|k| k.multi_value)
+}
+
+/// Drops the variants that list several values of a feature its built-in provider says is
+/// single-value (PEP 817: such a variant must not exist), as warnings naming `path`.
+fn drop_impossible_variants(path: &Path, metadata: &mut VariantMetadata) -> Vec<InputError> {
+    let problems = metadata::remove_multi_valued_single_features(metadata, &builtin_feature_kinds);
+    located(path, &problems)
 }
 
 /// Reads a text file, explaining content that is not text.
@@ -250,18 +268,19 @@ fn read_one_wheel(path: &Path) -> Result<Release, InputError> {
         filename: info.filename.clone(),
         location: path.display().to_string(),
     };
-    let metadata = match info.metadata {
+    let mut metadata = match info.metadata {
         Some(meta) => meta,
         // A plain wheel: an empty release whose only file is the non-variant fallback.
         None => empty_metadata(),
     };
+    let warnings = drop_impossible_variants(path, &mut metadata);
     Ok(Release {
         name: Some(info.filename.name.clone()),
         metadata,
         files: vec![file],
         has_files: true,
         unusable: Vec::new(),
-        warnings: Vec::new(),
+        warnings,
     })
 }
 
@@ -371,6 +390,7 @@ fn read_directory(dir: &Path) -> Result<Release, InputError> {
     combined
         .variants
         .retain(|label, _| wheel_labels.contains(&label));
+    warnings.extend(drop_impossible_variants(dir, &mut combined));
     let files = listing
         .wheels
         .iter()
