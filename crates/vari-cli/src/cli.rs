@@ -18,7 +18,7 @@ use vari_core::{Namespace, Property, VariantLabel};
 /// and convert variant metadata.
 #[derive(Debug, Parser)]
 #[command(name = "vari", version, propagate_version = true, max_term_width = 100)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Print diagnostics on stderr (-v: debug, -vv: trace). `RUST_LOG` takes precedence.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
@@ -30,7 +30,7 @@ pub struct Cli {
 
 /// The top-level commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Show the properties this machine (or a profile, or a snapshot) supports.
     Detect(DetectArgs),
     /// Order the variants of a release for this machine (or a profile).
@@ -61,7 +61,7 @@ pub enum Command {
 
 /// The target a selecting command chooses for: its hardware and its Python environment.
 #[derive(Debug, Args)]
-pub struct TargetArgs {
+pub(crate) struct TargetArgs {
     /// A target profile instead of this machine: `vari-profile/1` JSON (as printed by
     /// `vari detect --json`), or a `.toml` file of hardware facts.
     #[arg(
@@ -95,7 +95,7 @@ pub struct TargetArgs {
 
 /// `vari detect`.
 #[derive(Debug, Args)]
-pub struct DetectArgs {
+pub(crate) struct DetectArgs {
     #[command(flatten)]
     pub target: TargetArgs,
 
@@ -110,7 +110,7 @@ pub struct DetectArgs {
 
 /// The options that change which variants may be selected and in which order.
 #[derive(Debug, Args)]
-pub struct SelectionArgs {
+pub(crate) struct SelectionArgs {
     /// Put a namespace, feature or property first: NS, NS::FEATURE or NS::FEATURE::VALUE
     /// (repeatable; earlier wins).
     #[arg(long, value_name = "PATTERN")]
@@ -135,7 +135,7 @@ pub struct SelectionArgs {
 
 /// `vari rank`.
 #[derive(Debug, Args)]
-pub struct RankArgs {
+pub(crate) struct RankArgs {
     /// A `*-variants.json`, a `variant.json`, a wheel, or a directory of wheels (`-`: a
     /// `*-variants.json` on standard input).
     #[arg(value_name = "FILE")]
@@ -154,7 +154,7 @@ pub struct RankArgs {
 
 /// Where packages come from (`vari select`, `vari download`).
 #[derive(Debug, Args)]
-pub struct IndexArgs {
+pub(crate) struct IndexArgs {
     /// A simple-API index (PEP 503/691), most important first (repeatable) [default:
     /// `index-url` from vari.toml, else `UV_DEFAULT_INDEX`, `UV_INDEX_URL` or `PIP_INDEX_URL`].
     #[arg(short = 'i', long, value_name = "URL")]
@@ -202,7 +202,7 @@ fn parse_strategy(given: &str) -> Result<vari_client::IndexStrategy, String> {
 
 /// `vari select`.
 #[derive(Debug, Args)]
-pub struct SelectArgs {
+pub(crate) struct SelectArgs {
     /// Requirements (PEP 508): `torch`, `torch>=2.9`, `cupy[all]; sys_platform == "linux"`.
     #[arg(value_name = "REQ", required = true)]
     pub requirements: Vec<String>,
@@ -232,7 +232,7 @@ pub struct SelectArgs {
 
 /// `vari download`.
 #[derive(Debug, Args)]
-pub struct DownloadArgs {
+pub(crate) struct DownloadArgs {
     /// Requirements (PEP 508).
     #[arg(value_name = "REQ", required = true)]
     pub requirements: Vec<String>,
@@ -253,7 +253,7 @@ pub struct DownloadArgs {
 
 /// `vari snapshot`.
 #[derive(Debug, Args)]
-pub struct SnapshotArgs {
+pub(crate) struct SnapshotArgs {
     /// The directory to create (it must not exist, unless --replace).
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
@@ -265,7 +265,7 @@ pub struct SnapshotArgs {
 
 /// `vari wheel …`.
 #[derive(Debug, Subcommand)]
-pub enum WheelCommand {
+pub(crate) enum WheelCommand {
     /// Print the default label of a set of properties.
     Label(LabelArgs),
     /// Show a wheel's filename parts, label, properties and providers, and check its RECORD.
@@ -288,7 +288,7 @@ pub enum WheelCommand {
 
 /// `vari wheel scan`.
 #[derive(Debug, Args)]
-pub struct ScanArgs {
+pub(crate) struct ScanArgs {
     /// The wheels to scan.
     #[arg(value_name = "WHEEL", required = true)]
     pub wheels: Vec<PathBuf>,
@@ -301,7 +301,7 @@ pub struct ScanArgs {
 
 /// `vari wheel make-variant`.
 #[derive(Debug, Args)]
-pub struct MakeVariantArgs {
+pub(crate) struct MakeVariantArgs {
     /// The plain wheel.
     #[arg(value_name = "WHEEL")]
     pub wheel: PathBuf,
@@ -318,7 +318,7 @@ pub struct MakeVariantArgs {
     #[arg(long)]
     pub null: bool,
 
-    /// Priorities and providers: a pyproject.toml with a [variant] table, or a
+    /// Priorities and providers: a pyproject.toml with a `[variant]` table, or a
     /// `*-variants.json` (whose entry for --label also gives the properties when no -p is given).
     #[arg(long, value_name = "FILE")]
     pub metadata: Option<PathBuf>,
@@ -343,7 +343,7 @@ pub struct MakeVariantArgs {
 
 /// `vari wheel unmake`.
 #[derive(Debug, Args)]
-pub struct UnmakeArgs {
+pub(crate) struct UnmakeArgs {
     /// The variant wheel.
     #[arg(value_name = "WHEEL")]
     pub wheel: PathBuf,
@@ -355,7 +355,7 @@ pub struct UnmakeArgs {
 
 /// `vari wheel validate`.
 #[derive(Debug, Args)]
-pub struct WheelValidateArgs {
+pub(crate) struct WheelValidateArgs {
     /// The wheels.
     #[arg(value_name = "WHEEL", required = true)]
     pub wheels: Vec<PathBuf>,
@@ -367,7 +367,7 @@ pub struct WheelValidateArgs {
 
 /// `vari wheel repack`.
 #[derive(Debug, Args)]
-pub struct RepackArgs {
+pub(crate) struct RepackArgs {
     /// The repack configuration (TOML; see examples/repack/).
     #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
@@ -383,7 +383,7 @@ pub struct RepackArgs {
 
 /// `vari wheel label`.
 #[derive(Debug, Args)]
-pub struct LabelArgs {
+pub(crate) struct LabelArgs {
     /// A property `ns::feature::value` (repeatable).
     #[arg(short = 'p', long = "property", value_name = "PROP")]
     pub properties: Vec<Property>,
@@ -395,7 +395,7 @@ pub struct LabelArgs {
 
 /// `vari wheel inspect`.
 #[derive(Debug, Args)]
-pub struct InspectArgs {
+pub(crate) struct InspectArgs {
     /// The wheel file.
     #[arg(value_name = "WHEEL")]
     pub wheel: PathBuf,
@@ -407,7 +407,7 @@ pub struct InspectArgs {
 
 /// `vari metadata …`.
 #[derive(Debug, Subcommand)]
-pub enum MetadataCommand {
+pub(crate) enum MetadataCommand {
     /// Check pyproject.toml `[variant]`, variant.json, *-variants.json files and wheels.
     Validate(ValidateArgs),
     /// Combine the metadata of several files (conflicts are errors) into one *-variants.json.
@@ -418,7 +418,7 @@ pub enum MetadataCommand {
 
 /// `vari metadata validate`.
 #[derive(Debug, Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// The files to check.
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
@@ -430,7 +430,7 @@ pub struct ValidateArgs {
 
 /// `vari metadata merge`.
 #[derive(Debug, Args)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// The files to combine: *-variants.json, variant.json, wheels.
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
@@ -448,7 +448,7 @@ pub struct MergeArgs {
 
 /// `vari metadata convert`.
 #[derive(Debug, Args)]
-pub struct ConvertArgs {
+pub(crate) struct ConvertArgs {
     /// The metadata file to convert.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
@@ -466,7 +466,7 @@ pub struct ConvertArgs {
 
 /// `vari index …`.
 #[derive(Debug, Subcommand)]
-pub enum IndexCommand {
+pub(crate) enum IndexCommand {
     /// Build a static simple index (PEP 503 HTML + PEP 691 JSON, PEP 658 metadata files) with a
     /// `*-variants.json` for every release with variant wheels.
     Build(IndexBuildArgs),
@@ -477,7 +477,7 @@ pub enum IndexCommand {
 
 /// `vari index build`.
 #[derive(Debug, Args)]
-pub struct IndexBuildArgs {
+pub(crate) struct IndexBuildArgs {
     /// The directory of wheels and source distributions.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
@@ -503,7 +503,7 @@ pub struct IndexBuildArgs {
 
 /// `vari index validate`.
 #[derive(Debug, Args)]
-pub struct IndexValidateArgs {
+pub(crate) struct IndexValidateArgs {
     /// The site directory (as `vari index build` writes it).
     #[arg(value_name = "SITE")]
     pub site: PathBuf,
@@ -515,7 +515,7 @@ pub struct IndexValidateArgs {
 
 /// `vari list`.
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// The Python environment: an interpreter or an environment directory [default: the active
     /// `VIRTUAL_ENV`, else `CONDA_PREFIX`, else the `python3` on PATH].
     #[arg(long, value_name = "PATH", env = "VARI_PYTHON")]
@@ -528,14 +528,14 @@ pub struct ListArgs {
 
 /// `vari config …`.
 #[derive(Debug, Subcommand)]
-pub enum ConfigCommand {
+pub(crate) enum ConfigCommand {
     /// Print the merged settings and the file each one came from.
     Show(ConfigShowArgs),
 }
 
 /// `vari config show`.
 #[derive(Debug, Args)]
-pub struct ConfigShowArgs {
+pub(crate) struct ConfigShowArgs {
     /// Print `{"settings": {KEY: {"value", "layer", "path"}}, "files": [{"layer", "path",
     /// "found"}]}`.
     #[arg(long)]

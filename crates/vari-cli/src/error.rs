@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Why a command failed (exit status 1).
 #[derive(Debug, thiserror::Error)]
-pub enum CliError {
+pub(crate) enum CliError {
     /// A file or directory could not be read or written.
     #[error("{}: {source}", .path.display())]
     Io {
@@ -44,7 +44,7 @@ impl From<vari_select::InputError> for CliError {
 
 impl CliError {
     /// An I/O failure on `path`.
-    pub fn io(path: impl AsRef<Path>, source: io::Error) -> Self {
+    pub(crate) fn io(path: impl AsRef<Path>, source: io::Error) -> Self {
         Self::Io {
             path: path.as_ref().to_owned(),
             source,
@@ -52,7 +52,7 @@ impl CliError {
     }
 
     /// A content problem in `path` at `key`.
-    pub fn invalid(
+    pub(crate) fn invalid(
         path: impl AsRef<Path>,
         key: impl Into<Option<String>>,
         message: impl Into<String>,
@@ -65,13 +65,13 @@ impl CliError {
     }
 
     /// The reason as exactly one line (messages from libraries may span lines).
-    pub fn one_line(&self) -> String {
+    pub(crate) fn one_line(&self) -> String {
         one_line(&self.to_string())
     }
 }
 
 /// Joins lines of `text` with `; ` so that a reason always fits one line.
-pub fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())

@@ -8,11 +8,11 @@ use vari_wheel::{WheelError, WheelErrorKind, WheelInfo};
 
 use crate::error::CliError;
 
-pub use vari_select::InputKind;
+pub(crate) use vari_select::InputKind;
 
 /// Reads a whole text file (a byte-order mark dropped; binary content named for what it is).
 /// `-` is standard input.
-pub fn read_text(path: &Path) -> Result<String, CliError> {
+pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
     if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
@@ -23,7 +23,7 @@ pub fn read_text(path: &Path) -> Result<String, CliError> {
 }
 
 /// The error for a file with metadata problems: the first one, with a count of the others.
-pub fn metadata_error(path: &Path, errors: &[MetadataError]) -> CliError {
+pub(crate) fn metadata_error(path: &Path, errors: &[MetadataError]) -> CliError {
     match errors.first() {
         None => CliError::invalid(path, None, "invalid variant metadata"),
         Some(first) => {
@@ -43,7 +43,7 @@ pub fn metadata_error(path: &Path, errors: &[MetadataError]) -> CliError {
 
 /// A wheel error as `(key, message)` pairs: the CLI names the wheel itself, and a
 /// `variant.json` problem names the member and the key inside it.
-pub fn wheel_problems(error: &WheelError) -> Vec<(Option<String>, String)> {
+pub(crate) fn wheel_problems(error: &WheelError) -> Vec<(Option<String>, String)> {
     if let WheelErrorKind::InvalidVariantJson { member, errors } = error.kind.as_ref() {
         return errors
             .iter()
@@ -61,7 +61,7 @@ pub fn wheel_problems(error: &WheelError) -> Vec<(Option<String>, String)> {
 }
 
 /// A wheel error as a one-line [`CliError`].
-pub fn wheel_error(wheel: &Path, error: &WheelError) -> CliError {
+pub(crate) fn wheel_error(wheel: &Path, error: &WheelError) -> CliError {
     let problems = wheel_problems(error);
     let more = problems.len().saturating_sub(1);
     match problems.into_iter().next() {
@@ -79,7 +79,7 @@ pub fn wheel_error(wheel: &Path, error: &WheelError) -> CliError {
 }
 
 /// Opens a wheel and checks it.
-pub fn inspect_wheel(path: &Path) -> Result<WheelInfo, CliError> {
+pub(crate) fn inspect_wheel(path: &Path) -> Result<WheelInfo, CliError> {
     if path.is_dir() {
         return Err(CliError::invalid(
             path,
@@ -93,14 +93,24 @@ pub fn inspect_wheel(path: &Path) -> Result<WheelInfo, CliError> {
 /// Reads the metadata of one file strictly: any problem is an error.
 ///
 /// Wheels must be variant wheels; directories are not accepted here.
-pub fn read_metadata(path: &Path) -> Result<VariantMetadata, CliError> {
+pub(crate) fn read_metadata(path: &Path) -> Result<VariantMetadata, CliError> {
     match InputKind::of(path) {
         InputKind::Pyproject => {
             metadata::read_pyproject(&read_text(path)?).map_err(|e| metadata_error(path, &e))
         }
         kind @ (InputKind::VariantJson | InputKind::IndexJson) => {
-            metadata::read_json(&read_text(path)?, kind.source_kind())
-                .map_err(|e| metadata_error(path, &e))
+            let (meta, warnings) =
+                metadata::read_json_with_warnings(&read_text(path)?, kind.source_kind())
+                    .map_err(|e| metadata_error(path, &e))?;
+            for warning in &warnings {
+                crate::output::warn(&format!(
+                    "{}: {}: {}",
+                    path.display(),
+                    warning.path,
+                    warning.message
+                ));
+            }
+            Ok(meta)
         }
         InputKind::Wheel => inspect_wheel(path)?
             .metadata

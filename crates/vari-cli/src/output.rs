@@ -14,19 +14,19 @@ use crate::error::{one_line, CliError};
 /// wants colour (`NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE` are honoured by `anstream`).
 ///
 /// A closed pipe (`vari … | head`) is not an error: the reader has what it wanted.
-pub fn print(text: &str) -> Result<(), CliError> {
+pub(crate) fn print(text: &str) -> Result<(), CliError> {
     write_stdout(&mut anstream::stdout().lock(), text)
 }
 
 /// Prints machine-readable output (JSON, paths, labels) to stdout in one write, unchanged: it
 /// holds no styles, so the colour filter's scan of every byte is skipped.
-pub fn print_data(text: &str) -> Result<(), CliError> {
+pub(crate) fn print_data(text: &str) -> Result<(), CliError> {
     print_bytes(text.as_bytes())
 }
 
 /// [`print_data`] for output already encoded as UTF-8 bytes (as `serde_json` writes it), which
 /// spares re-checking a large document's encoding.
-pub fn print_bytes(bytes: &[u8]) -> Result<(), CliError> {
+pub(crate) fn print_bytes(bytes: &[u8]) -> Result<(), CliError> {
     write_stdout(&mut io::stdout().lock(), bytes)
 }
 
@@ -40,7 +40,7 @@ fn write_stdout(out: &mut impl Write, text: impl AsRef<[u8]>) -> Result<(), CliE
 }
 
 /// Prints `warning: <message>` on stderr (one line).
-pub fn warn(message: &str) {
+pub(crate) fn warn(message: &str) {
     use owo_colors::OwoColorize;
     let mut err = anstream::stderr().lock();
     // stderr is best effort: there is nowhere left to report a failure to write a warning.
@@ -48,7 +48,7 @@ pub fn warn(message: &str) {
 }
 
 /// Prints `note: <message>` on stderr (one line): a decision the user may want to know about.
-pub fn note(message: &str) {
+pub(crate) fn note(message: &str) {
     use owo_colors::OwoColorize;
     let mut err = anstream::stderr().lock();
     let _ = writeln!(err, "{} {}", "note:".cyan().bold(), one_line(message));
@@ -57,7 +57,7 @@ pub fn note(message: &str) {
 /// Writes `contents` to `dest` atomically (`vari_fs::write_atomic`: through symbolic links,
 /// keeping the mode of a replaced file, writing through devices, never leaving a partial file);
 /// `-` is standard output.
-pub fn write_atomically(dest: &Path, contents: &[u8]) -> Result<(), CliError> {
+pub(crate) fn write_atomically(dest: &Path, contents: &[u8]) -> Result<(), CliError> {
     if dest == Path::new("-") {
         return print_bytes(contents);
     }
@@ -69,7 +69,7 @@ pub fn write_atomically(dest: &Path, contents: &[u8]) -> Result<(), CliError> {
 }
 
 /// The width to lay tables out in: the terminal's, `COLUMNS`, or 100.
-pub fn width() -> usize {
+pub(crate) fn width() -> usize {
     if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size() {
         return usize::from(w).max(40);
     }

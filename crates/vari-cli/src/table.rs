@@ -5,14 +5,14 @@ use owo_colors::{OwoColorize, Style};
 
 /// One cell: text (may hold several lines) and how to style it.
 #[derive(Debug, Clone, Default)]
-pub struct Cell {
+pub(crate) struct Cell {
     text: String,
     style: Style,
 }
 
 impl Cell {
     /// An unstyled cell.
-    pub fn new(text: impl Into<String>) -> Self {
+    pub(crate) fn new(text: impl Into<String>) -> Self {
         Self {
             text: text.into(),
             style: Style::new(),
@@ -20,7 +20,7 @@ impl Cell {
     }
 
     /// The same cell drawn with `style` (on terminals that want colour).
-    pub fn styled(mut self, style: Style) -> Self {
+    pub(crate) fn styled(mut self, style: Style) -> Self {
         self.style = style;
         self
     }
@@ -40,7 +40,7 @@ impl From<&str> for Cell {
 
 /// A table with a header row.
 #[derive(Debug, Clone)]
-pub struct Table {
+pub(crate) struct Table {
     headers: Vec<String>,
     rows: Vec<Vec<Cell>>,
 }
@@ -50,7 +50,7 @@ const GAP: usize = 2;
 
 impl Table {
     /// A table with these column headers.
-    pub fn new(headers: &[&str]) -> Self {
+    pub(crate) fn new(headers: &[&str]) -> Self {
         Self {
             headers: headers.iter().map(|h| (*h).to_owned()).collect(),
             rows: Vec::new(),
@@ -58,17 +58,17 @@ impl Table {
     }
 
     /// Appends a row; missing cells are empty.
-    pub fn row(&mut self, cells: Vec<Cell>) {
+    pub(crate) fn row(&mut self, cells: Vec<Cell>) {
         self.rows.push(cells);
     }
 
     /// Whether the table has no rows.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
 
     /// Renders the table to fit `width` columns (the last column wraps at spaces).
-    pub fn render(&self, width: usize) -> String {
+    pub(crate) fn render(&self, width: usize) -> String {
         let columns = self.headers.len();
         let mut widths: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
         for row in &self.rows {
@@ -129,7 +129,7 @@ fn render_row(out: &mut String, cells: &[Cell], widths: &[usize], last_width: us
 
 /// Splits `line` at spaces into pieces of at most `width` characters (a longer word stays whole).
 /// Continuation lines are indented by two spaces so they read as part of the same item.
-pub fn wrap(line: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(line: &str, width: usize) -> Vec<String> {
     if line.chars().count() <= width {
         return vec![line.to_owned()];
     }
@@ -155,7 +155,7 @@ pub fn wrap(line: &str, width: usize) -> Vec<String> {
 
 /// Abbreviates a long list of values: up to `keep` leading values, `…`, the last value and the
 /// count (`12.8 12.7 … 11 (32 values)`).
-pub fn abbreviate<S: AsRef<str>>(values: &[S], keep: usize) -> String {
+pub(crate) fn abbreviate<S: AsRef<str>>(values: &[S], keep: usize) -> String {
     if values.len() <= keep + 2 {
         return values
             .iter()

@@ -38,7 +38,7 @@ fn config_error(e: ConfigError) -> CliError {
 }
 
 /// Prints the merged settings and where each came from.
-pub fn show(args: &ConfigShowArgs) -> Result<ExitCode, CliError> {
+pub(super) fn show(args: &ConfigShowArgs) -> Result<ExitCode, CliError> {
     let config = load()?;
     let entries = config.entries();
     if args.json {

@@ -18,7 +18,7 @@ use crate::table::{abbreviate, Cell, Table};
 const VALUES_SHOWN: usize = 2;
 
 /// Runs detection (or reads the profile) and prints the supported properties.
-pub fn run(args: &DetectArgs) -> Result<ExitCode, CliError> {
+pub(super) fn run(args: &DetectArgs) -> Result<ExitCode, CliError> {
     let mut settings = target::settings(&args.target)?;
     settings.use_cache = !args.no_cache;
     let target = Target::resolve(&settings).map_err(target::target_error)?;

@@ -16,7 +16,7 @@ use crate::error::CliError;
 use crate::output;
 
 /// Selects and downloads.
-pub fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
+pub(super) fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
     let session = prepare(
         &args.requirements,
         &args.index,

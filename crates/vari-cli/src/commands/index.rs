@@ -48,7 +48,7 @@ impl Progress for Bar {
 }
 
 /// Builds or updates a static index.
-pub fn build(args: &IndexBuildArgs) -> Result<ExitCode, CliError> {
+pub(super) fn build(args: &IndexBuildArgs) -> Result<ExitCode, CliError> {
     let placement = match (&args.base_url, args.copy) {
         (Some(url), _) => FilePlacement::External {
             base_url: url.to_string(),
@@ -115,7 +115,7 @@ fn summary_text(stats: &BuildStats, site: &std::path::Path) -> String {
 }
 
 /// Checks a site; exit 1 when any problem is an error.
-pub fn validate(args: &IndexValidateArgs) -> Result<ExitCode, CliError> {
+pub(super) fn validate(args: &IndexValidateArgs) -> Result<ExitCode, CliError> {
     // The seam for `vari index validate URL`: an HTTP `SiteReader` from the index client.
     let site = LocalSite::new(&args.site).map_err(|e| CliError::Other(e.to_string()))?;
     let report = vari_publish::validate(&site).map_err(|e| CliError::Other(e.to_string()))?;

@@ -53,7 +53,7 @@ impl<'a> From<&'a InstalledDistribution> for Package<'a> {
 }
 
 /// Lists the target environment's distributions.
-pub fn run(args: &ListArgs) -> Result<ExitCode, CliError> {
+pub(super) fn run(args: &ListArgs) -> Result<ExitCode, CliError> {
     let python = target_python(args)?;
     tracing::debug!("target Python: {python}");
     tracing::debug!(

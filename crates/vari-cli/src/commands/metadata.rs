@@ -43,19 +43,44 @@ fn check_file(path: &Path) -> Vec<(Option<String>, String)> {
     let text = |path: &Path| load::read_text(path).map_err(|e| vec![(None, io_reason(&e))]);
     let result: Result<(), Vec<(Option<String>, String)>> = match InputKind::of(path) {
         // Every member's hash and size against RECORD, not only variant.json's.
-        InputKind::Wheel => match super::wheel::validation_problems(path) {
-            problems if problems.is_empty() => Ok(()),
-            problems => Err(problems),
-        },
+        InputKind::Wheel => {
+            let mut problems = super::wheel::validation_problems(path);
+            if let Ok(vari_wheel::WheelInfo {
+                metadata: Some(meta),
+                ..
+            }) = vari_wheel::inspect(path)
+            {
+                let single =
+                    metadata::check_single_values(&meta, &vari_select::builtin_feature_kinds);
+                problems.extend(from_metadata(single));
+            }
+            match problems.is_empty() {
+                true => Ok(()),
+                false => Err(problems),
+            }
+        }
         InputKind::Pyproject => text(path).and_then(|t| {
             metadata::read_pyproject(&t)
                 .map(drop)
                 .map_err(from_metadata)
         }),
+        // PEP 817: several values of a feature its provider says is single-value must not exist.
         kind @ (InputKind::VariantJson | InputKind::IndexJson) => text(path).and_then(|t| {
-            metadata::read_json(&t, kind.source_kind())
-                .map(drop)
-                .map_err(from_metadata)
+            let (meta, warnings) =
+                metadata::read_json_with_warnings(&t, kind.source_kind()).map_err(from_metadata)?;
+            // Read tolerantly (PyTorch 2.8's `00000000` null label): valid, but said.
+            for warning in &warnings {
+                output::warn(&format!(
+                    "{}: {}: {}",
+                    path.display(),
+                    warning.path,
+                    warning.message
+                ));
+            }
+            match metadata::check_single_values(&meta, &vari_select::builtin_feature_kinds) {
+                problems if problems.is_empty() => Ok(()),
+                problems => Err(from_metadata(problems)),
+            }
         }),
         InputKind::Directory => Err(vec![(
             None,
@@ -143,7 +168,7 @@ fn cross_check(checks: &mut [FileCheck]) {
 }
 
 /// Checks every file and reports each; exit 1 when any is invalid.
-pub fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
+pub(super) fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
     let mut checks: Vec<FileCheck> = args
         .files
         .iter()
@@ -242,7 +267,7 @@ fn write_metadata(
 }
 
 /// Combines metadata files and wheels into one `*-variants.json`.
-pub fn merge(args: &MergeArgs) -> Result<ExitCode, CliError> {
+pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, CliError> {
     let mut read: Vec<(String, VariantMetadata)> = Vec::with_capacity(args.files.len());
     let mut plain = Vec::new();
     for path in &args.files {
@@ -349,7 +374,7 @@ fn check_one_release(inputs: &[std::path::PathBuf], output: &Path) -> Result<(),
 }
 
 /// Rewrites one metadata file in another schema generation.
-pub fn convert(args: &ConvertArgs) -> Result<ExitCode, CliError> {
+pub(super) fn convert(args: &ConvertArgs) -> Result<ExitCode, CliError> {
     let meta = load::read_metadata(&args.file)?;
     let generation = args.schema.unwrap_or(meta.generation);
     write_metadata(&meta, generation, args.output.as_deref(), &args.file)?;

@@ -21,7 +21,7 @@ use crate::error::CliError;
 
 /// Runs the command; `Ok` carries the exit status of a command that completed (validation may
 /// complete and still report invalid files with status 1).
-pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
+pub(crate) fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Command::Detect(args) => detect::run(&args),
         Command::Rank(args) => rank::run(&args),

@@ -7,14 +7,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use owo_colors::Style;
-use serde::{Serialize, Serializer};
 use tracing::debug;
 use vari_core::metadata::{property_refs, VariantProperties};
 use vari_core::ordering::{Rejection, SelectionOptions};
 use vari_core::{FeatureValue, VariantLabel};
 use vari_select::{
-    choose, Choice, FileFate, HardwareSource, InputKind, Release, Target, VariantRejection,
-    VariantVerdict,
+    choose, unused_options, Choice, FileFate, HardwareSource, InputKind, Release, Target,
+    UnusedOption, VariantRejection, VariantVerdict,
 };
 
 use super::target;
@@ -28,52 +27,17 @@ const VALUES_SHOWN: usize = 10;
 
 /// One entry of the `--json` `variants` list (`spec/cli.md`), borrowing from the choice so that
 /// large releases are written without copying every property.
-#[derive(Serialize)]
 struct Row<'a> {
     label: &'a VariantLabel,
     compatible: bool,
-    #[serde(serialize_with = "property_strings")]
     properties: &'a VariantProperties,
     reason: Option<String>,
     /// The variant's wheel files (only when the release was given with its wheels).
-    #[serde(skip_serializing_if = "Option::is_none")]
     files: Option<Vec<String>>,
 }
 
-/// Writes properties as a list of `ns :: f :: v` strings. Each is assembled in one reused
-/// buffer: a large release has tens of thousands of them, so neither an allocation nor the
-/// formatting machinery per property.
-fn property_strings<S: Serializer>(
-    properties: &&VariantProperties,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeSeq;
-    let mut seq = serializer.serialize_seq(None)?;
-    let mut text = String::new();
-    for (ns, f, v) in property_refs(properties) {
-        text.clear();
-        for part in [ns.as_str(), " :: ", f.as_str(), " :: ", v.as_str()] {
-            text.push_str(part);
-        }
-        seq.serialize_element(text.as_str())?;
-    }
-    seq.end()
-}
-
-/// The `--json` document: `{"order", "variants"}`, and for a release given with its wheels the
-/// file to install and the non-variant fallback.
-#[derive(Serialize)]
-struct RankJson<'a> {
-    order: &'a [VariantLabel],
-    variants: &'a [Row<'a>],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    chosen: Option<Option<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    non_variant: Option<Vec<String>>,
-}
-
 /// Ranks FILE's variants for the target and prints the order.
-pub fn run(args: &RankArgs) -> Result<ExitCode, CliError> {
+pub(super) fn run(args: &RankArgs) -> Result<ExitCode, CliError> {
     let started = Instant::now();
     let release = read_release(&args.file)?;
     for warning in &release.warnings {
@@ -143,7 +107,7 @@ fn warn_unmatched(
     choice: &Choice,
     release: &Release,
     target: &Target,
-    selection: &SelectionOptions,
+    options: &SelectionOptions,
     file: &Path,
 ) {
     if let Some(label) = &choice.unmatched_variant {
@@ -152,52 +116,18 @@ fn warn_unmatched(
             file.display()
         ));
     }
-    let release_properties = || release.metadata.variants.values().flat_map(property_refs);
-    let in_release = |pattern: &vari_core::ordering::Pattern| {
-        release_properties().any(|(ns, f, v)| hits(pattern, ns, f, v))
-    };
-    let in_target = |pattern: &vari_core::ordering::Pattern| {
-        target.hardware.profile.namespaces.iter().any(|ns| {
-            ns.features.iter().any(|f| {
-                f.values
-                    .iter()
-                    .any(|v| hits(pattern, &ns.namespace, &f.name, v))
-            })
-        })
-    };
-    for (flag, patterns) in [
-        ("--prefer", &selection.prefer),
-        ("--forbid", &selection.forbid),
-    ] {
-        for pattern in patterns {
-            if !in_release(pattern) && !in_target(pattern) {
-                output::warn(&format!(
-                    "{flag} {pattern}: matches no property of the release or the target"
-                ));
+    for unused in unused_options(release, target, options) {
+        output::warn(&match unused {
+            UnusedOption::Prefer(p) => {
+                format!("--prefer {p}: matches no property of the release or the target")
             }
-        }
-    }
-    for namespace in &selection.enable_optional {
-        if !release.metadata.providers.contains_key(namespace) {
-            output::warn(&format!(
-                "--enable-optional {namespace}: the release has no provider for this namespace"
-            ));
-        }
-    }
-}
-
-/// Whether `pattern` covers the property `ns :: f :: v` (given as borrowed parts).
-fn hits(
-    pattern: &vari_core::ordering::Pattern,
-    ns: &vari_core::Namespace,
-    f: &vari_core::FeatureName,
-    v: &FeatureValue,
-) -> bool {
-    use vari_core::ordering::Pattern;
-    match pattern {
-        Pattern::Namespace(n) => n == ns,
-        Pattern::Feature(r) => r.namespace == *ns && r.feature == *f,
-        Pattern::Property(p) => p.namespace == *ns && p.feature == *f && p.value == *v,
+            UnusedOption::Forbid(p) => {
+                format!("--forbid {p}: matches no property of the release or the target")
+            }
+            UnusedOption::EnableOptional(ns) => {
+                format!("--enable-optional {ns}: the release has no provider for this namespace")
+            }
+        });
     }
 }
 
@@ -283,29 +213,123 @@ fn rows<'a>(choice: &'a Choice, release: &'a Release, target: &Target) -> Vec<Ro
         .collect()
 }
 
-/// The `--json` document, pretty-printed, as UTF-8.
+/// The `--json` document, pretty-printed (two-space indentation, as `serde_json` writes it), as
+/// UTF-8.
+///
+/// Written by hand: a large release has tens of thousands of property strings, and names can
+/// never need escaping (their grammar is `[a-z0-9_.]`), so each is copied straight into the
+/// buffer; only free text (reasons, file names) goes through `serde_json`'s escaping. The unit
+/// tests check the bytes equal `serde_json::to_writer_pretty`'s.
 fn rank_json(choice: &Choice, release: &Release, rows: &[Row]) -> Vec<u8> {
-    let document = RankJson {
-        order: &choice.order,
-        variants: rows,
-        chosen: release
-            .has_files
-            .then(|| choice.chosen().map(vari_select::ReleaseFile::name)),
-        non_variant: release.has_files.then(|| file_names(release.plain_files())),
-    };
-    // Sized up front (a property line is ~30 bytes, a row's other fields and its reason a few
-    // hundred) so the buffer is not copied as it grows; pages never written cost nothing.
+    let files = release.has_files.then(|| {
+        (
+            choice.chosen().map(vari_select::ReleaseFile::name),
+            file_names(release.plain_files()),
+        )
+    });
+    document(&choice.order, rows, files)
+}
+
+/// The document: `order`, `variants`, and with a release's files `chosen` and `non_variant`.
+fn document(
+    order: &[VariantLabel],
+    rows: &[Row],
+    files: Option<(Option<String>, Vec<String>)>,
+) -> Vec<u8> {
     let properties: usize = rows
         .iter()
         .map(|r| property_refs(r.properties).count())
         .sum();
-    let mut text = Vec::with_capacity(48 * properties + 512 * rows.len() + 64);
-    // Labels, properties (written `ns :: f :: v`), booleans and strings always serialise.
-    if serde_json::to_writer_pretty(&mut text, &document).is_err() {
-        text.clear();
+    // Sized up front so the buffer is not copied as it grows; pages never written cost nothing.
+    let mut out = Vec::with_capacity(48 * properties + 512 * rows.len() + 64);
+    out.extend_from_slice(b"{\n  \"order\": ");
+    string_list(&mut out, order.iter().map(VariantLabel::as_str), 2);
+    out.extend_from_slice(b",\n  \"variants\": ");
+    if rows.is_empty() {
+        out.extend_from_slice(b"[]");
+    } else {
+        out.extend_from_slice(b"[");
+        for (i, row) in rows.iter().enumerate() {
+            out.extend_from_slice(if i == 0 { b"\n    {" } else { b",\n    {" });
+            out.extend_from_slice(b"\n      \"label\": ");
+            json_string(&mut out, row.label.as_str());
+            out.extend_from_slice(b",\n      \"compatible\": ");
+            out.extend_from_slice(if row.compatible { b"true" } else { b"false" });
+            out.extend_from_slice(b",\n      \"properties\": ");
+            property_list(&mut out, row.properties);
+            out.extend_from_slice(b",\n      \"reason\": ");
+            match &row.reason {
+                Some(reason) => json_string(&mut out, reason),
+                None => out.extend_from_slice(b"null"),
+            }
+            if let Some(files) = &row.files {
+                out.extend_from_slice(b",\n      \"files\": ");
+                string_list(&mut out, files.iter().map(String::as_str), 6);
+            }
+            out.extend_from_slice(b"\n    }");
+        }
+        out.extend_from_slice(b"\n  ]");
     }
-    text.push(b'\n');
-    text
+    if let Some((chosen, plain)) = files {
+        out.extend_from_slice(b",\n  \"chosen\": ");
+        match chosen {
+            Some(name) => json_string(&mut out, &name),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\n  \"non_variant\": ");
+        string_list(&mut out, plain.iter().map(String::as_str), 2);
+    }
+    out.extend_from_slice(b"\n}\n");
+    out
+}
+
+/// A JSON string: copied as it is when nothing needs escaping (always, for names).
+fn json_string(out: &mut Vec<u8>, text: &str) {
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else if serde_json::to_writer(&mut *out, text).is_err() {
+        // Writing a `str` into a `Vec` cannot fail; keep the document valid regardless.
+        out.extend_from_slice(b"null");
+    }
+}
+
+/// A JSON list of strings, its items indented `indent + 2` spaces, `[]` when empty.
+fn string_list<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>, indent: usize) {
+    let mut empty = true;
+    for item in items {
+        out.extend_from_slice(if empty { b"[" } else { b"," });
+        out.push(b'\n');
+        out.resize(out.len() + indent + 2, b' ');
+        json_string(out, item);
+        empty = false;
+    }
+    if empty {
+        out.extend_from_slice(b"[]");
+    } else {
+        out.push(b'\n');
+        out.resize(out.len() + indent, b' ');
+        out.push(b']');
+    }
+}
+
+/// The properties as a list of `ns :: f :: v` strings (names never need escaping).
+fn property_list(out: &mut Vec<u8>, properties: &VariantProperties) {
+    let mut empty = true;
+    for (ns, f, v) in property_refs(properties) {
+        out.extend_from_slice(if empty {
+            b"[\n        \""
+        } else {
+            b",\n        \""
+        });
+        for part in [ns.as_str(), " :: ", f.as_str(), " :: ", v.as_str()] {
+            out.extend_from_slice(part.as_bytes());
+        }
+        out.push(b'"');
+        empty = false;
+    }
+    out.extend_from_slice(if empty { b"[]" } else { b"\n      ]" });
 }
 
 /// Properties grouped per feature, one line each: `ns :: feature :: v1 v2 …`.
@@ -435,6 +459,100 @@ mod tests {
         assert_eq!(
             properties_text(&VariantProperties::new()),
             "(no properties)"
+        );
+    }
+
+    #[test]
+    fn hand_written_json_is_what_serde_json_writes() {
+        let mut props = VariantProperties::new();
+        for p in [
+            "nvidia::sm_arch::90_real",
+            "nvidia::sm_arch::86_real",
+            "x86_64::level::v3",
+        ] {
+            let p: vari_core::Property = p.parse().unwrap();
+            props
+                .get_or_insert_with(p.namespace, Default::default)
+                .get_or_insert_with(p.feature, Default::default)
+                .insert(p.value);
+        }
+        let empty = VariantProperties::new();
+        let labels: Vec<VariantLabel> = ["cu128", "null"]
+            .iter()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        let rows = vec![
+            Row {
+                label: &labels[0],
+                compatible: false,
+                properties: &props,
+                reason: Some("needs \"sm_arch\"\tand a \\ back\u{1}slash — ✗".to_owned()),
+                files: Some(vec!["a-1-py3-none-any-cu128.whl".to_owned()]),
+            },
+            Row {
+                label: &labels[1],
+                compatible: true,
+                properties: &empty,
+                reason: None,
+                files: Some(vec![]),
+            },
+        ];
+        // The same document through serde_json, fields in the contract's order.
+        #[derive(serde::Serialize)]
+        struct SerdeRow {
+            label: String,
+            compatible: bool,
+            properties: Vec<String>,
+            reason: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            files: Option<Vec<String>>,
+        }
+        #[derive(serde::Serialize)]
+        struct SerdeDoc {
+            order: Vec<String>,
+            variants: Vec<SerdeRow>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            chosen: Option<Option<String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            non_variant: Option<Vec<String>>,
+        }
+        let variants: Vec<SerdeRow> = rows
+            .iter()
+            .map(|r| SerdeRow {
+                label: r.label.to_string(),
+                compatible: r.compatible,
+                properties: property_refs(r.properties)
+                    .map(|(n, f, v)| format!("{n} :: {f} :: {v}"))
+                    .collect(),
+                reason: r.reason.clone(),
+                files: r.files.clone(),
+            })
+            .collect();
+        let expected = |chosen, non_variant| {
+            let doc = SerdeDoc {
+                order: vec!["cu128".into(), "null".into()],
+                variants,
+                chosen,
+                non_variant,
+            };
+            format!("{}\n", serde_json::to_string_pretty(&doc).unwrap())
+        };
+        let with_files = document(
+            &labels,
+            &rows,
+            Some((Some("a-1-py3-none-any-cu128.whl".to_owned()), vec![])),
+        );
+        assert_eq!(
+            String::from_utf8(with_files).unwrap(),
+            expected(
+                Some(Some("a-1-py3-none-any-cu128.whl".to_owned())),
+                Some(vec![])
+            )
+        );
+        let no_rows = document(&[], &[], None);
+        assert_eq!(
+            String::from_utf8(no_rows).unwrap(),
+            "{\n  \"order\": [],\n  \"variants\": []\n}\n"
         );
     }
 

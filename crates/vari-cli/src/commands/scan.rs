@@ -17,7 +17,7 @@ use crate::output;
 use crate::table::{Cell, Table};
 
 /// Scans every wheel, then prints all results at once (a failure prints nothing but the error).
-pub fn run(args: &ScanArgs) -> Result<ExitCode, CliError> {
+pub(super) fn run(args: &ScanArgs) -> Result<ExitCode, CliError> {
     let scans = args
         .wheels
         .iter()

@@ -27,7 +27,7 @@ const EXAMPLES: usize = 3;
 const CANDIDATES_SHOWN: usize = 10;
 
 /// Selects a wheel for every requirement and prints the choices.
-pub fn run(args: &SelectArgs) -> Result<ExitCode, CliError> {
+pub(super) fn run(args: &SelectArgs) -> Result<ExitCode, CliError> {
     let session = prepare(
         &args.requirements,
         &args.index,

@@ -11,7 +11,7 @@ use crate::error::CliError;
 use crate::output;
 
 /// Writes the snapshot and prints what it holds.
-pub fn run(args: &SnapshotArgs) -> Result<ExitCode, CliError> {
+pub(super) fn run(args: &SnapshotArgs) -> Result<ExitCode, CliError> {
     let options = SnapshotOptions {
         replace: args.replace,
         // The driver libraries' answers cannot be read back from a file tree, so the snapshot

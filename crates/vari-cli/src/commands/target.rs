@@ -7,7 +7,7 @@ use crate::cli::TargetArgs;
 use crate::error::CliError;
 
 /// The settings the target options describe, with the process's environment.
-pub fn settings(args: &TargetArgs) -> Result<TargetSettings, CliError> {
+pub(super) fn settings(args: &TargetArgs) -> Result<TargetSettings, CliError> {
     let mut settings = TargetSettings::from_process_env();
     settings.profile = args.profile.clone();
     settings.sysroot = args.sysroot.clone();
@@ -32,7 +32,7 @@ pub fn settings(args: &TargetArgs) -> Result<TargetSettings, CliError> {
 /// Resolves the target the options describe, with the configured profile (`vari.toml`,
 /// `[tool.vari]`, `VARI_CONFIG`) when the command line names none; `-v` says which Python and
 /// why.
-pub fn resolve(args: &TargetArgs, config: &vari_config::Config) -> Result<Target, CliError> {
+pub(super) fn resolve(args: &TargetArgs, config: &vari_config::Config) -> Result<Target, CliError> {
     let mut settings = settings(args)?;
     if settings.profile.is_none() && settings.sysroot.is_none() {
         settings.profile = config.profile().map(std::path::Path::to_path_buf);
@@ -47,7 +47,7 @@ pub fn resolve(args: &TargetArgs, config: &vari_config::Config) -> Result<Target
 }
 
 /// A target error as the CLI words it: with the flag that would help.
-pub fn target_error(error: TargetError) -> CliError {
+pub(super) fn target_error(error: TargetError) -> CliError {
     match error {
         TargetError::Input(e) => CliError::Invalid {
             path: e.path,

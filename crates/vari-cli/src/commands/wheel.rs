@@ -23,7 +23,7 @@ use crate::output;
 use crate::table::{Cell, Table};
 
 /// Prints the default label of the given properties (`null` for none).
-pub fn label(args: &LabelArgs) -> Result<ExitCode, CliError> {
+pub(super) fn label(args: &LabelArgs) -> Result<ExitCode, CliError> {
     let properties = args.properties.iter().chain(&args.positional);
     output::print_data(&format!("{}\n", default_label(properties)))?;
     Ok(ExitCode::SUCCESS)
@@ -32,7 +32,7 @@ pub fn label(args: &LabelArgs) -> Result<ExitCode, CliError> {
 /// Shows a wheel: filename parts, label, properties, providers and the RECORD check. A wheel
 /// with problems (a label that disagrees with its variant.json, a RECORD mismatch) is still
 /// shown, with the problems flagged, and the command fails.
-pub fn inspect(args: &InspectArgs) -> Result<ExitCode, CliError> {
+pub(super) fn inspect(args: &InspectArgs) -> Result<ExitCode, CliError> {
     let v = vari_wheel::check(&args.wheel, Depth::Metadata)
         .map_err(|e| wheel_error(&args.wheel, &e))?;
     if args.json {
@@ -267,7 +267,7 @@ impl vari_wheel::InferProperties for Scanner {
 }
 
 /// Writes the variant wheel and prints its path.
-pub fn make_variant(args: &MakeVariantArgs) -> Result<ExitCode, CliError> {
+pub(super) fn make_variant(args: &MakeVariantArgs) -> Result<ExitCode, CliError> {
     let mut properties = args.properties.clone();
     if args.infer {
         use vari_wheel::InferProperties as _;
@@ -327,7 +327,7 @@ fn made_error(wheel: &Path, e: &WheelError) -> CliError {
 }
 
 /// Writes the plain wheel and prints its path.
-pub fn unmake(args: &UnmakeArgs) -> Result<ExitCode, CliError> {
+pub(super) fn unmake(args: &UnmakeArgs) -> Result<ExitCode, CliError> {
     let made =
         vari_wheel::unmake(&args.wheel, &args.output).map_err(|e| wheel_error(&args.wheel, &e))?;
     output::print_data(&format!("{}\n", made.path.display()))?;
@@ -335,12 +335,12 @@ pub fn unmake(args: &UnmakeArgs) -> Result<ExitCode, CliError> {
 }
 
 /// One problem: the key inside the file (when there is one) and the message.
-pub type Problem = (Option<String>, String);
+pub(super) type Problem = (Option<String>, String);
 
 /// Every problem of a wheel, for `vari wheel validate` and `vari metadata validate`: every
 /// member against RECORD, the dist-info name, the label against variant.json. Each problem is
 /// `(key, message)`; the message names the archive member.
-pub fn validation_problems(wheel: &Path) -> Vec<Problem> {
+pub(super) fn validation_problems(wheel: &Path) -> Vec<Problem> {
     match vari_wheel::validate(wheel) {
         Err(e) => wheel_problems(&e),
         Ok(v) => v.errors().flat_map(|e| wheel_problems(&e)).collect(),
@@ -348,7 +348,7 @@ pub fn validation_problems(wheel: &Path) -> Vec<Problem> {
 }
 
 /// Checks every wheel fully; exit 1 when any is invalid.
-pub fn validate(args: &WheelValidateArgs) -> Result<ExitCode, CliError> {
+pub(super) fn validate(args: &WheelValidateArgs) -> Result<ExitCode, CliError> {
     let checks: Vec<(&Path, Vec<Problem>)> = args
         .wheels
         .iter()
@@ -416,7 +416,7 @@ fn count(n: usize, noun: &str) -> String {
 }
 
 /// Repacks the builds and prints the written paths, one a line.
-pub fn repack(args: &RepackArgs) -> Result<ExitCode, CliError> {
+pub(super) fn repack(args: &RepackArgs) -> Result<ExitCode, CliError> {
     let config = RepackConfig::load(&args.config)
         .map_err(|e| CliError::invalid(&e.path, Some(e.key.clone()), e.message.clone()))?;
     let out = vari_wheel::repack(

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The workspace test data directory (`testdata/` at the root).
-pub fn data(relative: &str) -> PathBuf {
+pub(crate) fn data(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata")
         .join(relative)
@@ -13,7 +13,7 @@ pub fn data(relative: &str) -> PathBuf {
 
 /// A `vari` command with a clean, reproducible environment: no profile from the caller's
 /// environment, no colour, no GPU override variables leaking in, a private detection cache.
-pub fn vari() -> Command {
+pub(crate) fn vari() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_vari"));
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy().into_owned();
@@ -44,7 +44,7 @@ pub fn vari() -> Command {
 }
 
 /// The result of one run, with text streams.
-pub struct Run {
+pub(crate) struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
@@ -52,7 +52,7 @@ pub struct Run {
 
 impl Run {
     /// Panics with both streams unless the exit status is `code`.
-    pub fn expect_code(self, code: i32) -> Self {
+    pub(crate) fn expect_code(self, code: i32) -> Self {
         assert_eq!(
             self.code, code,
             "exit status\n--- stdout\n{}\n--- stderr\n{}",
@@ -62,14 +62,14 @@ impl Run {
     }
 
     /// Parses stdout as JSON.
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
     }
 
     /// Asserts the failure contract: exit 1, stderr is exactly one `error:` line containing every
     /// fragment, nothing on stdout.
-    pub fn expect_one_error(self, fragments: &[&str]) -> Self {
+    pub(crate) fn expect_one_error(self, fragments: &[&str]) -> Self {
         let run = self.expect_code(1);
         let lines: Vec<&str> = run.stderr.lines().collect();
         assert_eq!(
@@ -93,7 +93,7 @@ impl Run {
 }
 
 /// Runs `cmd` to completion.
-pub fn run(cmd: &mut Command) -> Run {
+pub(crate) fn run(cmd: &mut Command) -> Run {
     let Output {
         status,
         stdout,
@@ -111,7 +111,7 @@ pub fn run(cmd: &mut Command) -> Run {
 }
 
 /// Runs `vari ARGS…`.
-pub fn vari_run<I, S>(args: I) -> Run
+pub(crate) fn vari_run<I, S>(args: I) -> Run
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
@@ -120,20 +120,20 @@ where
 }
 
 /// Reads a JSON file from the test data.
-pub fn data_json(relative: &str) -> serde_json::Value {
+pub(crate) fn data_json(relative: &str) -> serde_json::Value {
     let text = std::fs::read_to_string(data(relative)).expect("test data exists");
     serde_json::from_str(&text).expect("test data is JSON")
 }
 
 /// Writes `value` as JSON to `dir/name` and returns the path.
-pub fn write_json(dir: &Path, name: &str, value: &serde_json::Value) -> PathBuf {
+pub(crate) fn write_json(dir: &Path, name: &str, value: &serde_json::Value) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_string_pretty(value).unwrap()).unwrap();
     path
 }
 
 /// The names of the files in `dir`, sorted.
-pub fn files_in(dir: &Path) -> Vec<String> {
+pub(crate) fn files_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -144,7 +144,7 @@ pub fn files_in(dir: &Path) -> Vec<String> {
 
 /// The plain fixture wheel with one member changed after RECORD was written: every hash but
 /// that member's still matches.
-pub fn tampered_wheel(dir: &Path) -> PathBuf {
+pub(crate) fn tampered_wheel(dir: &Path) -> PathBuf {
     use std::io::{Read, Write};
     let good = data("wheels/test_package-0-py3-none-any.whl");
     let mut zip = zip::ZipArchive::new(std::fs::File::open(&good).unwrap()).unwrap();
@@ -167,7 +167,7 @@ pub fn tampered_wheel(dir: &Path) -> PathBuf {
 }
 
 /// The Python of the test environment `scripts/test-env` makes (`.venv`, or `VARI_TEST_VENV`).
-pub fn test_python() -> PathBuf {
+pub(crate) fn test_python() -> PathBuf {
     let venv = std::env::var_os("VARI_TEST_VENV")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));

@@ -110,3 +110,46 @@ fn validate_checks_every_member_of_a_wheel_against_record() {
     assert!(errors.contains("test_package.py"), "{errors}");
     assert!(errors.contains("hash mismatch"), "{errors}");
 }
+
+#[test]
+fn several_values_of_a_single_value_feature_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_json(
+        dir.path(),
+        "multi-1.0-variants.json",
+        &serde_json::json!({
+            "$schema": "https://variants-schema.wheelnext.dev/v0.0.3.json",
+            "default-priorities": {"namespace": ["nvidia"]},
+            "providers": {"nvidia": {"requires": ["nvidia-variant-provider"]}},
+            "variants": {
+                "cu": {"nvidia": {"cuda_version_lower_bound": ["12.0", "11.8"]}},
+                "ok": {"nvidia": {"cuda_version_lower_bound": ["12.0"]}}
+            }
+        }),
+    );
+    let run = vari_run([Path::new("metadata"), Path::new("validate"), &file]).expect_code(1);
+    assert!(
+        run.stderr
+            .contains("variants.cu.nvidia.cuda_version_lower_bound")
+            && run.stderr.contains("single-value"),
+        "{}",
+        run.stderr
+    );
+    // rank skips the variant that must not exist, with a warning, and ranks the rest.
+    let mut cmd = crate::common::vari();
+    cmd.arg("rank")
+        .arg(&file)
+        .args([
+            "--json",
+            "--python-version",
+            "3.12",
+            "--python-platform",
+            "linux",
+        ])
+        .env("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
+        .env("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.6");
+    let run = crate::common::run(&mut cmd).expect_code(0);
+    assert!(run.stderr.starts_with("warning: "), "{}", run.stderr);
+    assert!(run.stderr.contains("variants.cu.nvidia"), "{}", run.stderr);
+    assert_eq!(run.json()["order"], serde_json::json!(["ok"]));
+}

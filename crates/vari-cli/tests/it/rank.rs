@@ -82,8 +82,8 @@ fn without_support_only_the_null_variant_is_selectable() {
 }
 
 #[test]
-fn invalid_entries_are_dropped_with_a_warning_and_the_rest_ranked() {
-    // torch 2.8.0 labels its null variant `00000000`, which PEP 825 forbids.
+fn torch_2_8s_null_label_is_the_null_variant_with_a_warning() {
+    // torch 2.8.0 labels its null variant `00000000` (PEP 825 says `null`): read tolerantly.
     let dir = tempfile::tempdir().unwrap();
     let profile = empty_profile(dir.path());
     let file = data("variants-json/torch-2.8.0-variants.json");
@@ -99,18 +99,42 @@ fn invalid_entries_are_dropped_with_a_warning_and_the_rest_ranked() {
     assert!(warnings[0].starts_with("warning: "), "{}", warnings[0]);
     assert!(warnings[0].contains("variants.00000000"), "{}", warnings[0]);
     let out = run.json();
+    // Without any support, the CPU build (the null variant) is the one that fits.
+    assert_eq!(order(&out), ["00000000"]);
+    let listed = crate::common::data_json("variants-json/torch-2.8.0-variants.json");
+    assert_eq!(
+        out["variants"].as_array().unwrap().len(),
+        listed["variants"].as_object().unwrap().len()
+    );
+}
+
+#[test]
+fn invalid_entries_are_dropped_with_a_warning_and_the_rest_ranked() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = empty_profile(dir.path());
+    let mut document = crate::common::data_json("variants-json/torch-2.10.0-variants.json");
+    document["variants"]["broken"] = serde_json::json!({"nvidia": {"sm_arch": "not a list"}});
+    let file = write_json(dir.path(), "torch-2.10.0-variants.json", &document);
+    let mut cmd = crate::common::vari();
+    cmd.arg("rank")
+        .arg(&file)
+        .arg("--profile")
+        .arg(&profile)
+        .arg("--json");
+    let run = crate::common::run(&mut cmd).expect_code(0);
+    let warnings: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(warnings[0].starts_with("warning: "), "{}", warnings[0]);
+    assert!(warnings[0].contains("variants.broken"), "{}", warnings[0]);
+    let out = run.json();
     let labels: Vec<&str> = out["variants"]
         .as_array()
         .unwrap()
         .iter()
         .map(|v| v["label"].as_str().unwrap())
         .collect();
-    assert!(!labels.contains(&"00000000"), "{labels:?}");
-    let listed = crate::common::data_json("variants-json/torch-2.8.0-variants.json");
-    assert_eq!(
-        labels.len(),
-        listed["variants"].as_object().unwrap().len() - 1
-    );
+    assert!(!labels.contains(&"broken"), "{labels:?}");
+    assert_eq!(order(&out), ["null"]);
 }
 
 /// Reasoning (format.md §6) for variantlib's test package under a profile supporting

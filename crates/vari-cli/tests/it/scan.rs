@@ -201,8 +201,16 @@ fn validate_warns_when_declared_properties_disagree_with_the_code() {
     let variant = std::path::PathBuf::from(made.stdout.trim());
     for command in [["wheel", "validate"], ["metadata", "validate"]] {
         let run = vari_run([Path::new(command[0]), Path::new(command[1]), &variant]).expect_code(0);
-        assert!(run.stderr.starts_with("warning: "), "{command:?}: {}", run.stderr);
-        assert!(run.stderr.contains("demo/_cpu.so"), "{command:?}: {}", run.stderr);
+        assert!(
+            run.stderr.starts_with("warning: "),
+            "{command:?}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("demo/_cpu.so"),
+            "{command:?}: {}",
+            run.stderr
+        );
         assert!(run.stderr.contains("v3"), "{command:?}: {}", run.stderr);
     }
     // Declared what the code needs: no warning.
@@ -247,10 +255,15 @@ fn installable_cpu_wheel(dir: &Path) -> std::path::PathBuf {
     ];
     let mut record = String::new();
     for (name, bytes) in &members {
-        let hash = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(bytes));
+        let hash =
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(bytes));
         record.push_str(&format!("{name},sha256={hash},{}\n", bytes.len()));
     }
     record.push_str("demo-1.0.dist-info/RECORD,,\n");
     members.push(("demo-1.0.dist-info/RECORD", record.into_bytes()));
-    wheel(dir, "demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", &members)
+    wheel(
+        dir,
+        "demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+        &members,
+    )
 }
