@@ -153,6 +153,29 @@ pub(crate) fn wrap(line: &str, width: usize) -> Vec<String> {
     pieces
 }
 
+/// Values of one feature shown before the list is abbreviated (the column wraps, so a dozen
+/// fit).
+const VALUES_SHOWN: usize = 10;
+
+/// Properties grouped per feature, one line each: `ns :: feature :: v1 v2 …`, or
+/// `(no properties)`.
+pub(crate) fn properties_text(properties: &vari_core::metadata::VariantProperties) -> String {
+    if properties.is_empty() {
+        return "(no properties)".to_owned();
+    }
+    let mut lines = Vec::new();
+    for (ns, features) in properties {
+        for (feature, values) in features {
+            let values: Vec<&str> = values.iter().map(vari_core::FeatureValue::as_str).collect();
+            lines.push(format!(
+                "{ns} :: {feature} :: {}",
+                abbreviate(&values, VALUES_SHOWN)
+            ));
+        }
+    }
+    lines.join("\n")
+}
+
 /// Abbreviates a long list of values: up to `keep` leading values, `…`, the last value and the
 /// count (`12.8 12.7 … 11 (32 values)`).
 pub(crate) fn abbreviate<S: AsRef<str>>(values: &[S], keep: usize) -> String {

@@ -6,8 +6,6 @@ use std::process::ExitCode;
 
 use owo_colors::Style;
 use serde::Serialize;
-use vari_core::metadata::VariantProperties;
-use vari_core::FeatureValue;
 use vari_install::{list_installed, Installed, InstalledDistribution};
 use vari_python::{DiscoveryEnv, PythonRequest, ResolveOptions, TargetPython};
 
@@ -15,10 +13,7 @@ use super::count;
 use crate::cli::ListArgs;
 use crate::error::CliError;
 use crate::output;
-use crate::table::{abbreviate, Cell, Table};
-
-/// Values of one feature shown before the list is abbreviated.
-const VALUES_SHOWN: usize = 10;
+use crate::table::{properties_text, Cell, Table};
 
 /// The `--json` document, keys in the order `spec/cli.md` gives them.
 #[derive(Serialize)]
@@ -138,22 +133,4 @@ fn human(installed: &Installed, python: &TargetPython) -> String {
     }
     text.push_str(&table.render(output::width()));
     text
-}
-
-/// One line per feature: `nvidia :: sm_arch :: 80_real 90_real`.
-fn properties_text(properties: &VariantProperties) -> String {
-    if properties.is_empty() {
-        return "(no properties)".to_owned();
-    }
-    let mut lines = Vec::new();
-    for (ns, features) in properties {
-        for (feature, values) in features {
-            let values: Vec<&str> = values.iter().map(FeatureValue::as_str).collect();
-            lines.push(format!(
-                "{ns} :: {feature} :: {}",
-                abbreviate(&values, VALUES_SHOWN)
-            ));
-        }
-    }
-    lines.join("\n")
 }

@@ -10,7 +10,7 @@ use owo_colors::Style;
 use tracing::debug;
 use vari_core::metadata::{property_refs, VariantProperties};
 use vari_core::ordering::{Rejection, SelectionOptions};
-use vari_core::{FeatureValue, VariantLabel};
+use vari_core::VariantLabel;
 use vari_select::{
     choose, unused_options, Choice, FileFate, HardwareSource, InputKind, Release, Target,
     UnusedOption, VariantRejection, VariantVerdict,
@@ -20,10 +20,7 @@ use super::target;
 use crate::cli::{RankArgs, SelectionArgs};
 use crate::error::CliError;
 use crate::output;
-use crate::table::{abbreviate, Cell, Table};
-
-/// Values of one feature shown before the list is abbreviated (the column wraps, so a dozen fit).
-const VALUES_SHOWN: usize = 10;
+use crate::table::{properties_text, Cell, Table};
 
 /// One entry of the `--json` `variants` list (`spec/cli.md`), borrowing from the choice so that
 /// large releases are written without copying every property.
@@ -330,24 +327,6 @@ fn property_list(out: &mut Vec<u8>, properties: &VariantProperties) {
         empty = false;
     }
     out.extend_from_slice(if empty { b"[]" } else { b"\n      ]" });
-}
-
-/// Properties grouped per feature, one line each: `ns :: feature :: v1 v2 …`.
-fn properties_text(properties: &VariantProperties) -> String {
-    if properties.is_empty() {
-        return "(no properties)".to_owned();
-    }
-    let mut lines = Vec::new();
-    for (ns, features) in properties {
-        for (feature, values) in features {
-            let values: Vec<&str> = values.iter().map(FeatureValue::as_str).collect();
-            lines.push(format!(
-                "{ns} :: {feature} :: {}",
-                abbreviate(&values, VALUES_SHOWN)
-            ));
-        }
-    }
-    lines.join("\n")
 }
 
 /// `1 variant`, `2 variants`.

@@ -279,3 +279,148 @@ fn a_broken_transfer_leaves_nothing_and_fails() {
     download(&index, &profile, dest.path()).expect_one_error(&["demo-1.0-py3-none-any-v3.whl"]);
     assert_eq!(std::fs::read_dir(dest.path()).unwrap().count(), 0);
 }
+
+/// A PyTorch-sized project page: `torch` 2.6.0 to 2.10.0 and 2.11.0rc1, each with wheels for
+/// 4 CPython versions x 5 platforms x the 7 labels of the real PyTorch 2.10 `variants.json`
+/// plus a plain wheel, an sdist and its `variants.json` (972 files). 2.10.0 is yanked, so
+/// 2.9.0 is chosen. Only the chosen wheel is read (for its dependencies) and is a real wheel;
+/// the other files are listed but never fetched, so they are empty.
+fn torch_page(dir: &Path) -> (Vec<String>, std::path::PathBuf) {
+    let document = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/variants-json/torch-2.10.0-variants.json"),
+    )
+    .unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(&document).unwrap();
+    let mut labels: Vec<Option<String>> = parsed["variants"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|l| Some(l.clone()))
+        .collect();
+    labels.push(None);
+    let chosen = "torch-2.9.0-cp312-cp312-manylinux_2_28_x86_64-cuda12.8.whl";
+    let mut yanked = Vec::new();
+    for version in ["2.6.0", "2.7.0", "2.8.0", "2.9.0", "2.10.0", "2.11.0rc1"] {
+        let mut names = vec![format!("torch-{version}.tar.gz")];
+        for py in ["cp310", "cp311", "cp312", "cp313"] {
+            for platform in [
+                "manylinux_2_28_x86_64",
+                "manylinux_2_28_aarch64",
+                "win_amd64",
+                "macosx_11_0_arm64",
+                "musllinux_1_2_x86_64",
+            ] {
+                for label in &labels {
+                    let suffix = label.as_ref().map(|l| format!("-{l}")).unwrap_or_default();
+                    names.push(format!("torch-{version}-{py}-{py}-{platform}{suffix}.whl"));
+                }
+            }
+        }
+        for name in &names {
+            if name == chosen {
+                let mut doc = parsed.clone();
+                doc["variants"]
+                    .as_object_mut()
+                    .unwrap()
+                    .retain(|l, _| l == "cuda12.8");
+                wheel(dir, name, Some(&doc.to_string()));
+            } else {
+                std::fs::write(dir.join(name), b"").unwrap();
+            }
+        }
+        std::fs::write(
+            dir.join(format!("torch-{version}-variants.json")),
+            &document,
+        )
+        .unwrap();
+        if version == "2.10.0" {
+            yanked = names;
+        }
+    }
+    let profile = dir.join("gpu.toml");
+    std::fs::write(
+        &profile,
+        "[nvidia]\ncuda_version = \"12.8\"\ncompute_capability = \"8.6\"\n",
+    )
+    .unwrap();
+    (yanked, profile)
+}
+
+#[test]
+fn explain_stays_readable_on_a_thousand_file_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let (yanked, profile) = torch_page(dir.path());
+    assert!(std::fs::read_dir(dir.path()).unwrap().count() > 950);
+    let index = serve(dir.path());
+    for name in yanked {
+        index.server.attrs(
+            &name,
+            FileAttrs {
+                yanked: Some(Some("broken CUDA builds".to_owned())),
+                ..FileAttrs::default()
+            },
+        );
+    }
+    let run = select(&index, &profile, &["torch", "--explain"]).expect_code(0);
+    let out = &run.stdout;
+    print!("{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.len() < 60, "{} lines:\n{out}", lines.len());
+    // The answer, and why the newest version was passed over.
+    assert!(
+        lines[0].starts_with(
+            "torch 2.9.0  torch-2.9.0-cp312-cp312-manylinux_2_28_x86_64-cuda12.8.whl  cuda12.8"
+        ),
+        "{out}"
+    );
+    assert!(lines[0].contains("torch 2.10.0 is yanked"), "{out}");
+    // Grouped by version, newest first; the pre-release is only counted.
+    let headers: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("  torch "))
+        .copied()
+        .collect();
+    assert_eq!(
+        headers,
+        ["  torch 2.10.0 (161 files):", "  torch 2.9.0 (161 files):"],
+        "{out}"
+    );
+    assert!(
+        out.contains("not considered: 1 pre-release (2.11.0rc1)"),
+        "{out}"
+    );
+    // The chosen file, and the reason for the best rejected ones: the other CUDA builds, each
+    // with what it needs.
+    assert!(
+        out.contains("✓ chosen   torch-2.9.0-cp312-cp312-manylinux_2_28_x86_64-cuda12.8.whl"),
+        "{out}"
+    );
+    let rejected_variants: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.contains("-cuda13.0.whl") || l.contains("-rocm7.1.whl"))
+        .copied()
+        .collect();
+    assert!(!rejected_variants.is_empty(), "{out}");
+    // Runs of files with the same fate are one line with a count and examples.
+    let wrong_tags: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.contains("tags for another Python or platform"))
+        .copied()
+        .collect();
+    assert!(!wrong_tags.is_empty(), "{out}");
+    for line in &wrong_tags {
+        assert!(line.contains(" files (torch-"), "{line}");
+        assert!(line.contains("in all)"), "{line}");
+    }
+    let yanked_line = lines
+        .iter()
+        .find(|l| l.contains("yanked: broken CUDA builds"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        yanked_line.contains("161 files") || yanked_line.contains("160 files"),
+        "{out}"
+    );
+    // No line is a wall of filenames.
+    assert!(lines.iter().all(|l| l.chars().count() < 300), "{out}");
+}
