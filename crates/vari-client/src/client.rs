@@ -16,6 +16,7 @@ use crate::find_links::{self, Links};
 use crate::http::Http;
 use crate::name::ProjectName;
 use crate::range::read_member;
+use crate::raw::{self, FetchedBody};
 use crate::settings::{ClientSettings, FindLinks, IndexStrategy};
 use crate::simple::{
     parse_links, CoreMetadata, FileSource, IndexFile, Project, RawFile, ACCEPT_SIMPLE,
@@ -245,6 +246,35 @@ impl IndexClient {
         progress: Progress<'_>,
     ) -> Result<Downloaded, ClientError> {
         download::download(&self.http, file, dest, progress).await
+    }
+
+    /// The body at `url` as it is, fetched whole (through the cache, like pages) with `accept`
+    /// as the `Accept` header; `None` when there is nothing there (404, 410). For callers that
+    /// check what an index serves rather than parse it.
+    pub async fn fetch(
+        &self,
+        url: &url::Url,
+        accept: &str,
+    ) -> Result<Option<FetchedBody>, ClientError> {
+        raw::fetch(&self.http, url, accept).await
+    }
+
+    /// The lowercase hex SHA-256 of the file at `url`, computed while it streams (never held
+    /// in memory or cached); `None` when there is nothing there (404, 410).
+    pub async fn sha256(&self, url: &url::Url) -> Result<Option<String>, ClientError> {
+        raw::sha256(&self.http, url).await
+    }
+
+    /// The first member of the wheel at `url` whose name (`pkg-1.0.dist-info/variant.json`)
+    /// `pick` accepts, with its content, read with range requests (the archive's tail, then
+    /// the member); `None` when no member matches. A missing wheel is
+    /// [`ClientError::Status`].
+    pub async fn wheel_member(
+        &self,
+        url: &url::Url,
+        pick: impl Fn(&str) -> bool,
+    ) -> Result<Option<(String, Vec<u8>)>, ClientError> {
+        read_member(&self.http, url, pick).await
     }
 
     /// Whether the server of `url` was found to ignore range requests in this session.

@@ -15,6 +15,8 @@
 //!   selector ([`VersionVariants`]).
 //! - **Core metadata** ([`IndexClient::core_metadata`]): PEP 658 `.metadata`, else a range
 //!   read of the wheel's `METADATA`; the raw text (parsing `Requires-Dist` is the selector's).
+//! - **Files as they are** ([`IndexClient::fetch`], [`IndexClient::sha256`] while streaming,
+//!   [`IndexClient::wheel_member`] with range requests), for checking an index.
 //! - **Downloads** ([`IndexClient::download`]): streamed through `vari_fs::AtomicFile`, hash
 //!   checked while streaming, nothing left behind on failure.
 //! - **HTTP**: rustls, connect and read time limits, retries with exponential backoff on 5xx
@@ -33,6 +35,7 @@ mod find_links;
 mod http;
 mod name;
 mod range;
+mod raw;
 mod settings;
 mod simple;
 mod variants;
@@ -43,6 +46,7 @@ pub use client::IndexClient;
 pub use download::{Downloaded, Progress};
 pub use error::{ClientError, HashMismatch};
 pub use name::{InvalidProjectName, ProjectName};
+pub use raw::FetchedBody;
 pub use settings::{
     CacheMode, ClientSettings, CredentialsSlot, FindLinks, IndexStrategy, IndexUrl, InvalidUrl,
 };

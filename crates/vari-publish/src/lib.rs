@@ -70,8 +70,8 @@
 //! ## What it leaves to others
 //!
 //! Reading wheels is `vari-wheel`'s; the format rules (filenames, combining, writing
-//! `variants.json`) are `vari-core`'s; fetching a remote index is `vari-client`'s (validation
-//! takes any [`SiteReader`]); serving is a web server's.
+//! `variants.json`) are `vari-core`'s; fetching a remote index is `vari-client`'s
+//! ([`HttpSite`] uses it; validation takes any [`SiteReader`]); serving is a web server's.
 //!
 //! ```
 //! let input = tempfile::tempdir()?;
@@ -97,5 +97,6 @@ pub use error::BuildError;
 pub use inputs::{project_name, Skipped};
 pub use place::FilePlacement;
 pub use validate::{
-    validate, FetchError, LocalSite, Problem, Severity, SiteReader, ValidateError, ValidationReport,
+    validate, FetchError, HttpSite, LocalSite, Problem, Severity, SiteReader, ValidateError,
+    ValidationReport,
 };

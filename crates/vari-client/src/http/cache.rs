@@ -60,7 +60,7 @@ impl HttpCache {
 
     pub(crate) fn load(&self, url: &Url, accept: &str) -> Option<Entry> {
         let path = self.path(url, accept);
-        let bytes = std::fs::read(&path).ok()?;
+        let mut bytes = std::fs::read(&path).ok()?;
         let newline = bytes.iter().position(|&b| b == b'\n')?;
         let header: Header = match serde_json::from_slice(&bytes[..newline]) {
             Ok(header) => header,
@@ -72,11 +72,15 @@ impl HttpCache {
         if header.format != FORMAT || header.url != url.as_str() {
             return None;
         }
+        let final_url = Url::parse(&header.final_url).ok()?;
+        // The body is the rest of the file: drop the header line in place rather than copy a
+        // page of thousands of files.
+        bytes.drain(..=newline);
         Some(Entry {
             policy: header.policy,
-            final_url: Url::parse(&header.final_url).ok()?,
+            final_url,
             content_type: header.content_type,
-            body: bytes[newline + 1..].to_vec(),
+            body: bytes,
         })
     }
 

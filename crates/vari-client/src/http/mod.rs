@@ -149,7 +149,8 @@ impl Http {
         let mut conditional = HeaderMap::new();
         if let Some(entry) = &cached {
             match entry.policy.before_request(&request, SystemTime::now()) {
-                BeforeRequest::Fresh(_) => return Ok(Some(fetched_ref(entry))),
+                // Moved out, not copied: the entry is not needed any more.
+                BeforeRequest::Fresh(_) => return Ok(cached.map(fetched)),
                 BeforeRequest::Stale {
                     request: revalidation,
                     matches: true,
@@ -516,14 +517,6 @@ fn fetched(entry: Entry) -> Fetched {
         body: entry.body,
         content_type: entry.content_type,
         url: entry.final_url,
-    }
-}
-
-fn fetched_ref(entry: &Entry) -> Fetched {
-    Fetched {
-        body: entry.body.clone(),
-        content_type: entry.content_type.clone(),
-        url: entry.final_url.clone(),
     }
 }
 

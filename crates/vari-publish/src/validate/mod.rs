@@ -8,10 +8,11 @@
 //! - every linked file, and every PEP 658 `.metadata` file, has the hash the page gives.
 //!
 //! Where the pages and files come from is a [`SiteReader`]: [`LocalSite`] reads a built site
-//! directory; an HTTP reader (the index client, with range reads for `variant.json`) plugs in
-//! the same way. Files a reader cannot reach (a local site whose wheels are linked by URL) are
+//! directory; [`HttpSite`] reads a served index with the index client (range reads for each
+//! wheel's `variant.json`, hashes computed while streaming). Files a reader cannot reach (a local site whose wheels are linked by URL) are
 //! reported as not checked, never as valid.
 
+mod http;
 mod local;
 mod reader;
 
@@ -25,6 +26,7 @@ use url::Url;
 use vari_core::filename::{variants_json_filename, WheelFilename};
 use vari_core::metadata::{combine, properties_of, read_json, SourceKind, VariantMetadata};
 
+pub use http::HttpSite;
 pub use local::LocalSite;
 pub use reader::{FetchError, SiteReader};
 
@@ -79,6 +81,14 @@ pub enum ValidateError {
         path: std::path::PathBuf,
         /// The operating system's reason.
         source: std::io::Error,
+    },
+    /// The index URL is not an http(s) URL, or the HTTP client could not start.
+    #[error("{url}: {message}")]
+    Http {
+        /// The URL given.
+        url: String,
+        /// What is wrong.
+        message: String,
     },
     /// The project list could not be fetched.
     #[error(transparent)]

@@ -3,5 +3,6 @@
 
 mod build;
 mod common;
+mod http_validate;
 mod installers;
 mod validate;

@@ -21,7 +21,7 @@ fn errors(report: &ValidationReport) -> Vec<&Problem> {
 }
 
 /// A site from three x86-64 variants and a plain wheel of `pkg 1.0`.
-fn site_with_variants() -> (tempfile::TempDir, tempfile::TempDir) {
+pub(crate) fn site_with_variants() -> (tempfile::TempDir, tempfile::TempDir) {
     let input = tempfile::tempdir().unwrap();
     for level in ["v2", "v3", "v4"] {
         WheelSpec::x86_64("pkg", "1.0", level).write(input.path());
@@ -41,7 +41,7 @@ fn edit_page(site: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
 }
 
 /// Replaces the variants.json and fixes its hash on the page, so only its content is at fault.
-fn replace_variants_json(site: &Path, text: &str) {
+pub(crate) fn replace_variants_json(site: &Path, text: &str) {
     std::fs::write(site.join("files/pkg-1.0-variants.json"), text).unwrap();
     let hash = sha256_hex(text.as_bytes());
     edit_page(site, |page| {
