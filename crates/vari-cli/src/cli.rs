@@ -504,8 +504,9 @@ pub(crate) struct IndexBuildArgs {
 /// `vari index validate`.
 #[derive(Debug, Args)]
 pub(crate) struct IndexValidateArgs {
-    /// The site directory (as `vari index build` writes it).
-    #[arg(value_name = "SITE")]
+    /// The site directory (as `vari index build` writes it), or the http(s) URL of a served
+    /// index (its simple root, or the site holding `simple/`).
+    #[arg(value_name = "SITE|URL")]
     pub site: PathBuf,
 
     /// Print `{"ok", "projects", "files", "problems": [{"severity", "file", "key", "message"}]}`.

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use vari_publish::{
-    BuildOptions, BuildStats, FilePlacement, LocalSite, Progress, Severity, ValidationReport,
+    BuildOptions, BuildStats, FilePlacement, HttpSite, LocalSite, Progress, Severity,
+    ValidationReport,
 };
 
 use super::json_text;
@@ -116,9 +117,11 @@ fn summary_text(stats: &BuildStats, site: &std::path::Path) -> String {
 
 /// Checks a site; exit 1 when any problem is an error.
 pub(super) fn validate(args: &IndexValidateArgs) -> Result<ExitCode, CliError> {
-    // The seam for `vari index validate URL`: an HTTP `SiteReader` from the index client.
-    let site = LocalSite::new(&args.site).map_err(|e| CliError::Other(e.to_string()))?;
-    let report = vari_publish::validate(&site).map_err(|e| CliError::Other(e.to_string()))?;
+    let report = match http_url(&args.site) {
+        Some(url) => HttpSite::new(url).and_then(|site| vari_publish::validate(&site)),
+        None => LocalSite::new(&args.site).and_then(|site| vari_publish::validate(&site)),
+    }
+    .map_err(|e| CliError::Other(e.to_string()))?;
     for problem in &report.problems {
         let location = match &problem.key {
             Some(key) => format!("{}: {key}", problem.file),
@@ -148,6 +151,13 @@ pub(super) fn validate(args: &IndexValidateArgs) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The argument as a URL when it is one (`http://` or `https://`); a directory otherwise.
+fn http_url(site: &std::path::Path) -> Option<&str> {
+    let text = site.to_str()?;
+    let scheme = text.split_once("://")?.0;
+    (scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")).then_some(text)
 }
 
 /// `error: <line>` on stderr, for a problem that does not stop the command (the others are

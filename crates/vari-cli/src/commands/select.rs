@@ -498,12 +498,25 @@ fn explain_version(name: &str, report: &VersionReport, target: &Target) -> Strin
             n => format!(
                 "{} ({})",
                 count(n, "file"),
-                examples(files.iter().map(|f| (*f).to_owned()), n)
+                examples(files.iter().map(|f| short_name(f)), n)
             ),
         };
         text.push_str(&format!("    ✗ {files_text}: {why}\n"));
     }
     text
+}
+
+/// A wheel's name without the `{name}-{version}-` the version's header already says and the
+/// `.whl` every wheel has (`cp312-cp312-win_amd64-cu128`), so that examples of a large group
+/// stay short; other files keep their whole name.
+fn short_name(filename: &str) -> String {
+    match filename
+        .strip_suffix(".whl")
+        .map(|f| f.splitn(3, '-').nth(2))
+    {
+        Some(Some(rest)) => rest.to_owned(),
+        _ => filename.to_owned(),
+    }
 }
 
 /// The explanation line a file falls under, with its place among the groups.

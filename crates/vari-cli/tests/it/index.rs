@@ -180,3 +180,94 @@ fn a_base_url_must_be_a_url() {
     ])
     .expect_code(2);
 }
+
+/// `python -m http.server` over `dir` on 127.0.0.1 (a plain static host: HTML for
+/// directories, no range support); killed on drop.
+struct StaticServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl StaticServer {
+    fn start(dir: &Path) -> Self {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(crate::common::test_python())
+            .args(["-u", "-m", "http.server", "--bind", "127.0.0.1", "0"])
+            .current_dir(dir)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python runs");
+        // "Serving HTTP on 127.0.0.1 port 43127 (http://127.0.0.1:43127/) ..."
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .split_once("(http://")
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .map(|(address, _)| format!("http://{address}"))
+            .unwrap_or_else(|| panic!("unexpected http.server banner: {line:?}"));
+        Self { child, url }
+    }
+}
+
+impl Drop for StaticServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn validate_reads_a_served_site_by_url() {
+    let site = tempfile::tempdir().unwrap();
+    build_fixture_site(site.path());
+    let server = StaticServer::start(site.path());
+    let run = vari_run(["index", "validate", server.url.as_str(), "--json"]).expect_code(0);
+    let report = run.json();
+    assert_eq!(
+        (&report["ok"], &report["projects"], &report["files"]),
+        (
+            &serde_json::json!(true),
+            &serde_json::json!(1),
+            &serde_json::json!(8)
+        ),
+        "{report}"
+    );
+
+    // The index file now disagrees with the `foo` wheel's variant.json; the page's hash is
+    // fixed so that only the content is at fault.
+    let variants = site.path().join("files/test_package-0-variants.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&variants).unwrap()).unwrap();
+    doc["variants"].as_object_mut().unwrap().remove("foo");
+    let text = serde_json::to_string_pretty(&doc).unwrap();
+    std::fs::write(&variants, &text).unwrap();
+    let hash: String = {
+        use sha2::Digest;
+        sha2::Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let page_path = site.path().join("simple/test-package/index.json");
+    let mut page: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&page_path).unwrap()).unwrap();
+    for file in page["files"].as_array_mut().unwrap() {
+        if file["filename"] == "test_package-0-variants.json" {
+            file["hashes"]["sha256"] = serde_json::json!(hash);
+        }
+    }
+    std::fs::write(&page_path, serde_json::to_string(&page).unwrap()).unwrap();
+
+    let run = vari_run(["index", "validate", &format!("{}/simple/", server.url)]).expect_code(1);
+    assert!(
+        run.stderr.lines().any(|l| l
+            == "error: test_package-0-variants.json: variants.foo: missing: \
+                test_package-0-py3-none-any-foo.whl has this label"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.starts_with("invalid http://"), "{}", run.stdout);
+}

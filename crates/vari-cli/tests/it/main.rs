@@ -15,6 +15,7 @@ mod profiles;
 mod rank;
 mod rank_release;
 mod readme_examples;
+mod repack_select;
 mod scan;
 mod select;
 mod wheel;

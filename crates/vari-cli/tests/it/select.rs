@@ -410,7 +410,8 @@ fn explain_stays_readable_on_a_thousand_file_page() {
         .collect();
     assert!(!wrong_tags.is_empty(), "{out}");
     for line in &wrong_tags {
-        assert!(line.contains(" files (torch-"), "{line}");
+        // Examples without the name and version the header gives.
+        assert!(line.contains(" files (cp310-cp310-"), "{line}");
         assert!(line.contains("in all)"), "{line}");
     }
     let yanked_line = lines
@@ -422,5 +423,5 @@ fn explain_stays_readable_on_a_thousand_file_page() {
         "{out}"
     );
     // No line is a wall of filenames.
-    assert!(lines.iter().all(|l| l.chars().count() < 300), "{out}");
+    assert!(lines.iter().all(|l| l.chars().count() < 240), "{out}");
 }
