@@ -21,7 +21,9 @@
 # wheels (RECORD hashes of every member, label ↔ variant.json), `cmp` on cp's copy.
 #
 #   bench/wheel.sh [FILES] [MB] [RUNS] [DEFLATED_MB]
-#   (defaults 30000, 1000, 5 and 200; needs cargo, python3, unzip)
+#   (defaults 30000, 1000, 5 and 200; needs cargo, python3, unzip). Inspect, a 50 ms command,
+#   runs 4 × RUNS times with a shorter pause ($INSPECT_PAUSE, 0.5 s). Each median is printed
+#   with the range of the runs, to show how noisy the machine was.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -30,6 +32,7 @@ mb=${2:-1000}
 runs=${3:-5}
 deflated_mb=${4:-200}
 pause=${PAUSE:-2}
+inspect_pause=${INSPECT_PAUSE:-0.5}
 build_vari
 ensure_venv variantlib==0.2.2 build==1.6.1
 
@@ -86,7 +89,8 @@ for _ in range(runs):
         cpus[name].append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
 for name, _ in tools:
     wall, cpu = statistics.median(walls[name]), statistics.median(cpus[name])
-    print(f"{name:26} wall {wall:8.3f} s   cpu {cpu:8.3f} s   (median of {runs})", flush=True)
+    spread = f"{min(walls[name]):.3f}–{max(walls[name]):.3f} / {min(cpus[name]):.3f}–{max(cpus[name]):.3f}"
+    print(f"{name:26} wall {wall:8.3f} s   cpu {cpu:8.3f} s   (median of {runs}; range {spread})", flush=True)
     open(os.path.join(data, name), "w").write(f"{wall} {cpu}\n")
 PY
 }
@@ -95,13 +99,13 @@ ratio() { # ratio A B FIELD: A's median over B's (FIELD 1 = wall, 2 = cpu)
   python3 -c "import sys; a=float(open(sys.argv[1]).read().split()[int(sys.argv[3])-1]); b=float(open(sys.argv[2]).read().split()[int(sys.argv[3])-1]); print(f'{a/b:.2f}')" "$data/$1" "$data/$2" "$3"
 }
 
-percent() { # percent A B FIELD: B's median over A's, as a percentage (A's throughput / B's)
-  python3 -c "import sys; a=float(open(sys.argv[1]).read().split()[int(sys.argv[3])-1]); b=float(open(sys.argv[2]).read().split()[int(sys.argv[3])-1]); print(f'{b/a:.0%}')" "$data/$1" "$data/$2" "$3"
+percent() { # percent A B FIELD: B's throughput as a percentage of A's (A's median over B's)
+  python3 -c "import sys; a=float(open(sys.argv[1]).read().split()[int(sys.argv[3])-1]); b=float(open(sys.argv[2]).read().split()[int(sys.argv[3])-1]); print(f'{a/b:.0%}')" "$data/$1" "$data/$2" "$3"
 }
 
 echo "== inspect: $files small files ($(du -h "$small" | cut -f1))"
 cat "$small" >/dev/null # into the page cache
-compare unzip-l - unzip -l "$small" \; vari-inspect - "$vari" wheel inspect "$small"
+runs=$((4 * ${3:-5})) pause=$inspect_pause compare unzip-l - unzip -l "$small" \; vari-inspect - "$vari" wheel inspect "$small"
 echo "vari inspect / unzip -l: wall $(ratio vari-inspect unzip-l 1)x, cpu $(ratio vari-inspect unzip-l 2)x (≤ 1 is the aim)"
 
 # make_variant KIND WHEEL: the make-variant comparison on WHEEL.

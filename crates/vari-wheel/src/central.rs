@@ -20,6 +20,10 @@ const CENTRAL_SIGNATURE: u32 = 0x0201_4b50;
 pub(crate) const LOCAL_SIGNATURE: u32 = 0x0403_4b50;
 /// The extra-field id of the zip64 extended information.
 pub(crate) const ZIP64_EXTRA: u16 = 0x0001;
+/// The Info-ZIP Unicode Path extra field, which overrides the stored name.
+pub(crate) const UNICODE_PATH_EXTRA: u16 = 0x7075;
+/// General-purpose flag: the name is UTF-8.
+pub(crate) const UTF8_FLAG: u16 = 1 << 11;
 /// The value of a 32-bit field whose real value is in the zip64 extra field.
 pub(crate) const U32_IN_ZIP64: u32 = u32::MAX;
 /// The fixed part of a central-directory header.
@@ -53,6 +57,8 @@ pub(crate) struct Entry {
     extra_len: usize,
     /// The member's compressed size (from the zip64 extra field when the header says so).
     pub(crate) compressed_size: u64,
+    /// Its size once decompressed (likewise).
+    pub(crate) uncompressed_size: u64,
     /// Where the member's local header starts.
     pub(crate) local_offset: u64,
 }
@@ -68,8 +74,11 @@ impl CentralDirectory {
         let mut tail = vec![0; usize::try_from(tail_len).map_err(|_| Unsupported("tail"))?];
         reader.seek(SeekFrom::Start(tail_start)).map_err(io)?;
         reader.read_exact(&mut tail).map_err(io)?;
+        if tail.len() < EOCD_LEN {
+            return Err(Unsupported("no end-of-central-directory record"));
+        }
         // The last signature whose comment ends exactly at the end of the file.
-        let eocd = (0..=tail.len().saturating_sub(EOCD_LEN))
+        let eocd = (0..=tail.len() - EOCD_LEN)
             .rev()
             .find(|&i| {
                 u32_at(&tail, i) == EOCD_SIGNATURE
@@ -122,6 +131,28 @@ impl CentralDirectory {
     pub(crate) fn name(&self, entry: &Entry) -> &[u8] {
         let start = entry.range.start + CENTRAL_FIXED;
         &self.bytes[start..start + entry.name_len]
+    }
+
+    /// The entry's name as the zip crate reads it, when that is its stored bytes: UTF-8 that
+    /// is ASCII or flagged as UTF-8, without a Unicode Path extra field overriding it. `None`
+    /// for other names (the zip crate decodes those as CP437 or takes the extra field's).
+    pub(crate) fn name_str(&self, entry: &Entry) -> Option<&str> {
+        let flagged = u16_at(&self.bytes, entry.range.start + 8) & UTF8_FLAG != 0;
+        let overridden = extra_blocks(self.extra(entry)).any(|(id, _, _)| id == UNICODE_PATH_EXTRA);
+        match std::str::from_utf8(self.name(entry)) {
+            Ok(name) if (flagged || name.is_ascii()) && !overridden => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The entry's general-purpose flags, compression method and CRC-32.
+    pub(crate) fn flags_method_crc(&self, entry: &Entry) -> (u16, u16, u32) {
+        let at = entry.range.start;
+        (
+            u16_at(&self.bytes, at + 8),
+            u16_at(&self.bytes, at + 10),
+            u32_at(&self.bytes, at + 16),
+        )
     }
 
     /// The entry's fixed header part.
@@ -177,9 +208,14 @@ fn parse_entries(bytes: &[u8], count: u64) -> Result<Vec<Entry>, Unsupported> {
             name_len,
             extra_len,
             compressed_size: values.compressed.unwrap_or(u64::from(u32_at(fixed, 20))),
+            uncompressed_size: values.uncompressed.unwrap_or(u64::from(u32_at(fixed, 24))),
             local_offset: values.offset.unwrap_or(u64::from(u32_at(fixed, 42))),
         });
         at = end;
+    }
+    // A count that wrapped around 65,535 without zip64 records would leave entries unread.
+    if at != bytes.len() {
+        return Err(Unsupported("a central directory longer than its entries"));
     }
     Ok(entries)
 }
@@ -328,7 +364,13 @@ mod tests {
 
     #[test]
     fn not_an_archive_is_unsupported() {
-        let r = CentralDirectory::read(&mut Cursor::new(b"hello".to_vec()));
-        assert!(r.is_err());
+        for bytes in [&b""[..], b"hello", &[0u8; 100], b"PK\x05\x06"] {
+            assert!(CentralDirectory::read(&mut Cursor::new(bytes)).is_err());
+        }
+        // Every truncation of a real archive: unsupported or read, never a panic.
+        let archive = archive("");
+        for len in 0..archive.len() {
+            let _ = CentralDirectory::read(&mut Cursor::new(&archive[..len]));
+        }
     }
 }

@@ -111,7 +111,10 @@ pub fn check_reader<R: Read + Seek>(
     depth: Depth,
 ) -> Result<Validation, WheelError> {
     let filename = parse_filename(path)?;
-    let mut archive = Archive::open(path, reader)?;
+    let mut archive = match depth {
+        Depth::Metadata => Archive::open_listing(path, reader)?,
+        Depth::Everything => Archive::open(path, reader)?,
+    };
     let mut v = Validation {
         path: path.to_owned(),
         filename,

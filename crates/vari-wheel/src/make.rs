@@ -1,8 +1,10 @@
 //! `make_variant` (a plain wheel → a variant wheel) and `unmake` (back).
 //!
-//! Both copy every member raw (see `rewrite.rs`) and change only `variant.json`, its RECORD
-//! row and the filename. The RECORD row is inserted just before RECORD's own row and removed
-//! again by `unmake`, so make-then-unmake gives back the plain wheel's RECORD byte for byte.
+//! Both copy every member raw — byte for byte through `verbatim.rs`, or member by member
+//! through the zip crate (`rewrite.rs`) for an archive the verbatim copy does not take — and
+//! change only `variant.json`, its RECORD row and the filename. The RECORD row is inserted
+//! just before RECORD's own row and removed again by `unmake`, so make-then-unmake gives back
+//! the plain wheel's RECORD byte for byte.
 
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
@@ -210,7 +212,10 @@ pub(crate) fn write_wheel<R: Read + Seek>(
         }
         RewriteError::Write(message) => write_error(message),
     };
-    let fresh = compress_new_members(archive.zip_mut(), edit).map_err(rewrite_error)?;
+    // `open_archive` opens through the zip crate, so this is always there.
+    let missing = || write_error("internal error: the wheel was opened for listing".to_owned());
+    let zip = archive.zip_mut().ok_or_else(missing)?;
+    let fresh = compress_new_members(zip, edit).map_err(rewrite_error)?;
     let input = open(wheel)?;
     // Planned before the output exists: an archive the verbatim copy does not take goes
     // through the zip crate instead.
@@ -218,7 +223,7 @@ pub(crate) fn write_wheel<R: Read + Seek>(
     let file = vari_fs::AtomicFile::create(output).map_err(|e| write_error(e.kind.to_string()))?;
     let file = match verbatim {
         Ok(plan) => plan.write(&input, &fresh, file),
-        Err(_) => rewrite(archive.zip_mut(), fresh, file, edit),
+        Err(_) => rewrite(zip, fresh, file, edit),
     }
     .map_err(rewrite_error)?;
     file.commit().map_err(|e| write_error(e.kind.to_string()))

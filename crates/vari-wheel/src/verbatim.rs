@@ -22,7 +22,8 @@ use std::io::{BufWriter, Cursor, Read, Seek, SeekFrom, Write};
 
 use crate::central::{
     extra_blocks, u16_at, u32_at, zip64_values, CentralDirectory, Entry, Unsupported, Zip64Fields,
-    Zip64Values, LOCAL_FIXED, LOCAL_SIGNATURE, U32_IN_ZIP64, ZIP64_EXTRA,
+    Zip64Values, LOCAL_FIXED, LOCAL_SIGNATURE, U32_IN_ZIP64, UNICODE_PATH_EXTRA, UTF8_FLAG,
+    ZIP64_EXTRA,
 };
 use crate::reader::{SeekBufReader, INSPECT_BUFFER};
 use crate::rewrite::{ArchiveEdit, RewriteError};
@@ -33,10 +34,6 @@ use crate::rewrite::{ArchiveEdit, RewriteError};
 /// as `cp` (0.3 s), 1 MiB blocks twice that, 4 MiB blocks 2.5 times.
 pub(crate) const COPY_BLOCK: usize = 128 * 1024;
 
-/// The Info-ZIP Unicode Path extra field, which repeats the name: dropped when renaming.
-const UNICODE_PATH_EXTRA: u16 = 0x7075;
-/// General-purpose flag: the name is UTF-8.
-const UTF8_FLAG: u16 = 1 << 11;
 /// "Version needed to extract" for zip64 fields.
 const ZIP64_VERSION: u16 = 45;
 
@@ -356,18 +353,12 @@ fn members(cd: &CentralDirectory) -> Result<Vec<Member<'_>>, Unsupported> {
     Ok(members)
 }
 
-/// The member's name as the zip crate reads it, when that is its stored bytes: UTF-8 that is
-/// ASCII or flagged as UTF-8, without a Unicode Path extra field overriding it.
+/// The member's name, when the zip crate reads it as stored.
 fn name_of<'a>(member: &Member<'a>) -> Result<&'a str, Unsupported> {
-    let cd = member.cd;
-    let bytes = cd.name(member.entry);
-    let flagged = u16_at(&cd.fixed(member.entry), 8) & UTF8_FLAG != 0;
-    let overridden =
-        extra_blocks(cd.extra(member.entry)).any(|(id, _, _)| id == UNICODE_PATH_EXTRA);
-    match std::str::from_utf8(bytes) {
-        Ok(name) if (flagged || name.is_ascii()) && !overridden => Ok(name),
-        _ => Err(Unsupported("a name the zip crate decodes differently")),
-    }
+    member
+        .cd
+        .name_str(member.entry)
+        .ok_or(Unsupported("a name the zip crate decodes differently"))
 }
 
 /// A member's local header.
