@@ -19,7 +19,9 @@ use clap::Parser;
 use crate::cli::Cli;
 
 // Reading a large `*-variants.json` makes tens of thousands of small allocations; mimalloc
-// serves them several times faster than glibc's allocator (see the Performance section).
+// serves them faster than glibc's allocator. Its v2 line (the `v2` feature in the workspace
+// manifest) touches fewer fresh pages than v3, whose zeroing by the kernel cost ~2 ms per run
+// (see the README's Performance section).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
