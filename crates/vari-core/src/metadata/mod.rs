@@ -16,6 +16,7 @@ mod model;
 mod provider;
 mod read;
 mod requirement;
+pub use requirement::parse_requirement;
 
 pub(crate) use requirement::{check_marker_text, requirement_name};
 mod sorted;

@@ -22,8 +22,18 @@ use std::str::FromStr;
 
 use pep508_rs::{Requirement, VerbatimUrl};
 
-/// Parses a PEP 508 requirement, or explains why it is invalid. Never panics.
-pub(crate) fn parse_requirement(text: &str) -> Result<Requirement<VerbatimUrl>, String> {
+/// Parses a PEP 508 requirement, or explains why it is invalid. Never panics: the inputs on
+/// which `pep508_rs` 0.9.2 panics are refused first (see the module docs). Every crate that
+/// parses a requirement goes through this function.
+///
+/// ```
+/// use vari_core::metadata::parse_requirement;
+/// let r = parse_requirement("torch[opt]>=2.9; python_version >= '3.10'").unwrap();
+/// assert_eq!(r.name.as_ref(), "torch");
+/// assert!(parse_requirement("torch; 'x' ~= platform_machine").is_err()); // a pep508_rs panic
+/// assert!(parse_requirement("a-[x]").is_err()); // another one
+/// ```
+pub fn parse_requirement(text: &str) -> Result<Requirement<VerbatimUrl>, String> {
     check_names(text)?;
     if let (_, Some(marker)) = crate::markers::split_requirement(text) {
         check_marker_text(marker)?;
