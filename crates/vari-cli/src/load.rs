@@ -70,7 +70,7 @@ pub(crate) fn wheel_error(wheel: &Path, error: &WheelError) -> CliError {
             key,
             format!(
                 "{message} (and {})",
-                crate::commands::count(more, "more problem")
+                crate::table::count(more, "more problem")
             ),
         ),
         Some((key, message)) => CliError::invalid(wheel, key, message),

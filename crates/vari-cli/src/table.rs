@@ -153,6 +153,15 @@ pub(crate) fn wrap(line: &str, width: usize) -> Vec<String> {
     pieces
 }
 
+/// `1 variant`, `2 variants`: a count with its noun agreeing.
+pub(crate) fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Values of one feature shown before the list is abbreviated (the column wraps, so a dozen
 /// fit).
 const VALUES_SHOWN: usize = 10;
@@ -195,6 +204,13 @@ pub(crate) fn abbreviate<S: AsRef<str>>(values: &[S], keep: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count(1, "variant"), "1 variant");
+        assert_eq!(count(0, "variant"), "0 variants");
+        assert_eq!(count(2, "problem"), "2 problems");
+    }
 
     #[test]
     fn columns_align_and_last_column_wraps() {

@@ -9,10 +9,10 @@ use serde::Serialize;
 use vari_install::{list_installed, Installed, InstalledDistribution};
 use vari_python::{DiscoveryEnv, PythonRequest, ResolveOptions, TargetPython};
 
-use super::count;
 use crate::cli::ListArgs;
 use crate::error::CliError;
 use crate::output;
+use crate::table::count;
 use crate::table::{properties_text, Cell, Table};
 
 /// The `--json` document, keys in the order `spec/cli.md` gives them.

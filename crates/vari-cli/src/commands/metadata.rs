@@ -232,7 +232,7 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
             let others = first.problems.len() - 1 + (invalid.len() - 1);
             let suffix = match others {
                 0 => String::new(),
-                n => format!(" (and {})", super::count(n, "more problem")),
+                n => format!(" (and {})", crate::table::count(n, "more problem")),
             };
             Err(CliError::invalid(
                 first.path,

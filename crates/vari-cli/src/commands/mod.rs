@@ -45,8 +45,6 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, CliError> {
     }
 }
 
-pub(crate) use rank::count;
-
 /// Serialises a JSON value for stdout: pretty, with a trailing newline.
 fn json_text(value: &serde_json::Value) -> String {
     // Serialising a `serde_json::Value` cannot fail (all keys are strings).

@@ -20,7 +20,7 @@ use super::target;
 use crate::cli::{RankArgs, SelectionArgs};
 use crate::error::CliError;
 use crate::output;
-use crate::table::{properties_text, Cell, Table};
+use crate::table::{count, properties_text, Cell, Table};
 
 /// One entry of the `--json` `variants` list (`spec/cli.md`), borrowing from the choice so that
 /// large releases are written without copying every property.
@@ -329,15 +329,6 @@ fn property_list(out: &mut Vec<u8>, properties: &VariantProperties) {
     out.extend_from_slice(if empty { b"[]" } else { b"\n      ]" });
 }
 
-/// `1 variant`, `2 variants`.
-pub(crate) fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("{n} {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
 fn human(rows: &[Row], choice: &Choice, release: &Release, target: &Target) -> String {
     let compatible = choice.order.len();
     let mut text = String::new();
@@ -533,12 +524,5 @@ mod tests {
             String::from_utf8(no_rows).unwrap(),
             "{\n  \"order\": [],\n  \"variants\": []\n}\n"
         );
-    }
-
-    #[test]
-    fn counts_agree_with_their_noun() {
-        assert_eq!(count(1, "variant"), "1 variant");
-        assert_eq!(count(0, "variant"), "0 variants");
-        assert_eq!(count(2, "problem"), "2 problems");
     }
 }

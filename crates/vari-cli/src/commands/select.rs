@@ -16,10 +16,11 @@ use vari_select::{
 };
 
 use super::index_source::{prepare, runtime};
-use super::rank::{count, reason};
+use super::rank::reason;
 use crate::cli::SelectArgs;
 use crate::error::CliError;
 use crate::output;
+use crate::table::count;
 
 /// Files of one kind listed by name before the rest are counted.
 const EXAMPLES: usize = 3;

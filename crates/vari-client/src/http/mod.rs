@@ -72,6 +72,19 @@ struct Failure {
     retry: bool,
 }
 
+impl Failure {
+    /// An error status from the server; a 5xx may be gone on the next try.
+    fn status(url: &Url, status: StatusCode) -> Self {
+        Self {
+            error: ClientError::Status {
+                url: url.clone(),
+                status: status.as_u16(),
+            },
+            retry: status.is_server_error(),
+        }
+    }
+}
+
 /// One response, read whole, before cache handling.
 struct Received {
     status: StatusCode,
@@ -242,13 +255,7 @@ impl Http {
                 .map_err(|e| self.failure(url, e))?;
             let status = response.status();
             if status.is_server_error() {
-                return Err(Failure {
-                    error: ClientError::Status {
-                        url: url.clone(),
-                        status: status.as_u16(),
-                    },
-                    retry: true,
-                });
+                return Err(Failure::status(url, status));
             }
             let headers = response.headers().clone();
             let final_url = crate::auth::redact(response.url());
@@ -302,13 +309,7 @@ impl Http {
                 let response = request.send().await.map_err(|e| self.failure(url, e))?;
                 let status = response.status();
                 if status.is_server_error() {
-                    return Err(Failure {
-                        error: ClientError::Status {
-                            url: url.clone(),
-                            status: status.as_u16(),
-                        },
-                        retry: true,
-                    });
+                    return Err(Failure::status(url, status));
                 }
                 let headers = response.headers().clone();
                 let body = response
@@ -393,13 +394,7 @@ impl Http {
                     .map_err(|e| self.failure(url, e))?;
                 let status = response.status();
                 if !status.is_success() {
-                    return Err(Failure {
-                        error: ClientError::Status {
-                            url: url.clone(),
-                            status: status.as_u16(),
-                        },
-                        retry: status.is_server_error(),
-                    });
+                    return Err(Failure::status(url, status));
                 }
                 Ok(response)
             })

@@ -191,6 +191,14 @@ struct Context<'c, 'de> {
 /// walk can say what it found ("expected an object, found a list") instead of failing.
 macro_rules! other_kinds {
     ($($skip:ident)*) => {
+        other_kinds!(@ scalars);
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Err("a string"))
+        }
+        $(other_kinds!(@ $skip);)*
+    };
+    // Everything but strings and containers: booleans, numbers, null.
+    (@ scalars) => {
         fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
             Ok(Err("a boolean"))
         }
@@ -203,13 +211,9 @@ macro_rules! other_kinds {
         fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
             Ok(Err("a number"))
         }
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(Err("a string"))
-        }
         fn visit_unit<E>(self) -> Result<Self::Value, E> {
             Ok(Err("null"))
         }
-        $(other_kinds!(@ $skip);)*
     };
     (@ seq) => {
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
@@ -615,21 +619,7 @@ impl<'de> Visitor<'de> for ItemVisitor<'de> {
         f.write_str("a feature value")
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Err("a boolean"))
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Err("a number"))
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Err("a number"))
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Err("a number"))
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Err("null"))
-    }
+    other_kinds!(@ scalars);
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
         Ok(Ok(Cow::Borrowed(v)))
     }
