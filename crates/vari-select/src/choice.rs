@@ -125,7 +125,7 @@ pub fn choose<'a>(release: &'a Release, target: &Target, options: &SelectionOpti
 
 /// [`choose`] with the tag rule given as a function: a file's priority among the target's tags
 /// (lower is better), `None` when none of its tags fits.
-fn choose_with<'a>(
+pub(crate) fn choose_with<'a>(
     release: &'a Release,
     target: &Target,
     options: &SelectionOptions,

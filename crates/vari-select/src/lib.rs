@@ -14,6 +14,9 @@
 //!   `vari-client` (async): the version, the wheel, every considered file's fate
 //!   ([`CandidateFate`]), what the variants need when nothing fits ([`NamespaceNeed`]), and the
 //!   chosen wheel's dependencies. Local releases need no runtime: [`choose`] stays synchronous.
+//! - [`present`]: what an installer that does not understand variants should see of one
+//!   project ([`Presentation`]): per version and tag set the chosen variant wheel under its
+//!   name without the label, every hidden file and version with why.
 //!
 //! Rules live here and in `vari-core`; the messages carry data and name no command-line flag:
 //! a front-end phrases them and adds its own hints. Nothing here prints.
@@ -27,6 +30,7 @@ mod unused;
 
 pub use choice::{choose, Choice, FileFate, FileVerdict, VariantRejection, VariantVerdict};
 pub use error::InputError;
+pub use index::{present, HiddenBecause, HiddenFile, Presentation, Shown, ShownVariant};
 pub use index::{
     select, select_all, CandidateFate, CandidateFile, Chosen, ChosenBecause, Dependency,
     IndexOptions, LabelVerdict, NamespaceNeed, Outcome, Request, RequestError, Resolution,

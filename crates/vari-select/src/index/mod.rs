@@ -10,12 +10,15 @@
 
 mod dependencies;
 mod needs;
+mod present;
 mod report;
 mod request;
 mod screen;
 mod select;
+mod tag_sets;
 mod version;
 
+pub use present::{present, HiddenBecause, HiddenFile, Presentation, Shown, ShownVariant};
 pub use report::{
     CandidateFate, CandidateFile, Chosen, ChosenBecause, Dependency, LabelVerdict, NamespaceNeed,
     Outcome, Resolution, VersionReport,

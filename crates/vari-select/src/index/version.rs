@@ -17,7 +17,7 @@ use super::report::{
     candidate, CandidateFate, CandidateFile, ChosenBecause, LabelVerdict, VersionReport,
 };
 use super::screen::screen;
-use crate::choice::{choose, Choice, FileFate};
+use crate::choice::{choose, Choice, FileFate, FileVerdict};
 use crate::release::{empty_metadata, Release, ReleaseFile, UnusableReason};
 use crate::target::Target;
 
@@ -52,45 +52,25 @@ impl Judge<'_> {
             f.wheel()
                 .is_some_and(|w| w.label.is_some() && tags.wheel_priority(w).is_some())
         });
-        let mut metadata = None;
-        let mut missing = BTreeSet::new();
-        let mut metadata_from = None;
-        let mut unusable_metadata = None;
-        if needs_metadata {
-            match self.client.variant_metadata(self.project, version).await? {
-                VersionVariants::NoVariants => {}
-                VersionVariants::Described(described) => {
-                    metadata = described.metadata;
-                    missing = described.missing_labels;
-                    metadata_from = Some(match described.origin {
-                        MetadataOrigin::IndexFiles(urls) | MetadataOrigin::Wheels(urls) => urls,
-                    });
-                    warnings.extend(described.warnings);
-                }
-                VersionVariants::Unusable(unusable) => {
-                    let why = unusable.to_string();
-                    warnings.push(format!(
-                        "{} {version}: unusable variant metadata, so its variant wheels are \
-                         skipped: {why}",
-                        self.project.name
-                    ));
-                    metadata_from = Some(vec![unusable.url.clone()]);
-                    unusable_metadata = Some(why);
-                }
-            }
-        }
+        let read = match needs_metadata {
+            true => read_variants(
+                self.project,
+                version,
+                self.client.variant_metadata(self.project, version).await?,
+            ),
+            false => VariantsRead::default(),
+        };
+        let VariantsRead {
+            metadata,
+            missing,
+            from: metadata_from,
+            unusable: unusable_metadata,
+            warnings: read_warnings,
+        } = read;
+        warnings.extend(read_warnings);
         let mut eligible = screened.eligible;
         if let Some(why) = &unusable_metadata {
-            eligible.retain(|file| {
-                let labelled = file.wheel().is_some_and(|w| w.label.is_some());
-                if labelled {
-                    set_aside.push(candidate(
-                        file,
-                        CandidateFate::UnusableMetadata { why: why.clone() },
-                    ));
-                }
-                !labelled
-            });
+            set_aside_labelled(&mut eligible, &mut set_aside, why);
         }
         // Labels are judged against the metadata only when it was read: without a fitting
         // labelled wheel, the labelled ones are simply for other tags.
@@ -119,10 +99,77 @@ impl Judge<'_> {
     }
 }
 
+/// A version's variant metadata as judging uses it.
+#[derive(Debug, Default)]
+pub(crate) struct VariantsRead {
+    /// The metadata (`None`: none read, or none usable).
+    pub(crate) metadata: Option<VariantMetadata>,
+    /// Labels of wheels that the metadata does not describe.
+    pub(crate) missing: BTreeSet<VariantLabel>,
+    /// Where it came from (`None`: not read).
+    pub(crate) from: Option<Vec<Url>>,
+    /// Why it is unusable, when it is (its variant wheels are then set aside).
+    pub(crate) unusable: Option<String>,
+    /// Problems worth telling.
+    pub(crate) warnings: Vec<String>,
+}
+
+/// What the client said about `version`'s variants, as judging uses it.
+pub(crate) fn read_variants(
+    project: &Project,
+    version: &Version,
+    variants: VersionVariants,
+) -> VariantsRead {
+    let mut read = VariantsRead::default();
+    match variants {
+        VersionVariants::NoVariants => {}
+        VersionVariants::Described(described) => {
+            read.metadata = described.metadata;
+            read.missing = described.missing_labels;
+            read.from = Some(match described.origin {
+                MetadataOrigin::IndexFiles(urls) | MetadataOrigin::Wheels(urls) => urls,
+            });
+            read.warnings = described.warnings;
+        }
+        VersionVariants::Unusable(unusable) => {
+            let why = unusable.to_string();
+            read.warnings.push(format!(
+                "{} {version}: unusable variant metadata, so its variant wheels are \
+                 skipped: {why}",
+                project.name
+            ));
+            read.from = Some(vec![unusable.url.clone()]);
+            read.unusable = Some(why);
+        }
+    }
+    read
+}
+
+/// Moves the labelled wheels of `eligible` to `set_aside`: the version's variant metadata is
+/// unusable (`why`).
+pub(crate) fn set_aside_labelled(
+    eligible: &mut Vec<&IndexFile>,
+    set_aside: &mut Vec<CandidateFile>,
+    why: &str,
+) {
+    eligible.retain(|file| {
+        let labelled = file.wheel().is_some_and(|w| w.label.is_some());
+        if labelled {
+            set_aside.push(candidate(
+                file,
+                CandidateFate::UnusableMetadata {
+                    why: why.to_owned(),
+                },
+            ));
+        }
+        !labelled
+    });
+}
+
 /// The release of one version: its eligible wheels, with labels the metadata does not describe
 /// marked unusable (when the metadata was read: `missing` is `Some`), and the metadata's labels
 /// kept only where a wheel carries them.
-fn release_of(
+pub(crate) fn release_of(
     project: &Project,
     eligible: &[&IndexFile],
     mut metadata: VariantMetadata,
@@ -158,12 +205,15 @@ fn release_of(
     release
 }
 
-/// The index file behind each release file, by file name.
-fn by_name<'p>(eligible: &[&'p IndexFile]) -> HashMap<&'p str, &'p IndexFile> {
-    eligible.iter().map(|f| (f.filename.as_str(), *f)).collect()
+/// The index file behind each release file, by its URL (a release file's `location`). Not by
+/// name: a release file's name is the canonical rendering of the parsed filename, and upstream
+/// names need not be canonical (`PyYAML-6.0-….whl`, `Demo-1.0-….whl`).
+fn by_location<'p>(eligible: &[&'p IndexFile]) -> HashMap<String, &'p IndexFile> {
+    eligible.iter().map(|f| (f.url.to_string(), *f)).collect()
 }
 
-fn chosen(
+/// The chosen file of `choice`, why, and the variant-marker values its dependencies see.
+pub(crate) fn chosen(
     choice: &Choice,
     release: &Release,
     eligible: &[&IndexFile],
@@ -171,8 +221,21 @@ fn chosen(
     target: &Target,
 ) -> Option<ChosenFile> {
     let file = choice.chosen()?;
-    let index_file = (*by_name(eligible).get(file.name().as_str())?).clone();
-    let (because, context) = match &file.filename.label {
+    let index_file = (*by_location(eligible).get(&file.location)?).clone();
+    let (because, context) = because_of(choice, release, file, options, target);
+    Some((index_file, because, context))
+}
+
+/// Why `file` (a file of `choice`, chosen or taking the chosen one's place for other tags) is
+/// chosen, and the variant-marker values its dependencies see.
+pub(crate) fn because_of(
+    choice: &Choice,
+    release: &Release,
+    file: &ReleaseFile,
+    options: &SelectionOptions,
+    target: &Target,
+) -> (ChosenBecause, VariantMarkerContext) {
+    match &file.filename.label {
         Some(label) => {
             let because = match label.is_null() {
                 true => ChosenBecause::NullVariant,
@@ -199,11 +262,11 @@ fn chosen(
             };
             (because, VariantMarkerContext::non_variant())
         }
-    };
-    Some((index_file, because, context))
+    }
 }
 
-fn report(
+/// The report of one judged version.
+pub(crate) fn report(
     version: &Version,
     choice: &Choice,
     eligible: &[&IndexFile],
@@ -211,7 +274,7 @@ fn report(
     metadata_from: Option<Vec<Url>>,
     target: &Target,
 ) -> VersionReport {
-    let files_by_name = by_name(eligible);
+    let files_by_location = by_location(eligible);
     let variants: Vec<LabelVerdict> = choice
         .variants
         .iter()
@@ -224,24 +287,8 @@ fn report(
         .files
         .iter()
         .filter_map(|verdict| {
-            let index_file = files_by_name.get(verdict.file.name().as_str())?;
-            let label = verdict.file.filename.label.as_ref();
-            let fate = match &verdict.fate {
-                FileFate::Chosen => CandidateFate::Chosen,
-                FileFate::Candidate { rank } => CandidateFate::Candidate { rank: *rank },
-                FileFate::WrongTags => CandidateFate::WrongTags,
-                FileFate::VariantRejected => match label
-                    .and_then(|l| choice.variant(l.as_str()))
-                    .and_then(|v| v.rejection.clone())
-                {
-                    Some(rejection) => CandidateFate::VariantRejected(rejection),
-                    None => CandidateFate::LabelNotDescribed,
-                },
-                FileFate::Unusable(UnusableReason::NotDescribed) => {
-                    CandidateFate::LabelNotDescribed
-                }
-                FileFate::Unusable(other) => CandidateFate::Unusable(other.clone()),
-            };
+            let index_file = files_by_location.get(&verdict.file.location)?;
+            let fate = candidate_fate(choice, verdict);
             Some(candidate(index_file, fate))
         })
         .collect();
@@ -260,5 +307,24 @@ fn report(
         variants,
         needs,
         metadata_from,
+    }
+}
+
+/// The fate of one file of `choice`, as the report gives it.
+pub(crate) fn candidate_fate(choice: &Choice, verdict: &FileVerdict) -> CandidateFate {
+    let label = verdict.file.filename.label.as_ref();
+    match &verdict.fate {
+        FileFate::Chosen => CandidateFate::Chosen,
+        FileFate::Candidate { rank } => CandidateFate::Candidate { rank: *rank },
+        FileFate::WrongTags => CandidateFate::WrongTags,
+        FileFate::VariantRejected => match label
+            .and_then(|l| choice.variant(l.as_str()))
+            .and_then(|v| v.rejection.clone())
+        {
+            Some(rejection) => CandidateFate::VariantRejected(rejection),
+            None => CandidateFate::LabelNotDescribed,
+        },
+        FileFate::Unusable(UnusableReason::NotDescribed) => CandidateFate::LabelNotDescribed,
+        FileFate::Unusable(other) => CandidateFate::Unusable(other.clone()),
     }
 }

@@ -399,3 +399,36 @@ async fn the_variantlib_fixture_wheels_rank_as_their_metadata_says() {
     assert!(!needs[0].builtin_provider);
     assert_eq!(needs[0].labels.len(), 5);
 }
+
+#[tokio::test]
+async fn upstream_names_need_not_be_canonical() {
+    // Old uploads keep the project's spelling (`PyYAML-6.0-….whl`); the choice and the report
+    // follow the file as listed, not the canonical rendering of its parsed name.
+    let dir = tempfile::tempdir().unwrap();
+    let document = level_variants(&["v4", "v3", "null"]);
+    for label in ["v4", "v3", "null"] {
+        let json = one_variant(&document, label);
+        wheel(
+            dir.path(),
+            &format!("Demo-1.0-py3-none-any-{label}.whl"),
+            Some(&json),
+            &[],
+        );
+    }
+    std::fs::write(dir.path().join("demo-1.0-variants.json"), &document).unwrap();
+    let server = serve(dir.path()).await;
+    let resolution = resolve(
+        &client_for(&server),
+        "demo",
+        &v3_target(dir.path()),
+        &IndexOptions::default(),
+    )
+    .await;
+    assert_eq!(chosen(&resolution), Some("Demo-1.0-py3-none-any-v3.whl"));
+    let files: Vec<&str> = resolution.versions[0]
+        .files
+        .iter()
+        .map(|f| f.filename.as_str())
+        .collect();
+    assert_eq!(files.len(), 3, "{files:?}");
+}

@@ -7,4 +7,5 @@ mod choose;
 mod index_rules;
 mod index_support;
 mod index_torch;
+mod present;
 mod python;
