@@ -10,6 +10,9 @@
 //!   copied raw (no decompression or recompression), in order, with their timestamps and
 //!   permissions; only `variant.json`, RECORD and the filename change; the output appears
 //!   atomically through `vari_fs`.
+//! - [`replace_metadata`]: a copy with other core metadata (`METADATA`, e.g. with its
+//!   variant markers decided for the selected wheel); only METADATA and RECORD change, the
+//!   rest is copied raw, and the result carries the output's size and SHA-256.
 //! - [`repack`]: existing builds (`torch-2.10.0+cu128`, `cupy-cuda12x`) → one variant release,
 //!   driven by a [`RepackConfig`]: labels and properties per build, the local version
 //!   stripped, the distribution renamed, `Requires-Dist` rewritten, and the release's combined
@@ -40,6 +43,7 @@ mod reader;
 mod record;
 mod record_edit;
 mod repack;
+mod replace_metadata;
 mod rewrite;
 mod sink;
 mod valid_values;
@@ -60,6 +64,7 @@ pub use crate::repack::{
     repack, BuildMatch, BuildRule, ConfigError, InferProperties, RepackConfig, RepackError,
     RepackOutput, RequiresDistEdit,
 };
+pub use crate::replace_metadata::replace_metadata;
 pub use crate::valid_values::ValidValues;
 pub use crate::variant::{LabelChoice, VariantSpec};
 

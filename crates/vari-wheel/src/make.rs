@@ -6,9 +6,10 @@
 //! just before RECORD's own row and removed again by `unmake`, so make-then-unmake gives back
 //! the plain wheel's RECORD byte for byte.
 
-use std::io::{Read, Seek};
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
+use sha2::{Digest, Sha256};
 use vari_core::metadata::VariantMetadata;
 use vari_core::VariantLabel;
 
@@ -35,6 +36,12 @@ pub struct WrittenWheel {
     pub metadata: Option<VariantMetadata>,
     /// What the chosen schema could not express and was dropped, one sentence each.
     pub warnings: Vec<String>,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The SHA-256 of its bytes (lowercase hex), computed while writing: `Some` from
+    /// [`crate::replace_metadata`], whose output an index lists with its hash; `None` from the
+    /// other writers, which keep to copying speed on multi-gigabyte wheels.
+    pub sha256: Option<String>,
 }
 
 /// Writes the variant wheel of the plain wheel `wheel` into `out_dir`: `variant.json` added to
@@ -94,12 +101,14 @@ pub fn make_variant(
     };
     let name = format!("{}-{}.whl", stem(wheel), described.label);
     let output = out_dir.join(name);
-    write_wheel(wheel, &output, &mut archive, &edit)?;
+    let (size, sha256) = write_wheel(wheel, &output, &mut archive, &edit, false)?;
     Ok(WrittenWheel {
         path: output,
         label: Some(described.label),
         metadata: Some(described.metadata),
         warnings: described.warnings,
+        size,
+        sha256,
     })
 }
 
@@ -138,12 +147,14 @@ pub fn unmake(wheel: &Path, out_dir: &Path) -> Result<WrittenWheel, WheelError> 
         .and_then(|s| s.strip_suffix('-'))
         .unwrap_or(&stem);
     let output = out_dir.join(format!("{plain}.whl"));
-    write_wheel(wheel, &output, &mut archive, &edit)?;
+    let (size, sha256) = write_wheel(wheel, &output, &mut archive, &edit, false)?;
     Ok(WrittenWheel {
         path: output,
         label: None,
         metadata: None,
         warnings: Vec::new(),
+        size,
+        sha256,
     })
 }
 
@@ -190,13 +201,15 @@ pub(crate) fn invalid_record(member: &str, e: FormatError) -> WheelErrorKind {
 }
 
 /// Writes the edited copy of `archive` to `output` atomically: nothing appears at `output`
-/// unless the whole wheel was written.
+/// unless the whole wheel was written. Returns the output's size and, when `hash` is set, its
+/// SHA-256 (hex).
 pub(crate) fn write_wheel<R: Read + Seek>(
     wheel: &Path,
     output: &Path,
     archive: &mut Archive<R>,
     edit: &ArchiveEdit,
-) -> Result<(), WheelError> {
+    hash: bool,
+) -> Result<(u64, Option<String>), WheelError> {
     let write_error = |message: String| {
         WheelError::new(
             wheel,
@@ -221,10 +234,42 @@ pub(crate) fn write_wheel<R: Read + Seek>(
     // through the zip crate instead.
     let verbatim = verbatim::plan(&input, &fresh, edit);
     let file = vari_fs::AtomicFile::create(output).map_err(|e| write_error(e.kind.to_string()))?;
+    let file = Tally {
+        inner: file,
+        size: 0,
+        hasher: hash.then(Sha256::new),
+    };
     let file = match verbatim {
         Ok(plan) => plan.write(&input, &fresh, file),
         Err(_) => rewrite(zip, fresh, file, edit),
     }
     .map_err(rewrite_error)?;
-    file.commit().map_err(|e| write_error(e.kind.to_string()))
+    let sha256 = file.hasher.map(|h| format!("{:x}", h.finalize()));
+    file.inner
+        .commit()
+        .map_err(|e| write_error(e.kind.to_string()))?;
+    Ok((file.size, sha256))
+}
+
+/// The output on its way: counts the bytes written and, when asked, hashes them, so that
+/// the written wheel need not be read again.
+struct Tally<W> {
+    inner: W,
+    size: u64,
+    hasher: Option<Sha256>,
+}
+
+impl<W: Write> Write for Tally<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.size += n as u64;
+        if let Some(hasher) = &mut self.hasher {
+            hasher.update(&buf[..n]);
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }

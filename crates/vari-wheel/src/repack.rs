@@ -452,7 +452,7 @@ pub fn repack(
     };
     for p in plans {
         let mut archive = open_archive(&p.wheel)?;
-        write_wheel(&p.wheel, &p.output, &mut archive, &p.edit)?;
+        let (size, sha256) = write_wheel(&p.wheel, &p.output, &mut archive, &p.edit, false)?;
         for w in &p.warnings {
             if !output.warnings.contains(w) {
                 output.warnings.push(w.clone());
@@ -464,6 +464,8 @@ pub fn repack(
             label: Some(p.label),
             metadata: Some(p.metadata),
             warnings: p.warnings,
+            size,
+            sha256,
         });
     }
     for (path, text) in indexes {

@@ -27,14 +27,14 @@ impl Expr {
         match self {
             Expr::Or(items) => items.iter().any(|e| e.evaluate(env, ctx, extras)),
             Expr::And(items) => items.iter().all(|e| e.evaluate(env, ctx, extras)),
-            Expr::Standard(tree) => tree.evaluate(env.marker_environment(), extras),
+            Expr::Standard(tree, _) => tree.evaluate(env.marker_environment(), extras),
             Expr::Variant(test) => test.evaluate(ctx),
         }
     }
 }
 
 impl VariantTest {
-    fn evaluate(&self, ctx: &VariantMarkerContext) -> bool {
+    pub(super) fn evaluate(&self, ctx: &VariantMarkerContext) -> bool {
         // A non-variant wheel has the empty label (PEP 817/825).
         let label = ctx.label.as_ref().map_or("", |l| l.as_str());
         let (result, negate) = match self {

@@ -28,6 +28,7 @@ mod env;
 mod error;
 mod eval;
 mod parse;
+mod resolve;
 
 use std::str::FromStr;
 
@@ -38,6 +39,9 @@ use crate::metadata::requirement_name;
 pub use context::VariantMarkerContext;
 pub use env::{TargetEnvironment, MARKER_NAMES};
 pub use error::MarkerError;
+pub use resolve::Resolved;
+
+pub(crate) use resolve::mentions_variant_variable;
 
 /// A parsed marker, for evaluating one marker many times (e.g. an `enable-if` against several
 /// targets). Parsing checks everything, so evaluation cannot fail.

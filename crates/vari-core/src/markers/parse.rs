@@ -18,8 +18,9 @@ pub(crate) enum Expr {
     Or(Vec<Expr>),
     /// True when every operand is.
     And(Vec<Expr>),
-    /// A standard PEP 508 comparison, already parsed by `pep508_rs`.
-    Standard(MarkerTree),
+    /// A standard PEP 508 comparison, already parsed by `pep508_rs`, and its text with single
+    /// spaces between operands and operator (what [`super::resolve`] prints back).
+    Standard(MarkerTree, String),
     /// A comparison involving a variant variable.
     Variant(VariantTest),
 }
@@ -355,6 +356,7 @@ impl<'a> Parser<'a> {
     }
 
     fn comparison(&mut self) -> Result<Expr, MarkerError> {
+        let start = self.pos;
         let (lhs, first) = self.operand()?;
         let op = self.operator()?;
         let (rhs, last) = self.operand()?;
@@ -367,8 +369,15 @@ impl<'a> Parser<'a> {
             atom: atom.to_owned(),
             message,
         })?;
+        // The operands as written (quotes included), the operator spaced once: valid for any
+        // PEP 508 parser, and free of the line breaks a folded METADATA field may leave inside.
+        let text = self.tokens[start..self.pos]
+            .iter()
+            .map(|t| &self.marker[t.start..t.end])
+            .collect::<Vec<_>>()
+            .join(" ");
         MarkerTree::from_str(atom)
-            .map(Expr::Standard)
+            .map(|tree| Expr::Standard(tree, text))
             .map_err(|e| MarkerError::Standard {
                 marker: self.marker.to_owned(),
                 atom: atom.to_owned(),
@@ -457,7 +466,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let e = parse(r#"((os_name == "a"))"#).unwrap();
-        assert!(matches!(e, Expr::Standard(_)));
+        assert!(matches!(e, Expr::Standard(_, text) if text == r#"os_name == "a""#));
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! - [`combine`]: several documents (wheels, index files) → one.
 //! - [`check_single_values`]: the single-value rule, with the providers' knowledge passed in
 //!   as a [`FeatureKinds`].
+//! - [`resolve_variant_markers`]: a wheel's core metadata with its variant markers decided for
+//!   the selected wheel, for installers that cannot parse them.
 
 mod combine;
 mod error;
@@ -21,6 +23,7 @@ pub use requirement::parse_requirement;
 pub(crate) use requirement::{check_marker_text, requirement_name};
 mod sorted;
 mod tree;
+mod variant_markers;
 mod write;
 
 pub use combine::{combine, CombineError};
@@ -33,4 +36,5 @@ pub use model::{
 };
 pub use read::{read_json, read_json_lenient, read_json_with_warnings, read_pyproject, SourceKind};
 pub use sorted::{SortedMap, SortedMapIter, SortedSet};
+pub use variant_markers::resolve_variant_markers;
 pub use write::{write_json, Written};

@@ -4,3 +4,4 @@
 mod fuzz_regressions;
 mod metadata_fixtures;
 mod ordering;
+mod variant_markers;

@@ -6,4 +6,5 @@ mod compat;
 mod inspect;
 mod make;
 mod repack;
+mod replace_metadata;
 mod support;
