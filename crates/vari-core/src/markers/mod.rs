@@ -129,7 +129,14 @@ pub fn evaluate_marker(
 ///
 /// The marker starts at the first `;`, except in a URL requirement (`name @ URL`), where PEP 508
 /// requires whitespace before the `;` because URLs may contain one.
-pub(crate) fn split_requirement(requires_dist: &str) -> (&str, Option<&str>) {
+///
+/// ```
+/// use vari_core::markers::split_requirement;
+/// assert_eq!(split_requirement("a>=1; extra == 'x@y'"), ("a>=1", Some(" extra == 'x@y'")));
+/// assert_eq!(split_requirement("a @ https://h/a;b.whl ; python_version > '3'"),
+///            ("a @ https://h/a;b.whl ", Some(" python_version > '3'")));
+/// ```
+pub fn split_requirement(requires_dist: &str) -> (&str, Option<&str>) {
     let at = requires_dist.find('@');
     let semi = requires_dist.find(';');
     let split = match (at, semi) {

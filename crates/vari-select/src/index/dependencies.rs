@@ -3,7 +3,8 @@
 //! variant markers). No transitive resolution: that is an installer's job.
 
 use vari_core::markers::{
-    requirement_applies_with_extras, MarkerError, TargetEnvironment, VariantMarkerContext,
+    requirement_applies_with_extras, split_requirement, MarkerError, TargetEnvironment,
+    VariantMarkerContext,
 };
 
 use super::report::Dependency;
@@ -51,7 +52,7 @@ pub(crate) fn applicable(
     for field in requires_dist(metadata) {
         match requirement_applies_with_extras(&field, env, variant, &extras) {
             Ok(true) => {
-                let (requirement, marker) = split_marker(&field);
+                let (requirement, marker) = split_requirement(&field);
                 applying.push(Dependency {
                     requirement: requirement.trim().to_owned(),
                     marker: marker.map(|m| m.trim().to_owned()),
@@ -62,21 +63,6 @@ pub(crate) fn applicable(
         }
     }
     (applying, problems)
-}
-
-/// Splits `req ; marker`. In a direct reference (`name @ URL ; marker`) the `;` that starts the
-/// marker follows whitespace, since a URL may hold one.
-fn split_marker(field: &str) -> (&str, Option<&str>) {
-    let from = field.find('@').unwrap_or(0);
-    let bytes = field.as_bytes();
-    let split = field[from..]
-        .match_indices(';')
-        .map(|(i, _)| from + i)
-        .find(|&i| from == 0 || (i > 0 && bytes[i - 1].is_ascii_whitespace()));
-    match split {
-        Some(i) => (&field[..i], Some(&field[i + 1..])),
-        None => (field, None),
-    }
 }
 
 #[cfg(test)]
@@ -136,18 +122,5 @@ mod tests {
         let cpu = VariantMarkerContext::non_variant();
         let (deps, _) = applicable(METADATA, &env, &cpu, &["opt-einsum".to_owned()]);
         assert_eq!(names(&deps), ["filelock", "opt-einsum>=3.3"]);
-    }
-
-    #[test]
-    fn markers_split_after_urls() {
-        assert_eq!(
-            split_marker("a @ https://x/a;b.whl ; python_version > '3'"),
-            ("a @ https://x/a;b.whl ", Some(" python_version > '3'"))
-        );
-        assert_eq!(
-            split_marker("a>=1;extra=='x'"),
-            ("a>=1", Some("extra=='x'"))
-        );
-        assert_eq!(split_marker("a"), ("a", None));
     }
 }
