@@ -31,7 +31,13 @@ pub(crate) fn print_bytes(bytes: &[u8]) -> Result<(), CliError> {
 }
 
 fn write_stdout(out: &mut impl Write, text: impl AsRef<[u8]>) -> Result<(), CliError> {
-    match out.write_all(text.as_ref()).and_then(|()| out.flush()) {
+    stdout_result(out.write_all(text.as_ref()).and_then(|()| out.flush()))
+}
+
+/// The outcome of writing to stdout, for output written in parts: a closed pipe is not an
+/// error (see [`print()`]).
+pub(crate) fn stdout_result(written: io::Result<()>) -> Result<(), CliError> {
+    match written {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
             Err(CliError::Other(format!("cannot write to stdout: {e}")))
         }

@@ -27,7 +27,7 @@ pub(crate) async fn read(http: &Http, source: &FindLinks) -> Result<Links, Clien
                     url: url.clone(),
                     status: 404,
                 })?;
-            let body = String::from_utf8_lossy(&fetched.body);
+            let body = crate::simple::page_text(&fetched.body);
             // A flat page is HTML whatever it is served as (file: pages have no type).
             let content_type = fetched.content_type.as_deref().or(Some("text/html"));
             let (files, problems) = parse_links(&fetched.url, content_type, &body)?;

@@ -215,6 +215,32 @@ impl AtomicFile {
         &self.path
     }
 
+    /// The file the bytes go to (the temporary file, or the device written through), for
+    /// copies the kernel can do file to file: `std::io::copy` from a `File` into it uses
+    /// `copy_file_range` on Linux, as `cp` does. Writes through it land where this
+    /// `AtomicFile`'s own writes do, and [`AtomicFile::commit`] still decides whether they
+    /// become the destination.
+    ///
+    /// ```
+    /// use std::io::Write;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let source = dir.path().join("in.bin");
+    /// std::fs::write(&source, b"0123456789").unwrap();
+    /// let path = dir.path().join("out.bin");
+    /// let mut file = vari_fs::AtomicFile::create(&path).unwrap();
+    /// file.write_all(b"head:").unwrap();
+    /// let mut input = std::fs::File::open(&source).unwrap();
+    /// std::io::copy(&mut input, &mut file.as_file()).unwrap();
+    /// file.commit().unwrap();
+    /// assert_eq!(std::fs::read(&path).unwrap(), b"head:0123456789");
+    /// ```
+    pub fn as_file(&self) -> &File {
+        match &self.sink {
+            Sink::Temporary { file, .. } => file.as_file(),
+            Sink::Through(file) => file,
+        }
+    }
+
     /// Makes the written bytes the destination's content.
     pub fn commit(self) -> Result<(), WriteError> {
         let path = self.path;

@@ -234,6 +234,15 @@ pub(crate) fn write_wheel<R: Read + Seek>(
     // through the zip crate instead.
     let verbatim = verbatim::plan(&input, &fresh, edit);
     let file = vari_fs::AtomicFile::create(output).map_err(|e| write_error(e.kind.to_string()))?;
+    // Without a hash to compute, the unchanged bytes need not pass through this process: the
+    // kernel copies them file to file.
+    if let (Ok(plan), false) = (&verbatim, hash) {
+        let size = plan
+            .write_file(&input, &fresh, file.as_file())
+            .map_err(rewrite_error)?;
+        file.commit().map_err(|e| write_error(e.kind.to_string()))?;
+        return Ok((size, None));
+    }
     let file = Tally {
         inner: file,
         size: 0,

@@ -12,9 +12,10 @@
 //! offsets are rewritten in place, an entry pushed past 4 GiB gets a zip64 offset, and the
 //! zip64 end records are written when the sizes need them.
 //!
-//! The copy goes through `Write`: `vari_fs::AtomicFile` does not hand out its `File`, so the
-//! kernel's `copy_file_range` (what `cp` uses) is out of reach, and blocks of [`COPY_BLOCK`]
-//! go through user space instead.
+//! Into a file ([`Plan::write_file`]), the unchanged members are copied by the kernel
+//! (`copy_file_range` through `std::io::copy`, as `cp` copies), so their bytes never pass
+//! through user space; into any other `Write` ([`Plan::write`], when the output is also hashed
+//! on its way), blocks of [`COPY_BLOCK`] go through user space.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -257,6 +258,52 @@ impl Plan {
         out.write_all(&self.central).map_err(write)?;
         out.write_all(&self.end_records()).map_err(write)?;
         out.into_inner().map_err(|e| write(e.into_error()))
+    }
+
+    /// Writes the planned copy of `input` (with `fresh`'s members) into the file `out`, from
+    /// its current position, and returns the number of bytes written.
+    ///
+    /// Runs of unchanged members are copied file to file with `std::io::copy`, which on Linux
+    /// has the kernel copy them (`copy_file_range`, or `sendfile`/`splice` when the
+    /// destination is not a regular file): no read into and write out of a user-space buffer,
+    /// which cost a 1 GB wheel a fifth of its time against `cp`. Elsewhere, and whenever the
+    /// kernel declines, `std::io::copy` copies through a buffer itself.
+    pub(crate) fn write_file(
+        &self,
+        input: &File,
+        fresh: &[u8],
+        out: &File,
+    ) -> Result<u64, RewriteError> {
+        let write = |e: std::io::Error| RewriteError::Write(e.to_string());
+        // Headers and the central directory are gathered in the buffer; `std::io::copy`
+        // flushes it before each member run it hands to the kernel.
+        let mut out = BufWriter::with_capacity(COPY_BLOCK / 2, out);
+        let mut input = input;
+        for piece in &self.pieces {
+            match piece {
+                Piece::Input { start, len } => {
+                    input.seek(SeekFrom::Start(*start)).map_err(|e| read(&e))?;
+                    // An error here may be the reading or the writing side; a full disk is
+                    // the one that happens (the input was just read to plan the copy).
+                    let copied = std::io::copy(&mut input.take(*len), &mut out).map_err(write)?;
+                    if copied != *len {
+                        return Err(read(&std::io::Error::new(
+                            std::io::ErrorKind::UnexpectedEof,
+                            "the archive ended before its central directory",
+                        )));
+                    }
+                }
+                Piece::Fresh { start, len } => out
+                    .write_all(&fresh[*start..*start + *len])
+                    .map_err(write)?,
+                Piece::Made(bytes) => out.write_all(bytes).map_err(write)?,
+            }
+        }
+        let end = self.end_records();
+        out.write_all(&self.central).map_err(write)?;
+        out.write_all(&end).map_err(write)?;
+        out.flush().map_err(write)?;
+        Ok(self.written + self.central.len() as u64 + end.len() as u64)
     }
 
     /// The end-of-central-directory record, preceded by the zip64 record and locator when a
@@ -616,7 +663,16 @@ mod tests {
         let mut source = ZipArchive::new(Cursor::new(input)).unwrap();
         let fresh = compress_new_members(&mut source, edit).unwrap();
         let plan = plan(&file, &fresh, edit)?;
-        Ok(plan.write(&file, &fresh, Vec::new()).unwrap())
+        let buffered = plan.write(&file, &fresh, Vec::new()).unwrap();
+        // The kernel's copy into a file gives the same bytes, and says how many.
+        let out_path = dir.path().join("out.whl");
+        let out = File::create(&out_path).unwrap();
+        let size = plan.write_file(&file, &fresh, &out).unwrap();
+        drop(out);
+        let copied = std::fs::read(&out_path).unwrap();
+        assert_eq!(copied, buffered);
+        assert_eq!(size, copied.len() as u64);
+        Ok(buffered)
     }
 
     /// Name, raw (compressed) bytes, contents, central extra field, mode and time per member;

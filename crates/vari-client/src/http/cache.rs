@@ -1,12 +1,22 @@
 //! The on-disk HTTP cache: one file per (URL, `Accept`) holding the response's cache policy
-//! and its body.
+//! and its body, and beside it, once the response has been revalidated, a small file with
+//! the newer policy.
+//!
+//! A revalidation (`304 Not Modified`) changes only the policy; rewriting the entry would
+//! copy the whole body (a megabyte for a large project page) on every warm run. The policy
+//! file names the entry it refreshes by the entry's `id`, so a policy never applies to a
+//! body other than the one it was revalidated with, whatever order concurrent writers finish
+//! in.
 //!
 //! Freshness, revalidation and what may be stored are decided by `http-cache-semantics`
 //! (RFC 9111 as browsers implement it), never by rules written here. The policy is built from
 //! a request without the `Authorization` header, so credentials never reach the disk.
 //! Entries are written atomically with `vari_fs`; an unreadable entry counts as absent.
 
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use http_cache_semantics::CachePolicy;
 use serde::{Deserialize, Serialize};
@@ -20,6 +30,8 @@ pub(crate) struct Entry {
     pub(crate) final_url: Url,
     pub(crate) content_type: Option<String>,
     pub(crate) body: Vec<u8>,
+    /// Which stored body this is (see [`new_id`]); `None` for a response not stored yet.
+    pub(crate) id: Option<String>,
 }
 
 /// The first line of an entry file; the body follows the newline.
@@ -31,9 +43,20 @@ struct Header {
     final_url: String,
     content_type: Option<String>,
     policy: CachePolicy,
+    /// Names this body for the policy file.
+    id: String,
 }
 
-const FORMAT: u32 = 1;
+/// The policy file: a revalidated policy for the entry whose header has this `id`.
+#[derive(Serialize, Deserialize)]
+struct Refreshed {
+    format: u32,
+    id: String,
+    policy: CachePolicy,
+}
+
+/// 2: entries have an `id` and may have a policy file.
+const FORMAT: u32 = 2;
 
 #[derive(Debug)]
 pub(crate) struct HttpCache {
@@ -45,6 +68,7 @@ impl HttpCache {
         Self { dir }
     }
 
+    /// The entry file; its policy file is the same path with the extension `policy`.
     fn path(&self, url: &Url, accept: &str) -> PathBuf {
         let mut hasher = Sha256::new();
         hasher.update(url.as_str().as_bytes());
@@ -60,9 +84,14 @@ impl HttpCache {
 
     pub(crate) fn load(&self, url: &Url, accept: &str) -> Option<Entry> {
         let path = self.path(url, accept);
-        let mut bytes = std::fs::read(&path).ok()?;
-        let newline = bytes.iter().position(|&b| b == b'\n')?;
-        let header: Header = match serde_json::from_slice(&bytes[..newline]) {
+        let file = std::fs::File::open(&path).ok()?;
+        let size = file.metadata().ok()?.len();
+        // The header line first, then the body read straight into a buffer of its size (no
+        // copy of a page of thousands of files to drop the header from its front).
+        let mut reader = BufReader::new(file);
+        let mut line = Vec::new();
+        reader.read_until(b'\n', &mut line).ok()?;
+        let header: Header = match serde_json::from_slice(&line) {
             Ok(header) => header,
             Err(e) => {
                 tracing::debug!("ignoring unreadable cache entry {}: {e}", path.display());
@@ -73,14 +102,16 @@ impl HttpCache {
             return None;
         }
         let final_url = Url::parse(&header.final_url).ok()?;
-        // The body is the rest of the file: drop the header line in place rather than copy a
-        // page of thousands of files.
-        bytes.drain(..=newline);
+        let rest = usize::try_from(size).ok()?.saturating_sub(line.len());
+        let mut body = Vec::with_capacity(rest);
+        reader.read_to_end(&mut body).ok()?;
+        let policy = refreshed_policy(&path, &header.id).unwrap_or(header.policy);
         Some(Entry {
-            policy: header.policy,
+            policy,
             final_url,
             content_type: header.content_type,
-            body: bytes,
+            body,
+            id: Some(header.id),
         })
     }
 
@@ -89,8 +120,49 @@ impl HttpCache {
         let path = self.path(url, accept);
         if let Err(e) = write_entry(&path, url, entry) {
             tracing::warn!("cannot write the HTTP cache entry for {url}: {e}");
+            return;
+        }
+        // The old policy file names the old id and would be ignored; removing it is tidiness.
+        let _ = std::fs::remove_file(path.with_extension("policy"));
+    }
+
+    /// Stores the policy of a revalidated entry, leaving its body where it is.
+    pub(crate) fn store_policy(&self, url: &Url, accept: &str, entry: &Entry) {
+        let Some(id) = &entry.id else {
+            return self.store(url, accept, entry);
+        };
+        let path = self.path(url, accept).with_extension("policy");
+        let refreshed = Refreshed {
+            format: FORMAT,
+            id: id.clone(),
+            policy: entry.policy.clone(),
+        };
+        let written = serde_json::to_vec(&refreshed)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| vari_fs::write_atomic(&path, &bytes).map_err(|e| e.to_string()));
+        if let Err(e) = written {
+            tracing::warn!("cannot write the HTTP cache policy for {url}: {e}");
         }
     }
+}
+
+/// The policy in `entry`'s policy file, when there is one for the body with `id`.
+fn refreshed_policy(entry: &Path, id: &str) -> Option<CachePolicy> {
+    let bytes = std::fs::read(entry.with_extension("policy")).ok()?;
+    let refreshed: Refreshed = serde_json::from_slice(&bytes).ok()?;
+    (refreshed.format == FORMAT && refreshed.id == id).then_some(refreshed.policy)
+}
+
+/// A name for a newly stored body, unique among the writers of one cache: the time, the
+/// process and a counter within it.
+fn new_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{nanos:x}-{:x}-{count:x}", std::process::id())
 }
 
 fn write_entry(path: &Path, url: &Url, entry: &Entry) -> Result<(), String> {
@@ -100,12 +172,77 @@ fn write_entry(path: &Path, url: &Url, entry: &Entry) -> Result<(), String> {
         final_url: entry.final_url.to_string(),
         content_type: entry.content_type.clone(),
         policy: entry.policy.clone(),
+        id: new_id(),
     };
-    let mut bytes = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
-    bytes.push(b'\n');
-    bytes.extend_from_slice(&entry.body);
+    let mut line = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
+    line.push(b'\n');
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    vari_fs::write_atomic(path, &bytes).map_err(|e| e.to_string())
+    // Header and body written one after the other, not joined into one buffer first: the
+    // body may be a megabyte.
+    let mut file = vari_fs::AtomicFile::create(path).map_err(|e| e.to_string())?;
+    file.write_all(&line)
+        .and_then(|()| file.write_all(&entry.body))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    file.commit().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_cache_semantics::CacheOptions;
+
+    fn entry(body: &[u8], max_age: u32) -> Entry {
+        let request = http::Request::get("https://example.com/simple/foo/")
+            .body(())
+            .unwrap();
+        let response = http::Response::builder()
+            .header("cache-control", format!("max-age={max_age}"))
+            .body(())
+            .unwrap();
+        Entry {
+            policy: CachePolicy::new_options(
+                &request,
+                &response,
+                SystemTime::now(),
+                CacheOptions::default(),
+            ),
+            final_url: Url::parse("https://example.com/simple/foo/").unwrap(),
+            content_type: Some("text/html".into()),
+            body: body.to_vec(),
+            id: None,
+        }
+    }
+
+    #[test]
+    fn a_refreshed_policy_applies_to_its_own_body_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = HttpCache::new(dir.path().to_path_buf());
+        let url = Url::parse("https://example.com/simple/foo/").unwrap();
+        cache.store(&url, "*/*", &entry(b"first body\nwith lines", 10));
+        let loaded = cache.load(&url, "*/*").unwrap();
+        assert_eq!(loaded.body, b"first body\nwith lines");
+        assert_eq!(
+            loaded.policy.time_to_live(SystemTime::now()).as_secs() / 100,
+            0
+        );
+
+        // A revalidation writes only the policy; the body stays and the new policy is read.
+        let mut refreshed = entry(b"", 86_400);
+        refreshed.id = loaded.id.clone();
+        cache.store_policy(&url, "*/*", &refreshed);
+        let again = cache.load(&url, "*/*").unwrap();
+        assert_eq!(again.body, b"first body\nwith lines");
+        assert!(again.policy.time_to_live(SystemTime::now()).as_secs() > 3_600);
+
+        // A new body gets a new id: the old policy file does not apply to it, even if it is
+        // written after the new body (a slower concurrent writer).
+        cache.store(&url, "*/*", &entry(b"second", 10));
+        cache.store_policy(&url, "*/*", &refreshed);
+        let newest = cache.load(&url, "*/*").unwrap();
+        assert_eq!(newest.body, b"second");
+        assert_ne!(newest.id, loaded.id);
+        assert!(newest.policy.time_to_live(SystemTime::now()).as_secs() <= 10);
+    }
 }

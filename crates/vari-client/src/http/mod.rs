@@ -6,6 +6,7 @@
 //! find-links pages and wheels like remote ones.
 
 mod cache;
+mod tls;
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -15,8 +16,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use http::header::{
-    ACCEPT, ACCEPT_RANGES, CACHE_CONTROL, CONTENT_RANGE, CONTENT_TYPE, IF_MODIFIED_SINCE,
-    IF_NONE_MATCH, RANGE,
+    ACCEPT, ACCEPT_RANGES, CACHE_CONTROL, CONTENT_RANGE, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE,
+    IF_NONE_MATCH, LAST_MODIFIED, RANGE,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use http_cache_semantics::{AfterResponse, BeforeRequest, CacheOptions, CachePolicy};
@@ -106,6 +107,9 @@ pub(crate) struct Http {
     permits: Arc<Semaphore>,
     /// `host:port` of servers that answered a range request with the whole file.
     no_ranges: Mutex<HashSet<String>>,
+    /// The TLS verifier, to check when it read the system's roots.
+    #[cfg(test)]
+    verifier: Arc<tls::LazyVerifier>,
 }
 
 impl Http {
@@ -113,11 +117,14 @@ impl Http {
         settings: &ClientSettings,
         credentials: CredentialStore,
     ) -> Result<Self, ClientError> {
-        // reqwest is built without a default TLS crypto provider (its default, aws-lc-rs,
-        // needs cmake and a long C build); ring is installed as the process default unless
-        // the program chose one already.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        // The system's roots are read on the first TLS handshake, not here: a local index
+        // over http:// or file: never needs them (see `tls`).
+        let (tls, verifier) =
+            tls::client_config().map_err(|e| ClientError::Setup(e.to_string()))?;
+        #[cfg(not(test))]
+        drop(verifier);
         let client = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls)
             .user_agent(concat!("vari/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(settings.connect_timeout)
             .read_timeout(settings.read_timeout)
@@ -134,6 +141,8 @@ impl Http {
             read_timeout: settings.read_timeout,
             permits: Arc::new(Semaphore::new(settings.concurrency.max(1))),
             no_ranges: Mutex::new(HashSet::new()),
+            #[cfg(test)]
+            verifier,
         })
     }
 
@@ -183,13 +192,13 @@ impl Http {
         let now = SystemTime::now();
         if received.status == StatusCode::NOT_MODIFIED {
             if let Some(entry) = cached {
-                match entry
-                    .policy
-                    .after_response(&request, &as_response(&received), now)
-                {
+                let response = not_modified_response(&received, &conditional);
+                match entry.policy.after_response(&request, &response, now) {
                     AfterResponse::NotModified(policy, _) => {
                         let entry = Entry { policy, ..entry };
-                        self.store(url, accept, &entry);
+                        if let Some(cache) = &self.cache {
+                            cache.store_policy(url, accept, &entry);
+                        }
                         return Ok(Some(fetched(entry)));
                     }
                     // The 304 is for another version of the resource: ask again, plainly.
@@ -225,6 +234,7 @@ impl Http {
             final_url: received.url,
             content_type: header_str(&received.headers, CONTENT_TYPE),
             body: received.body,
+            id: None,
         };
         if entry.policy.is_storable() {
             self.store(url, accept, &entry);
@@ -507,6 +517,27 @@ fn as_response(received: &Received) -> http::Response<()> {
     response
 }
 
+/// A `304 Not Modified` as the cache policy is shown it.
+///
+/// A server may leave the validator out of a 304 (RFC 9110 §15.4.5 asks for `ETag` only when
+/// the full response would carry one; Python's `http.server` sends neither `ETag` nor
+/// `Last-Modified`). The policy then cannot tell which stored response the 304 confirms and
+/// reports it modified, which cost a second, full request on every warm run. This 304 answers
+/// a conditional request made from the one response stored for this URL: the validators that
+/// request sent are exactly the ones it confirms, so they stand in for the missing ones.
+fn not_modified_response(received: &Received, sent: &HeaderMap) -> http::Response<()> {
+    let mut response = as_response(received);
+    let headers = response.headers_mut();
+    if !headers.contains_key(ETAG) && !headers.contains_key(LAST_MODIFIED) {
+        for (condition, validator) in [(IF_NONE_MATCH, ETAG), (IF_MODIFIED_SINCE, LAST_MODIFIED)] {
+            if let Some(value) = sent.get(&condition) {
+                headers.insert(validator, value.clone());
+            }
+        }
+    }
+    response
+}
+
 fn fetched(entry: Entry) -> Fetched {
     Fetched {
         body: entry.body,
@@ -593,6 +624,42 @@ fn read_local_range(url: &Url, range: ByteRange) -> Result<RangeAnswer, ClientEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plain-HTTP request (to a real server on 127.0.0.1) does not read the system's TLS
+    /// roots; only a TLS handshake would.
+    #[test]
+    fn plain_http_leaves_the_tls_roots_unread() {
+        use std::io::Write;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = Vec::new();
+            let mut byte = [0u8; 1];
+            while !request.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap() == 1 {
+                request.push(byte[0]);
+            }
+            stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok")
+                .unwrap();
+        });
+        let settings = ClientSettings {
+            netrc: crate::NetrcSource::Disabled,
+            cache_dir: None,
+            ..ClientSettings::default()
+        };
+        let http = Http::new(&settings, CredentialStore::new(&settings.netrc).unwrap()).unwrap();
+        assert!(!http.verifier.is_loaded());
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/simple/x/")).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let page = runtime.block_on(http.get(&url, "*/*")).unwrap().unwrap();
+        assert_eq!(page.body, b"ok");
+        server.join().unwrap();
+        assert!(!http.verifier.is_loaded());
+    }
 
     #[test]
     fn content_ranges() {

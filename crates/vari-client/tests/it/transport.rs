@@ -148,6 +148,48 @@ async fn the_cache_revalidates_with_etags_and_serves_offline() {
     assert!(server.seen().is_empty());
 }
 
+/// Python's `http.server` answers `If-Modified-Since` with a 304 that repeats no validator;
+/// it still confirms the one stored response the request was made from, so the page is not
+/// fetched a second time.
+#[tokio::test]
+async fn a_304_without_validators_confirms_the_stored_page() {
+    let (_dir, server) = fixture_server().await;
+    server.set(|k| {
+        k.last_modified = true;
+        k.bare_not_modified = true;
+        // Revalidate every time (a 2015 Last-Modified alone would make the page fresh).
+        k.cache_control = Some("no-cache".into());
+    });
+    let cache = tempfile::tempdir().unwrap();
+    let cached = || {
+        let mut s = settings(&[server.index_url()]);
+        s.cache_dir = Some(cache.path().to_path_buf());
+        client(s)
+    };
+    let first = cached().project(&name("test-package")).await.unwrap();
+    for _ in 0..2 {
+        let again = cached().project(&name("test-package")).await.unwrap();
+        assert_eq!(again.files, first.files);
+    }
+    let statuses: Vec<u16> = server.seen().iter().map(|s| s.status).collect();
+    assert_eq!(statuses, [200, 304, 304]);
+
+    // An ETag-only server that drops the ETag from its 304s, likewise.
+    server.set(|k| {
+        k.last_modified = false;
+        k.etag = true;
+    });
+    server.clear_seen();
+    let other = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        let mut s = settings(&[server.index_url()]);
+        s.cache_dir = Some(other.path().to_path_buf());
+        client(s).project(&name("test-package")).await.unwrap();
+    }
+    let statuses: Vec<u16> = server.seen().iter().map(|s| s.status).collect();
+    assert_eq!(statuses, [200, 304]);
+}
+
 #[tokio::test]
 async fn fresh_entries_are_used_until_refresh_revalidates_them() {
     let (_dir, server) = fixture_server().await;
