@@ -19,6 +19,9 @@
 # and a pause follows. Every tool reads the same input from the page cache and writes to the
 # same directory. Each output is checked: `vari wheel validate` on vari's and variantlib's
 # wheels (RECORD hashes of every member, label ↔ variant.json), `cmp` on cp's copy.
+# `cp` and vari both copy with `copy_file_range` (the kernel copies page cache to page cache;
+# check with `strace -c`), so the stored-member comparison is like for like: vari's extra is
+# reading the central directory and writing the new members and directory.
 #
 #   bench/wheel.sh [FILES] [MB] [RUNS] [DEFLATED_MB]
 #   (defaults 30000, 1000, 5 and 200; needs cargo, python3, unzip). Inspect, a 50 ms command,

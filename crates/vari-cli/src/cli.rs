@@ -57,6 +57,12 @@ pub(crate) enum Command {
     Select(SelectArgs),
     /// Download the wheels `vari select` chooses, checking the index's hashes.
     Download(DownloadArgs),
+    /// Serve a local simple index that shows pip, uv and other installers only the variant
+    /// that fits this machine (or a target), under an ordinary wheel name.
+    Proxy(ProxyArgs),
+    /// Install with pip or uv through the proxy, then say which variant each package was
+    /// installed as, and why.
+    Install(InstallArgs),
 }
 
 /// The target a selecting command chooses for: its hardware and its Python environment.
@@ -152,7 +158,7 @@ pub(crate) struct RankArgs {
     pub json: bool,
 }
 
-/// Where packages come from (`vari select`, `vari download`).
+/// Where packages come from (`vari select`, `vari download`, `vari proxy`, `vari install`).
 #[derive(Debug, Args)]
 pub(crate) struct IndexArgs {
     /// A simple-API index (PEP 503/691), most important first (repeatable) [default:
@@ -250,6 +256,66 @@ pub(crate) struct DownloadArgs {
     #[command(flatten)]
     pub selection: SelectionArgs,
 }
+
+/// `vari proxy`.
+#[derive(Debug, Args)]
+pub(crate) struct ProxyArgs {
+    #[command(flatten)]
+    pub index: IndexArgs,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+
+    /// Where to listen. A fixed port, so that the URL given to pip or uv once stays valid; 3141
+    /// is also devpi's (give another when both run).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:3141")]
+    pub bind: std::net::SocketAddr,
+
+    /// Allow a non-loopback --bind address: anyone who can connect sees what the indexes hold.
+    #[arg(long)]
+    pub allow_remote: bool,
+}
+
+/// `vari install`.
+#[derive(Debug, Args)]
+// Its default sources are the installer's own, not `vari select`'s.
+#[command(mut_arg("index_url", |arg| arg.help(INSTALL_INDEX_URL_HELP)))]
+pub(crate) struct InstallArgs {
+    /// Requirements, passed to the installer as given (PEP 508: `torch`, `torch>=2.9`).
+    #[arg(value_name = "REQ", required_unless_present = "installer_args")]
+    pub requirements: Vec<String>,
+
+    /// `pip`, `uv`, or the path of a pip or uv executable [default: uv when on PATH, else the
+    /// target Python's pip].
+    #[arg(long, value_name = "pip|uv|PATH")]
+    pub installer: Option<vari_install::InstallerChoice>,
+
+    #[command(flatten)]
+    pub index: IndexArgs,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+
+    /// Show the variant each requirement would be installed as; install nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Anything else for the installer, after `--` (`-- --no-deps -r requirements.txt`).
+    #[arg(last = true, value_name = "ARGS")]
+    pub installer_args: Vec<std::ffi::OsString>,
+}
+
+/// `--index-url` of `vari install`.
+const INSTALL_INDEX_URL_HELP: &str = "A simple-API index (PEP 503/691), most important first \
+     (repeatable) [default: `index-url` from vari.toml, else the indexes the installer would use: \
+     PIP_INDEX_URL and pip's configuration files for pip, UV_DEFAULT_INDEX or UV_INDEX_URL for \
+     uv, else PyPI]";
 
 /// `vari snapshot`.
 #[derive(Debug, Args)]

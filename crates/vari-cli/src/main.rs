@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::Cli;
+use crate::cli::{Cli, Command};
 
 // Reading a large `*-variants.json` makes tens of thousands of small allocations; mimalloc
 // serves them faster than glibc's allocator. Its v2 line (the `v2` feature in the workspace
@@ -32,7 +32,7 @@ fn main() -> ExitCode {
     vari_detect::child::run_probe_child_if_requested();
 
     let cli = Cli::parse();
-    init_tracing(cli.verbose);
+    init_tracing(cli.verbose, quiet_level(&cli.command));
     match commands::run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -45,11 +45,22 @@ fn main() -> ExitCode {
     }
 }
 
-/// Diagnostics go to stderr: `RUST_LOG` if set, else none, `debug` with `-v`, `trace` with `-vv`.
-fn init_tracing(verbose: u8) {
+/// What a command logs without `-v`: `vari proxy` its choices (`info`), `vari install` the
+/// proxy's warnings (an upstream index that fails), the others nothing.
+fn quiet_level(command: &Command) -> &'static str {
+    match command {
+        Command::Proxy(_) => "info",
+        Command::Install(_) => "warn",
+        _ => "off",
+    }
+}
+
+/// Diagnostics go to stderr: `RUST_LOG` if set, else the command's `quiet` level, `debug` with
+/// `-v`, `trace` with `-vv`.
+fn init_tracing(verbose: u8, quiet: &str) {
     use tracing_subscriber::EnvFilter;
     let default = match verbose {
-        0 => "off",
+        0 => quiet,
         1 => "debug",
         _ => "trace",
     };

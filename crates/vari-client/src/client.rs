@@ -23,6 +23,12 @@ use crate::simple::{
 };
 use crate::variants::{version_variants, VersionVariants};
 
+// Serving what the sources list again (the proxy): the project list, files as they arrive.
+mod listing;
+mod passthrough;
+pub use listing::ProjectList;
+pub use passthrough::FileStream;
+
 /// The index client. Cheap to share by reference across tasks; every method is `async`.
 ///
 /// ```no_run
@@ -100,7 +106,7 @@ impl IndexClient {
             let Some(fetched) = self.http.get(&page, ACCEPT_SIMPLE).await? else {
                 continue;
             };
-            let body = String::from_utf8_lossy(&fetched.body);
+            let body = crate::simple::page_text(&fetched.body);
             let (mut raw, problems) =
                 parse_links(&fetched.url, fetched.content_type.as_deref(), &body)?;
             self.keep_link_credentials(&mut raw);
@@ -172,6 +178,9 @@ impl IndexClient {
     /// for that realm only, so no kept URL carries them.
     fn keep_link_credentials(&self, raw: &mut [RawFile]) {
         for file in raw {
+            if file.url.username().is_empty() && file.url.password().is_none() {
+                continue;
+            }
             if let (clean, Some(credentials)) = split_credentials(file.url.clone()) {
                 self.http.credentials().insert(&clean, credentials);
                 file.url = clean;

@@ -43,6 +43,7 @@ mod zip_index;
 
 pub use auth::{NetrcError, NetrcSource};
 pub use client::IndexClient;
+pub use client::{FileStream, ProjectList};
 pub use download::{Downloaded, Progress};
 pub use error::{ClientError, HashMismatch};
 pub use name::{InvalidProjectName, ProjectName};

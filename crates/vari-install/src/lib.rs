@@ -3,14 +3,19 @@
 //! Installing the right variant with the tools people already use, and seeing which variant
 //! is installed.
 //!
-//! Today it holds the listing: [`list_installed`] reads the distributions installed in a
-//! Python environment's site-packages directories and, for each variant wheel that was
-//! installed, its label and properties from `*.dist-info/variant.json`: what `pip list`
-//! cannot show. Driving pip and uv through the variant-aware proxy comes next.
+//! - Listing: [`list_installed`] reads the distributions installed in a Python environment's
+//!   site-packages directories and, for each variant wheel that was installed, its label and
+//!   properties from `*.dist-info/variant.json`: what `pip list` cannot show.
+//! - Which installer and which indexes: [`Installer::find`] (uv when on `PATH`, else the
+//!   target Python's pip), [`installer_indexes`] (the indexes pip or uv would use on its own:
+//!   their variables, pip's configuration files, else PyPI).
+//! - Installing: [`install`] starts `vari-proxy` in front of those indexes, runs the
+//!   installer against it alone ([`InstallRequest::command`]), stops the proxy and reports
+//!   which variant each package was installed as, and why ([`InstalledChoice`]).
 //!
 //! What it leaves to others: which environment is the target (`vari-python`'s one answer
-//! gives the site-packages directories), choosing variants (`vari-select`), and printing (the
-//! front-end).
+//! gives the interpreter and the site-packages directories), choosing and presenting variants
+//! (`vari-select`, `vari-proxy`), and printing (the front-end).
 //!
 //! ```
 //! let site = tempfile::tempdir().unwrap();
@@ -26,9 +31,24 @@
 //! assert_eq!(installed.distributions[0].to_string(), "demo 1.0 (x8664v3)");
 //! ```
 
+mod index_source;
+mod ini;
+mod installer;
 mod list;
+mod run;
 
+pub use index_source::{
+    installer_indexes, pip_config_files, IndexSourceError, InstallerEnv, InstallerIndexes, Origin,
+    Sourced,
+};
+pub use installer::{
+    HideOwn, InstallRequest, Installer, InstallerChoice, InstallerError, InstallerKind, Program,
+    UV_INDEX_VARIABLES,
+};
 pub use list::{
     list_installed, Installed, InstalledDistribution, InstalledVariant, VariantJsonProblem,
     VARIANT_JSON,
+};
+pub use run::{
+    install, installed_choices, InstallError, InstallOutcome, InstalledChoice, KeptDistribution,
 };

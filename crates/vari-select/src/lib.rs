@@ -30,6 +30,7 @@ mod unused;
 
 pub use choice::{choose, Choice, FileFate, FileVerdict, VariantRejection, VariantVerdict};
 pub use error::InputError;
+pub use index::NeedText;
 pub use index::{present, HiddenBecause, HiddenFile, Presentation, Shown, ShownVariant};
 pub use index::{
     select, select_all, CandidateFate, CandidateFile, Chosen, ChosenBecause, Dependency,

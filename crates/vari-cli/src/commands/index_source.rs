@@ -34,13 +34,35 @@ pub(crate) fn prepare(
     selection: &SelectionArgs,
     dependencies: bool,
 ) -> Result<Session, CliError> {
-    let requests = requirements
-        .iter()
-        .map(|r| Request::parse(r).map_err(|e| CliError::Other(e.to_string())))
-        .collect::<Result<Vec<_>, _>>()?;
+    let requests = parse_requests(requirements)?;
     let config = config::load()?;
     let settings = client_settings(index, &config)?;
-    let client = IndexClient::new(settings).map_err(|e| CliError::Other(e.to_string()))?;
+    let target = resolve_target(target_args, &config)?;
+    session(
+        settings,
+        target,
+        requests,
+        &config,
+        selection,
+        index.pre,
+        dependencies,
+    )
+}
+
+/// The requirements, parsed (PEP 508).
+pub(crate) fn parse_requests(requirements: &[String]) -> Result<Vec<Request>, CliError> {
+    requirements
+        .iter()
+        .map(|r| Request::parse(r).map_err(|e| CliError::Other(e.to_string())))
+        .collect()
+}
+
+/// The target the options describe, with the configured profile when they name no hardware
+/// source; the profile's warnings are printed.
+pub(crate) fn resolve_target(
+    target_args: &TargetArgs,
+    config: &vari_config::Config,
+) -> Result<Target, CliError> {
     let mut target_settings = target::settings(target_args)?;
     if target_settings.profile.is_none() && target_settings.sysroot.is_none() {
         target_settings.profile = config.profile().map(ToOwned::to_owned);
@@ -49,9 +71,31 @@ pub(crate) fn prepare(
     for warning in &target.hardware.warnings {
         crate::output::warn(&warning.to_string());
     }
+    Ok(target)
+}
+
+/// The selection options: the command line's over the configured preferences.
+pub(crate) fn selection_options(
+    config: &vari_config::Config,
+    selection: &SelectionArgs,
+) -> vari_core::ordering::SelectionOptions {
+    config.selection(rank::selection_options(selection))
+}
+
+/// A session from settings already worked out.
+pub(crate) fn session(
+    settings: ClientSettings,
+    target: Target,
+    requests: Vec<Request>,
+    config: &vari_config::Config,
+    selection: &SelectionArgs,
+    pre: bool,
+    dependencies: bool,
+) -> Result<Session, CliError> {
+    let client = IndexClient::new(settings).map_err(|e| CliError::Other(e.to_string()))?;
     let options = IndexOptions {
-        selection: config.selection(rank::selection_options(selection)),
-        pre: index.pre,
+        selection: selection_options(config, selection),
+        pre,
         dependencies,
     };
     Ok(Session {
@@ -63,7 +107,7 @@ pub(crate) fn prepare(
 }
 
 /// Client settings: the pip/uv variables, then vari.toml, then the command line.
-fn client_settings(
+pub(crate) fn client_settings(
     index: &IndexArgs,
     config: &vari_config::Config,
 ) -> Result<ClientSettings, CliError> {
@@ -79,6 +123,15 @@ fn client_settings(
             IndexUrl::parse(&value).map_err(|e| CliError::Other(format!("{variable}: {e}")))?;
         base.indexes.push(url);
     }
+    client_settings_over(base, index, config)
+}
+
+/// `base` with vari.toml's index settings over it, then the command line's.
+pub(crate) fn client_settings_over(
+    base: ClientSettings,
+    index: &IndexArgs,
+    config: &vari_config::Config,
+) -> Result<ClientSettings, CliError> {
     let mut settings = config.client_settings(base);
     if !index.index_url.is_empty() {
         settings.indexes = index.index_url.clone();

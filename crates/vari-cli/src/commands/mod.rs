@@ -5,8 +5,10 @@ mod detect;
 mod download;
 mod index;
 mod index_source;
+mod install;
 mod list;
 mod metadata;
+mod proxy;
 mod rank;
 mod scan;
 mod select;
@@ -42,6 +44,8 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Config(ConfigCommand::Show(args)) => config::show(&args),
         Command::Select(args) => select::run(&args),
         Command::Download(args) => download::run(&args),
+        Command::Proxy(args) => proxy::run(&args),
+        Command::Install(args) => install::run(&args),
     }
 }
 

@@ -73,7 +73,7 @@ pub(super) fn run(args: &SelectArgs) -> Result<ExitCode, CliError> {
 
 /// The requirement's one-line answer: why this file (and, when newer versions were passed
 /// over, why they were).
-fn why(resolution: &Resolution, target: &Target) -> String {
+pub(crate) fn why(resolution: &Resolution, target: &Target) -> String {
     let Some(chosen) = &resolution.chosen else {
         return String::new();
     };

@@ -5,6 +5,7 @@ mod common;
 mod config;
 mod detect;
 mod index;
+mod install;
 mod labels;
 mod list;
 mod metadata;

@@ -6,5 +6,6 @@ mod support;
 mod downloads;
 mod pages;
 mod sources;
+mod tls;
 mod transport;
 mod variants;

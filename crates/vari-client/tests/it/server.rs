@@ -77,6 +77,8 @@ pub struct Knobs {
     pub etag: bool,
     /// Send a fixed `Last-Modified` and honour `If-Modified-Since`.
     pub last_modified: bool,
+    /// 304s carry no validator, as Python's `http.server` sends them.
+    pub bare_not_modified: bool,
     /// `Cache-Control` of every response.
     pub cache_control: Option<String>,
     /// Give sha256 hashes of files.
@@ -94,6 +96,7 @@ impl Default for Knobs {
             basic_auth: None,
             etag: false,
             last_modified: false,
+            bare_not_modified: false,
             cache_control: None,
             hashes: true,
             attrs: HashMap::new(),
@@ -320,7 +323,9 @@ fn respond(
             if header(req, "if-none-match").as_deref() == Some(etag.as_str()) {
                 let mut not_modified = Reply::status(StatusCode::NOT_MODIFIED);
                 not_modified.body.clear();
-                not_modified.headers.push(("etag", etag));
+                if !knobs.bare_not_modified {
+                    not_modified.headers.push(("etag", etag));
+                }
                 return Ok(not_modified);
             }
             reply.headers.push(("etag", etag));
@@ -330,9 +335,11 @@ fn respond(
                 // As nginx does: the 304 repeats the validator.
                 let mut not_modified = Reply::status(StatusCode::NOT_MODIFIED);
                 not_modified.body.clear();
-                not_modified
-                    .headers
-                    .push(("last-modified", LAST_MODIFIED.to_owned()));
+                if !knobs.bare_not_modified {
+                    not_modified
+                        .headers
+                        .push(("last-modified", LAST_MODIFIED.to_owned()));
+                }
                 return Ok(not_modified);
             }
             reply

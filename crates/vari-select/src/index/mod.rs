@@ -9,6 +9,7 @@
 //! metadata read from the index.
 
 mod dependencies;
+mod need_text;
 mod needs;
 mod present;
 mod report;
@@ -18,6 +19,7 @@ mod select;
 mod tag_sets;
 mod version;
 
+pub use need_text::NeedText;
 pub use present::{present, HiddenBecause, HiddenFile, Presentation, Shown, ShownVariant};
 pub use report::{
     CandidateFate, CandidateFile, Chosen, ChosenBecause, Dependency, LabelVerdict, NamespaceNeed,

@@ -16,7 +16,7 @@ use vari_core::markers::VariantMarkerContext;
 use vari_core::ordering::SelectionOptions;
 use vari_core::VariantLabel;
 
-use super::report::{CandidateFate, ChosenBecause, VersionReport};
+use super::report::{CandidateFate, ChosenBecause, NamespaceNeed, VersionReport};
 use super::tag_sets::{decide, Decided, Decision};
 use crate::target::Target;
 
@@ -37,6 +37,11 @@ pub struct Presentation {
     /// first, each with its report: every file's fate, and [`VersionReport::needs`] (what
     /// hardware would fit). Files for other tags may still be shown for such a version.
     pub hidden_versions: Vec<VersionReport>,
+    /// Versions of which the target's choice is a fallback (the null variant, or a non-variant
+    /// wheel) because no variant with properties fits, newest first, each with what its
+    /// variants need that the target lacks (as [`VersionReport::needs`]); versions whose
+    /// variants need nothing hardware would change are left out.
+    pub fallback_needs: Vec<(Version, Vec<NamespaceNeed>)>,
     /// Problems that did not stop the presentation: skipped links, unusable or partly invalid
     /// variant metadata (newest version first).
     pub warnings: Vec<String>,
@@ -153,12 +158,17 @@ pub async fn present(
         shown: Vec::with_capacity(project.files.len()),
         hidden: Vec::new(),
         hidden_versions: Vec::new(),
+        fallback_needs: Vec::new(),
         warnings: project.warnings.iter().map(ToString::to_string).collect(),
     };
     let mut decisions: BTreeMap<&Version, HashMap<&str, Decision>> = BTreeMap::new();
     for (version, decided) in decided {
         presentation.warnings.extend(decided.warnings);
         presentation.hidden_versions.extend(decided.hidden_version);
+        if !decided.fallback_needs.is_empty() {
+            let needs = decided.fallback_needs;
+            presentation.fallback_needs.push((version.clone(), needs));
+        }
         decisions.insert(version, decided.decisions);
     }
     for file in &project.files {

@@ -12,9 +12,11 @@ use pep440_rs::Version;
 use vari_client::{IndexFile, Project, VersionVariants};
 use vari_core::filename::BuildTag;
 use vari_core::ordering::SelectionOptions;
+use vari_core::VariantLabel;
 
+use super::needs::needs;
 use super::present::{HiddenBecause, ShownVariant};
-use super::report::{CandidateFate, VersionReport};
+use super::report::{CandidateFate, LabelVerdict, NamespaceNeed, VersionReport};
 use super::screen::{screen, Screened};
 use super::version::{
     because_of, candidate_fate, read_variants, release_of, report, set_aside_labelled, VariantsRead,
@@ -39,6 +41,9 @@ pub(crate) struct Decided<'p> {
     pub(crate) decisions: HashMap<&'p str, Decision>,
     /// The version's report, when no wheel that fits the target is shown.
     pub(crate) hidden_version: Option<VersionReport>,
+    /// When the target's choice is a fallback (no variant with properties fits): what the
+    /// variants need that the target lacks.
+    pub(crate) fallback_needs: Vec<NamespaceNeed>,
     /// Problems with the version's variant metadata.
     pub(crate) warnings: Vec<String>,
 }
@@ -208,6 +213,22 @@ pub(crate) fn decide<'p>(
         }
     }
 
+    // The facts `select` gives for a fallback choice, computed as its report does.
+    let fallback_needs = match target_choice.choice.chosen() {
+        Some(_) if target_choice.choice.order.iter().all(VariantLabel::is_null) => {
+            let verdicts: Vec<LabelVerdict> = target_choice
+                .choice
+                .variants
+                .iter()
+                .map(|v| LabelVerdict {
+                    label: v.label.clone(),
+                    rejection: v.rejection.clone(),
+                })
+                .collect();
+            needs(&verdicts, target)
+        }
+        _ => Vec::new(),
+    };
     let hidden_version = match target_choice.choice.chosen() {
         Some(_) => None,
         None => Some(report(
@@ -222,6 +243,7 @@ pub(crate) fn decide<'p>(
     Decided {
         decisions,
         hidden_version,
+        fallback_needs,
         warnings,
     }
 }

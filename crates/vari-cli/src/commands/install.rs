@@ -1,0 +1,536 @@
+//! `vari install`: pip or uv installs through the proxy, and vari says which variant each
+//! package was installed as, and why. Argument mapping and rendering only: the installer and
+//! its indexes are `vari-install`'s, serving is `vari-proxy`'s, choosing `vari-select`'s.
+//!
+//! The proxy reads the sources the command line names (as for `vari select`), else those
+//! vari.toml names, else the ones the installer would use on its own (its variables, pip's
+//! configuration files, else PyPI); the installer sees the proxy alone. The target and the
+//! selection options are `vari select`'s. The exit status is the installer's; when it fails,
+//! each requirement nothing fits gets the explanation `vari select` gives.
+
+use std::path::Path;
+use std::process::{ExitCode, ExitStatus};
+
+use vari_client::ClientSettings;
+use vari_core::metadata::VariantProperties;
+use vari_install::{
+    installer_indexes, HideOwn, InstallRequest, InstalledChoice, Installer, InstallerEnv,
+    InstallerIndexes, InstallerKind, Origin,
+};
+use vari_proxy::ProxySettings;
+use vari_select::{select_all, Outcome, Request, Target};
+
+use super::config;
+use super::index_source::{
+    client_settings_over, parse_requests, resolve_target, runtime, selection_options, session,
+};
+use super::proxy::server_runtime;
+use super::select::{nothing_fits, why};
+use crate::cli::InstallArgs;
+use crate::error::CliError;
+use crate::output;
+use crate::table::properties_text;
+
+/// Installs (or with `--dry-run`, shows the choices).
+pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
+    let config = config::load()?;
+    let target = resolve_target(&args.target, &config)?;
+    let python = target
+        .python
+        .interpreter
+        .as_ref()
+        .map(|i| i.executable.clone());
+    let installer = Installer::find(
+        args.installer.as_ref(),
+        std::env::var_os("PATH").as_deref(),
+        python.as_deref().unwrap_or(Path::new("python")),
+        match args.dry_run {
+            true => &[],
+            false => &target.python.site_packages,
+        },
+    )
+    .map_err(|e| CliError::Other(e.to_string()))?;
+    let own = installer_indexes(
+        installer.kind,
+        &InstallerEnv::from_process(target.python.prefix().map(Path::to_path_buf)),
+    )
+    .map_err(|e| CliError::Other(e.to_string()))?;
+    let client = sources(args, &config, &own, installer.kind)?;
+
+    if args.dry_run {
+        return dry_run(args, &config, client, target);
+    }
+    let Some(python) = python else {
+        return Err(CliError::Other(
+            "no Python environment to install into: the target is described (--python-version, \
+             --python-platform) without an interpreter; give --python PATH, or use --dry-run"
+                .to_owned(),
+        ));
+    };
+    let uv_target = uv_target(args, installer.kind)?;
+    // pip would read the find-links sources of its configuration itself; the proxy reads them.
+    let empty = match installer.kind == InstallerKind::Pip && !own.find_links.is_empty() {
+        true => Some(
+            tempfile::Builder::new()
+                .prefix("vari-instead-of-pip-find-links-")
+                .tempdir()
+                .map_err(|e| CliError::Other(format!("cannot make a temporary directory: {e}")))?,
+        ),
+        false => None,
+    };
+    let request = InstallRequest {
+        installer,
+        python,
+        requirements: args.requirements.clone(),
+        args: args.installer_args.clone(),
+        pre: args.index.pre,
+        uv_target,
+        hide: HideOwn {
+            extra_indexes: own.extra_indexes,
+            no_index: own.no_index,
+            find_links: empty.as_ref().map(|d| d.path().to_path_buf()),
+        },
+    };
+    let settings = ProxySettings {
+        selection: selection_options(&config, &args.selection),
+        ..ProxySettings::new(client.clone(), target.clone())
+    };
+    let outcome = server_runtime()?
+        .block_on(vari_install::install(
+            settings,
+            &request,
+            &target.python.site_packages,
+        ))
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let reasons = reasons(
+        &outcome.installed,
+        args,
+        &config,
+        client.clone(),
+        target.clone(),
+    );
+    let mut text = String::new();
+    for (choice, why) in outcome.installed.iter().zip(reasons) {
+        text.push_str(&choice_line(
+            "installed",
+            &choice.served.project,
+            &choice.served.version,
+            Some(choice.variant.label.as_str()),
+            Some(&choice.variant.properties),
+            why.as_deref().unwrap_or(&choice.served.why),
+        ));
+    }
+    output::print(&text)?;
+    let mut kept: Vec<Kept> = outcome
+        .kept
+        .iter()
+        .map(|k| Kept {
+            project: k.served.project.clone(),
+            version: k.served.version.clone(),
+            installed: k.installed.as_ref().map(|v| v.label.to_string()),
+            chosen: k.served.label.clone().unwrap_or_default(),
+        })
+        .collect();
+    let reported: Vec<&str> = outcome
+        .installed
+        .iter()
+        .map(|c| c.served.project.as_str())
+        .chain(kept.iter().map(|k| k.project.as_str()))
+        .collect();
+    let more = kept_requirements(args, &config, client.clone(), target.clone(), &reported);
+    kept.extend(more);
+    for k in &kept {
+        output::warn(&kept_text(k, request.installer.kind));
+    }
+    if !outcome.status.success() {
+        explain_failure(args, &config, client, target);
+    }
+    Ok(exit_code(outcome.status))
+}
+
+/// The sources the proxy reads: the command line's and vari.toml's over the installer's own
+/// (which count only when the command line names none).
+fn sources(
+    args: &InstallArgs,
+    config: &vari_config::Config,
+    own: &InstallerIndexes,
+    kind: InstallerKind,
+) -> Result<ClientSettings, CliError> {
+    let index = &args.index;
+    let named = !index.index_url.is_empty()
+        || !index.extra_index_url.is_empty()
+        || !index.find_links.is_empty();
+    let base = match named {
+        true => ClientSettings {
+            indexes: Vec::new(),
+            ..ClientSettings::default()
+        },
+        false => own.client_settings(ClientSettings::default()),
+    };
+    let settings = client_settings_over(base.clone(), index, config)?;
+    // Say where the packages come from when it is the installer's own choice.
+    if !named && settings.indexes == base.indexes && settings.find_links == base.find_links {
+        let origins: Vec<String> = own
+            .indexes
+            .iter()
+            .map(|i| format!("{} ({})", i.value, origin_text(&i.origin, kind)))
+            .chain(
+                own.find_links
+                    .iter()
+                    .map(|f| format!("{} ({})", f.value.location(), origin_text(&f.origin, kind))),
+            )
+            .collect();
+        output::note(&format!("installing from {}", origins.join(", ")));
+    }
+    Ok(settings)
+}
+
+fn origin_text(origin: &Origin, kind: InstallerKind) -> String {
+    match origin {
+        Origin::Default => format!("{kind}'s default"),
+        other => other.to_string(),
+    }
+}
+
+/// `--python-version` and `--python-platform` for uv, which installs for a described target;
+/// pip installs only for the interpreter it runs.
+fn uv_target(args: &InstallArgs, kind: InstallerKind) -> Result<Vec<std::ffi::OsString>, CliError> {
+    let mut given = Vec::new();
+    if let Some(version) = &args.target.python_version {
+        given.push("--python-version".into());
+        given.push(version.into());
+    }
+    if let Some(platform) = &args.target.python_platform {
+        given.push("--python-platform".into());
+        given.push(platform.into());
+    }
+    if kind == InstallerKind::Pip && !given.is_empty() {
+        return Err(CliError::Other(
+            "--python-version/--python-platform: pip installs only for the Python it runs; use \
+             --installer uv, or --dry-run to see the choices"
+                .to_owned(),
+        ));
+    }
+    Ok(given)
+}
+
+/// The choices `vari select` makes, one line each; nothing is installed.
+fn dry_run(
+    args: &InstallArgs,
+    config: &vari_config::Config,
+    client: ClientSettings,
+    target: Target,
+) -> Result<ExitCode, CliError> {
+    let requests = parse_requests(&args.requirements)?;
+    let session = session(
+        client,
+        target,
+        requests,
+        config,
+        &args.selection,
+        args.index.pre,
+        false,
+    )?;
+    let outcomes = runtime()?.block_on(select_all(
+        &session.client,
+        &session.requests,
+        &session.target,
+        &session.options,
+    ));
+    let mut text = String::new();
+    for (request, outcome) in session.requests.iter().zip(outcomes) {
+        match outcome.map_err(|e| CliError::Other(e.to_string()))? {
+            Outcome::Skipped { marker } => {
+                text.push_str(&format!(
+                    "{request}: skipped (`{marker}` is false for the target)\n"
+                ));
+            }
+            Outcome::Resolved(resolution) => {
+                for warning in &resolution.warnings {
+                    output::warn(warning);
+                }
+                let Some(chosen) = &resolution.chosen else {
+                    output::print(&text)?;
+                    return Err(CliError::Other(nothing_fits(
+                        request,
+                        &resolution,
+                        &session.target,
+                    )));
+                };
+                let label = chosen.label.as_ref().map(|l| l.to_string());
+                text.push_str(&choice_line(
+                    "would install",
+                    resolution.name.as_str(),
+                    &chosen.version.to_string(),
+                    label.as_deref(),
+                    None,
+                    &why(&resolution, &session.target),
+                ));
+            }
+        }
+    }
+    output::print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A version left installed as another variant than the target's choice.
+struct Kept {
+    project: String,
+    version: String,
+    /// Its label, `None` for a plain wheel.
+    installed: Option<String>,
+    /// The label chosen for the target.
+    chosen: String,
+}
+
+/// `vari-demo 1.0.0 was already installed as the plain wheel, …; the choice for this target
+/// is variant cu128 (…)`.
+fn kept_text(kept: &Kept, kind: InstallerKind) -> String {
+    let installed = match &kept.installed {
+        Some(label) => format!("variant {label}"),
+        None => "the plain wheel (no variant)".to_owned(),
+    };
+    let flag = match kind {
+        InstallerKind::Pip => "--force-reinstall",
+        InstallerKind::Uv => "--reinstall",
+    };
+    format!(
+        "{} {} was already installed as {installed}, and the installer kept it; the choice for \
+         this target is variant {}: to replace it, give {kind} {flag} (after `--`)",
+        kept.project, kept.version, kept.chosen,
+    )
+}
+
+/// The requirements whose distribution is installed, was not installed now and did not show in
+/// the proxy's journal (the installer saw it satisfied and asked nothing), but is another
+/// variant of the version `vari select` chooses for the target.
+fn kept_requirements(
+    args: &InstallArgs,
+    config: &vari_config::Config,
+    client: ClientSettings,
+    target: Target,
+    reported: &[&str],
+) -> Vec<Kept> {
+    let listing = vari_install::list_installed(&target.python.site_packages);
+    let installed = |name: &str| {
+        listing.distributions.iter().find(|d| {
+            vari_client::ProjectName::new(&d.name)
+                .ok()
+                .as_ref()
+                .map(|n| n.as_str())
+                == Some(name)
+        })
+    };
+    let requests: Vec<Request> = args
+        .requirements
+        .iter()
+        .filter_map(|r| Request::parse(r).ok())
+        .filter(|r| {
+            let name = r.name().as_str();
+            !reported.contains(&name) && installed(name).is_some()
+        })
+        .collect();
+    if requests.is_empty() {
+        return Vec::new();
+    }
+    let Ok(session) = session(
+        client,
+        target,
+        requests,
+        config,
+        &args.selection,
+        args.index.pre,
+        false,
+    ) else {
+        return Vec::new();
+    };
+    let Ok(runtime) = runtime() else {
+        return Vec::new();
+    };
+    let outcomes = runtime.block_on(select_all(
+        &session.client,
+        &session.requests,
+        &session.target,
+        &session.options,
+    ));
+    let mut kept = Vec::new();
+    for outcome in outcomes {
+        let Ok(Outcome::Resolved(resolution)) = outcome else {
+            continue;
+        };
+        let Some(chosen) = &resolution.chosen else {
+            continue;
+        };
+        let Some(label) = &chosen.label else {
+            continue;
+        };
+        let Some(dist) = installed(resolution.name.as_str()) else {
+            continue;
+        };
+        let installed_label = dist.variant.as_ref().map(|v| v.label.to_string());
+        if dist.version == chosen.version.to_string()
+            && installed_label.as_deref() != Some(label.as_str())
+        {
+            kept.push(Kept {
+                project: resolution.name.to_string(),
+                version: dist.version.clone(),
+                installed: installed_label,
+                chosen: label.to_string(),
+            });
+        }
+    }
+    kept
+}
+
+/// `vari select`'s reason for each installed choice (`name==version`, from the same sources,
+/// mostly from the HTTP cache by now), so that `install`, `install --dry-run` and `select` say
+/// the same; `None` where it cannot be had or chose otherwise (the proxy's reason is used).
+fn reasons(
+    installed: &[InstalledChoice],
+    args: &InstallArgs,
+    config: &vari_config::Config,
+    client: ClientSettings,
+    target: Target,
+) -> Vec<Option<String>> {
+    let none = || vec![None; installed.len()];
+    let requests: Option<Vec<Request>> = installed
+        .iter()
+        .map(|c| Request::parse(&format!("{}=={}", c.served.project, c.served.version)).ok())
+        .collect();
+    let Some(requests) = requests.filter(|r| !r.is_empty()) else {
+        return none();
+    };
+    let Ok(session) = session(
+        client,
+        target,
+        requests,
+        config,
+        &args.selection,
+        true,
+        false,
+    ) else {
+        return none();
+    };
+    let Ok(runtime) = runtime() else {
+        return none();
+    };
+    let outcomes = runtime.block_on(select_all(
+        &session.client,
+        &session.requests,
+        &session.target,
+        &session.options,
+    ));
+    installed
+        .iter()
+        .zip(outcomes)
+        .map(|(choice, outcome)| match outcome {
+            Ok(Outcome::Resolved(resolution))
+                if resolution
+                    .chosen
+                    .as_ref()
+                    .and_then(|c| c.label.as_ref())
+                    .map(|l| l.as_str())
+                    == Some(choice.variant.label.as_str()) =>
+            {
+                Some(why(&resolution, &session.target))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `installed torch 2.10.0 variant cu128 (nvidia :: cuda_version_lower_bound :: 12.8): why`.
+fn choice_line(
+    verb: &str,
+    name: &str,
+    version: &str,
+    label: Option<&str>,
+    properties: Option<&VariantProperties>,
+    why: &str,
+) -> String {
+    let variant = match label {
+        Some(label) => format!(" variant {label}"),
+        None => " (no variant)".to_owned(),
+    };
+    let properties = match properties {
+        Some(p) if p.is_empty() => " (no properties)".to_owned(),
+        Some(p) => format!(" ({})", properties_text(p).replace('\n', ", ")),
+        None => String::new(),
+    };
+    format!("{verb} {name} {version}{variant}{properties}: {why}\n")
+}
+
+/// After the installer failed: for every requirement nothing fits, what would (the line
+/// `vari select` prints), rather than only the installer's "no matching distribution".
+fn explain_failure(
+    args: &InstallArgs,
+    config: &vari_config::Config,
+    client: ClientSettings,
+    target: Target,
+) {
+    // Requirements the installer takes but vari cannot parse (paths, URLs) are left out.
+    let requests: Vec<Request> = args
+        .requirements
+        .iter()
+        .filter_map(|r| Request::parse(r).ok())
+        .collect();
+    if requests.is_empty() {
+        return;
+    }
+    let explained = (|| {
+        let session = session(
+            client,
+            target,
+            requests,
+            config,
+            &args.selection,
+            args.index.pre,
+            false,
+        )?;
+        let outcomes = runtime()?.block_on(select_all(
+            &session.client,
+            &session.requests,
+            &session.target,
+            &session.options,
+        ));
+        for (request, outcome) in session.requests.iter().zip(outcomes) {
+            if let Ok(Outcome::Resolved(resolution)) = outcome {
+                if resolution.chosen.is_none() {
+                    error_line(&nothing_fits(request, &resolution, &session.target));
+                }
+            }
+        }
+        Ok::<(), CliError>(())
+    })();
+    if let Err(e) = explained {
+        tracing::debug!("could not explain the failure: {e}");
+    }
+}
+
+/// `error: <message>` on stderr, as the command line's own errors are printed.
+fn error_line(message: &str) {
+    use owo_colors::OwoColorize;
+    use std::io::Write;
+    let mut err = anstream::stderr().lock();
+    let _ = writeln!(
+        err,
+        "{} {}",
+        "error:".red().bold(),
+        crate::error::one_line(message)
+    );
+}
+
+/// The installer's exit status as vari's (a signal as the shell reports it: 128 + N).
+fn exit_code(status: ExitStatus) -> ExitCode {
+    if let Some(code) = status.code() {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return ExitCode::from(u8::try_from(128 + signal).unwrap_or(1));
+        }
+    }
+    ExitCode::FAILURE
+}

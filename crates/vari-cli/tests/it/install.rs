@@ -1,0 +1,841 @@
+//! `vari install` and `vari proxy` end to end: the demo release (`examples/demo`) installed by
+//! the real pip (the machine's, from `python3 -m venv`, and the newest, from the test venv) and
+//! the real uv into fresh environments, for targets given by override variables, profiles and
+//! lasting preferences; the installed label read back with `vari list --json` and from the
+//! installed module itself. Also: the demo's generator is deterministic, `scripts/demo` runs
+//! what the test runs.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::common::{run, vari, Run};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn demo() -> PathBuf {
+    root().join("examples/demo")
+}
+
+fn test_venv() -> PathBuf {
+    crate::common::test_python()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn uv() -> PathBuf {
+    test_venv().join("bin/uv")
+}
+
+fn check(command: &mut Command) -> String {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{command:?} failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// An environment without pip (made by the test venv's Python: fast).
+fn bare_venv(dir: &Path) -> PathBuf {
+    let venv = dir.join("venv");
+    check(
+        Command::new(test_venv().join("bin/python"))
+            .args(["-m", "venv", "--without-pip"])
+            .arg(&venv),
+    );
+    venv
+}
+
+/// An environment with the machine's pip (`python3 -m venv`: ensurepip, offline).
+fn machine_venv(dir: &Path) -> PathBuf {
+    let venv = dir.join("venv");
+    check(Command::new("python3").args(["-m", "venv"]).arg(&venv));
+    venv
+}
+
+/// `vari …` with hermetic installers: none of the caller's pip/uv variables or files, caches
+/// and home in `scratch`, uv not on PATH unless a test puts it there.
+fn hermetic(scratch: &Path) -> Command {
+    let mut command = vari();
+    for (key, _) in std::env::vars() {
+        if key.starts_with("PIP_") || key.starts_with("UV_") {
+            command.env_remove(key);
+        }
+    }
+    let home = scratch.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    command
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
+        .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+        .env("PIP_NO_INPUT", "1")
+        .env("VARI_CACHE_DIR", scratch.join("vari-cache"))
+        .env("PATH", "/usr/bin:/bin");
+    command
+}
+
+/// `vari install --python VENV --find-links examples/demo vari-demo ARGS…`.
+fn install(scratch: &Path, venv: &Path, args: &[&str]) -> Command {
+    let mut command = hermetic(scratch);
+    command
+        .arg("install")
+        .arg("--python")
+        .arg(venv)
+        .arg("--find-links")
+        .arg(demo())
+        .arg("vari-demo")
+        .args(args);
+    command
+}
+
+/// name → label of what `venv` holds (`vari list --json`), without pip and its kin.
+fn listed(venv: &Path) -> Vec<(String, Option<String>)> {
+    let run = run(vari().arg("list").arg("--json").arg("--python").arg(venv)).expect_code(0);
+    run.json()["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_owned(),
+                p["label"].as_str().map(str::to_owned),
+            )
+        })
+        .filter(|(name, _)| name.starts_with("vari-demo"))
+        .collect()
+}
+
+/// The label the installed module says it was built for (`None`: the plain wheel).
+fn module_label(venv: &Path) -> Option<String> {
+    let site = std::fs::read_dir(venv.join("lib"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("site-packages"))
+        .find(|p| p.is_dir())
+        .unwrap();
+    let text = std::fs::read_to_string(site.join("vari_demo/__init__.py")).unwrap();
+    let line = text.lines().find(|l| l.starts_with("LABEL = ")).unwrap();
+    match line.trim_start_matches("LABEL = ") {
+        "None" => None,
+        quoted => Some(quoted.trim_matches('\'').to_owned()),
+    }
+}
+
+/// Checks what was installed: `label` (`None`: the plain wheel) and whether the CUDA runtime
+/// dependency came with it.
+fn assert_installed(run: &Run, venv: &Path, label: Option<&str>, runtime: bool, case: &str) {
+    let mut expected = vec![("vari-demo".to_owned(), label.map(str::to_owned))];
+    if runtime {
+        expected.push(("vari-demo-cuda-runtime".to_owned(), None));
+    }
+    assert_eq!(
+        listed(venv),
+        expected,
+        "{case}\n{}{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(module_label(venv).as_deref(), label, "{case}");
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("installed "))
+        .map(str::to_owned);
+    match label {
+        Some(label) => {
+            let line =
+                line.unwrap_or_else(|| panic!("{case}: no `installed` line\n{}", run.stdout));
+            assert!(
+                line.starts_with(&format!("installed vari-demo 1.0.0 variant {label} (")),
+                "{case}: {line}"
+            );
+        }
+        None => assert_eq!(line, None, "{case}"),
+    }
+}
+
+const CPU_FACTS: &str = "schema = \"vari-facts/1\"\n";
+
+fn facts(scratch: &Path, name: &str, text: &str) -> PathBuf {
+    let path = scratch.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Override variables, options, the label installed, whether the CUDA runtime came with it.
+type Case<'a> = (Vec<(&'a str, &'a str)>, Vec<&'a str>, Option<&'a str>, bool);
+
+#[test]
+fn uv_installs_the_variant_each_target_gets_and_the_dependency_only_for_cuda() {
+    let dir = tempfile::tempdir().unwrap();
+    let cpu = facts(dir.path(), "cpu.toml", CPU_FACTS);
+    let cpu = cpu.to_str().unwrap();
+    let gpu_node = root().join("examples/profiles/gpu-node.toml");
+    let gpu_node = gpu_node.to_str().unwrap();
+    let cases: Vec<Case> = vec![
+        (vec![], vec!["--profile", cpu], Some("null"), false),
+        (
+            vec![("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.6")],
+            vec![],
+            Some("cu126"),
+            true,
+        ),
+        (
+            vec![("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")],
+            vec![],
+            Some("cu128"),
+            true,
+        ),
+        (
+            vec![("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "13.0")],
+            vec![],
+            Some("cu130"),
+            true,
+        ),
+        (
+            vec![
+                ("AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION", "6.4.1"),
+                ("AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH", "gfx942"),
+            ],
+            vec![],
+            Some("rocm6.4"),
+            false,
+        ),
+        (
+            vec![("INTEL_VARIANT_PROVIDER_FORCE_DEVICE_IP", "12.60.7")],
+            vec![],
+            Some("xpu"),
+            false,
+        ),
+        (vec![], vec!["--profile", gpu_node], Some("cu128"), true),
+        (vec![], vec!["--profile", cpu, "--no-variants"], None, false),
+        // `-- ARGS` reach the installer: without dependencies, no CUDA runtime.
+        (
+            vec![("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")],
+            vec!["--", "--no-deps"],
+            Some("cu128"),
+            false,
+        ),
+    ];
+    for (i, (vars, options, label, runtime)) in cases.into_iter().enumerate() {
+        let scratch = dir.path().join(format!("case{i}"));
+        let venv = bare_venv(&scratch);
+        let mut command = install(&scratch, &venv, &["--installer"]);
+        command.arg(uv()).args(&options).envs(vars.iter().copied());
+        let run = run(&mut command).expect_code(0);
+        assert_installed(
+            &run,
+            &venv,
+            label,
+            runtime,
+            &format!("{vars:?} {options:?}"),
+        );
+    }
+}
+
+#[test]
+fn the_machines_pip_and_the_newest_pip_install_the_same_choices() {
+    let dir = tempfile::tempdir().unwrap();
+    let cpu = facts(dir.path(), "cpu.toml", CPU_FACTS);
+    let gpu_node = root().join("examples/profiles/gpu-node.toml");
+
+    // The machine's pip: `python3 -m venv` and `--installer pip` (the environment's own).
+    let scratch = dir.path().join("machine");
+    let venv = machine_venv(&scratch);
+    let machine = run(install(&scratch, &venv, &["--installer", "pip"])
+        .env("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8"))
+    .expect_code(0);
+    assert!(
+        machine.stdout.contains("Successfully installed"),
+        "{}",
+        machine.stdout
+    );
+    assert_installed(&machine, &venv, Some("cu128"), true, "machine's pip");
+
+    // The newest pip, from the test venv, installing into an environment without pip.
+    for (profile, label, runtime) in [(&gpu_node, "cu128", true), (&cpu, "null", false)] {
+        let scratch = dir.path().join(label);
+        let venv = bare_venv(&scratch);
+        let mut command = install(&scratch, &venv, &["--installer"]);
+        command
+            .arg(test_venv().join("bin/pip"))
+            .arg("--profile")
+            .arg(profile);
+        let run = run(&mut command).expect_code(0);
+        assert_installed(&run, &venv, Some(label), runtime, "newest pip");
+    }
+}
+
+/// The test `scripts/demo` stands for: a fresh `python3 -m venv`, the machine's pip (uv is not
+/// on PATH), the demo directory as the only source, this machine's hardware. The expected
+/// label and reason are `vari select`'s on the same machine (the null variant on one without a
+/// GPU).
+#[test]
+fn the_demo_installs_what_select_chooses_for_this_machine_with_a_one_line_reason() {
+    let script = std::fs::read_to_string(root().join("scripts/demo")).unwrap();
+    assert!(
+        script.contains(
+            "target/release/vari install --python .demo/venv --find-links examples/demo vari-demo"
+        ),
+        "scripts/demo no longer runs what this test runs"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let venv = machine_venv(dir.path());
+    let select = run(hermetic(dir.path())
+        .args(["select", "--json", "--no-deps", "vari-demo", "--find-links"])
+        .arg(demo())
+        .arg("--python")
+        .arg(&venv))
+    .expect_code(0);
+    let selection = &select.json()["selections"][0];
+    let label = selection["label"].as_str().unwrap().to_owned();
+    let reason = selection["reason"].as_str().unwrap().to_owned();
+
+    let run = run(&mut install(dir.path(), &venv, &[])).expect_code(0);
+    // pip, not uv: uv is not on PATH.
+    assert!(
+        run.stdout.contains("Successfully installed"),
+        "{}",
+        run.stdout
+    );
+    let cuda = label.starts_with("cu");
+    assert_installed(&run, &venv, Some(&label), cuda, "scripts/demo");
+    let line = run.stdout.lines().last().unwrap();
+    assert!(line.ends_with(&format!("): {reason}")), "{line}");
+    if label == "null" {
+        assert!(
+            line.starts_with("installed vari-demo 1.0.0 variant null (no properties): the null variant: builds for NVIDIA GPUs (cu126, cu128, cu130)"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn uv_is_the_default_when_it_is_on_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(uv(), bin.join("uv")).unwrap();
+    let venv = bare_venv(dir.path());
+    let cpu = facts(dir.path(), "cpu.toml", CPU_FACTS);
+    let mut command = install(dir.path(), &venv, &[]);
+    command.arg("--profile").arg(&cpu).env("PATH", &bin);
+    let with_uv = run(&mut command).expect_code(0);
+    // uv's report, not pip's; the environment has no pip that could have run.
+    assert!(
+        with_uv.stderr.contains("Installed 1 package"),
+        "{}",
+        with_uv.stderr
+    );
+    assert_installed(&with_uv, &venv, Some("null"), false, "default installer");
+
+    // Without uv on PATH and without pip in the environment: a clear error before anything runs.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let venv2 = bare_venv(&dir.path().join("second"));
+    let mut command = install(dir.path(), &venv2, &[]);
+    command.env("PATH", &empty);
+    run(&mut command).expect_one_error(&["has no pip", "ensurepip", "--installer uv"]);
+}
+
+/// Installers compare versions, not variants: a plain wheel of the same version already there is
+/// kept, and vari says so and how to replace it.
+#[test]
+fn a_version_already_installed_as_another_variant_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let venv = bare_venv(dir.path());
+    let cuda = ("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8");
+    let mut command = install(dir.path(), &venv, &["--no-variants", "--installer"]);
+    command.arg(uv());
+    run(&mut command).expect_code(0);
+    let mut command = install(dir.path(), &venv, &["--installer"]);
+    command.arg(uv()).env(cuda.0, cuda.1);
+    let again = run(&mut command).expect_code(0);
+    assert!(
+        again.stderr.lines().any(|l| l
+            == "warning: vari-demo 1.0.0 was already installed as the plain wheel (no variant), \
+                and the installer kept it; the choice for this target is variant cu128: to \
+                replace it, give uv --reinstall (after `--`)"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(listed(&venv), [("vari-demo".to_owned(), None)]);
+    let mut command = install(dir.path(), &venv, &["--installer"]);
+    command
+        .arg(uv())
+        .args(["--", "--reinstall"])
+        .env(cuda.0, cuda.1);
+    let replaced = run(&mut command).expect_code(0);
+    assert_installed(&replaced, &venv, Some("cu128"), true, "--reinstall");
+    assert!(!replaced.stderr.contains("warning:"), "{}", replaced.stderr);
+}
+
+#[test]
+fn dry_run_shows_the_choice_and_installs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let venv = bare_venv(dir.path());
+    let gpu_node = root().join("examples/profiles/gpu-node.toml");
+    let mut command = install(dir.path(), &venv, &["--dry-run", "--profile"]);
+    command.arg(&gpu_node);
+    let run = run(&mut command).expect_code(0);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "would install vari-demo 1.0.0 variant cu128: the best of 3 variants that fit facts {}\n",
+            gpu_node.display()
+        )
+    );
+    assert_eq!(listed(&venv), []);
+}
+
+/// A release of CUDA builds only: on a CPU target nothing fits.
+fn cuda_only(scratch: &Path) -> PathBuf {
+    let dir = scratch.join("cuda-only");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in [
+        "vari_demo-1.0.0-py3-none-any-cu128.whl",
+        "vari_demo-1.0.0-variants.json",
+        "vari_demo_cuda_runtime-1.0.0-py3-none-any.whl",
+    ] {
+        std::fs::copy(demo().join(name), dir.join(name)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn when_nothing_fits_the_error_names_the_hardware_that_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let cpu = facts(dir.path(), "cpu.toml", CPU_FACTS);
+    let source = cuda_only(dir.path());
+    let expected = format!(
+        "error: vari-demo 1.0.0 has no build for facts {cpu}: builds for NVIDIA GPUs (cu128), which \
+         facts {cpu} does not list",
+        cpu = cpu.display()
+    );
+    for installer in [uv(), test_venv().join("bin/pip")] {
+        let scratch = dir.path().join(installer.file_name().unwrap());
+        let venv = bare_venv(&scratch);
+        let mut command = hermetic(&scratch);
+        command
+            .args(["install", "vari-demo", "--installer"])
+            .arg(&installer)
+            .arg("--python")
+            .arg(&venv)
+            .arg("--find-links")
+            .arg(&source)
+            .arg("--profile")
+            .arg(&cpu);
+        // The installer's own exit status (1 for both), its own message, then vari's.
+        let run = run(&mut command).expect_code(1);
+        assert!(
+            run.stderr.lines().any(|l| l == expected),
+            "{}:\n{}",
+            installer.display(),
+            run.stderr
+        );
+        assert_eq!(listed(&venv), []);
+    }
+    // --dry-run says the same as its one error line.
+    let scratch = dir.path().join("dry");
+    let venv = bare_venv(&scratch);
+    let mut command = hermetic(&scratch);
+    command
+        .args(["install", "--dry-run", "vari-demo", "--python"])
+        .arg(&venv)
+        .arg("--find-links")
+        .arg(&source)
+        .arg("--profile")
+        .arg(&cpu);
+    let run = run(&mut command);
+    run.expect_one_error(&[expected.trim_start_matches("error: ")]);
+}
+
+#[test]
+fn an_upstream_that_is_down_fails_the_installer_and_the_log_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let venv = bare_venv(dir.path());
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let index = format!("http://127.0.0.1:{port}/simple/");
+    let mut command = hermetic(dir.path());
+    command
+        .args(["install", "vari-demo", "--installer"])
+        .arg(uv())
+        .arg("--python")
+        .arg(&venv)
+        .args(["--index-url", &index])
+        // uv would ask the proxy again three times, each time after a longer pause.
+        .env("UV_HTTP_RETRIES", "0");
+    let run = run(&mut command);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l.contains("WARN") && l.contains(&format!("127.0.0.1:{port}"))),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn preferences_from_every_config_layer_change_the_installed_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = facts(
+        dir.path(),
+        "all.toml",
+        "[nvidia]\ncuda_version = \"13.0\"\n[amd]\ngfx_arch = [\"gfx942\"]\nrocm_version = \
+         \"6.4\"\n[intel]\ndevice_ip = [\"12.60.7\"]\n",
+    );
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let user_config = dir.path().join("user/vari/vari.toml");
+    std::fs::create_dir_all(user_config.parent().unwrap()).unwrap();
+    let vari_config = dir.path().join("vari-config.toml");
+    // Each step adds one layer over the ones before; the command line wins over all.
+    let steps = [
+        ("no configuration: the release's namespace order", "cu130"),
+        ("user vari.toml: prefer amd", "rocm6.4"),
+        ("[tool.vari] of the project: prefer intel", "xpu"),
+        ("VARI_CONFIG: prefer a CUDA version", "cu128"),
+        ("the command line: --prefer amd", "rocm6.4"),
+    ];
+    for (i, (step, label)) in steps.into_iter().enumerate() {
+        match i {
+            1 => std::fs::write(&user_config, "prefer = [\"amd\"]\n").unwrap(),
+            2 => std::fs::write(
+                project.join("pyproject.toml"),
+                "[project]\nname = \"app\"\n\n[tool.vari]\nprefer = [\"intel\"]\n",
+            )
+            .unwrap(),
+            3 => std::fs::write(
+                &vari_config,
+                "prefer = [\"nvidia::cuda_version_lower_bound::12.8\"]\n",
+            )
+            .unwrap(),
+            _ => {}
+        }
+        let scratch = dir.path().join(format!("step{i}"));
+        let venv = bare_venv(&scratch);
+        let mut command = install(&scratch, &venv, &["--installer"]);
+        command
+            .arg(uv())
+            .arg("--profile")
+            .arg(&all)
+            .current_dir(&project)
+            .env_remove("VARI_NO_CONFIG")
+            .env("XDG_CONFIG_HOME", dir.path().join("user"));
+        if i >= 3 {
+            command.env("VARI_CONFIG", &vari_config);
+        }
+        if i == 4 {
+            command.args(["--prefer", "amd"]);
+        }
+        let run = run(&mut command).expect_code(0);
+        assert_installed(
+            &run,
+            &venv,
+            Some(label),
+            label.starts_with("cu"),
+            &format!("step {i}: {step}"),
+        );
+    }
+}
+
+/// `vari proxy` in the background: its URL line, and the process to stop.
+struct Proxy {
+    child: std::process::Child,
+    /// The target's own URL, for uv.
+    url: String,
+    /// The `/simple/` alias, for pip.
+    alias: String,
+}
+
+impl Proxy {
+    fn start(scratch: &Path, args: &[&str]) -> Self {
+        let mut child = hermetic(scratch)
+            .args(["proxy", "--find-links"])
+            .arg(demo())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let value = |name: &str| {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(&format!("{name}=")))
+                .unwrap_or_else(|| panic!("no {name} in {line:?}"))
+                .to_owned()
+        };
+        let (alias, url) = (value("PIP_INDEX_URL"), value("UV_DEFAULT_INDEX"));
+        assert_eq!(
+            line.trim_end(),
+            format!("PIP_INDEX_URL={alias} UV_DEFAULT_INDEX={url}")
+        );
+        // pip gets the alias, uv the URL that names the target: `…/t/{12 hex digits}/simple/`.
+        let base = alias
+            .strip_suffix("/simple/")
+            .expect("the alias is /simple/");
+        let fingerprint = url
+            .strip_prefix(&format!("{base}/t/"))
+            .and_then(|rest| rest.strip_suffix("/simple/"))
+            .unwrap_or_else(|| panic!("{url} is not {base}/t/…/simple/"));
+        assert!(
+            fingerprint.len() == 12 && fingerprint.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{url}"
+        );
+        Self { child, url, alias }
+    }
+
+    /// `signal` (`INT`, `TERM`), then the exit status and the log.
+    fn stop_with(self, signal: &str) -> (i32, String) {
+        check(Command::new("kill").args([&format!("-{signal}"), &self.child.id().to_string()]));
+        let output = self.child.wait_with_output().unwrap();
+        (
+            output
+                .status
+                .code()
+                .unwrap_or_else(|| panic!("ended by a signal, not by itself: {output:?}")),
+            String::from_utf8(output.stderr).unwrap(),
+        )
+    }
+
+    /// Ctrl-C, then the exit status and the log.
+    fn stop(self) -> (i32, String) {
+        self.stop_with("INT")
+    }
+}
+
+fn uv_install(scratch: &Path, index: &str, extra: &[&str]) -> PathBuf {
+    let venv = bare_venv(scratch);
+    check(
+        Command::new(uv())
+            .args(["pip", "install", "--python"])
+            .arg(&venv)
+            .args(["--index-url", index])
+            .args(extra)
+            .arg("vari-demo")
+            .env("UV_CACHE_DIR", scratch.parent().unwrap().join("uv-cache"))
+            .env("UV_NO_CONFIG", "1")
+            .env("UV_HTTP_RETRIES", "0"),
+    );
+    venv
+}
+
+#[test]
+fn the_proxy_serves_the_targets_choice_to_uv_logs_it_and_stops_on_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let gpu_node = root().join("examples/profiles/gpu-node.toml");
+    let proxy = Proxy::start(
+        dir.path(),
+        &[
+            "--bind",
+            "127.0.0.1:0",
+            "--profile",
+            gpu_node.to_str().unwrap(),
+        ],
+    );
+    assert!(proxy.url.starts_with("http://127.0.0.1:"), "{}", proxy.url);
+    let venv = uv_install(&dir.path().join("a"), &proxy.url, &[]);
+    let (code, log) = proxy.stop();
+    assert_eq!(code, 0, "{log}");
+    assert_eq!(
+        listed(&venv),
+        [
+            ("vari-demo".to_owned(), Some("cu128".to_owned())),
+            ("vari-demo-cuda-runtime".to_owned(), None)
+        ]
+    );
+    // The choice is logged at the default level, with its reason.
+    assert!(
+        log.lines()
+            .any(|l| l.contains("INFO") && l.contains("vari-demo 1.0.0") && l.contains("cu128")),
+        "{log}"
+    );
+}
+
+/// uv keeps wheels under the index URL and the file name, and reuses them without comparing
+/// hashes: after the proxy's target changes on the same port, uv with the same cache (no
+/// `--refresh`) gets the new choice because the URL it is given names the target.
+#[test]
+fn after_a_target_change_on_the_same_port_uv_and_its_cache_get_the_new_choice() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let bind = format!("127.0.0.1:{port}");
+    let cpu = facts(dir.path(), "cpu.toml", CPU_FACTS);
+    let gpu_node = root().join("examples/profiles/gpu-node.toml");
+    let proxy = Proxy::start(
+        dir.path(),
+        &["--bind", &bind, "--profile", gpu_node.to_str().unwrap()],
+    );
+    let first = uv_install(&dir.path().join("first"), &proxy.url, &[]);
+    let (first_url, first_alias) = (proxy.url.clone(), proxy.alias.clone());
+    assert_eq!(proxy.stop().0, 0);
+    assert_eq!(module_label(&first).as_deref(), Some("cu128"));
+    let proxy = Proxy::start(
+        dir.path(),
+        &["--bind", &bind, "--profile", cpu.to_str().unwrap()],
+    );
+    // Another target, another URL for uv; the same alias for pip.
+    assert_ne!(proxy.url, first_url);
+    assert_eq!(proxy.alias, first_alias);
+    let second = uv_install(&dir.path().join("second"), &proxy.url, &[]);
+    let url = proxy.url.clone();
+    let (code, log) = proxy.stop();
+    assert_eq!(code, 0);
+    assert_eq!(module_label(&second).as_deref(), Some("null"));
+    // The note says which URL is uv's.
+    assert!(
+        log.contains(&format!("note: give uv {url}: it names this target")),
+        "{log}"
+    );
+    // The fallback to the null variant is logged with the facts `vari select` gives: which
+    // hardware the other variants are built for, and why this target lacks it.
+    let select = run(hermetic(dir.path())
+        .args(["select", "--json", "--find-links"])
+        .arg(demo())
+        .args(["--profile", cpu.to_str().unwrap(), "vari-demo"]))
+    .expect_code(0);
+    let reason = select.json()["selections"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        reason.starts_with("the null variant: builds for NVIDIA GPUs ("),
+        "{reason}"
+    );
+    assert!(
+        log.lines()
+            .any(|l| l.contains("serving label null") && l.contains(&format!("({reason}"))),
+        "{reason}\n{log}"
+    );
+}
+
+/// `docker stop` sends SIGTERM: a graceful stop with status 0, the port free again; even right
+/// after the URL was announced.
+#[test]
+fn the_proxy_stops_on_sigterm_with_status_0_and_frees_its_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let bind = format!("127.0.0.1:{port}");
+    let cpu = facts(dir.path(), "cpu.toml", CPU_FACTS);
+    for signal in ["TERM", "INT"] {
+        let proxy = Proxy::start(
+            dir.path(),
+            &["--bind", &bind, "--profile", cpu.to_str().unwrap()],
+        );
+        let (code, log) = proxy.stop_with(signal);
+        assert_eq!(code, 0, "SIG{signal}: {log}");
+        assert!(
+            log.contains(&format!("SIG{signal}: stopping the proxy")),
+            "{log}"
+        );
+        std::net::TcpListener::bind(&bind)
+            .unwrap_or_else(|e| panic!("{bind} is still taken after SIG{signal}: {e}"));
+    }
+}
+
+/// `vari install` without index options reads the indexes the installer would use, not the
+/// ones `vari select` reads: its help says so, and `vari select`'s keeps its own default.
+#[test]
+fn install_help_gives_the_installers_default_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = |command: &str| -> String {
+        let text = run(hermetic(dir.path()).args([command, "--help"]))
+            .expect_code(0)
+            .stdout;
+        // One line per option: clap wraps the help to the terminal's width.
+        let start = text.find("--index-url <URL>").unwrap();
+        let end = text[start..].find("--extra-index-url").unwrap();
+        text[start..start + end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let install = help("install");
+    assert!(
+        install.contains(
+            "[default: `index-url` from vari.toml, else the indexes the installer would use: \
+             PIP_INDEX_URL and pip's configuration files for pip, UV_DEFAULT_INDEX or \
+             UV_INDEX_URL for uv, else PyPI]"
+        ),
+        "{install}"
+    );
+    let select = help("select");
+    assert!(
+        select.contains("else `UV_DEFAULT_INDEX`, `UV_INDEX_URL` or `PIP_INDEX_URL`]"),
+        "{select}"
+    );
+}
+
+#[test]
+fn the_proxy_refuses_remote_and_self_pointing_addresses() {
+    let dir = tempfile::tempdir().unwrap();
+    run(hermetic(dir.path())
+        .args(["proxy", "--bind", "0.0.0.0:0", "--find-links"])
+        .arg(demo()))
+    .expect_one_error(&["refusing to listen on 0.0.0.0:0", "--allow-remote"]);
+    run(hermetic(dir.path())
+        .args(["proxy"])
+        .env("PIP_INDEX_URL", "http://localhost:3141/simple/"))
+    .expect_one_error(&["http://localhost:3141/simple/", "this proxy's own address"]);
+}
+
+/// The committed demo release is what its generator writes, byte for byte.
+#[test]
+fn regenerating_the_demo_gives_the_committed_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo");
+    check(
+        Command::new(demo().join("generate"))
+            .arg("--out")
+            .arg(&out)
+            .arg("--vari")
+            .arg(env!("CARGO_BIN_EXE_vari"))
+            .env("VARI_CACHE_DIR", dir.path().join("cache")),
+    );
+    let release = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".whl") || n.ends_with("-variants.json"))
+            .collect();
+        names.sort();
+        names
+    };
+    let names = release(&out);
+    assert_eq!(names, release(&demo()));
+    assert_eq!(names.len(), 9, "{names:?}");
+    for name in names {
+        assert!(
+            std::fs::read(out.join(&name)).unwrap() == std::fs::read(demo().join(&name)).unwrap(),
+            "{name} differs from what examples/demo/generate writes: run it and commit the result"
+        );
+    }
+}

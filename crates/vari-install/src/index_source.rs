@@ -1,0 +1,614 @@
+//! The indexes an installer would use on its own, so that `vari install` puts the proxy in front
+//! of exactly those and the installer itself sees nothing but the proxy.
+//!
+//! pip: `PIP_INDEX_URL`, `PIP_EXTRA_INDEX_URL`, `PIP_FIND_LINKS`, `PIP_NO_INDEX`, over the keys
+//! `index-url`, `extra-index-url`, `find-links` and `no-index` of the `[install]` section, over
+//! those of `[global]`, in the files pip reads, later files winning: the global files
+//! (`$XDG_CONFIG_DIRS/pip/pip.conf`, `/etc/pip.conf`), the user files (`~/.pip/pip.conf`, then
+//! `$XDG_CONFIG_HOME/pip/pip.conf`; skipped when `PIP_CONFIG_FILE` names a file that exists), the
+//! environment's `PREFIX/pip.conf`, then `$PIP_CONFIG_FILE` (`/dev/null` there: no file at
+//! all). pip asks every index and takes the best match.
+//!
+//! uv: `UV_DEFAULT_INDEX` (or the older `UV_INDEX_URL`) for the default index, `UV_INDEX` and
+//! `UV_EXTRA_INDEX_URL` for the indexes it asks first, `UV_FIND_LINKS`, `UV_NO_INDEX` and
+//! `UV_INDEX_STRATEGY` (default: the first index that has the project). uv's own `uv.toml`
+//! files are not read.
+//!
+//! Either installer's default index is PyPI.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use vari_client::{ClientSettings, FindLinks, IndexStrategy, IndexUrl};
+
+use crate::ini;
+use crate::installer::InstallerKind;
+
+/// Where an installer's settings are looked up: environment variables, the home directory and
+/// the target environment.
+#[derive(Debug, Clone, Default)]
+pub struct InstallerEnv {
+    vars: BTreeMap<String, String>,
+    home: Option<PathBuf>,
+    prefix: Option<PathBuf>,
+    /// Unit tests replace the machine-wide files (`/etc/pip.conf`) with their own.
+    global_files: Option<Vec<PathBuf>>,
+}
+
+impl InstallerEnv {
+    /// The given variables (the home directory from `HOME`); `prefix` is the target
+    /// environment's `sys.prefix`, whose `pip.conf` pip reads.
+    pub fn new<K, V>(vars: impl IntoIterator<Item = (K, V)>, prefix: Option<PathBuf>) -> Self
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let vars: BTreeMap<String, String> = vars
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
+        let home = vars
+            .get("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        Self {
+            vars,
+            home,
+            prefix,
+            global_files: None,
+        }
+    }
+
+    /// This process's variables.
+    pub fn from_process(prefix: Option<PathBuf>) -> Self {
+        Self::new(std::env::vars(), prefix)
+    }
+
+    /// A variable, `None` when unset or empty (both installers ignore empty values).
+    fn var(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.trim().is_empty())
+    }
+}
+
+/// Where one setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// An environment variable.
+    Variable(String),
+    /// A key of a configuration file (`section.key`).
+    File {
+        /// The file.
+        path: PathBuf,
+        /// `section.key`.
+        key: String,
+    },
+    /// The installer's built-in default.
+    Default,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Variable(name) => f.write_str(name),
+            Self::File { path, key } => write!(f, "{}: {key}", path.display()),
+            Self::Default => f.write_str("the installer's default"),
+        }
+    }
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sourced<T> {
+    /// The value.
+    pub value: T,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// The indexes and find-links sources an installer would read on its own.
+#[derive(Debug, Clone)]
+pub struct InstallerIndexes {
+    /// Simple-API indexes in the order the proxy should ask them (uv: its extra indexes first,
+    /// then the default; pip: the main index, then the extras).
+    pub indexes: Vec<Sourced<IndexUrl>>,
+    /// Flat sources.
+    pub find_links: Vec<Sourced<FindLinks>>,
+    /// How the installer combines several indexes.
+    pub strategy: IndexStrategy,
+    /// Whether the installer's settings turn off every index (`no-index`): only find-links.
+    pub no_index: bool,
+    /// Whether its settings name indexes besides the main one (`extra-index-url`, `UV_INDEX`).
+    pub extra_indexes: bool,
+    /// The configuration files that exist and were read, in reading order.
+    pub files: Vec<PathBuf>,
+}
+
+impl InstallerIndexes {
+    /// `base` with these sources and strategy.
+    pub fn client_settings(&self, base: ClientSettings) -> ClientSettings {
+        ClientSettings {
+            indexes: self.indexes.iter().map(|i| i.value.clone()).collect(),
+            find_links: self.find_links.iter().map(|f| f.value.clone()).collect(),
+            strategy: self.strategy,
+            ..base
+        }
+    }
+}
+
+/// A setting that cannot be used: where it is and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{origin}: {message}")]
+pub struct IndexSourceError {
+    /// The variable, or the file and key (or line).
+    pub origin: Origin,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The indexes `kind` would use in `env`.
+///
+/// ```
+/// use vari_install::{installer_indexes, InstallerEnv, InstallerKind};
+/// let env = InstallerEnv::new([("PIP_INDEX_URL", "https://wheels.example.com/simple")], None);
+/// let found = installer_indexes(InstallerKind::Pip, &env).unwrap();
+/// assert_eq!(found.indexes[0].value.to_string(), "https://wheels.example.com/simple/");
+/// assert_eq!(found.indexes[0].origin.to_string(), "PIP_INDEX_URL");
+/// ```
+pub fn installer_indexes(
+    kind: InstallerKind,
+    env: &InstallerEnv,
+) -> Result<InstallerIndexes, IndexSourceError> {
+    match kind {
+        InstallerKind::Pip => pip_indexes(env),
+        InstallerKind::Uv => uv_indexes(env),
+    }
+}
+
+/// pip's configuration files, in the order it reads them (later ones win).
+pub fn pip_config_files(env: &InstallerEnv) -> Vec<PathBuf> {
+    let config_file = env.var("PIP_CONFIG_FILE").map(PathBuf::from);
+    if config_file.as_deref() == Some(Path::new(DEV_NULL)) {
+        return Vec::new();
+    }
+    let mut files = match &env.global_files {
+        Some(files) => files.clone(),
+        None => global_pip_files(env),
+    };
+    if !config_file.as_deref().is_some_and(Path::exists) {
+        files.extend(user_pip_files(env));
+    }
+    if let Some(prefix) = &env.prefix {
+        files.push(prefix.join(PIP_CONFIG_NAME));
+    }
+    files.extend(config_file);
+    files
+}
+
+#[cfg(windows)]
+const DEV_NULL: &str = "nul";
+#[cfg(not(windows))]
+const DEV_NULL: &str = "/dev/null";
+
+#[cfg(windows)]
+const PIP_CONFIG_NAME: &str = "pip.ini";
+#[cfg(not(windows))]
+const PIP_CONFIG_NAME: &str = "pip.conf";
+
+#[cfg(not(any(windows, target_os = "macos")))]
+fn global_pip_files(env: &InstallerEnv) -> Vec<PathBuf> {
+    let dirs = env.var("XDG_CONFIG_DIRS").unwrap_or("/etc/xdg");
+    let mut files: Vec<PathBuf> = dirs
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(d).join("pip").join(PIP_CONFIG_NAME))
+        .collect();
+    files.push(PathBuf::from("/etc").join(PIP_CONFIG_NAME));
+    files
+}
+
+#[cfg(target_os = "macos")]
+fn global_pip_files(_env: &InstallerEnv) -> Vec<PathBuf> {
+    vec![PathBuf::from("/Library/Application Support/pip").join(PIP_CONFIG_NAME)]
+}
+
+#[cfg(windows)]
+fn global_pip_files(env: &InstallerEnv) -> Vec<PathBuf> {
+    let data = env.var("PROGRAMDATA").unwrap_or("C:\\ProgramData");
+    vec![Path::new(data).join("pip").join(PIP_CONFIG_NAME)]
+}
+
+#[cfg(not(windows))]
+fn user_pip_files(env: &InstallerEnv) -> Vec<PathBuf> {
+    let Some(home) = &env.home else {
+        return Vec::new();
+    };
+    let config_home = env
+        .var("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".config"));
+    let mut files = vec![home.join(".pip").join(PIP_CONFIG_NAME)];
+    if cfg!(target_os = "macos") {
+        files.push(
+            home.join("Library/Application Support/pip")
+                .join(PIP_CONFIG_NAME),
+        );
+    }
+    files.push(config_home.join("pip").join(PIP_CONFIG_NAME));
+    files
+}
+
+#[cfg(windows)]
+fn user_pip_files(env: &InstallerEnv) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if let Some(home) = &env.home {
+        files.push(home.join("pip").join(PIP_CONFIG_NAME));
+    }
+    if let Some(appdata) = env.var("APPDATA") {
+        files.push(Path::new(appdata).join("pip").join(PIP_CONFIG_NAME));
+    }
+    files
+}
+
+/// The index keys of pip's `install` command, with where each value came from.
+#[derive(Default)]
+struct PipKeys {
+    values: BTreeMap<&'static str, (String, Origin)>,
+}
+
+const PIP_KEYS: [&str; 4] = ["index-url", "extra-index-url", "find-links", "no-index"];
+
+fn pip_indexes(env: &InstallerEnv) -> Result<InstallerIndexes, IndexSourceError> {
+    // Per section, later files win; then `[install]` over `[global]`, the variables over both.
+    let mut by_section: BTreeMap<&str, PipKeys> = BTreeMap::new();
+    let mut read = Vec::new();
+    for path in pip_config_files(env) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let entries = ini::parse(&text).map_err(|e| IndexSourceError {
+            origin: Origin::File {
+                path: path.clone(),
+                key: format!("line {}", e.line),
+            },
+            message: e.message,
+        })?;
+        for entry in entries {
+            let section = match entry.section.as_str() {
+                "global" => "global",
+                "install" => "install",
+                _ => continue,
+            };
+            let key = normalise_pip_key(&entry.key);
+            let Some(known) = PIP_KEYS.iter().find(|k| **k == key) else {
+                continue;
+            };
+            if entry.value.trim().is_empty() {
+                continue;
+            }
+            let origin = Origin::File {
+                path: path.clone(),
+                key: format!("{section}.{known}"),
+            };
+            by_section
+                .entry(section)
+                .or_default()
+                .values
+                .insert(known, (entry.value, origin));
+        }
+        read.push(path);
+    }
+    let mut merged = PipKeys::default();
+    for section in ["global", "install"] {
+        if let Some(keys) = by_section.remove(section) {
+            merged.values.extend(keys.values);
+        }
+    }
+    for key in PIP_KEYS {
+        let variable = format!("PIP_{}", key.to_uppercase().replace('-', "_"));
+        if let Some(value) = env.var(&variable) {
+            merged
+                .values
+                .insert(key, (value.to_owned(), Origin::Variable(variable)));
+        }
+    }
+
+    let no_index = match merged.values.get("no-index") {
+        Some((value, origin)) => parse_bool(value).ok_or_else(|| IndexSourceError {
+            origin: origin.clone(),
+            message: format!("`{value}` is not a boolean (true/false, yes/no, on/off, 1/0)"),
+        })?,
+        None => false,
+    };
+    let mut indexes = Vec::new();
+    let extra_indexes = merged.values.contains_key("extra-index-url");
+    if !no_index {
+        match merged.values.get("index-url") {
+            Some((value, origin)) => indexes.push(index(value.trim(), origin)?),
+            None => indexes.push(Sourced {
+                value: IndexUrl::pypi(),
+                origin: Origin::Default,
+            }),
+        }
+        if let Some((value, origin)) = merged.values.get("extra-index-url") {
+            for url in value.split_whitespace() {
+                indexes.push(index(url, origin)?);
+            }
+        }
+    }
+    let mut find_links = Vec::new();
+    if let Some((value, origin)) = merged.values.get("find-links") {
+        for given in value.split_whitespace() {
+            find_links.push(links(given, origin)?);
+        }
+    }
+    Ok(InstallerIndexes {
+        indexes,
+        find_links,
+        // pip collects every index's files and installs the best match.
+        strategy: IndexStrategy::UnsafeBestMatch,
+        no_index,
+        extra_indexes,
+        files: read,
+    })
+}
+
+/// pip's key normalisation: lower case, `_` as `-`, no leading `--`.
+fn normalise_pip_key(key: &str) -> String {
+    let key = key.to_lowercase().replace('_', "-");
+    key.strip_prefix("--").map(str::to_owned).unwrap_or(key)
+}
+
+/// Python's `strtobool`, which pip applies to boolean settings.
+fn parse_bool(value: &str) -> Option<bool> {
+    match value.trim().to_lowercase().as_str() {
+        "y" | "yes" | "t" | "true" | "on" | "1" => Some(true),
+        "n" | "no" | "f" | "false" | "off" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+fn index(given: &str, origin: &Origin) -> Result<Sourced<IndexUrl>, IndexSourceError> {
+    let value = IndexUrl::parse(given).map_err(|e| IndexSourceError {
+        origin: origin.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(Sourced {
+        value,
+        origin: origin.clone(),
+    })
+}
+
+fn links(given: &str, origin: &Origin) -> Result<Sourced<FindLinks>, IndexSourceError> {
+    let value = FindLinks::parse(given).map_err(|e| IndexSourceError {
+        origin: origin.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(Sourced {
+        value,
+        origin: origin.clone(),
+    })
+}
+
+fn uv_indexes(env: &InstallerEnv) -> Result<InstallerIndexes, IndexSourceError> {
+    let variable = |name: &str| {
+        env.var(name)
+            .map(|value| (value, Origin::Variable(name.to_owned())))
+    };
+    let no_index = match variable("UV_NO_INDEX") {
+        Some((value, origin)) => parse_bool(value).ok_or_else(|| IndexSourceError {
+            origin,
+            message: format!("`{value}` is not a boolean"),
+        })?,
+        None => false,
+    };
+    let mut indexes = Vec::new();
+    let extra_indexes = variable("UV_INDEX").is_some() || variable("UV_EXTRA_INDEX_URL").is_some();
+    if !no_index {
+        // uv asks `--index` and `--extra-index-url` before the default index.
+        if let Some((value, origin)) = variable("UV_INDEX") {
+            for entry in value.split_whitespace() {
+                indexes.push(index(strip_index_name(entry), &origin)?);
+            }
+        }
+        if let Some((value, origin)) = variable("UV_EXTRA_INDEX_URL") {
+            for url in value.split_whitespace() {
+                indexes.push(index(url, &origin)?);
+            }
+        }
+        match variable("UV_DEFAULT_INDEX").or_else(|| variable("UV_INDEX_URL")) {
+            Some((value, origin)) => indexes.push(index(value.trim(), &origin)?),
+            None => indexes.push(Sourced {
+                value: IndexUrl::pypi(),
+                origin: Origin::Default,
+            }),
+        }
+    }
+    let mut find_links = Vec::new();
+    if let Some((value, origin)) = variable("UV_FIND_LINKS") {
+        for given in value.split([',', ' ']).filter(|s| !s.trim().is_empty()) {
+            find_links.push(links(given.trim(), &origin)?);
+        }
+    }
+    let strategy = match variable("UV_INDEX_STRATEGY") {
+        None => IndexStrategy::FirstIndex,
+        Some(("first-index", _)) => IndexStrategy::FirstIndex,
+        // The proxy shows the installer every index's files; uv then applies its own rule.
+        Some(("unsafe-first-match" | "unsafe-best-match", _)) => IndexStrategy::UnsafeBestMatch,
+        Some((value, origin)) => {
+            return Err(IndexSourceError {
+                origin,
+                message: format!(
+                    "`{value}`: expected first-index, unsafe-first-match or unsafe-best-match"
+                ),
+            })
+        }
+    };
+    Ok(InstallerIndexes {
+        indexes,
+        find_links,
+        strategy,
+        no_index,
+        extra_indexes,
+        files: Vec::new(),
+    })
+}
+
+/// `name=https://…` (a named index in `UV_INDEX`) → the URL.
+fn strip_index_name(entry: &str) -> &str {
+    match entry.split_once('=') {
+        Some((name, url)) if !name.contains([':', '/']) => url,
+        _ => entry,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An environment that reads no machine-wide file.
+    fn env(vars: &[(&str, &str)], prefix: Option<PathBuf>) -> InstallerEnv {
+        InstallerEnv {
+            global_files: Some(Vec::new()),
+            ..InstallerEnv::new(vars.iter().copied(), prefix)
+        }
+    }
+
+    fn urls(found: &InstallerIndexes) -> Vec<String> {
+        found.indexes.iter().map(|i| i.value.to_string()).collect()
+    }
+
+    #[test]
+    fn without_settings_both_installers_use_pypi() {
+        let env = env(&[("PIP_CONFIG_FILE", DEV_NULL)], None);
+        for kind in [InstallerKind::Pip, InstallerKind::Uv] {
+            let found = installer_indexes(kind, &env).unwrap();
+            assert_eq!(urls(&found), ["https://pypi.org/simple/"]);
+            assert_eq!(found.indexes[0].origin, Origin::Default);
+        }
+    }
+
+    #[test]
+    fn uv_asks_its_extra_indexes_before_the_default() {
+        let env = InstallerEnv::new(
+            [
+                ("UV_DEFAULT_INDEX", "https://main.example/simple"),
+                (
+                    "UV_INDEX",
+                    "torch=https://torch.example/whl other=https://o.example/s",
+                ),
+                ("UV_EXTRA_INDEX_URL", "https://extra.example/simple"),
+                ("UV_FIND_LINKS", "/wheels,/more"),
+            ],
+            None,
+        );
+        let found = installer_indexes(InstallerKind::Uv, &env).unwrap();
+        assert_eq!(
+            urls(&found),
+            [
+                "https://torch.example/whl/",
+                "https://o.example/s/",
+                "https://extra.example/simple/",
+                "https://main.example/simple/"
+            ]
+        );
+        assert_eq!(found.find_links.len(), 2);
+        assert_eq!(found.strategy, IndexStrategy::FirstIndex);
+    }
+
+    #[test]
+    fn pip_reads_its_files_in_order_sections_then_variables() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let prefix = dir.path().join("venv");
+        std::fs::create_dir_all(home.join(".config/pip")).unwrap();
+        std::fs::create_dir_all(home.join(".pip")).unwrap();
+        std::fs::create_dir_all(&prefix).unwrap();
+        std::fs::write(
+            home.join(".pip/pip.conf"),
+            "[global]\nindex-url = https://legacy.example/simple\n",
+        )
+        .unwrap();
+        std::fs::write(
+            home.join(".config/pip/pip.conf"),
+            "[global]\nindex-url = https://user.example/simple\nextra_index_url = \
+             https://e1.example/simple\n  https://e2.example/simple\n",
+        )
+        .unwrap();
+        std::fs::write(
+            prefix.join("pip.conf"),
+            "[install]\nindex-url = https://venv.example/simple\n",
+        )
+        .unwrap();
+        let home_text = home.display().to_string();
+        let env = env(&[("HOME", home_text.as_str())], Some(prefix.clone()));
+        let found = installer_indexes(InstallerKind::Pip, &env).unwrap();
+        assert_eq!(
+            urls(&found),
+            [
+                "https://venv.example/simple/",
+                "https://e1.example/simple/",
+                "https://e2.example/simple/"
+            ]
+        );
+        assert_eq!(
+            found.indexes[0].origin.to_string(),
+            format!("{}: install.index-url", prefix.join("pip.conf").display())
+        );
+        assert_eq!(found.strategy, IndexStrategy::UnsafeBestMatch);
+
+        // The variable wins over every file; `PIP_CONFIG_FILE` that exists hides the user files.
+        let own = dir.path().join("own.conf");
+        std::fs::write(&own, "[global]\nfind-links = /wheels\nno-index = yes\n").unwrap();
+        let own_text = own.display().to_string();
+        let env = super::tests::env(
+            &[
+                ("HOME", home_text.as_str()),
+                ("PIP_CONFIG_FILE", own_text.as_str()),
+            ],
+            None,
+        );
+        let found = installer_indexes(InstallerKind::Pip, &env).unwrap();
+        assert!(found.no_index);
+        assert!(found.indexes.is_empty());
+        assert_eq!(found.find_links[0].value.location(), "file:///wheels");
+        assert!(!found.files.iter().any(|f| f.starts_with(&home)));
+
+        let env = super::tests::env(
+            &[
+                ("HOME", home_text.as_str()),
+                ("PIP_INDEX_URL", "https://var.example/simple"),
+            ],
+            None,
+        );
+        let found = installer_indexes(InstallerKind::Pip, &env).unwrap();
+        assert_eq!(urls(&found)[0], "https://var.example/simple/");
+    }
+
+    #[test]
+    fn a_bad_value_names_where_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pip.conf");
+        std::fs::write(&file, "[global]\nindex-url = ftp://nope\n").unwrap();
+        let text = file.display().to_string();
+        let env = env(&[("PIP_CONFIG_FILE", text.as_str())], None);
+        let e = installer_indexes(InstallerKind::Pip, &env).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{text}: global.index-url: ")),
+            "{e}"
+        );
+        std::fs::write(&file, "[global]\nindex-url\n").unwrap();
+        let e = installer_indexes(InstallerKind::Pip, &env).unwrap_err();
+        assert!(
+            e.to_string().starts_with(&format!("{text}: line 2: ")),
+            "{e}"
+        );
+        let env = super::tests::env(&[("UV_INDEX_STRATEGY", "best")], None);
+        let e = installer_indexes(InstallerKind::Uv, &env).unwrap_err();
+        assert!(e.to_string().starts_with("UV_INDEX_STRATEGY: "), "{e}");
+    }
+}

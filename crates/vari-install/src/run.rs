@@ -1,0 +1,241 @@
+//! One installation through the proxy: the proxy started in front of the upstream sources, the
+//! installer run against it with its output going straight to the terminal, the proxy stopped,
+//! and which variant each package was installed as, and why.
+//!
+//! What counts as "installed from a variant choice": a variant wheel the proxy presented whose
+//! distribution is in the environment afterwards with that label in its `variant.json`, and
+//! which the installer downloaded in this run (a distribution that was already there is not
+//! reported again).
+
+use std::path::PathBuf;
+use std::process::ExitStatus;
+
+use url::Url;
+use vari_proxy::{ProxyError, ProxySettings, Served};
+
+use crate::installer::InstallRequest;
+use crate::list::{list_installed, InstalledVariant};
+
+/// What one installation did.
+#[derive(Debug)]
+pub struct InstallOutcome {
+    /// The installer's exit status.
+    pub status: ExitStatus,
+    /// The packages installed from a variant choice, in the order the proxy presented them.
+    pub installed: Vec<InstalledChoice>,
+    /// Distributions the installer left as they were although the proxy chose another variant
+    /// of the same version (pip's "Requirement already satisfied").
+    pub kept: Vec<KeptDistribution>,
+    /// Everything the proxy presented and served.
+    pub journal: Vec<Served>,
+    /// The URL the installer was given.
+    pub index_url: Url,
+}
+
+/// A package installed from a variant wheel the proxy chose.
+#[derive(Debug, Clone)]
+pub struct InstalledChoice {
+    /// The proxy's record of the choice: project, version, label, why.
+    pub served: Served,
+    /// The variant as installed (its `variant.json`).
+    pub variant: InstalledVariant,
+}
+
+/// A distribution already installed as another variant (or as the plain wheel) of the version
+/// the proxy chose a variant of: installers compare versions, not variants, and keep it.
+#[derive(Debug, Clone)]
+pub struct KeptDistribution {
+    /// The proxy's choice for the target.
+    pub served: Served,
+    /// What is installed: its variant, `None` for a plain distribution.
+    pub installed: Option<InstalledVariant>,
+}
+
+/// Why an installation could not run (the installer failing is an [`InstallOutcome`]).
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// The proxy did not start.
+    #[error(transparent)]
+    Proxy(#[from] ProxyError),
+    /// The installer could not be started.
+    #[error("cannot run {}: {source}", program.display())]
+    Spawn {
+        /// The program.
+        program: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The thread waiting for the installer was lost.
+    #[error("lost the installer process: {0}")]
+    Lost(String),
+}
+
+/// Starts the proxy with `settings`, runs `request`'s installer against it (its output
+/// inherited, so it streams), stops the proxy, then reads `site_packages` (the target
+/// environment's) to report what was installed as which variant.
+pub async fn install(
+    settings: ProxySettings,
+    request: &InstallRequest,
+    site_packages: &[PathBuf],
+) -> Result<InstallOutcome, InstallError> {
+    let proxy = vari_proxy::start(settings).await?;
+    let index_url = proxy.index_url();
+    tracing::debug!("proxy listening at {index_url}");
+    let mut command = request.command(&index_url);
+    tracing::debug!("running {command:?}");
+    let program = PathBuf::from(command.get_program());
+    // The installer blocks a thread of its own, so the proxy keeps answering it meanwhile.
+    let waited = tokio::task::spawn_blocking(move || command.status()).await;
+    let journal = proxy.journal();
+    proxy.shutdown().await;
+    let status = waited
+        .map_err(|e| InstallError::Lost(e.to_string()))?
+        .map_err(|source| InstallError::Spawn { program, source })?;
+    let (installed, kept) = compare(&journal, site_packages);
+    Ok(InstallOutcome {
+        status,
+        installed,
+        kept,
+        journal,
+        index_url,
+    })
+}
+
+/// The journal's downloaded variant choices that are in `site_packages` with their label.
+pub fn installed_choices(journal: &[Served], site_packages: &[PathBuf]) -> Vec<InstalledChoice> {
+    compare(journal, site_packages).0
+}
+
+/// The journal's variant choices against what `site_packages` holds afterwards: the ones
+/// installed now, and the versions kept as another variant.
+fn compare(
+    journal: &[Served],
+    site_packages: &[PathBuf],
+) -> (Vec<InstalledChoice>, Vec<KeptDistribution>) {
+    let listing = list_installed(site_packages);
+    let mut installed = Vec::new();
+    let mut kept: Vec<KeptDistribution> = Vec::new();
+    for served in journal {
+        let Some(label) = served.label.as_deref() else {
+            continue;
+        };
+        let Some(dist) = listing.distributions.iter().find(|d| {
+            normalise(&d.name) == normalise(&served.project) && d.version == served.version
+        }) else {
+            continue;
+        };
+        match dist.variant.as_ref().filter(|v| v.label.as_str() == label) {
+            Some(variant) if served.downloaded => installed.push(InstalledChoice {
+                served: served.clone(),
+                variant: variant.clone(),
+            }),
+            Some(_) => {}
+            None if !served.downloaded => kept.push(KeptDistribution {
+                served: served.clone(),
+                installed: dist.variant.clone(),
+            }),
+            None => {}
+        }
+    }
+    // A version presented for several tag sets counts as kept only when none of its choices
+    // is what is installed.
+    kept.retain(|k| {
+        !journal.iter().any(|s| {
+            normalise(&s.project) == normalise(&k.served.project)
+                && s.version == k.served.version
+                && s.label.as_deref() == k.installed.as_ref().map(|v| v.label.as_str())
+        })
+    });
+    kept.dedup_by(|a, b| {
+        a.served.project == b.served.project && a.served.version == b.served.version
+    });
+    (installed, kept)
+}
+
+/// A project name as PEP 503 compares them.
+fn normalise(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut separator = false;
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            separator = true;
+            continue;
+        }
+        if separator && !out.is_empty() {
+            out.push('-');
+        }
+        separator = false;
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn served(version: &str, label: &str, downloaded: bool) -> Served {
+        Served {
+            project: "demo".into(),
+            version: version.into(),
+            shown_as: format!("demo-{version}-py3-none-any.whl"),
+            original: format!("demo-{version}-py3-none-any-{label}.whl"),
+            label: Some(label.into()),
+            why: "best".into(),
+            downloaded,
+        }
+    }
+
+    /// A site-packages directory holding `demo 1.0` as `label` (`None`: plain).
+    fn site(label: Option<&str>) -> tempfile::TempDir {
+        let site = tempfile::tempdir().unwrap();
+        let dist_info = site.path().join("Demo-1.0.dist-info");
+        std::fs::create_dir(&dist_info).unwrap();
+        std::fs::write(dist_info.join("METADATA"), "Name: Demo\nVersion: 1.0\n").unwrap();
+        if let Some(label) = label {
+            let json = format!(
+                r#"{{"$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+                "default-priorities": {{"namespace": ["x86_64"]}},
+                "variants": {{"{label}": {{"x86_64": {{"level": ["v3"]}}}}}}}}"#
+            );
+            std::fs::write(dist_info.join("variant.json"), json).unwrap();
+        }
+        site
+    }
+
+    #[test]
+    fn installed_now_kept_as_another_variant_or_neither() {
+        let v3 = site(Some("v3"));
+        let sites = [v3.path().to_path_buf()];
+        // Downloaded and installed with that label: reported, with its properties.
+        let (installed, kept) = compare(&[served("1.0", "v3", true)], &sites);
+        assert_eq!(installed.len(), 1);
+        assert_eq!(
+            installed[0].variant.property_list()[0].to_string(),
+            "x86_64 :: level :: v3"
+        );
+        assert!(kept.is_empty());
+        // Presented, not downloaded, and something else is installed: kept.
+        let (installed, kept) = compare(&[served("1.0", "v4", false)], &sites);
+        assert!(installed.is_empty());
+        assert_eq!(kept[0].installed.as_ref().unwrap().label.as_str(), "v3");
+        // Presented for another tag set with the installed label too: not kept.
+        let both = [served("1.0", "v4", false), served("1.0", "v3", false)];
+        assert!(compare(&both, &sites).1.is_empty());
+        // Another version's choice says nothing about the installed one.
+        assert_eq!(compare(&[served("2.0", "v4", true)], &sites).0.len(), 0);
+        let plain = site(None);
+        let (installed, kept) = compare(&[served("1.0", "v3", false)], &[plain.path().into()]);
+        assert!(installed.is_empty());
+        assert!(kept[0].installed.is_none());
+    }
+
+    #[test]
+    fn names_compare_as_pep_503_says() {
+        assert_eq!(
+            normalise("Vari_Demo.cuda--runtime"),
+            "vari-demo-cuda-runtime"
+        );
+        assert_eq!(normalise("torch"), "torch");
+    }
+}

@@ -1,0 +1,55 @@
+//! The target's fingerprint: a short, stable hash of everything that decides which wheel the
+//! proxy shows — the hardware profile, the marker environment, the wheel tags and the
+//! selection options. It names the target-specific index URL (`/t/{fingerprint}/simple/`).
+//!
+//! Why the URL must change with the target: uv keeps downloaded registry wheels under the
+//! index URL and the file name and reuses them without comparing the listed hash, and the
+//! proxy shows every variant under the same plain name. With one URL for every target, a proxy
+//! restarted on the same port for another profile (or after a hardware change) would have uv
+//! install the previous target's wheel from its cache.
+//!
+//! Where the hardware came from (a profile's path, detection) is left out: the same facts
+//! give the same choices, so they may share a cache.
+
+use sha2::{Digest, Sha256};
+use vari_core::ordering::SelectionOptions;
+use vari_select::Target;
+
+use crate::pages::hex;
+
+/// How many bytes of the SHA-256 the fingerprint keeps (12 hex digits: a collision between
+/// the targets one machine serves is not a concern at 48 bits).
+const BYTES: usize = 6;
+
+/// The fingerprint of `target` chosen for with `selection`.
+pub(crate) fn fingerprint(target: &Target, selection: &SelectionOptions) -> String {
+    let mut hash = Sha256::new();
+    // A version, so that a change in what is hashed gives new URLs rather than old ones.
+    hash.update(b"vari-proxy target 1\n");
+    hash.update(target.hardware.profile.to_json().as_bytes());
+    hash.update(b"\nmarkers\n");
+    for (name, value) in target.markers.values() {
+        hash.update(format!("{name}={value:?}\n").as_bytes());
+    }
+    hash.update(b"tags\n");
+    for tag in target.python.tags().iter() {
+        hash.update(format!("{tag}\n").as_bytes());
+    }
+    let list = |items: &mut dyn Iterator<Item = String>| items.collect::<Vec<_>>().join(" ");
+    hash.update(
+        format!(
+            "prefer {}\nforbid {}\nvariant {}\nno-variants {}\nenable-optional {}\n",
+            list(&mut selection.prefer.iter().map(ToString::to_string)),
+            list(&mut selection.forbid.iter().map(ToString::to_string)),
+            selection
+                .variant
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+            selection.no_variants,
+            list(&mut selection.enable_optional.iter().map(ToString::to_string)),
+        )
+        .as_bytes(),
+    );
+    hex(&hash.finalize()[..BYTES])
+}

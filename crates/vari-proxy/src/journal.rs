@@ -1,0 +1,170 @@
+//! What the proxy presented and served, for a front-end that reports it (`vari install`
+//! prints which variant it installed and why): one [`Served`] per presented choice and per
+//! downloaded file, and one [`HiddenVersion`] per version no wheel of which was shown.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// A wheel the proxy presented in place of others, or a file downloaded through it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Served {
+    /// The project, normalised.
+    pub project: String,
+    /// The version.
+    pub version: String,
+    /// The file name the installer saw (a variant wheel's name without its label).
+    pub shown_as: String,
+    /// The file's name upstream.
+    pub original: String,
+    /// The variant label; `None` for a non-variant file.
+    pub label: Option<String>,
+    /// Why this file was presented, in a few words.
+    pub why: String,
+    /// Whether an installer downloaded it through the proxy.
+    pub downloaded: bool,
+}
+
+/// A version none of whose files was shown, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HiddenVersion {
+    /// The project, normalised.
+    pub project: String,
+    /// The version.
+    pub version: String,
+    /// Why no wheel fits the target, worded to follow "{project} {version}": when hardware
+    /// would change that, which hardware its variants are built for and why the target lacks
+    /// it, as `vari select` says it ("has no build for this machine: builds for NVIDIA GPUs
+    /// (cu128), and this machine has no NVIDIA driver (…)").
+    pub why: String,
+}
+
+/// Every entry once, in the order first seen; a later entry for the same file updates it.
+#[derive(Default)]
+pub(crate) struct Journal {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    served: Vec<Served>,
+    by_file: HashMap<(String, String), usize>,
+    hidden: Vec<HiddenVersion>,
+    hidden_by_version: HashMap<(String, String), usize>,
+}
+
+impl Journal {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a presented choice; true when it is new or differs from the last one recorded
+    /// for the file (worth logging at `info`). A file already downloaded stays downloaded.
+    pub(crate) fn choice(&self, mut served: Served) -> bool {
+        let mut inner = self.lock();
+        let key = (served.project.clone(), served.original.clone());
+        match inner.by_file.get(&key).copied() {
+            Some(at) => {
+                let known = &mut inner.served[at];
+                served.downloaded |= known.downloaded;
+                let changed = *known != served;
+                *known = served;
+                changed
+            }
+            None => {
+                let at = inner.served.len();
+                inner.served.push(served);
+                inner.by_file.insert(key, at);
+                true
+            }
+        }
+    }
+
+    /// Marks a file downloaded, recording `entry()` first when the file was not a choice.
+    pub(crate) fn downloaded(&self, project: &str, original: &str, entry: impl FnOnce() -> Served) {
+        let mut inner = self.lock();
+        let key = (project.to_owned(), original.to_owned());
+        match inner.by_file.get(&key).copied() {
+            Some(at) => inner.served[at].downloaded = true,
+            None => {
+                let at = inner.served.len();
+                let mut served = entry();
+                served.downloaded = true;
+                inner.served.push(served);
+                inner.by_file.insert(key, at);
+            }
+        }
+    }
+
+    /// Records a hidden version; true when new or changed.
+    pub(crate) fn hidden(&self, hidden: HiddenVersion) -> bool {
+        let mut inner = self.lock();
+        let key = (hidden.project.clone(), hidden.version.clone());
+        match inner.hidden_by_version.get(&key).copied() {
+            Some(at) => {
+                let changed = inner.hidden[at] != hidden;
+                inner.hidden[at] = hidden;
+                changed
+            }
+            None => {
+                let at = inner.hidden.len();
+                inner.hidden.push(hidden);
+                inner.hidden_by_version.insert(key, at);
+                true
+            }
+        }
+    }
+
+    pub(crate) fn served(&self) -> Vec<Served> {
+        self.lock().served.clone()
+    }
+
+    pub(crate) fn hidden_versions(&self) -> Vec<HiddenVersion> {
+        self.lock().hidden.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(original: &str, label: Option<&str>) -> Served {
+        Served {
+            project: "p".into(),
+            version: "1.0".into(),
+            shown_as: "p-1.0-py3-none-any.whl".into(),
+            original: original.into(),
+            label: label.map(str::to_owned),
+            why: "best".into(),
+            downloaded: false,
+        }
+    }
+
+    #[test]
+    fn choices_are_kept_once_and_downloads_stick() {
+        let journal = Journal::default();
+        assert!(journal.choice(entry("p-1.0-py3-none-any-a.whl", Some("a"))));
+        assert!(!journal.choice(entry("p-1.0-py3-none-any-a.whl", Some("a"))));
+        journal.downloaded("p", "p-1.0-py3-none-any-a.whl", || unreachable!());
+        // A later presentation of the same choice keeps the download.
+        assert!(!journal.choice(entry("p-1.0-py3-none-any-a.whl", Some("a"))));
+        journal.downloaded("p", "p-1.0.tar.gz", || entry("p-1.0.tar.gz", None));
+        let served = journal.served();
+        assert_eq!(served.len(), 2);
+        assert!(served.iter().all(|s| s.downloaded));
+        assert_eq!(served[1].original, "p-1.0.tar.gz");
+    }
+
+    #[test]
+    fn hidden_versions_update_in_place() {
+        let journal = Journal::default();
+        let hidden = |why: &str| HiddenVersion {
+            project: "p".into(),
+            version: "2.0".into(),
+            why: why.into(),
+        };
+        assert!(journal.hidden(hidden("a")));
+        assert!(!journal.hidden(hidden("a")));
+        assert!(journal.hidden(hidden("b")));
+        assert_eq!(journal.hidden_versions(), [hidden("b")]);
+    }
+}

@@ -1,0 +1,98 @@
+//! # vari-proxy
+//!
+//! The local variant-aware simple index. Installers that do not understand variants (released
+//! pip and uv, and poetry, pdm or tox through them) point their index URL at it and get, per
+//! version and tag set, only the wheel vari chose for the target, under an ordinary wheel name,
+//! with its variant markers already evaluated.
+//!
+//! - **Routes**: `/simple/` (every project the upstream indexes' root pages and the find-links
+//!   sources list) and `/simple/{project}/` (non-normalised names redirected, as PyPI does), in
+//!   PEP 691 JSON or PEP 503 HTML by content negotiation (q-values; HTML by default); PEP 658/714
+//!   metadata at `{file}.metadata` (advertised under both names); files at
+//!   `/files/{project}/{key}/{name}` with range requests (206, 416) and HEAD.
+//! - **URLs name the target**: all of the above is served under `/t/{fingerprint}/`, a short
+//!   hash of what decides the choices (hardware profile, marker environment, wheel tags,
+//!   selection options), and [`RunningProxy::index_url`] is that URL; files are always linked
+//!   under it. uv keeps registry wheels by index URL and file name without comparing hashes,
+//!   so one URL for every target would let a proxy restarted for another target on the same
+//!   port have uv install the previous target's variant from its cache. The plain `/simple/`
+//!   stays as an alias ([`RunningProxy::alias_url`]): a URL that survives a target change, for
+//!   a `pip.conf` (pip checks hashes), not for uv. Another fingerprint's URLs get 404.
+//! - **What a page shows** is [`vari_select::present`]'s decision for the target: the chosen
+//!   variant wheel of each tag set under its name without the label, the other variants and the
+//!   non-variant wheel it replaces hidden, the non-variant wheel kept when no variant fits, a
+//!   version with nothing that fits hidden (and logged with what hardware would fit). Projects
+//!   without variants pass through untouched: every file, its name, its hashes.
+//! - **Variant markers**: a chosen wheel whose `Requires-Dist` uses variant markers is served as
+//!   a rewritten copy (`vari_wheel::replace_metadata`: only METADATA and RECORD change), cached
+//!   on disk by the upstream digest and the marker context, built once however many requests
+//!   ask, with its own hash; its PEP 658 metadata is served rewritten. Building the copy means
+//!   downloading the wheel, so it starts when an installer first reads the wheel's metadata
+//!   (it is about to choose it) or asks for the wheel, not when a page is built; until the copy
+//!   exists the page lists it without a hash rather than a wrong one, then with its SHA-256. Wheels without variant markers are the original bytes
+//!   with the original hashes: a redirect to an upstream that needs no credentials (pip and uv
+//!   name a download after the link, not the final URL), else read from disk (`file:`
+//!   sources) or streamed through.
+//! - **Caching**: upstream pages and `variants.json` come through `vari-client` (its HTTP
+//!   cache); a presented page is rendered once per format and kept in memory for
+//!   [`ProxySettings::page_ttl`]; concurrent requests for a page wait for one build; a page
+//!   that could not be built answers with the same error for [`ProxySettings::failure_ttl`]
+//!   (installers retry a 502 at once, and each retry would reach the upstream again).
+//! - **Safety**: it listens on loopback unless remote access is allowed explicitly
+//!   ([`ProxyError::RemoteBind`]).
+//! - **Reporting**: each choice is logged (`tracing`, info) with its reason — for a fallback
+//!   (the null variant, or the non-variant wheel) and for a hidden version, which hardware the
+//!   variants are built for and why the target lacks it, as `vari select` says
+//!   ([`vari_select::NamespaceNeed::describe`]) —, upstream failures as warnings (the request
+//!   gets a 502 with the reason on one line); [`RunningProxy::journal`] and
+//!   [`RunningProxy::hidden_versions`] give the choices, downloads and hidden versions as data.
+//! - **Stopping**: [`RunningProxy::shutdown`], or [`RunningProxy::run_until`] the
+//!   [`StopSignals`] (SIGINT, SIGTERM) a front-end listens for before it announces the URL.
+//!
+//! What it leaves to others: choosing (`vari-select`), fetching and parsing upstream pages
+//! (`vari-client`), rewriting wheels (`vari-wheel`), evaluating markers (`vari-core`), running
+//! installers and phrasing the journal for people (`vari-install`, the CLI).
+//!
+//! ```no_run
+//! # async fn run(target: vari_select::Target) -> Result<(), vari_proxy::ProxyError> {
+//! use vari_client::{ClientSettings, IndexUrl};
+//! use vari_proxy::{start, ProxySettings};
+//! let upstream = ClientSettings {
+//!     indexes: vec![IndexUrl::parse("https://pypi.org/simple/").unwrap()],
+//!     ..ClientSettings::default()
+//! };
+//! let proxy = start(ProxySettings::new(upstream, target)).await?;
+//! // … run `uv pip install --index-url {proxy.index_url()} torch` …
+//! for served in proxy.journal() {
+//!     println!("{} {}: {} ({})", served.project, served.version, served.shown_as, served.why);
+//! }
+//! proxy.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+mod describe;
+mod error;
+mod files;
+mod fingerprint;
+mod flight;
+mod journal;
+mod model;
+mod negotiate;
+mod pages;
+mod range;
+mod render_html;
+mod render_json;
+mod response;
+mod rewrite;
+mod root;
+mod routes;
+mod server;
+mod settings;
+mod signals;
+mod state;
+
+pub use error::ProxyError;
+pub use journal::{HiddenVersion, Served};
+pub use server::{start, RunningProxy};
+pub use settings::{ProxySettings, DEFAULT_FAILURE_TTL, DEFAULT_PAGE_TTL};
+pub use signals::StopSignals;

@@ -1,0 +1,498 @@
+//! One project's page: from the upstream files and `vari_select::present`'s decisions to the
+//! rows the page lists (with how each file is delivered), logged and journalled, and rendered
+//! once in both formats.
+//!
+//! Per shown file:
+//! - a variant wheel whose METADATA uses no variant marker: the upstream bytes under the shown
+//!   name, with their hashes; its PEP 658 metadata is the upstream text;
+//! - a variant wheel whose METADATA uses variant markers: a rewritten copy (markers evaluated
+//!   for the target, see [`crate::rewrite`]), listed without a hash until the copy exists
+//!   (building it means downloading the wheel, which a page request should not wait for: it
+//!   starts when the metadata or the wheel is asked for), and its PEP 658 metadata rewritten
+//!   (known at once);
+//! - a variant wheel whose METADATA could not be read: a copy built on download after reading
+//!   the METADATA from the wheel itself, listed without hash or metadata until then;
+//! - anything else: the upstream file, its hashes, and its PEP 658 metadata as the upstream
+//!   advertises it.
+//!
+//! Every file is linked through the proxy (`/t/{fingerprint}/files/{project}/{key}/{name}`, the
+//! target's prefix whether the page was asked for under it or not), so downloads are
+//! journalled; the proxy redirects to upstreams that need no credentials, reads `file:`
+//! sources from disk, and streams the rest.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+use url::Url;
+use vari_client::{ClientError, CoreMetadata, IndexClient, IndexFile, ProjectName};
+use vari_core::metadata::resolve_variant_markers;
+use vari_select::{HiddenBecause, Presentation, Shown, ShownVariant};
+
+use crate::describe;
+use crate::error::ServeError;
+use crate::journal::{HiddenVersion, Served};
+use crate::model::{encode_segment, Listed};
+use crate::rewrite::{RewriteJob, Rewrites};
+use crate::state::State;
+use crate::{render_html, render_json};
+
+/// How a file's bytes reach the installer.
+#[derive(Debug, Clone)]
+pub(crate) enum Delivery {
+    /// A redirect to the upstream URL (http or https, no credentials needed).
+    Redirect(Url),
+    /// Read from this local file (`file:` sources), ranges honoured.
+    Local(PathBuf),
+    /// Streamed from the upstream through the client (which holds the credentials).
+    Stream(Url),
+    /// A rewritten copy, built on first download.
+    Rewrite(Arc<RewriteJob>),
+}
+
+/// How a file's PEP 658 metadata reaches the installer.
+#[derive(Debug, Clone)]
+pub(crate) enum MetadataDelivery {
+    /// Not advertised.
+    None,
+    /// These bytes (read or rewritten by the proxy).
+    Text(Bytes),
+    /// A redirect to the upstream's `.metadata`.
+    Redirect(Url),
+    /// Fetched from the upstream through the client.
+    Fetch,
+}
+
+/// One listed file and everything needed to serve it.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    /// The path segment that tells files of the project apart.
+    pub(crate) key: String,
+    /// The row as listed (for a rewritten copy, without hash and size; see [`render`]).
+    pub(crate) listed: Listed,
+    /// The upstream file.
+    pub(crate) file: IndexFile,
+    /// For the journal: version, label and why.
+    pub(crate) served: Served,
+    pub(crate) delivery: Delivery,
+    pub(crate) metadata: MetadataDelivery,
+}
+
+/// A rendered format of the page, with its entity tag.
+#[derive(Debug, Clone)]
+pub(crate) struct Rendered {
+    pub(crate) body: Bytes,
+    pub(crate) etag: String,
+}
+
+impl Rendered {
+    pub(crate) fn new(body: Vec<u8>, suffix: &str) -> Self {
+        let digest = Sha256::digest(&body);
+        Self {
+            etag: format!("\"{}-{suffix}\"", hex(&digest[..12])),
+            body: Bytes::from(body),
+        }
+    }
+}
+
+/// A project's page, ready to answer.
+#[derive(Debug)]
+pub(crate) struct ProjectPage {
+    pub(crate) name: ProjectName,
+    /// When the upstream was read.
+    pub(crate) built: Instant,
+    pub(crate) entries: Vec<Entry>,
+    /// The rows as rendered (rewritten copies with their hash once built).
+    rows: Vec<Listed>,
+    by_key: HashMap<String, usize>,
+    pub(crate) json: Rendered,
+    pub(crate) html: Rendered,
+}
+
+impl ProjectPage {
+    /// The entry behind `/files/{project}/{key}/…`.
+    pub(crate) fn entry(&self, key: &str) -> Option<&Entry> {
+        self.by_key.get(key).map(|&at| &self.entries[at])
+    }
+
+    /// The same entries rendered again (a rewritten copy now has its hash).
+    pub(crate) fn rerendered(&self, rewrites: &Rewrites) -> Self {
+        render(
+            self.name.clone(),
+            self.built,
+            self.entries.clone(),
+            rewrites,
+        )
+    }
+
+    /// Whether the page lists `key` as a rewritten copy without its hash.
+    pub(crate) fn lacks_hash(&self, key: &str) -> bool {
+        self.by_key.get(key).is_some_and(|&at| {
+            matches!(self.entries[at].delivery, Delivery::Rewrite(_))
+                && self.rows[at].hashes.is_empty()
+        })
+    }
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// The key of an upstream file: a digest of its URL, stable across rebuilds of the page.
+fn file_key(url: &Url) -> String {
+    hex(&Sha256::digest(url.as_str().as_bytes())[..8])
+}
+
+/// How the bytes of the upstream file at `url` reach the installer.
+fn upstream(client: &IndexClient, url: &Url) -> Delivery {
+    if url.scheme() == "file" {
+        if let Ok(path) = url.to_file_path() {
+            return Delivery::Local(path);
+        }
+    }
+    if matches!(url.scheme(), "http" | "https") && !client.sends_credentials(url) {
+        return Delivery::Redirect(url.clone());
+    }
+    Delivery::Stream(url.clone())
+}
+
+fn metadata_url(url: &Url) -> Url {
+    let mut url = url.clone();
+    url.set_path(&format!("{}.metadata", url.path()));
+    url
+}
+
+/// The row of `file` as the upstream lists it, under `filename`, linked under `prefix` (the
+/// target's: a file's URL names the target it was chosen for, whichever URL listed it).
+fn listed(
+    prefix: &str,
+    project: &ProjectName,
+    key: &str,
+    filename: &str,
+    file: &IndexFile,
+) -> Listed {
+    Listed {
+        filename: filename.to_owned(),
+        href: format!(
+            "{prefix}/files/{project}/{key}/{}",
+            encode_segment(filename)
+        ),
+        hashes: file.hashes.0.clone(),
+        requires_python: file.requires_python.as_ref().map(ToString::to_string),
+        yanked: file.yanked.as_ref().map(|y| y.reason.clone()),
+        size: file.size,
+        upload_time: file.upload_time.clone(),
+        core_metadata: match &file.core_metadata {
+            CoreMetadata::Absent => None,
+            CoreMetadata::Available(hashes) => Some(hashes.0.clone()),
+        },
+    }
+}
+
+/// Reads the upstream and builds the page of `name`.
+pub(crate) async fn build(state: Arc<State>, name: ProjectName) -> Result<ProjectPage, ServeError> {
+    let started = Instant::now();
+    let project = state
+        .client
+        .project(&name)
+        .await
+        .map_err(ServeError::client)?;
+    let presentation =
+        vari_select::present(&state.client, &project, &state.target, &state.selection)
+            .await
+            .map_err(ServeError::client)?;
+    for warning in &presentation.warnings {
+        let line = match warning.starts_with(&format!("{name} ")) {
+            true => warning.clone(),
+            false => format!("{name}: {warning}"),
+        };
+        state.log_once(tracing::Level::WARN, line);
+    }
+    for hidden in &presentation.hidden {
+        tracing::debug!(
+            "{name} {}: hiding {} ({})",
+            hidden.file.version(),
+            hidden.file.filename,
+            describe::hidden_file(&hidden.why)
+        );
+    }
+    // The METADATA of every shown variant wheel, read in parallel (the client bounds it).
+    let texts = futures_util::future::join_all(presentation.shown.iter().map(|shown| {
+        let state = state.clone();
+        async move {
+            match &shown.variant {
+                Some(_) => Some(state.core_metadata(&shown.file).await),
+                None => None,
+            }
+        }
+    }))
+    .await;
+    // For versions whose choice is a fallback: what their variants need, in words.
+    let needs: HashMap<String, String> = presentation
+        .fallback_needs
+        .iter()
+        .map(|(version, needs)| {
+            let text = describe::needs(needs, &state.target);
+            (version.to_string(), text)
+        })
+        .collect();
+    let fallbacks = fallback_groups(&presentation, &needs);
+    let mut entries = Vec::with_capacity(presentation.shown.len());
+    for (shown, text) in presentation.shown.iter().zip(texts) {
+        entries.push(entry(
+            &state,
+            &presentation,
+            shown,
+            text,
+            &fallbacks,
+            &needs,
+        ));
+    }
+    for report in &presentation.hidden_versions {
+        let hidden = HiddenVersion {
+            project: name.to_string(),
+            version: report.version.to_string(),
+            why: describe::hidden_version(report, &state.target),
+        };
+        let line = format!(
+            "{} {} {}; no wheel of it is shown",
+            hidden.project, hidden.version, hidden.why
+        );
+        let level = match state.journal.hidden(hidden) {
+            true => tracing::Level::INFO,
+            false => tracing::Level::DEBUG,
+        };
+        log(level, &line);
+    }
+    tracing::debug!(
+        "{name}: page built in {} ms ({} files shown, {} hidden)",
+        started.elapsed().as_millis(),
+        presentation.shown.len(),
+        presentation.hidden.len()
+    );
+    Ok(render(name, Instant::now(), entries, &state.rewrites))
+}
+
+/// (version, wheel name without label) of the tag sets whose variants are all hidden as
+/// unusable, with why: their non-variant wheel is shown in their place. The reason is what the
+/// version's variants need (`needs`, by version) when hardware would change it, else the first
+/// variant's fate.
+fn fallback_groups(
+    presentation: &Presentation,
+    needs: &HashMap<String, String>,
+) -> HashMap<(String, String), String> {
+    let mut groups = HashMap::new();
+    for hidden in &presentation.hidden {
+        let HiddenBecause::Unusable(fate) = &hidden.why else {
+            continue;
+        };
+        let Some(wheel) = hidden.file.wheel().filter(|w| w.label.is_some()) else {
+            continue;
+        };
+        let mut plain = wheel.clone();
+        plain.label = None;
+        let version = wheel.version.to_string();
+        let why = match needs.get(&version) {
+            Some(needs) => format!("the non-variant wheel: {needs}"),
+            None => describe::fate(fate),
+        };
+        groups.entry((version, plain.to_string())).or_insert(why);
+    }
+    groups
+}
+
+fn log(level: tracing::Level, line: &str) {
+    match level {
+        tracing::Level::WARN => tracing::warn!("{line}"),
+        tracing::Level::INFO => tracing::info!("{line}"),
+        _ => tracing::debug!("{line}"),
+    }
+}
+
+/// The entry of one shown file, its choice logged and journalled.
+fn entry(
+    state: &State,
+    presentation: &Presentation,
+    shown: &Shown,
+    text: Option<Result<Arc<str>, ClientError>>,
+    fallbacks: &HashMap<(String, String), String>,
+    needs: &HashMap<String, String>,
+) -> Entry {
+    let name = &presentation.name;
+    let file = &shown.file;
+    let key = file_key(&file.url);
+    let delivery = upstream(&state.client, &file.url);
+    let metadata = match (&file.core_metadata, &delivery) {
+        (CoreMetadata::Absent, _) => MetadataDelivery::None,
+        (CoreMetadata::Available(_), Delivery::Redirect(url)) => {
+            MetadataDelivery::Redirect(metadata_url(url))
+        }
+        (CoreMetadata::Available(_), _) => MetadataDelivery::Fetch,
+    };
+    let mut entry = Entry {
+        listed: listed(&state.prefix(), name, &key, &shown.filename, file),
+        key,
+        file: file.clone(),
+        served: Served {
+            project: name.to_string(),
+            version: file.version().to_string(),
+            shown_as: shown.filename.clone(),
+            original: file.filename.clone(),
+            label: None,
+            why: match (presentation.has_variants, file.wheel()) {
+                (false, _) => "the project has no variants".to_owned(),
+                (true, Some(_)) => "no variant wheels for these tags".to_owned(),
+                (true, None) => "a source distribution, served as it is".to_owned(),
+            },
+            downloaded: false,
+        },
+        delivery,
+        metadata,
+    };
+    let tags = file.wheel().map(describe::tags).unwrap_or_default();
+    let line = match (&shown.variant, text) {
+        (Some(variant), Some(text)) => {
+            entry.served.label = Some(variant.label.to_string());
+            let needs = needs.get(&entry.served.version).map_or("", String::as_str);
+            entry.served.why = describe::because(&variant.because, needs);
+            let note = deliver_variant(state, &mut entry, shown, variant, text);
+            format!(
+                "{} {} {tags}: serving label {} as {} ({}{note})",
+                entry.served.project,
+                entry.served.version,
+                variant.label,
+                entry.served.shown_as,
+                entry.served.why
+            )
+        }
+        _ => {
+            // A non-variant wheel shown because its tag set's variants are all unusable is a
+            // choice too; any other file is not.
+            let Some(reason) = file
+                .wheel()
+                .and_then(|w| fallbacks.get(&(w.version.to_string(), w.to_string())))
+            else {
+                return entry;
+            };
+            entry.served.why = reason.clone();
+            format!(
+                "{} {} {tags}: serving the non-variant wheel {} ({reason})",
+                entry.served.project, entry.served.version, entry.served.shown_as
+            )
+        }
+    };
+    let level = match state.journal.choice(entry.served.clone()) {
+        true => tracing::Level::INFO,
+        false => tracing::Level::DEBUG,
+    };
+    log(level, &line);
+    entry
+}
+
+/// How a shown variant wheel is delivered, from its METADATA `text`: as it is when no
+/// `Requires-Dist` uses a variant marker, else as a rewritten copy; read from the wheel when
+/// downloaded when the text could not be read. Returns a note for the log line.
+fn deliver_variant(
+    state: &State,
+    entry: &mut Entry,
+    shown: &Shown,
+    variant: &ShownVariant,
+    text: Result<Arc<str>, ClientError>,
+) -> &'static str {
+    let file = &shown.file;
+    let text = match text {
+        Ok(text) => text,
+        Err(e) => {
+            state.log_once(
+                tracing::Level::WARN,
+                format!(
+                    "{}: cannot read its METADATA ({e}); it is read from the wheel when the \
+                     wheel is downloaded",
+                    file.filename
+                ),
+            );
+            let job = RewriteJob::new(file, &shown.filename, None, &variant.markers);
+            entry.delivery = Delivery::Rewrite(Arc::new(job));
+            entry.listed.core_metadata = None;
+            entry.metadata = MetadataDelivery::None;
+            return "";
+        }
+    };
+    let (bytes, note) = match resolve_variant_markers(&text, &variant.markers) {
+        Ok(None) => (Bytes::from(text.as_bytes().to_vec()), ""),
+        Ok(Some(rewritten)) => {
+            let bytes = Bytes::from(rewritten.into_bytes());
+            let job = RewriteJob::new(file, &shown.filename, Some(bytes.clone()), &variant.markers);
+            entry.delivery = Delivery::Rewrite(Arc::new(job));
+            (bytes, "; its variant markers evaluated for this target")
+        }
+        Err(e) => {
+            state.log_once(
+                tracing::Level::WARN,
+                format!(
+                    "{}: cannot evaluate the variant markers of its METADATA ({e}); serving \
+                     it as it is",
+                    file.filename
+                ),
+            );
+            (Bytes::from(text.as_bytes().to_vec()), "")
+        }
+    };
+    // The proxy holds the text, so it serves it (PEP 658) whether or not the upstream does.
+    entry.listed.core_metadata = Some([("sha256".to_owned(), sha256_hex(&bytes))].into());
+    entry.metadata = MetadataDelivery::Text(bytes);
+    note
+}
+
+/// Renders `entries` in both formats; rewritten copies that exist get their hash and size.
+fn render(
+    name: ProjectName,
+    built: Instant,
+    entries: Vec<Entry>,
+    rewrites: &Rewrites,
+) -> ProjectPage {
+    let rows: Vec<Listed> = entries
+        .iter()
+        .map(|entry| {
+            let mut row = entry.listed.clone();
+            if let Delivery::Rewrite(job) = &entry.delivery {
+                match rewrites.known(job) {
+                    Some(built) => {
+                        row.hashes = [("sha256".to_owned(), built.sha256.clone())].into();
+                        row.size = Some(built.size);
+                    }
+                    None => {
+                        row.hashes = BTreeMap::new();
+                        row.size = None;
+                    }
+                }
+            }
+            row
+        })
+        .collect();
+    let versions: BTreeSet<pep440_rs::Version> =
+        entries.iter().map(|e| e.file.version().clone()).collect();
+    let versions: Vec<String> = versions.iter().map(ToString::to_string).collect();
+    let by_key = entries
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(at, entry)| (entry.key.clone(), at))
+        .collect();
+    ProjectPage {
+        json: Rendered::new(render_json::project(name.as_str(), &rows, &versions), "j"),
+        html: Rendered::new(render_html::project(name.as_str(), &rows), "h"),
+        name,
+        built,
+        entries,
+        rows,
+        by_key,
+    }
+}

@@ -1,0 +1,242 @@
+//! Which answer a request gets, by method and path. Every path is served under the target's
+//! prefix `/t/{fingerprint}` (the index URL [`crate::RunningProxy::index_url`] gives) and
+//! without it (the `/simple/` alias); a prefix of another fingerprint is 404:
+//!
+//! - `/simple/`: the project list; `/simple/{project}/`: a project page (both negotiated:
+//!   [`crate::negotiate`]); a name that is not normalised, or a missing trailing slash, is
+//!   redirected (301) to the normalised URL, as PyPI does;
+//! - `/files/{project}/{key}/{name}` and `….metadata`: [`crate::files`];
+//! - GET and HEAD only (405 otherwise); anything else 404.
+
+use std::sync::Arc;
+
+use http::header::{
+    ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_NONE_MATCH, RANGE, VARY,
+};
+use http::{HeaderMap, HeaderValue, Method};
+use hyper::{Request, Response, StatusCode};
+use vari_client::ProjectName;
+
+use crate::files::{self, FileRequest};
+use crate::negotiate::{negotiate, Format, HTML_V1, JSON, TEXT_HTML};
+use crate::pages::Rendered;
+use crate::response::{empty, full, redirect, text, Body};
+use crate::state::State;
+
+pub(crate) async fn handle<B>(state: Arc<State>, request: Request<B>) -> Response<Body> {
+    let head = match *request.method() {
+        Method::GET => false,
+        Method::HEAD => true,
+        _ => {
+            let mut response = text(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "only GET and HEAD are served",
+                false,
+            );
+            response
+                .headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return response;
+        }
+    };
+    let path = request.uri().path();
+    let headers = request.headers();
+    let segments: Vec<&str> = path.split('/').skip(1).collect();
+    // `/t/{fingerprint}/…`: the target's own URLs; anything else: the `/simple/` alias.
+    let (prefix, rest) = match segments.as_slice() {
+        ["t", fingerprint, rest @ ..] if *fingerprint == state.fingerprint => {
+            (state.prefix(), rest)
+        }
+        ["t", other, ..] if looks_like_fingerprint(other) => {
+            return another_target(&state, other, head)
+        }
+        ["t", ..] => return text(StatusCode::NOT_FOUND, "not found", head),
+        rest => (String::new(), rest),
+    };
+    match rest {
+        [] | [""] => redirect(StatusCode::FOUND, &format!("{prefix}/simple/")),
+        ["simple"] => redirect(StatusCode::MOVED_PERMANENTLY, &format!("{prefix}/simple/")),
+        ["simple", ""] => root(&state, headers, head).await,
+        ["simple", name] | ["simple", name, ""] => {
+            let slash = rest.len() == 3;
+            let decoded = decode(name);
+            let Ok(project) = ProjectName::new(&decoded) else {
+                return text(StatusCode::NOT_FOUND, "not a valid project name", head);
+            };
+            if !slash || decoded != project.as_str() {
+                return redirect(
+                    StatusCode::MOVED_PERMANENTLY,
+                    &format!("{prefix}/simple/{project}/"),
+                );
+            }
+            project_page(&state, &project, headers, head).await
+        }
+        ["files", project, key, name] => {
+            let decoded = decode(project);
+            let Some(project) = ProjectName::new(&decoded)
+                .ok()
+                .filter(|p| p.as_str() == decoded)
+            else {
+                return text(StatusCode::NOT_FOUND, "no such file", head);
+            };
+            let name = decode(name);
+            let range = headers.get(RANGE).and_then(|v| v.to_str().ok());
+            files::file(
+                &state,
+                FileRequest {
+                    project,
+                    key,
+                    name: &name,
+                    range,
+                    head,
+                },
+            )
+            .await
+        }
+        _ => text(StatusCode::NOT_FOUND, "not found", head),
+    }
+}
+
+/// Whether a path segment has a fingerprint's form (anything else is not worth a log line).
+fn looks_like_fingerprint(segment: &str) -> bool {
+    segment.len() == 12
+        && segment
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A URL of another target's fingerprint (an index URL kept from an earlier run for other
+/// hardware or options): 404, never this target's wheels under that URL, which an installer
+/// caching by index URL would mix with the other target's.
+fn another_target(state: &State, fingerprint: &str, head: bool) -> Response<Body> {
+    let message = format!(
+        "the index URL names target {fingerprint}, and this proxy chooses for target {} now \
+         (other hardware or options): use {}/simple/",
+        state.fingerprint,
+        state.prefix()
+    );
+    state.log_once(tracing::Level::WARN, message.clone());
+    text(StatusCode::NOT_FOUND, &message, head)
+}
+
+async fn root(state: &Arc<State>, headers: &HeaderMap, head: bool) -> Response<Body> {
+    let Some(format) = format_of(headers) else {
+        return not_acceptable(head);
+    };
+    match state.root().await {
+        Ok(page) => page_answer(pick(format, &page.json, &page.html), format, headers, head),
+        Err(e) => {
+            state.upstream_failed("the project list", &e);
+            text(e.status(), &e.one_line(), head)
+        }
+    }
+}
+
+async fn project_page(
+    state: &Arc<State>,
+    project: &ProjectName,
+    headers: &HeaderMap,
+    head: bool,
+) -> Response<Body> {
+    let Some(format) = format_of(headers) else {
+        return not_acceptable(head);
+    };
+    match state.page(project).await {
+        Ok(page) => page_answer(pick(format, &page.json, &page.html), format, headers, head),
+        Err(e) => {
+            if e.status() != StatusCode::NOT_FOUND {
+                state.upstream_failed(project.as_str(), &e);
+            }
+            text(e.status(), &e.one_line(), head)
+        }
+    }
+}
+
+fn format_of(headers: &HeaderMap) -> Option<Format> {
+    negotiate(
+        headers
+            .get(http::header::ACCEPT)
+            .and_then(|v| v.to_str().ok()),
+    )
+}
+
+fn pick<'a>(format: Format, json: &'a Rendered, html: &'a Rendered) -> &'a Rendered {
+    match format {
+        Format::Json => json,
+        Format::Html(_) => html,
+    }
+}
+
+fn not_acceptable(head: bool) -> Response<Body> {
+    text(
+        StatusCode::NOT_ACCEPTABLE,
+        &format!("pages are served as {JSON}, {HTML_V1} or {TEXT_HTML}"),
+        head,
+    )
+}
+
+/// A rendered page, or 304 when the client holds it already.
+fn page_answer(page: &Rendered, format: Format, headers: &HeaderMap, head: bool) -> Response<Body> {
+    let unchanged = headers
+        .get(IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == page.etag));
+    let mut response = Response::new(match unchanged || head {
+        true => empty(),
+        false => full(page.body.clone()),
+    });
+    if unchanged {
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+    }
+    let out = response.headers_mut();
+    out.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(format.content_type()),
+    );
+    out.insert(VARY, HeaderValue::from_static("Accept"));
+    // Clients keep the page but ask again each time (cheaply, with the entity tag): what
+    // the proxy shows follows the upstream and the copies it has built.
+    out.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Ok(tag) = HeaderValue::from_str(&page.etag) {
+        out.insert(ETAG, tag);
+    }
+    if !unchanged {
+        out.insert(CONTENT_LENGTH, HeaderValue::from(page.body.len()));
+    }
+    response
+}
+
+/// Percent-decodes a path segment (invalid escapes are kept as they are).
+fn decode(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Some(byte) = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+            {
+                out.push(byte);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_decoded() {
+        assert_eq!(decode("a%2Bb%20c"), "a+b c");
+        assert_eq!(decode("100%"), "100%");
+        assert_eq!(decode("%zz%4"), "%zz%4");
+        assert_eq!(decode("x%41"), "xA");
+    }
+}

@@ -1,0 +1,268 @@
+//! Starting and stopping: the loopback check, the cache directory, the listener, one task per
+//! connection (HTTP/1.1 with keep-alive, via hyper), and a graceful shutdown.
+
+use std::convert::Infallible;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::{JoinHandle, JoinSet};
+use vari_client::IndexClient;
+
+use crate::error::ProxyError;
+use crate::journal::{HiddenVersion, Served};
+use crate::rewrite::Rewrites;
+use crate::routes;
+use crate::settings::ProxySettings;
+use crate::signals::StopSignals;
+use crate::state::State;
+
+/// How long a shutdown waits for requests under way.
+const GRACE: Duration = Duration::from_secs(5);
+
+/// How long a client may take to send a request's headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Starts the proxy on the current tokio runtime and returns once it listens.
+///
+/// Refuses a non-loopback address unless [`ProxySettings::allow_remote`] is set. Pages are
+/// built on first request, so an unreachable upstream shows as 502 answers (and warnings in
+/// the log), not as an error here.
+///
+/// The proxy answers on the runtime's worker threads: use a multi-thread runtime, or keep the
+/// thread of a current-thread runtime in `block_on` while clients are served (an installer run
+/// from that thread with a blocking call would wait for a proxy that cannot answer).
+///
+/// ```no_run
+/// # async fn run(target: vari_select::Target) -> Result<(), vari_proxy::ProxyError> {
+/// use vari_client::{ClientSettings, IndexUrl};
+/// // Before the URL is announced: a signal from then on stops the proxy gracefully.
+/// let signals = vari_proxy::StopSignals::listen()?;
+/// let client = ClientSettings {
+///     indexes: vec![IndexUrl::parse("https://pypi.org/simple/").unwrap()],
+///     ..ClientSettings::default()
+/// };
+/// let proxy = vari_proxy::start(vari_proxy::ProxySettings::new(client, target)).await?;
+/// println!("pip install --index-url {} torch", proxy.index_url());
+/// proxy.run_until(signals).await
+/// # }
+/// ```
+pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> {
+    if !settings.bind.ip().is_loopback() && !settings.allow_remote {
+        return Err(ProxyError::RemoteBind {
+            addr: settings.bind,
+        });
+    }
+    let (cache_dir, temporary) = match settings
+        .cache_dir
+        .clone()
+        .or_else(|| vari_fs::cache_dir().map(|dir| dir.join("proxy")))
+    {
+        Some(dir) => (dir, None),
+        None => {
+            let temporary = tempfile::Builder::new()
+                .prefix("vari-proxy-")
+                .tempdir()
+                .map_err(|source| ProxyError::CacheDir {
+                    path: std::env::temp_dir(),
+                    source,
+                })?;
+            (temporary.path().to_path_buf(), Some(temporary))
+        }
+    };
+    let rewrites = Rewrites::new(&cache_dir).map_err(|source| ProxyError::CacheDir {
+        path: cache_dir.clone(),
+        source,
+    })?;
+    let client = IndexClient::new(settings.client)?;
+    let listener = TcpListener::bind(settings.bind)
+        .await
+        .map_err(|source| ProxyError::Bind {
+            addr: settings.bind,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| ProxyError::Bind {
+        addr: settings.bind,
+        source,
+    })?;
+    let state = Arc::new(State::new(
+        client,
+        settings.target,
+        settings.selection,
+        settings.page_ttl,
+        settings.failure_ttl,
+        rewrites,
+    ));
+    let (stop, stopped) = watch::channel(false);
+    let task = tokio::spawn(serve(listener, state.clone(), stopped));
+    let proxy = RunningProxy {
+        addr,
+        state,
+        stop,
+        task,
+        cache_dir,
+        _temporary: temporary,
+    };
+    tracing::info!(
+        "serving a variant-aware index at {} (rewritten wheels in {})",
+        proxy.index_url(),
+        proxy.cache_dir.display()
+    );
+    Ok(proxy)
+}
+
+/// A running proxy. Dropping it stops the server too (without waiting); [`Self::shutdown`]
+/// waits for requests under way.
+pub struct RunningProxy {
+    addr: SocketAddr,
+    state: Arc<State>,
+    stop: watch::Sender<bool>,
+    task: JoinHandle<()>,
+    cache_dir: PathBuf,
+    /// The cache directory when there is no user cache: removed with the proxy.
+    _temporary: Option<tempfile::TempDir>,
+}
+
+impl std::fmt::Debug for RunningProxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunningProxy")
+            .field("addr", &self.addr)
+            .field("cache_dir", &self.cache_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunningProxy {
+    /// The index URL to give installers: `http://127.0.0.1:PORT/t/{fingerprint}/simple/`
+    /// (the loopback address when listening on every address), where the fingerprint is a
+    /// short hash of what decides the choices (the hardware profile, the marker environment,
+    /// the wheel tags, the selection options). It changes with the target, so an installer
+    /// that caches wheels by index URL and file name (uv) never reuses another target's
+    /// variant; a URL of another fingerprint gets 404.
+    pub fn index_url(&self) -> url::Url {
+        self.url(&format!("/t/{}/simple/", self.state.fingerprint))
+    }
+
+    /// `http://127.0.0.1:PORT/simple/`: the same pages under a URL that does not change with
+    /// the target (for a `pip.conf` written once). Safe for pip, which checks each download
+    /// against the listed hash, and file links always carry the target's prefix; not for uv's
+    /// cache, which a target change on the same port would leave holding another variant.
+    pub fn alias_url(&self) -> url::Url {
+        self.url("/simple/")
+    }
+
+    /// The target's fingerprint (12 hex digits), as in [`Self::index_url`].
+    pub fn fingerprint(&self) -> &str {
+        &self.state.fingerprint
+    }
+
+    fn url(&self, path: &str) -> url::Url {
+        let ip = match self.addr.ip() {
+            IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+            ip => ip,
+        };
+        let text = format!("http://{}{path}", SocketAddr::new(ip, self.addr.port()));
+        url::Url::parse(&text).unwrap_or_else(|_| unreachable!("{text} is a valid URL"))
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Where rewritten wheels are kept.
+    pub fn cache_dir(&self) -> &std::path::Path {
+        &self.cache_dir
+    }
+
+    /// Every variant choice presented so far (and the non-variant wheels shown in place of
+    /// unusable variants), and every file downloaded through the proxy, in the order first
+    /// seen.
+    pub fn journal(&self) -> Vec<Served> {
+        self.state.journal.served()
+    }
+
+    /// The versions of which no wheel for the target was shown, with why (what hardware their
+    /// variants need), in the order first seen.
+    pub fn hidden_versions(&self) -> Vec<HiddenVersion> {
+        self.state.journal.hidden_versions()
+    }
+
+    /// Stops listening, lets requests under way finish (up to a few seconds), and returns.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        let _ = self.task.await;
+        tracing::debug!("the proxy at {} stopped", self.addr);
+    }
+
+    /// Serves until one of `signals` comes (SIGINT or SIGTERM; Ctrl-C on Windows), then shuts
+    /// down gracefully.
+    pub async fn run_until(self, mut signals: StopSignals) -> Result<(), ProxyError> {
+        let signal = signals.next().await;
+        tracing::info!("{signal}: stopping the proxy at {}", self.addr);
+        self.shutdown().await;
+        Ok(())
+    }
+}
+
+async fn serve(listener: TcpListener, state: Arc<State>, mut stop: watch::Receiver<bool>) {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    connections.spawn(connection(stream, state.clone(), stop.clone()));
+                }
+                Err(e) => {
+                    // Out of file descriptors, usually: wait for connections to close.
+                    tracing::warn!("cannot accept a connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            // A shutdown, or the proxy dropped.
+            _ = stop.changed() => break,
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    let drained = tokio::time::timeout(GRACE, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::debug!("closing {} connections still busy", connections.len());
+        connections.abort_all();
+    }
+}
+
+async fn connection(stream: TcpStream, state: Arc<State>, mut stop: watch::Receiver<bool>) {
+    // Pages are small: Nagle's algorithm would hold their last segment for an ACK.
+    let _ = stream.set_nodelay(true);
+    let service = service_fn(move |request| {
+        let state = state.clone();
+        async move { Ok::<_, Infallible>(routes::handle(state, request).await) }
+    });
+    let connection = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(e) = result {
+                tracing::debug!("connection closed: {e}");
+            }
+        }
+        _ = stop.changed() => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! What every request shares: the client, the target, the caches (pages, the root list,
+//! METADATA texts, rewritten wheels) and the journal.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use vari_client::{ClientError, IndexClient, IndexFile, ProjectName};
+use vari_core::ordering::SelectionOptions;
+use vari_select::Target;
+
+use crate::error::ServeError;
+use crate::fingerprint::fingerprint;
+use crate::flight::{Flights, Outcome};
+use crate::journal::Journal;
+use crate::pages::{self, ProjectPage};
+use crate::rewrite::Rewrites;
+use crate::root::{self, RootPage};
+
+pub(crate) struct State {
+    pub(crate) client: Arc<IndexClient>,
+    pub(crate) target: Target,
+    pub(crate) selection: SelectionOptions,
+    /// The target's fingerprint ([`crate::fingerprint`]), in its URLs.
+    pub(crate) fingerprint: String,
+    pub(crate) page_ttl: Duration,
+    /// How long a failed page build is answered from memory.
+    pub(crate) failure_ttl: Duration,
+    pub(crate) pages: Flights<ProjectPage>,
+    pub(crate) root: Flights<RootPage>,
+    pub(crate) rewrites: Rewrites,
+    pub(crate) journal: Journal,
+    /// METADATA texts of variant wheels by URL and hash: read once, however often the page is
+    /// rebuilt (range reads are not in the HTTP cache).
+    metadata: Mutex<HashMap<String, Arc<str>>>,
+    /// Messages already logged at their level (repeats go to `debug`).
+    logged: Mutex<HashSet<String>>,
+    /// Upstream failures warned about, and when.
+    warned: Mutex<HashMap<String, Instant>>,
+}
+
+impl State {
+    pub(crate) fn new(
+        client: IndexClient,
+        target: Target,
+        selection: SelectionOptions,
+        page_ttl: Duration,
+        failure_ttl: Duration,
+        rewrites: Rewrites,
+    ) -> Self {
+        Self {
+            client: Arc::new(client),
+            fingerprint: fingerprint(&target, &selection),
+            target,
+            selection,
+            page_ttl,
+            failure_ttl,
+            pages: Flights::default(),
+            root: Flights::default(),
+            rewrites,
+            journal: Journal::default(),
+            metadata: Mutex::new(HashMap::new()),
+            logged: Mutex::new(HashSet::new()),
+            warned: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The path prefix of the target's own URLs: `/t/{fingerprint}`.
+    pub(crate) fn prefix(&self) -> String {
+        format!("/t/{}", self.fingerprint)
+    }
+
+    /// The page of `name`: cached while younger than the TTL, else built once for everyone
+    /// asking; a failure is answered again for [`Self::failure_ttl`].
+    pub(crate) async fn page(self: &Arc<Self>, name: &ProjectName) -> Outcome<ProjectPage> {
+        let ttl = self.page_ttl;
+        self.pages
+            .get(
+                name.as_str(),
+                |page| page.built.elapsed() < ttl,
+                self.failure_ttl,
+                || {
+                    let (state, name) = (self.clone(), name.clone());
+                    spawn_unsent(move || pages::build(state, name))
+                },
+            )
+            .await
+    }
+
+    /// Re-renders the page of `name` when it lists `key` without the hash its rewritten copy
+    /// now has.
+    pub(crate) fn refresh_hash(&self, name: &ProjectName, key: &str) {
+        if let Some(page) = self.pages.ready(name.as_str()) {
+            if page.lacks_hash(key) {
+                self.pages
+                    .put(name.as_str(), Arc::new(page.rerendered(&self.rewrites)));
+            }
+        }
+    }
+
+    /// The project list, cached like a page (a failure too).
+    pub(crate) async fn root(self: &Arc<Self>) -> Outcome<RootPage> {
+        let ttl = self.page_ttl;
+        self.root
+            .get(
+                "",
+                |page| page.built.elapsed() < ttl,
+                self.failure_ttl,
+                || {
+                    let client = self.client.clone();
+                    spawn_unsent(move || root::build(client))
+                },
+            )
+            .await
+    }
+
+    /// The METADATA text of a variant wheel (PEP 658, else range reads of the wheel).
+    pub(crate) async fn core_metadata(&self, file: &IndexFile) -> Result<Arc<str>, ClientError> {
+        let key = format!("{} {}", file.url, file.hashes.sha256().unwrap_or_default());
+        if let Some(text) = self.lock_metadata().get(&key) {
+            return Ok(text.clone());
+        }
+        let text: Arc<str> = self.client.core_metadata(file).await?.into();
+        self.lock_metadata().insert(key, text.clone());
+        Ok(text)
+    }
+
+    fn lock_metadata(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<str>>> {
+        self.metadata.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Logs `message` at `level` the first time, at `debug` afterwards.
+    pub(crate) fn log_once(&self, level: tracing::Level, message: String) {
+        let first = self
+            .logged
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(message.clone());
+        match (first, level) {
+            (true, tracing::Level::WARN) => tracing::warn!("{message}"),
+            (true, tracing::Level::ERROR) => tracing::error!("{message}"),
+            (true, _) => tracing::info!("{message}"),
+            (false, _) => tracing::debug!("{message}"),
+        }
+    }
+
+    /// Logs an upstream failure answering a request: a warning, unless the same one was
+    /// warned about within the failure TTL (the installer retrying, answered from the failed
+    /// page kept for that long: no new attempt to report), then at `debug`.
+    pub(crate) fn upstream_failed(&self, what: &str, error: &ServeError) {
+        let message = format!("{what}: {}", error.one_line());
+        let now = Instant::now();
+        let repeated = {
+            let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
+            warned.retain(|_, at| now.duration_since(*at) < self.failure_ttl);
+            match warned.contains_key(&message) {
+                true => true,
+                false => {
+                    warned.insert(message.clone(), now);
+                    false
+                }
+            }
+        };
+        match repeated {
+            true => tracing::debug!("{message}"),
+            false => tracing::warn!("{message}"),
+        }
+    }
+}
+
+/// Runs the future `make()` returns as a task of its own, on a thread of the blocking pool that
+/// drives it with the runtime's handle.
+///
+/// Why not `tokio::spawn`: the selector's and the client's futures hold streams of closures over
+/// borrowed data, for which rustc cannot prove `Send` ("implementation of `FnOnce` is not
+/// general enough", rust-lang/rust#102211) although nothing in them is tied to a thread. Only
+/// `Send` inputs cross to the thread; the future is made and polled there. Page builds are
+/// rare (once per project per TTL), so a pool thread each is cheap.
+fn spawn_unsent<T, F, Fut>(make: F) -> tokio::task::JoinHandle<Result<T, ServeError>>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<T, ServeError>>,
+{
+    let handle = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || handle.block_on(make()))
+}

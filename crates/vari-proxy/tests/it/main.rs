@@ -1,0 +1,12 @@
+//! Integration tests of vari-proxy: real upstream servers on 127.0.0.1 (vari-client's test
+//! index) and find-links directories, raw HTTP requests, and real pip and uv installing
+//! through the proxy.
+
+mod support;
+mod wheels;
+
+mod concurrency;
+mod files;
+mod installers;
+mod pages;
+mod targets;

@@ -1,0 +1,667 @@
+//! Pages: what a project page lists for a target (renamed variant wheels, rewritten metadata
+//! and copies, pass-through projects, corrupt variant metadata, hidden versions), content
+//! negotiation and redirects, the project list, an upstream that is down, and the loopback
+//! rule.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use serde_json::Value;
+use vari_proxy::ProxyError;
+
+use crate::support::*;
+use crate::wheels::*;
+
+/// Writes `{wheel}.metadata` next to each wheel of `dir` whose name starts with `prefix`, and
+/// advertises it (PEP 714 spelling) on the test index.
+fn serve_pep_658(dir: &Path, index: &TestIndex, prefix: &str) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.starts_with(prefix) && name.ends_with(".whl") {
+            let bytes = std::fs::read(dir.join(&name)).unwrap();
+            std::fs::write(dir.join(format!("{name}.metadata")), metadata_of(&bytes)).unwrap();
+            index.attrs(
+                &name,
+                FileAttrs {
+                    core_metadata: Some(MetadataSpelling::Core),
+                    ..FileAttrs::default()
+                },
+            );
+        }
+    }
+}
+
+/// The files of a JSON page by shown name.
+fn files(page: &Value) -> Vec<&Value> {
+    page["files"].as_array().unwrap().iter().collect()
+}
+
+fn file<'p>(page: &'p Value, name: &str) -> &'p Value {
+    files(page)
+        .into_iter()
+        .find(|f| f["filename"] == name)
+        .unwrap_or_else(|| panic!("{name} not listed: {page}"))
+}
+
+fn names(page: &Value) -> Vec<String> {
+    let mut names: Vec<String> = files(page)
+        .iter()
+        .map(|f| f["filename"].as_str().unwrap().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_cuda_target_sees_torch_renamed_with_its_markers_evaluated() {
+    let (dir, index) = upstream(&[torch_release]).await;
+    serve_pep_658(dir.path(), &index, "torch-");
+    let scratch = tempfile::tempdir().unwrap();
+    let proxy = start(settings(
+        client(&[index.index_url()], &[]),
+        cuda_12_8_target(scratch.path()),
+        scratch.path(),
+    ))
+    .await;
+    let addr = proxy.local_addr();
+
+    let page = get_json(addr, "/simple/torch/").await;
+    assert_eq!(page.status, 200, "{}", page.text());
+    assert_eq!(
+        page.header("content-type"),
+        Some("application/vnd.pypi.simple.v1+json")
+    );
+    let json = page.json();
+    // One wheel (the tag set's best variant, without its label), the sdist; no variants.json.
+    assert_eq!(
+        names(&json),
+        ["torch-2.10.0-py3-none-any.whl", "torch-2.10.0.tar.gz"]
+    );
+    let wheel = file(&json, "torch-2.10.0-py3-none-any.whl");
+    // The rewritten copy is not built yet: no hash rather than a wrong one.
+    assert_eq!(wheel["hashes"], serde_json::json!({}), "{wheel}");
+    let advertised = wheel["core-metadata"]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(wheel["dist-info-metadata"]["sha256"], advertised.as_str());
+    let url = path_of(wheel["url"].as_str().unwrap());
+
+    // PEP 658 metadata, rewritten for the target.
+    let metadata = request(addr, "GET", &format!("{url}.metadata"), &[]).await;
+    assert_eq!(metadata.status, 200);
+    assert_eq!(sha256_hex(&metadata.body), advertised);
+    let text = metadata.text();
+    assert!(text.contains("Requires-Dist: filelock\n"), "{text}");
+    assert!(
+        text.contains("Requires-Dist: nvidia-cuda-runtime-cu12==12.8.90\n"),
+        "{text}"
+    );
+    assert!(text.contains("extra == \"opt-einsum\""), "{text}");
+    for gone in ["variant_", "nvidia-cuda-runtime==", "triton"] {
+        assert!(!text.contains(gone), "{gone} in {text}");
+    }
+
+    // The wheel: the cuda12.8 build with exactly that METADATA.
+    let downloaded = request(addr, "GET", &url, &[]).await;
+    assert_eq!(downloaded.status, 200);
+    assert_eq!(metadata_of(&downloaded.body), text);
+    let upstream_bytes =
+        std::fs::read(dir.path().join("torch-2.10.0-py3-none-any-cuda12.8.whl")).unwrap();
+    assert_ne!(downloaded.body, upstream_bytes);
+
+    // Now the page lists the copy's hash and size, in both formats.
+    let json = get_json(addr, "/simple/torch/").await.json();
+    let wheel = file(&json, "torch-2.10.0-py3-none-any.whl");
+    assert_eq!(
+        wheel["hashes"]["sha256"],
+        sha256_hex(&downloaded.body).as_str()
+    );
+    assert_eq!(wheel["size"], downloaded.body.len());
+    let html = request(addr, "GET", "/simple/torch/", &[]).await;
+    assert_eq!(
+        html.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    let html = html.text();
+    assert!(
+        html.contains(&format!(
+            "{url}#sha256={}\" data-dist-info-metadata=\"sha256={advertised}\" \
+             data-core-metadata=\"sha256={advertised}\">torch-2.10.0-py3-none-any.whl</a>",
+            sha256_hex(&downloaded.body)
+        )),
+        "{html}"
+    );
+    assert!(!html.contains("cuda12.8"), "{html}");
+
+    let journal = proxy.journal();
+    let torch = journal
+        .iter()
+        .find(|s| s.project == "torch")
+        .unwrap_or_else(|| panic!("{journal:?}"));
+    assert_eq!(torch.label.as_deref(), Some("cuda12.8"));
+    assert_eq!(torch.original, "torch-2.10.0-py3-none-any-cuda12.8.whl");
+    assert_eq!(torch.shown_as, "torch-2.10.0-py3-none-any.whl");
+    assert!(torch.downloaded);
+    assert!(
+        torch.why.starts_with("best supported variant"),
+        "{}",
+        torch.why
+    );
+    let logs = logs();
+    assert!(
+        logs.contains(
+            "torch 2.10.0 py3-none-any: serving label cuda12.8 as torch-2.10.0-py3-none-any.whl \
+             (best supported variant for this target, first of 3 that fit; its variant markers \
+             evaluated for this target)"
+        ),
+        "{logs}"
+    );
+    proxy.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_cpu_target_gets_the_null_variant_and_metadata_read_from_the_wheel() {
+    // No PEP 658 upstream: the proxy reads METADATA with range requests and serves it itself.
+    let (_dir, index) = upstream(&[torch_release]).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let proxy = start(settings(
+        client(&[index.index_url()], &[]),
+        cpu_target(scratch.path()),
+        scratch.path(),
+    ))
+    .await;
+    let addr = proxy.local_addr();
+    let json = get_json(addr, "/simple/torch/").await.json();
+    let wheel = file(&json, "torch-2.10.0-py3-none-any.whl");
+    let url = path_of(wheel["url"].as_str().unwrap());
+    let metadata = request(addr, "GET", &format!("{url}.metadata"), &[]).await;
+    assert_eq!(
+        sha256_hex(&metadata.body),
+        wheel["core-metadata"]["sha256"].as_str().unwrap()
+    );
+    let text = metadata.text();
+    assert!(text.contains("Requires-Dist: filelock\n"), "{text}");
+    assert!(
+        !text.contains("nvidia") && !text.contains("variant_"),
+        "{text}"
+    );
+    // Reading the metadata started building the copy: the page lists its hash before anyone
+    // downloads the wheel.
+    let mut listed = None;
+    for _ in 0..400 {
+        let page = get_json(addr, "/simple/torch/").await.json();
+        let hashes = &file(&page, "torch-2.10.0-py3-none-any.whl")["hashes"];
+        if let Some(hash) = hashes["sha256"].as_str() {
+            listed = Some(hash.to_owned());
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    let listed = listed.expect("the copy was never built ahead");
+    assert!(proxy.journal().iter().all(|s| !s.downloaded));
+    let downloaded = request(addr, "GET", &url, &[]).await;
+    assert_eq!(sha256_hex(&downloaded.body), listed);
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&downloaded.body)).unwrap();
+    let mut variant = String::new();
+    std::io::Read::read_to_string(
+        &mut archive
+            .by_name("torch-2.10.0.dist-info/variant.json")
+            .unwrap(),
+        &mut variant,
+    )
+    .unwrap();
+    assert!(variant.contains("\"null\""), "{variant}");
+    let served = proxy.journal();
+    assert_eq!(served[0].label.as_deref(), Some("null"), "{served:?}");
+    // The fallback says what the other variants need and why this target lacks it.
+    let profile = scratch
+        .path()
+        .join("cpu-profile.json")
+        .display()
+        .to_string();
+    assert!(
+        served[0]
+            .why
+            .starts_with("the null variant: builds for NVIDIA GPUs (")
+            && served[0]
+                .why
+                .contains(&format!("which profile {profile} does not list")),
+        "{served:?}"
+    );
+    assert!(
+        logs().contains(
+            "serving label null as torch-2.10.0-py3-none-any.whl (the null variant: builds for \
+             NVIDIA GPUs ("
+        ),
+        "{}",
+        logs()
+    );
+    proxy.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_are_negotiated_and_names_redirected() {
+    let (_dir, index) = upstream(&[plainpkg_release]).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let proxy = start(settings(
+        client(&[index.index_url()], &[]),
+        cpu_target(scratch.path()),
+        scratch.path(),
+    ))
+    .await;
+    let addr = proxy.local_addr();
+    let content_type = |reply: &Reply| reply.header("content-type").unwrap_or_default().to_owned();
+
+    let html = request(addr, "GET", "/simple/plainpkg/", &[]).await;
+    assert_eq!(content_type(&html), "text/html; charset=utf-8");
+    assert_eq!(html.header("vary"), Some("Accept"));
+    for (accept, expected) in [
+        ("*/*", "text/html; charset=utf-8"),
+        (
+            "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01",
+            "application/vnd.pypi.simple.v1+json",
+        ),
+        (
+            "text/html;q=0.5, application/vnd.pypi.simple.v1+html;q=0.9",
+            "application/vnd.pypi.simple.v1+html",
+        ),
+    ] {
+        let reply = request(addr, "GET", "/simple/plainpkg/", &[("Accept", accept)]).await;
+        assert_eq!(reply.status, 200);
+        assert_eq!(content_type(&reply), expected, "{accept}");
+    }
+    let refused = request(
+        addr,
+        "GET",
+        "/simple/plainpkg/",
+        &[("Accept", "application/xml")],
+    )
+    .await;
+    assert_eq!(refused.status, 406);
+
+    for (path, location) in [
+        ("/simple/PlainPkg/", "/simple/plainpkg/"),
+        ("/simple/plainpkg", "/simple/plainpkg/"),
+        ("/simple/Plain_Pkg/", "/simple/plain-pkg/"),
+        ("/simple", "/simple/"),
+    ] {
+        let reply = request(addr, "GET", path, &[]).await;
+        assert_eq!(
+            (reply.status, reply.header("location")),
+            (301, Some(location)),
+            "{path}"
+        );
+    }
+
+    // HEAD, entity tags, methods, unknown paths and projects.
+    let head = request(addr, "HEAD", "/simple/plainpkg/", &[]).await;
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    assert_eq!(
+        head.header("content-length").unwrap(),
+        html.body.len().to_string()
+    );
+    let etag = html.header("etag").unwrap().to_owned();
+    let again = request(
+        addr,
+        "GET",
+        "/simple/plainpkg/",
+        &[("If-None-Match", &etag)],
+    )
+    .await;
+    assert_eq!(again.status, 304);
+    assert_eq!(
+        request(addr, "POST", "/simple/plainpkg/", &[]).await.status,
+        405
+    );
+    assert_eq!(request(addr, "GET", "/elsewhere", &[]).await.status, 404);
+    let missing = request(addr, "GET", "/simple/nothing-here/", &[]).await;
+    assert_eq!(missing.status, 404);
+    assert!(
+        missing.text().contains("nothing-here"),
+        "{}",
+        missing.text()
+    );
+    proxy.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn projects_without_variants_pass_through() {
+    let (dir, index) = upstream(&[plainpkg_release]).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let proxy = start(settings(
+        client(&[index.index_url()], &[]),
+        cpu_target(scratch.path()),
+        scratch.path(),
+    ))
+    .await;
+    let addr = proxy.local_addr();
+    let json = get_json(addr, "/simple/plainpkg/").await.json();
+    assert_eq!(
+        names(&json),
+        [
+            "plainpkg-1.0-py3-none-any.whl",
+            "plainpkg-2.0-py3-none-any.whl",
+            "plainpkg-2.0.tar.gz"
+        ]
+    );
+    assert_eq!(json["versions"], serde_json::json!(["1.0", "2.0"]));
+    assert_eq!(json["meta"]["api-version"], "1.1");
+    for name in names(&json) {
+        let listed = file(&json, &name);
+        let bytes = std::fs::read(dir.path().join(&name)).unwrap();
+        assert_eq!(
+            listed["hashes"]["sha256"],
+            sha256_hex(&bytes).as_str(),
+            "{name}"
+        );
+        assert_eq!(listed["size"], bytes.len());
+        // Files of an upstream without credentials: a redirect to the upstream file.
+        let url = path_of(listed["url"].as_str().unwrap());
+        let reply = request(addr, "GET", &url, &[]).await;
+        assert_eq!(reply.status, 302);
+        assert_eq!(
+            reply.header("location").unwrap(),
+            format!("{}/files/{name}", index.base())
+        );
+    }
+    let journal = proxy.journal();
+    assert_eq!(journal.len(), 3, "{journal:?}");
+    assert!(journal
+        .iter()
+        .all(|s| s.downloaded && s.label.is_none() && s.why == "the project has no variants"));
+    proxy.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_corrupt_variants_json_degrades_that_version_only() {
+    let (_dir, index) = upstream(&[corrupt_release, fastpkg_release, torch_release]).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let proxy = start(settings(
+        client(&[index.index_url()], &[]),
+        cpu_target(scratch.path()),
+        scratch.path(),
+    ))
+    .await;
+    let addr = proxy.local_addr();
+    let json = get_json(addr, "/simple/corrupt/").await.json();
+    assert_eq!(
+        names(&json),
+        [
+            "corrupt-1.0-py3-none-any.whl",
+            "corrupt-2.0-py3-none-any.whl"
+        ]
+    );
+    let target_of = |name: &str| path_of(file(&json, name)["url"].as_str().unwrap());
+    // 1.0: the v3 variant under the plain name (no variant markers: the upstream bytes).
+    let one = request(addr, "GET", &target_of("corrupt-1.0-py3-none-any.whl"), &[]).await;
+    assert_eq!(one.status, 302);
+    assert!(
+        one.header("location")
+            .unwrap()
+            .ends_with("/files/corrupt-1.0-py3-none-any-v3.whl"),
+        "{one:?}"
+    );
+    // 2.0: the non-variant wheel as it is.
+    let two = request(addr, "GET", &target_of("corrupt-2.0-py3-none-any.whl"), &[]).await;
+    assert!(
+        two.header("location")
+            .unwrap()
+            .ends_with("/files/corrupt-2.0-py3-none-any.whl"),
+        "{two:?}"
+    );
+    let journal = proxy.journal();
+    let fallback = journal
+        .iter()
+        .find(|s| s.project == "corrupt" && s.version == "2.0")
+        .unwrap_or_else(|| panic!("{journal:?}"));
+    assert_eq!(fallback.label, None);
+    assert!(
+        fallback.why.contains("unusable variant metadata"),
+        "{fallback:?}"
+    );
+    assert!(
+        logs().contains("corrupt 2.0: unusable variant metadata"),
+        "{}",
+        logs()
+    );
+    // Other projects are unaffected.
+    let fast = get_json(addr, "/simple/fastpkg/").await.json();
+    assert_eq!(names(&fast), ["fastpkg-1.0-py3-none-any.whl"]);
+    let torch = get_json(addr, "/simple/torch/").await;
+    assert_eq!(torch.status, 200);
+    proxy.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn versions_without_a_fitting_wheel_are_hidden_with_what_they_need() {
+    let (_dir, index) = upstream(&[gpuonly_release]).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let proxy = start(settings(
+        client(&[index.index_url()], &[]),
+        cpu_target(scratch.path()),
+        scratch.path(),
+    ))
+    .await;
+    let json = get_json(proxy.local_addr(), "/simple/gpuonly/")
+        .await
+        .json();
+    assert!(files(&json).is_empty(), "{json}");
+    let hidden = proxy.hidden_versions();
+    assert_eq!(hidden.len(), 1, "{hidden:?}");
+    assert_eq!(
+        (hidden[0].project.as_str(), hidden[0].version.as_str()),
+        ("gpuonly", "1.0")
+    );
+    // What `vari select` says: the hardware the variants are built for, and why the target
+    // lacks it.
+    let profile = scratch.path().join("cpu-profile.json");
+    let why = format!(
+        "has no build for profile {0}: builds for NVIDIA GPUs (cuda12.8), which profile {0} \
+         does not list",
+        profile.display()
+    );
+    assert_eq!(hidden[0].why, why);
+    assert!(
+        logs().contains(&format!("gpuonly 1.0 {why}; no wheel of it is shown")),
+        "{}",
+        logs()
+    );
+    proxy.shutdown().await;
+}
+
+/// A port on 127.0.0.1 that nothing listens on.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_is_down_gives_502_with_the_reason() {
+    let port = closed_port();
+    let scratch = tempfile::tempdir().unwrap();
+    let proxy = start(settings(
+        client(&[format!("http://127.0.0.1:{port}/simple/")], &[]),
+        cpu_target(scratch.path()),
+        scratch.path(),
+    ))
+    .await;
+    let reply = get_json(proxy.local_addr(), "/simple/torch/").await;
+    assert_eq!(reply.status, 502);
+    let text = reply.text();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.starts_with(&format!("upstream: http://127.0.0.1:{port}/simple/torch/:")),
+        "{text}"
+    );
+    let logs = logs();
+    assert!(
+        logs.lines().any(|l| l.contains("WARN")
+            && l.contains(&format!(
+                "torch: upstream: http://127.0.0.1:{port}/simple/torch/"
+            ))),
+        "{logs}"
+    );
+    proxy.shutdown().await;
+}
+
+/// How many requests for `path` the upstream saw.
+fn upstream_requests(index: &TestIndex, path: &str) -> usize {
+    index.seen().iter().filter(|s| s.path == path).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_page_is_answered_again_without_the_upstream_for_a_while() {
+    let (_dir, index) = upstream(&[plainpkg_release]).await;
+    // Every request fails: the upstream is down (500).
+    index.set(|knobs| knobs.fail_next = u32::MAX);
+    let scratch = tempfile::tempdir().unwrap();
+    let proxy_with = |failure_ttl: std::time::Duration| {
+        let mut settings = settings(
+            client(&[index.index_url()], &[]),
+            cpu_target(scratch.path()),
+            scratch.path(),
+        );
+        settings.failure_ttl = failure_ttl;
+        start(settings)
+    };
+    let page = "/simple/plainpkg/";
+    // Within the window (an hour): the retries an installer makes get the 502 at once.
+    let proxy = proxy_with(std::time::Duration::from_secs(3600)).await;
+    let first = get_json(proxy.local_addr(), page).await;
+    assert_eq!(first.status, 502);
+    assert_eq!(upstream_requests(&index, page), 1);
+    for _ in 0..3 {
+        let retry = get_json(proxy.local_addr(), page).await;
+        assert_eq!((retry.status, retry.text()), (502, first.text()));
+    }
+    assert_eq!(upstream_requests(&index, page), 1);
+    // One attempt, one warning: the retries answered from memory are not new failures.
+    let upstream_page = format!("{}plainpkg/", index.index_url());
+    let warnings = logs()
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains(&upstream_page))
+        .count();
+    assert_eq!(warnings, 1, "{}", logs());
+    proxy.shutdown().await;
+    // After the window (20 ms, waited out): the upstream is asked again.
+    let proxy = proxy_with(std::time::Duration::from_millis(20)).await;
+    assert_eq!(get_json(proxy.local_addr(), page).await.status, 502);
+    assert_eq!(upstream_requests(&index, page), 2);
+    tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+    index.set(|knobs| knobs.fail_next = 0);
+    assert_eq!(get_json(proxy.local_addr(), page).await.status, 200);
+    assert_eq!(upstream_requests(&index, page), 3);
+    proxy.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_project_list_merges_indexes_and_find_links() {
+    // A static index on disk with a root page, and a find-links directory.
+    let site = tempfile::tempdir().unwrap();
+    let simple = site.path().join("simple");
+    std::fs::create_dir_all(&simple).unwrap();
+    std::fs::write(
+        simple.join("index.html"),
+        "<html><body><a href=\"foo-bar/\">Foo.Bar</a><a href=\"torch/\">torch</a></body></html>",
+    )
+    .unwrap();
+    let flat = tempfile::tempdir().unwrap();
+    plainpkg_release(flat.path());
+    let scratch = tempfile::tempdir().unwrap();
+    let index = url::Url::from_directory_path(&simple).unwrap().to_string();
+    let proxy = start(settings(
+        client(&[index], &[flat.path()]),
+        cpu_target(scratch.path()),
+        scratch.path(),
+    ))
+    .await;
+    let addr = proxy.local_addr();
+    let json = get_json(addr, "/simple/").await.json();
+    let listed: Vec<&str> = json["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["Foo.Bar", "plainpkg", "torch"]);
+    let html = request(addr, "GET", "/simple/", &[]).await.text();
+    // Relative links: they stay under the prefix the list was asked for under.
+    assert!(html.contains("<a href=\"foo-bar/\">Foo.Bar</a>"), "{html}");
+    proxy.shutdown().await;
+}
+
+#[tokio::test]
+async fn other_addresses_than_loopback_need_permission() {
+    let scratch = tempfile::tempdir().unwrap();
+    let mut refused = settings(client(&[], &[]), cpu_target(scratch.path()), scratch.path());
+    refused.bind = SocketAddr::from(([0, 0, 0, 0], 0));
+    let error = vari_proxy::start(refused.clone()).await.unwrap_err();
+    assert!(matches!(error, ProxyError::RemoteBind { addr } if addr == refused.bind));
+    assert!(error.to_string().contains("0.0.0.0:0"), "{error}");
+
+    refused.allow_remote = true;
+    let proxy = vari_proxy::start(refused).await.unwrap();
+    assert!(proxy.local_addr().ip().is_unspecified());
+    assert_eq!(proxy.index_url().host_str(), Some("127.0.0.1"));
+    proxy.shutdown().await;
+
+    let mut v6 = settings(client(&[], &[]), cpu_target(scratch.path()), scratch.path());
+    v6.bind = "[::1]:0".parse().unwrap();
+    // Loopback in IPv6 is fine (where the machine has it).
+    match vari_proxy::start(v6).await {
+        Ok(proxy) => {
+            assert_eq!(proxy.index_url().host_str(), Some("[::1]"));
+            proxy.shutdown().await;
+        }
+        Err(e) => assert!(matches!(e, ProxyError::Bind { .. }), "{e}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chosen_wheel_whose_metadata_cannot_be_read_is_listed_without_promises() {
+    let (dir, index) = upstream(&[]).await;
+    let document = level_variants(&["v1", "v3"]);
+    std::fs::write(dir.path().join("broken-1.0-variants.json"), &document).unwrap();
+    std::fs::write(
+        dir.path().join("broken-1.0-py3-none-any-v3.whl"),
+        b"this is not a zip archive",
+    )
+    .unwrap();
+    wheel(
+        dir.path(),
+        "broken-1.0-py3-none-any-v1.whl",
+        Some(&one_variant(&document, "v1")),
+        &[],
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let proxy = start(settings(
+        client(&[index.index_url()], &[]),
+        cpu_target(scratch.path()),
+        scratch.path(),
+    ))
+    .await;
+    let addr = proxy.local_addr();
+    let page = get_json(addr, "/simple/broken/").await.json();
+    let listed = file(&page, "broken-1.0-py3-none-any.whl");
+    // Neither a hash nor metadata that could turn out wrong.
+    assert_eq!(listed["hashes"], serde_json::json!({}), "{listed}");
+    assert!(listed.get("core-metadata").is_none(), "{listed}");
+    assert!(
+        logs().contains("broken-1.0-py3-none-any-v3.whl: cannot read its METADATA"),
+        "{}",
+        logs()
+    );
+    // The download reads the wheel itself, and says why it cannot serve it.
+    let url = path_of(listed["url"].as_str().unwrap());
+    let reply = request(addr, "GET", &url, &[]).await;
+    assert_eq!(reply.status, 502);
+    let text = reply.text();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.starts_with("cannot serve broken-1.0-py3-none-any.whl: "),
+        "{text}"
+    );
+    proxy.shutdown().await;
+}
