@@ -3,7 +3,8 @@
 #
 # 1. A 50-package set (bench/gen_proxy_index.py: 45 plain projects, 5 with a null and a CUDA 12.8
 #    variant whose dependency sits behind a variant marker) in one static index built by
-#    `vari index build`, served from 127.0.0.1 by Python's threaded http.server.
+#    `vari index build`, served from 127.0.0.1 by bench/serve_static.py (Python's http.server
+#    with a backlog big enough for uv's parallel connections).
 # 2. `pip install --target` and `uv pip install --target` of all 50, straight from that index and
 #    through `vari proxy` in front of it (target: a CUDA 12.8 facts profile, so the proxy picks and
 #    rewrites the CUDA variants). Fresh destination and no installer cache for every run; the
@@ -57,7 +58,7 @@ done
 $vari index build "$data/wheels" -o "$data/site" >/dev/null
 
 port=$(free_port)
-python3 -m http.server --bind 127.0.0.1 --directory "$data/site" "$port" >/dev/null 2>&1 &
+python3 "$here/serve_static.py" "$data/site" "$port" >/dev/null 2>&1 &
 server=$!
 index="http://127.0.0.1:$port/simple/"
 wait_for "$index"
