@@ -128,9 +128,12 @@ macro_rules! name_type {
 
         impl $name {
             /// Validates `value` and wraps it.
-            pub fn new(value: impl Into<String>) -> Result<Self, NameError> {
-                let value = value.into();
-                check($kind, &value, $ok, $allowed)?;
+            // `AsRef<str>` rather than `Into<String>`: the text is copied once, into the
+            // shared allocation, instead of into a `String` first (a large index file has
+            // thousands of labels).
+            pub fn new(value: impl AsRef<str>) -> Result<Self, NameError> {
+                let value = value.as_ref();
+                check($kind, value, $ok, $allowed)?;
                 Ok(Self(Arc::from(value)))
             }
 

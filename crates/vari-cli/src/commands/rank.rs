@@ -317,11 +317,17 @@ impl<W: Write> Chunks<W> {
         self.buffer.resize(self.buffer.len() + n, b' ');
     }
 
-    /// Hands the buffer on once it holds a chunk.
+    /// Hands the buffer on once it holds a chunk, through its last line end: standard output
+    /// is line-buffered, and a chunk ending mid-line would cost a second `write` for the tail.
     fn pass_on(&mut self) -> std::io::Result<()> {
         if self.buffer.len() >= Self::SIZE {
-            self.out.write_all(&self.buffer)?;
-            self.buffer.clear();
+            let end = self
+                .buffer
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(self.buffer.len(), |i| i + 1);
+            self.out.write_all(&self.buffer[..end])?;
+            self.buffer.drain(..end);
         }
         Ok(())
     }

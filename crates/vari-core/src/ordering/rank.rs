@@ -62,8 +62,16 @@ impl<'a> Ranking<'a> {
 }
 
 /// The sort key of one (feature, best supported value) of a variant: indices of its namespace,
-/// feature and value in their orders. Lower is better.
-type PropertyKey = (u32, u32, u32);
+/// feature and value in their orders, packed into one integer (namespace in the high bits,
+/// value in the low ones) that orders exactly as the triple does. Lower is better. One integer
+/// compares in two instructions where a tuple compares field by field with branches, and the
+/// keys are sorted and compared tens of thousands of times for a large release.
+type PropertyKey = u128;
+
+/// [`PropertyKey`] of a (namespace, feature, value) index triple.
+fn property_key(namespace: u32, feature: u32, value: u32) -> PropertyKey {
+    (u128::from(namespace) << 64) | (u128::from(feature) << 32) | u128::from(value)
+}
 
 /// A variant during ranking: its keys live in one shared vector to avoid an allocation each.
 struct Entry<'a> {
@@ -170,7 +178,17 @@ fn sort<'a>(
     options: &SelectionOptions,
 ) -> Sorted<'a> {
     let tables = OrderTables::build(meta, profile, env, options);
-    let mut keys: Vec<PropertyKey> = Vec::new();
+    // One key per feature of every compatible variant: sized from the first variants' counts
+    // rather than grown by doubling, whose copies of a large vector touch fresh pages each time
+    // (capped, so that a few large variants first cannot ask for an absurd allocation).
+    const MAX_RESERVED_KEYS: usize = 1 << 20;
+    let features = |p: &VariantProperties| p.values().map(|f| f.len()).sum::<usize>();
+    let sample = meta.variants.values().take(16);
+    let per_variant = sample.map(features).max().unwrap_or(0);
+    let reserved = per_variant
+        .saturating_mul(meta.variants.len())
+        .min(MAX_RESERVED_KEYS);
+    let mut keys: Vec<PropertyKey> = Vec::with_capacity(reserved);
     let mut entries: Vec<Entry<'a>> = Vec::with_capacity(meta.variants.len());
     for (label, properties) in &meta.variants {
         let start = keys.len();
@@ -218,7 +236,7 @@ fn variant_keys(
                     .iter()
                     .filter_map(|v| t.values.get(v.as_str()).copied())
                     .min()
-                    .map(|value_index| (table.index, t.index, value_index))
+                    .map(|value_index| property_key(table.index, t.index, value_index))
             });
             match best {
                 Some(key) => keys.push(key),
@@ -304,15 +322,37 @@ mod tests {
 
     #[test]
     fn longer_key_list_beats_its_prefix() {
-        let a = [(0, 0, 0), (1, 0, 0)];
-        let b = [(0, 0, 0)];
+        let a = [property_key(0, 0, 0), property_key(1, 0, 0)];
+        let b = [property_key(0, 0, 0)];
         assert_eq!(compare_keys(&a, &b), Ordering::Less);
         assert_eq!(compare_keys(&b, &a), Ordering::Greater);
         assert_eq!(compare_keys(&a, &a), Ordering::Equal);
         assert_eq!(
-            compare_keys(&[(0, 1, 0)], &[(0, 0, 5), (0, 2, 0)]),
+            compare_keys(
+                &[property_key(0, 1, 0)],
+                &[property_key(0, 0, 5), property_key(0, 2, 0)]
+            ),
             Ordering::Greater
         );
         assert_eq!(compare_keys(&[], &b), Ordering::Greater);
+    }
+
+    #[test]
+    fn packed_keys_order_as_their_triples() {
+        let triples = [
+            (0, 0, 0),
+            (0, 0, u32::MAX),
+            (0, 1, 0),
+            (0, u32::MAX, 7),
+            (1, 0, 0),
+            (u32::MAX, 0, 0),
+            (u32::MAX, u32::MAX, u32::MAX),
+        ];
+        for a in triples {
+            for b in triples {
+                let packed = property_key(a.0, a.1, a.2).cmp(&property_key(b.0, b.1, b.2));
+                assert_eq!(packed, a.cmp(&b), "{a:?} vs {b:?}");
+            }
+        }
     }
 }

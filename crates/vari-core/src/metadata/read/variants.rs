@@ -179,7 +179,8 @@ struct Context<'c, 'de> {
     known_namespaces: Option<&'c [Namespace]>,
     generation: SchemaGeneration,
     issues: &'c mut Issues,
-    /// Labels seen so far, as written (to report repeats).
+    /// Labels seen so far, as written, that are not in the model (to report repeats: the
+    /// model's labels are looked up there, which spares hashing every label of a large file).
     seen: HashSet<Cow<'de, str>>,
     /// The label of the variant without properties, once one is read.
     null_label: Option<VariantLabel>,
@@ -250,7 +251,10 @@ impl<'de> Visitor<'de> for VariantsVisitor<'_, '_, 'de> {
             cx.out.entries += 1;
             let first_issue = cx.issues.count();
             let label_path = || key_path(cx.path, &label);
-            if cx.seen.contains(label.as_ref()) {
+            // A label read before is either in the model (valid) or among those set aside.
+            let repeated = cx.out.variants.contains_key(label.as_ref())
+                || (!cx.seen.is_empty() && cx.seen.contains(label.as_ref()));
+            if repeated {
                 cx.issues.add(
                     label_path(),
                     "duplicate variant label (each label must appear once)",
@@ -262,12 +266,15 @@ impl<'de> Visitor<'de> for VariantsVisitor<'_, '_, 'de> {
                     label: &label,
                     cx: &mut *cx,
                 })?;
+                let mut accepted = false;
                 if let (Some(parsed), Some(properties)) = (parsed, properties) {
                     if cx.issues.count() == first_issue {
-                        accept(cx, &label, parsed, properties);
+                        accepted = accept(cx, &label, parsed, properties);
                     }
                 }
-                cx.seen.insert(label.clone());
+                if !accepted {
+                    cx.seen.insert(label.clone());
+                }
             }
             scope_issues(cx.issues, first_issue, &label);
         }
@@ -300,12 +307,13 @@ fn check_label(
 }
 
 /// Adds a variant whose label and properties are each valid: the null-variant rules decide.
+/// Whether it was added.
 fn accept(
     cx: &mut Context<'_, '_>,
     written: &str,
     label: VariantLabel,
     properties: VariantProperties,
-) {
+) -> bool {
     let label_path = || key_path(cx.path, written);
     let empty = properties.is_empty();
     if empty && !label.is_null() && !cx.generation.has_feature_priorities() {
@@ -316,7 +324,7 @@ fn accept(
                 VariantLabel::NULL
             ),
         );
-        return;
+        return false;
     }
     if !empty && label.is_null() {
         cx.issues.add(
@@ -326,7 +334,7 @@ fn accept(
                 VariantLabel::NULL
             ),
         );
-        return;
+        return false;
     }
     if empty {
         if let Some(first) = &cx.null_label {
@@ -337,7 +345,7 @@ fn accept(
                      already)"
                 ),
             );
-            return;
+            return false;
         }
         if !label.is_null() {
             // PyTorch 2.8's metadata (0.0.x era) labels its null variant `00000000`: read it as
@@ -355,6 +363,7 @@ fn accept(
         cx.null_label = Some(label.clone());
     }
     cx.out.variants.insert(label, properties);
+    true
 }
 
 /// The entries of `buffer` moved into a vector of exactly their number, leaving `buffer` empty
