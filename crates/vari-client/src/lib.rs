@@ -17,6 +17,9 @@
 //!   read of the wheel's `METADATA`; the raw text (parsing `Requires-Dist` is the selector's).
 //! - **Files as they are** ([`IndexClient::fetch`], [`IndexClient::sha256`] while streaming,
 //!   [`IndexClient::wheel_member`] with range requests), for checking an index.
+//! - **Serving again** (the proxy): the sources' project list ([`IndexClient::project_names`]),
+//!   a file streamed as it arrives ([`IndexClient::open_file`]), and whether a URL would be
+//!   sent credentials ([`IndexClient::sends_credentials`]).
 //! - **Downloads** ([`IndexClient::download`]): streamed through `vari_fs::AtomicFile`, hash
 //!   checked while streaming, nothing left behind on failure.
 //! - **HTTP**: rustls, connect and read time limits, retries with exponential backoff on 5xx
