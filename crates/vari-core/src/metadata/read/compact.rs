@@ -139,4 +139,27 @@ mod tests {
             same_parse(text);
         }
     }
+    #[test]
+    fn random_documents_parse_the_same() {
+        // Documents drawn from JSON's pieces, whitespace, escapes and stray bytes: valid ones
+        // must give the same value, invalid ones must stay invalid.
+        #[rustfmt::skip]
+        const PIECES: [&str; 22] = [
+            "{", "}", "[", "]", ",", ":", "\"k\"", "\"a b\"", "\"\\\"\"", "\"\\\\\"", "1", "-2.5e3",
+            "true", "null", " ", "\n    ", "\t", "\r\n", "\"\\u00e9\"", "é", "\"", "\\",
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |bound: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize % bound
+        };
+        for _ in 0..5_000 {
+            let len = next(12);
+            let text: String = (0..len).map(|_| PIECES[next(PIECES.len())]).collect();
+            same_parse(&text);
+            same_parse(&format!("[{text}]"));
+        }
+    }
 }
