@@ -314,8 +314,8 @@ pub(crate) struct InstallArgs {
 /// `--index-url` of `vari install`.
 const INSTALL_INDEX_URL_HELP: &str = "A simple-API index (PEP 503/691), most important first \
      (repeatable) [default: `index-url` from vari.toml, else the indexes the installer would use: \
-     PIP_INDEX_URL and pip's configuration files for pip, UV_DEFAULT_INDEX or UV_INDEX_URL for \
-     uv, else PyPI]";
+     PIP_INDEX_URL and pip's configuration files for pip, UV_DEFAULT_INDEX or UV_INDEX_URL and \
+     uv.toml or [tool.uv] for uv, else PyPI]";
 
 /// `vari snapshot`.
 #[derive(Debug, Args)]

@@ -9,10 +9,16 @@
 //! environment's `PREFIX/pip.conf`, then `$PIP_CONFIG_FILE` (`/dev/null` there: no file at
 //! all). pip asks every index and takes the best match.
 //!
-//! uv: `UV_DEFAULT_INDEX` (or the older `UV_INDEX_URL`) for the default index, `UV_INDEX` and
-//! `UV_EXTRA_INDEX_URL` for the indexes it asks first, `UV_FIND_LINKS`, `UV_NO_INDEX` and
-//! `UV_INDEX_STRATEGY` (default: the first index that has the project). uv's own `uv.toml`
-//! files are not read.
+//! uv: the variables over its configuration files (`uv.toml`, `[tool.uv]`; found and merged
+//! as uv does, see `uv_config`). The indexes it asks first: `UV_INDEX`, the files'
+//! `[[index]]` entries (those marked `explicit` serve only pinned sources and are left out),
+//! `UV_EXTRA_INDEX_URL`, the files' `extra-index-url`; then the default: `UV_DEFAULT_INDEX`
+//! (or the older `UV_INDEX_URL`), else the files' `[[index]]` entry marked `default`, else
+//! their `index-url`. Also `UV_FIND_LINKS` then `find-links`, `UV_NO_INDEX` or `no-index`,
+//! and `UV_INDEX_STRATEGY` or `index-strategy` (default: the first index that has the
+//! project). In the files, `[pip]`'s keys win over the top level's, and relative paths are
+//! relative to the file. When the files name sources, uv is given a copy of its settings
+//! without them ([`InstallerIndexes::uv_config`]).
 //!
 //! Either installer's default index is PyPI.
 
@@ -24,6 +30,7 @@ use vari_client::{ClientSettings, FindLinks, IndexStrategy, IndexUrl};
 
 use crate::ini;
 use crate::installer::InstallerKind;
+use crate::uv_config;
 
 /// Where an installer's settings are looked up: environment variables, the home directory and
 /// the target environment.
@@ -34,6 +41,10 @@ pub struct InstallerEnv {
     prefix: Option<PathBuf>,
     /// Unit tests replace the machine-wide files (`/etc/pip.conf`) with their own.
     global_files: Option<Vec<PathBuf>>,
+    /// Likewise for uv's (`/etc/uv/uv.toml`).
+    uv_system_files: Option<Vec<PathBuf>>,
+    /// The working directory, where uv looks for a project's configuration.
+    cwd: Option<PathBuf>,
 }
 
 impl InstallerEnv {
@@ -57,20 +68,54 @@ impl InstallerEnv {
             home,
             prefix,
             global_files: None,
+            uv_system_files: None,
+            cwd: None,
         }
     }
 
-    /// This process's variables.
+    /// This process's variables and working directory.
     pub fn from_process(prefix: Option<PathBuf>) -> Self {
-        Self::new(std::env::vars(), prefix)
+        Self::new(std::env::vars(), prefix).with_cwd_option(std::env::current_dir().ok())
+    }
+
+    /// The same, with `dir` as the working directory (uv looks for a project's `uv.toml` or
+    /// `pyproject.toml` there and in its parents).
+    pub fn with_cwd(self, dir: impl Into<PathBuf>) -> Self {
+        self.with_cwd_option(Some(dir.into()))
+    }
+
+    fn with_cwd_option(self, cwd: Option<PathBuf>) -> Self {
+        Self { cwd, ..self }
+    }
+
+    /// The same, reading no machine-wide configuration file (for tests).
+    #[cfg(test)]
+    pub(crate) fn without_machine_files(self) -> Self {
+        Self {
+            global_files: Some(Vec::new()),
+            uv_system_files: Some(Vec::new()),
+            ..self
+        }
     }
 
     /// A variable, `None` when unset or empty (both installers ignore empty values).
-    fn var(&self, name: &str) -> Option<&str> {
+    pub(crate) fn var(&self, name: &str) -> Option<&str> {
         self.vars
             .get(name)
             .map(String::as_str)
             .filter(|v| !v.trim().is_empty())
+    }
+
+    pub(crate) fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    pub(crate) fn cwd(&self) -> Option<&Path> {
+        self.cwd.as_deref()
+    }
+
+    pub(crate) fn uv_system_files(&self) -> Option<&[PathBuf]> {
+        self.uv_system_files.as_deref()
     }
 }
 
@@ -123,8 +168,13 @@ pub struct InstallerIndexes {
     pub no_index: bool,
     /// Whether its settings name indexes besides the main one (`extra-index-url`, `UV_INDEX`).
     pub extra_indexes: bool,
-    /// The configuration files that exist and were read, in reading order.
+    /// The configuration files that exist and were read, in reading order (uv: highest
+    /// precedence first).
     pub files: Vec<PathBuf>,
+    /// uv only: its configuration files' settings merged, without the keys that name where
+    /// packages come from, as TOML to give uv with `--config-file` so that it asks the proxy
+    /// alone and keeps its other settings; `None` when its files name no source.
+    pub uv_config: Option<String>,
 }
 
 impl InstallerIndexes {
@@ -353,6 +403,7 @@ fn pip_indexes(env: &InstallerEnv) -> Result<InstallerIndexes, IndexSourceError>
         no_index,
         extra_indexes,
         files: read,
+        uv_config: None,
     })
 }
 
@@ -362,8 +413,8 @@ fn normalise_pip_key(key: &str) -> String {
     key.strip_prefix("--").map(str::to_owned).unwrap_or(key)
 }
 
-/// Python's `strtobool`, which pip applies to boolean settings.
-fn parse_bool(value: &str) -> Option<bool> {
+/// Python's `strtobool`, which pip applies to boolean settings (uv accepts the same words).
+pub(crate) fn parse_bool(value: &str) -> Option<bool> {
     match value.trim().to_lowercase().as_str() {
         "y" | "yes" | "t" | "true" | "on" | "1" => Some(true),
         "n" | "no" | "f" | "false" | "off" | "0" => Some(false),
@@ -394,58 +445,147 @@ fn links(given: &str, origin: &Origin) -> Result<Sourced<FindLinks>, IndexSource
 }
 
 fn uv_indexes(env: &InstallerEnv) -> Result<InstallerIndexes, IndexSourceError> {
+    let files = uv_config::discover(env)?;
     let variable = |name: &str| {
         env.var(name)
             .map(|value| (value, Origin::Variable(name.to_owned())))
     };
+    let first_in_files = |key: &str| uv_config::values(&files, key).into_iter().next();
+
     let no_index = match variable("UV_NO_INDEX") {
         Some((value, origin)) => parse_bool(value).ok_or_else(|| IndexSourceError {
             origin,
             message: format!("`{value}` is not a boolean"),
         })?,
-        None => false,
+        None => match first_in_files("no-index") {
+            Some(found) => found.value.as_bool().ok_or_else(|| IndexSourceError {
+                origin: found.origin,
+                message: "expected true or false".to_owned(),
+            })?,
+            None => false,
+        },
     };
-    let mut indexes = Vec::new();
-    let extra_indexes = variable("UV_INDEX").is_some() || variable("UV_EXTRA_INDEX_URL").is_some();
-    if !no_index {
-        // uv asks `--index` and `--extra-index-url` before the default index.
-        if let Some((value, origin)) = variable("UV_INDEX") {
-            for entry in value.split_whitespace() {
-                indexes.push(index(strip_index_name(entry), &origin)?);
-            }
-        }
-        if let Some((value, origin)) = variable("UV_EXTRA_INDEX_URL") {
-            for url in value.split_whitespace() {
-                indexes.push(index(url, &origin)?);
-            }
-        }
-        match variable("UV_DEFAULT_INDEX").or_else(|| variable("UV_INDEX_URL")) {
-            Some((value, origin)) => indexes.push(index(value.trim(), &origin)?),
-            None => indexes.push(Sourced {
-                value: IndexUrl::pypi(),
-                origin: Origin::Default,
-            }),
+
+    // The indexes uv asks before the default, in its order.
+    let mut named = Vec::new();
+    let mut file_default = None;
+    if let Some((value, origin)) = variable("UV_INDEX") {
+        for entry in value.split_whitespace() {
+            named.push(index(strip_index_name(entry), &origin)?);
         }
     }
+    for found in uv_config::values(&files, "index") {
+        for (i, entry) in array(&found)?.iter().enumerate() {
+            let origin = with_key_suffix(&found.origin, &format!("[{i}]"));
+            let entry = entry.as_table().ok_or_else(|| IndexSourceError {
+                origin: origin.clone(),
+                message: "expected a table with `url`".to_owned(),
+            })?;
+            // An explicit index serves only the packages pinned to it in `[tool.uv.sources]`.
+            if entry.get("explicit").and_then(toml::Value::as_bool) == Some(true) {
+                continue;
+            }
+            let url_origin = with_key_suffix(&origin, ".url");
+            let url = entry
+                .get("url")
+                .and_then(toml::Value::as_str)
+                .ok_or_else(|| IndexSourceError {
+                    origin: url_origin.clone(),
+                    message: "missing, or not a string".to_owned(),
+                })?;
+            let found_index = index(&index_location(url, &found.dir), &url_origin)?;
+            if entry.get("default").and_then(toml::Value::as_bool) == Some(true) {
+                file_default.get_or_insert(found_index);
+            } else {
+                named.push(found_index);
+            }
+        }
+    }
+    if let Some((value, origin)) = variable("UV_EXTRA_INDEX_URL") {
+        for url in value.split_whitespace() {
+            named.push(index(url, &origin)?);
+        }
+    }
+    for found in uv_config::values(&files, "extra-index-url") {
+        for url in strings(&found)? {
+            named.push(index(&index_location(url, &found.dir), &found.origin)?);
+        }
+    }
+    let extra_indexes = !named.is_empty();
+    let default = match variable("UV_DEFAULT_INDEX").or_else(|| variable("UV_INDEX_URL")) {
+        Some((value, origin)) => index(value.trim(), &origin)?,
+        None => match (file_default, first_in_files("index-url")) {
+            (Some(default), _) => default,
+            (None, Some(found)) => {
+                let url = found.value.as_str().ok_or_else(|| IndexSourceError {
+                    origin: found.origin.clone(),
+                    message: "expected a string".to_owned(),
+                })?;
+                index(&index_location(url, &found.dir), &found.origin)?
+            }
+            (None, None) => Sourced {
+                value: IndexUrl::pypi(),
+                origin: Origin::Default,
+            },
+        },
+    };
+    let indexes = match no_index {
+        true => Vec::new(),
+        false => named.into_iter().chain([default]).collect(),
+    };
+
     let mut find_links = Vec::new();
     if let Some((value, origin)) = variable("UV_FIND_LINKS") {
         for given in value.split([',', ' ']).filter(|s| !s.trim().is_empty()) {
             find_links.push(links(given.trim(), &origin)?);
         }
     }
+    for found in uv_config::values(&files, "find-links") {
+        for given in strings(&found)? {
+            find_links.push(links(&path_location(given, &found.dir), &found.origin)?);
+        }
+    }
+
     let strategy = match variable("UV_INDEX_STRATEGY") {
-        None => IndexStrategy::FirstIndex,
-        Some(("first-index", _)) => IndexStrategy::FirstIndex,
+        Some((value, origin)) => (value.to_owned(), origin),
+        None => match first_in_files("index-strategy") {
+            Some(found) => match found.value.as_str() {
+                Some(value) => (value.to_owned(), found.origin),
+                None => {
+                    return Err(IndexSourceError {
+                        origin: found.origin,
+                        message: "expected a string".to_owned(),
+                    })
+                }
+            },
+            None => ("first-index".to_owned(), Origin::Default),
+        },
+    };
+    let strategy = match strategy.0.as_str() {
+        "first-index" => IndexStrategy::FirstIndex,
         // The proxy shows the installer every index's files; uv then applies its own rule.
-        Some(("unsafe-first-match" | "unsafe-best-match", _)) => IndexStrategy::UnsafeBestMatch,
-        Some((value, origin)) => {
+        "unsafe-first-match" | "unsafe-best-match" => IndexStrategy::UnsafeBestMatch,
+        value => {
             return Err(IndexSourceError {
-                origin,
+                origin: strategy.1,
                 message: format!(
                     "`{value}`: expected first-index, unsafe-first-match or unsafe-best-match"
                 ),
             })
         }
+    };
+
+    let uv_config = match uv_config::names_sources(&files) {
+        true => Some(
+            toml::to_string(&uv_config::without_sources(&files)).map_err(|e| IndexSourceError {
+                origin: Origin::File {
+                    path: files[0].path.clone(),
+                    key: String::new(),
+                },
+                message: format!("cannot be written back for uv: {e}"),
+            })?,
+        ),
+        false => None,
     };
     Ok(InstallerIndexes {
         indexes,
@@ -453,8 +593,65 @@ fn uv_indexes(env: &InstallerEnv) -> Result<InstallerIndexes, IndexSourceError> 
         strategy,
         no_index,
         extra_indexes,
-        files: Vec::new(),
+        files: files.into_iter().map(|f| f.path).collect(),
+        uv_config,
     })
+}
+
+/// The elements of an array setting.
+fn array(found: &uv_config::FoundValue) -> Result<&Vec<toml::Value>, IndexSourceError> {
+    found.value.as_array().ok_or_else(|| IndexSourceError {
+        origin: found.origin.clone(),
+        message: "expected an array".to_owned(),
+    })
+}
+
+/// The strings of an array-of-strings setting.
+fn strings(found: &uv_config::FoundValue) -> Result<Vec<&str>, IndexSourceError> {
+    array(found)?
+        .iter()
+        .map(|v| {
+            v.as_str().ok_or_else(|| IndexSourceError {
+                origin: found.origin.clone(),
+                message: "expected an array of strings".to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// `origin` with `suffix` added to its key (`index` → `index[0].url`).
+fn with_key_suffix(origin: &Origin, suffix: &str) -> Origin {
+    match origin {
+        Origin::File { path, key } => Origin::File {
+            path: path.clone(),
+            key: format!("{key}{suffix}"),
+        },
+        other => other.clone(),
+    }
+}
+
+/// Whether `given` is a URL rather than a path.
+fn is_url(given: &str) -> bool {
+    given.contains("://") || given.to_ascii_lowercase().starts_with("file:")
+}
+
+/// A find-links value from a file: URLs as they are, paths relative to the file's directory.
+fn path_location(given: &str, dir: &Path) -> String {
+    match is_url(given) {
+        true => given.to_owned(),
+        false => dir.join(given).to_string_lossy().into_owned(),
+    }
+}
+
+/// An index given as a path in a file: a `file:` URL of it, relative to the file's directory.
+fn index_location(given: &str, dir: &Path) -> String {
+    if is_url(given) {
+        return given.to_owned();
+    }
+    let path = dir.join(given);
+    url::Url::from_directory_path(&path)
+        .map(String::from)
+        .unwrap_or_else(|()| path.to_string_lossy().into_owned())
 }
 
 /// `name=https://…` (a named index in `UV_INDEX`) → the URL.
@@ -471,10 +668,7 @@ mod tests {
 
     /// An environment that reads no machine-wide file.
     fn env(vars: &[(&str, &str)], prefix: Option<PathBuf>) -> InstallerEnv {
-        InstallerEnv {
-            global_files: Some(Vec::new()),
-            ..InstallerEnv::new(vars.iter().copied(), prefix)
-        }
+        InstallerEnv::new(vars.iter().copied(), prefix).without_machine_files()
     }
 
     fn urls(found: &InstallerIndexes) -> Vec<String> {
@@ -517,6 +711,90 @@ mod tests {
         );
         assert_eq!(found.find_links.len(), 2);
         assert_eq!(found.strategy, IndexStrategy::FirstIndex);
+    }
+
+    #[test]
+    fn uv_reads_its_files_below_its_variables() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(project.join("wheels")).unwrap();
+        std::fs::write(
+            project.join("pyproject.toml"),
+            "[project]\nname = 'app'\n\n[tool.uv]\n\
+             extra-index-url = ['https://extra.example/simple']\n\
+             find-links = ['wheels']\nindex-strategy = 'unsafe-best-match'\n\
+             [[tool.uv.index]]\nname = 'torch'\nurl = 'https://torch.example/whl'\n\
+             [[tool.uv.index]]\nname = 'pinned'\nurl = 'https://pinned.example/'\nexplicit = true\n\
+             [[tool.uv.index]]\nname = 'mirror'\nurl = 'https://mirror.example/simple'\n\
+             default = true\n",
+        )
+        .unwrap();
+        let found = |vars: &[(&str, &str)]| {
+            let env = InstallerEnv::new(vars.iter().copied(), None)
+                .with_cwd(&project)
+                .without_machine_files();
+            installer_indexes(InstallerKind::Uv, &env).unwrap()
+        };
+        let files = found(&[]);
+        assert_eq!(
+            urls(&files),
+            [
+                "https://torch.example/whl/",
+                "https://extra.example/simple/",
+                "https://mirror.example/simple/"
+            ]
+        );
+        assert_eq!(
+            files.indexes[0].origin.to_string(),
+            format!("{}: index[0].url", project.join("pyproject.toml").display())
+        );
+        // Relative to the file, not to the working directory.
+        assert_eq!(
+            files.find_links[0].value,
+            FindLinks::Directory(project.join("wheels"))
+        );
+        assert_eq!(files.strategy, IndexStrategy::UnsafeBestMatch);
+        assert_eq!(files.files, [project.join("pyproject.toml")]);
+        // uv gets its settings back without the sources.
+        assert_eq!(
+            files.uv_config.as_deref(),
+            Some("index-strategy = \"unsafe-best-match\"\n")
+        );
+
+        // The variables come first, and the default they name wins.
+        let both = found(&[
+            ("UV_INDEX", "https://env.example/i"),
+            ("UV_DEFAULT_INDEX", "https://env.example/default"),
+            ("UV_INDEX_STRATEGY", "first-index"),
+        ]);
+        assert_eq!(
+            urls(&both),
+            [
+                "https://env.example/i/",
+                "https://torch.example/whl/",
+                "https://extra.example/simple/",
+                "https://env.example/default/"
+            ]
+        );
+        assert_eq!(both.strategy, IndexStrategy::FirstIndex);
+        assert!(found(&[("UV_NO_CONFIG", "1")]).uv_config.is_none());
+    }
+
+    #[test]
+    fn a_bad_uv_setting_names_the_file_and_key() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("uv.toml"), "[[index]]\nname = 'x'\n").unwrap();
+        let env = InstallerEnv::new([("A", "b")], None)
+            .with_cwd(dir.path())
+            .without_machine_files();
+        let e = installer_indexes(InstallerKind::Uv, &env).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: index[0].url: missing, or not a string",
+                dir.path().join("uv.toml").display()
+            )
+        );
     }
 
     #[test]

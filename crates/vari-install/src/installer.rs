@@ -10,7 +10,8 @@
 //! hash the proxy lists, so its HTTP cache cannot hand it another variant's bytes.
 //!
 //! uv: `UV pip install --python PY --index-url PROXY REQ… ARGS…`, with the index variables it
-//! would read removed from its environment (the proxy reads them in its place). uv keeps
+//! would read removed from its environment (the proxy reads them in its place), and when its
+//! configuration files name sources, `--config-file` with a copy of its settings without them. uv keeps
 //! downloaded wheels under the index URL and the file name and reuses them without comparing
 //! hashes; its cache is safe to use because the proxy's index URL names the target
 //! (`/t/{fingerprint}/simple/`, see `vari_proxy::RunningProxy::index_url`): another target,
@@ -230,8 +231,9 @@ pub struct InstallRequest {
     pub hide: HideOwn,
 }
 
-/// The index settings pip would read on its own and must not (uv's are always removed from its
-/// environment). Each is overridden only when set, so that pip's output stays as usual.
+/// The index settings an installer would read on its own and must not (uv's variables are
+/// always removed from its environment). Each is overridden only when set, so that the
+/// installer's output stays as usual.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HideOwn {
     /// pip's settings name extra indexes: `PIP_EXTRA_INDEX_URL` names the proxy (pip drops a
@@ -241,6 +243,10 @@ pub struct HideOwn {
     pub no_index: bool,
     /// pip's settings name find-links sources: `PIP_FIND_LINKS` names this empty directory.
     pub find_links: Option<PathBuf>,
+    /// uv's configuration files name sources: uv reads this file in their place
+    /// (`--config-file`), their other settings without the sources
+    /// ([`crate::InstallerIndexes::uv_config`]).
+    pub uv_config: Option<PathBuf>,
 }
 
 /// Variables of uv's that name indexes: the proxy reads them, uv must not.
@@ -295,6 +301,9 @@ impl InstallRequest {
             InstallerKind::Uv => {
                 for variable in UV_INDEX_VARIABLES {
                     command.env_remove(variable);
+                }
+                if let Some(config) = &self.hide.uv_config {
+                    command.arg("--config-file").arg(config);
                 }
                 if self.pre {
                     command.args(["--prerelease", "allow"]);

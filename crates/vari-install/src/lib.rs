@@ -36,6 +36,7 @@ mod ini;
 mod installer;
 mod list;
 mod run;
+mod uv_config;
 
 pub use index_source::{
     installer_indexes, pip_config_files, IndexSourceError, InstallerEnv, InstallerIndexes, Origin,

@@ -8,7 +8,7 @@
 //! selection options are `vari select`'s. The exit status is the installer's; when it fails,
 //! each requirement nothing fits gets the explanation `vari select` gives.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{ExitCode, ExitStatus};
 
 use vari_client::ClientSettings;
@@ -55,6 +55,14 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
         &InstallerEnv::from_process(target.python.prefix().map(Path::to_path_buf)),
     )
     .map_err(|e| CliError::Other(e.to_string()))?;
+    if !own.files.is_empty() {
+        let files: Vec<String> = own.files.iter().map(|f| f.display().to_string()).collect();
+        tracing::debug!(
+            "{}'s configuration files: {}",
+            installer.kind,
+            files.join(", ")
+        );
+    }
     let client = sources(args, &config, &own, installer.kind)?;
 
     if args.dry_run {
@@ -68,16 +76,8 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
         ));
     };
     let uv_target = uv_target(args, installer.kind)?;
-    // pip would read the find-links sources of its configuration itself; the proxy reads them.
-    let empty = match installer.kind == InstallerKind::Pip && !own.find_links.is_empty() {
-        true => Some(
-            tempfile::Builder::new()
-                .prefix("vari-instead-of-pip-find-links-")
-                .tempdir()
-                .map_err(|e| CliError::Other(format!("cannot make a temporary directory: {e}")))?,
-        ),
-        false => None,
-    };
+    // What stands in for the installer's own sources while it runs: the proxy reads those.
+    let hidden = HiddenSources::new(installer.kind, &own)?;
     let request = InstallRequest {
         installer,
         python,
@@ -88,7 +88,8 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
         hide: HideOwn {
             extra_indexes: own.extra_indexes,
             no_index: own.no_index,
-            find_links: empty.as_ref().map(|d| d.path().to_path_buf()),
+            find_links: hidden.empty_find_links.clone(),
+            uv_config: hidden.uv_config.clone(),
         },
     };
     let settings = ProxySettings {
@@ -146,6 +147,61 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
         explain_failure(args, &config, client, target);
     }
     Ok(exit_code(outcome.status))
+}
+
+/// Files that stand in for the installer's own sources while it runs, in a temporary directory
+/// removed afterwards: for pip, an empty find-links directory; for uv, its settings without
+/// the sources its configuration files name.
+struct HiddenSources {
+    _dir: Option<tempfile::TempDir>,
+    empty_find_links: Option<PathBuf>,
+    uv_config: Option<PathBuf>,
+}
+
+impl HiddenSources {
+    fn new(kind: InstallerKind, own: &InstallerIndexes) -> Result<Self, CliError> {
+        let pip_links = kind == InstallerKind::Pip && !own.find_links.is_empty();
+        let uv_config = own
+            .uv_config
+            .as_deref()
+            .filter(|_| kind == InstallerKind::Uv);
+        if !pip_links && uv_config.is_none() {
+            return Ok(Self {
+                _dir: None,
+                empty_find_links: None,
+                uv_config: None,
+            });
+        }
+        let failed =
+            |e: std::io::Error| CliError::Other(format!("cannot make a temporary directory: {e}"));
+        let dir = tempfile::Builder::new()
+            .prefix("vari-install-")
+            .tempdir()
+            .map_err(failed)?;
+        let empty_find_links = match pip_links {
+            true => {
+                let empty = dir.path().join("empty-find-links");
+                std::fs::create_dir(&empty).map_err(failed)?;
+                Some(empty)
+            }
+            false => None,
+        };
+        let uv_config = match uv_config {
+            Some(text) => {
+                let path = dir.path().join("uv.toml");
+                vari_fs::write_atomic(&path, text.as_bytes()).map_err(|e| {
+                    CliError::Other(format!("{}: cannot write: {e}", path.display()))
+                })?;
+                Some(path)
+            }
+            None => None,
+        };
+        Ok(Self {
+            _dir: Some(dir),
+            empty_find_links,
+            uv_config,
+        })
+    }
 }
 
 /// The sources the proxy reads: the command line's and vari.toml's over the installer's own

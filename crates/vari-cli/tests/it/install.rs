@@ -81,7 +81,9 @@ fn hermetic(scratch: &Path) -> Command {
         .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
         .env("PIP_NO_INPUT", "1")
         .env("VARI_CACHE_DIR", scratch.join("vari-cache"))
-        .env("PATH", "/usr/bin:/bin");
+        .env("PATH", "/usr/bin:/bin")
+        // uv looks for a project's uv.toml or pyproject.toml from here up.
+        .current_dir(scratch);
     command
 }
 
@@ -116,14 +118,19 @@ fn listed(venv: &Path) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-/// The label the installed module says it was built for (`None`: the plain wheel).
-fn module_label(venv: &Path) -> Option<String> {
-    let site = std::fs::read_dir(venv.join("lib"))
+/// The site-packages directory of `venv`.
+fn site_packages(venv: &Path) -> PathBuf {
+    std::fs::read_dir(venv.join("lib"))
         .unwrap()
         .flatten()
         .map(|e| e.path().join("site-packages"))
         .find(|p| p.is_dir())
-        .unwrap();
+        .unwrap()
+}
+
+/// The label the installed module says it was built for (`None`: the plain wheel).
+fn module_label(venv: &Path) -> Option<String> {
+    let site = site_packages(venv);
     let text = std::fs::read_to_string(site.join("vari_demo/__init__.py")).unwrap();
     let line = text.lines().find(|l| l.starts_with("LABEL = ")).unwrap();
     match line.trim_start_matches("LABEL = ") {
@@ -397,6 +404,60 @@ fn dry_run_shows_the_choice_and_installs_nothing() {
         )
     );
     assert_eq!(listed(&venv), []);
+}
+
+/// uv's own configuration files name where packages come from: the proxy reads them, and uv
+/// is given its settings without them, so it installs what vari chose rather than reading the
+/// demo directory itself (where it would take the plain wheel, `--no-variants`'s answer).
+#[test]
+fn uvs_project_configuration_is_the_proxys_source_and_hidden_from_uv() {
+    let dir = tempfile::tempdir().unwrap();
+    let venv = bare_venv(dir.path());
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(
+        project.join("pyproject.toml"),
+        format!(
+            "[project]\nname = 'app'\nversion = '1'\n\n[tool.uv]\nno-index = true\n\
+             find-links = [{:?}]\n\n[tool.uv.pip]\ncompile-bytecode = true\n",
+            demo().display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut command = hermetic(dir.path());
+    command
+        .current_dir(project.join("src"))
+        .args(["-v", "install", "--installer"])
+        .arg(uv())
+        .arg("--python")
+        .arg(&venv)
+        .arg("vari-demo")
+        .env("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8");
+    let run = run(&mut command).expect_code(0);
+    assert!(
+        run.stderr.contains(&format!(
+            "installing from {} ({}: find-links)",
+            demo().display(),
+            project.join("pyproject.toml").display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "uv's configuration files: {}",
+            project.join("pyproject.toml").display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_installed(&run, &venv, Some("cu128"), true, "uv's pyproject.toml");
+    // uv's other settings still applied: `compile-bytecode` from [tool.uv.pip].
+    let compiled = std::fs::read_dir(site_packages(&venv).join("vari_demo/__pycache__"));
+    assert!(
+        compiled.is_ok_and(|mut d| d.next().is_some()),
+        "no bytecode compiled"
+    );
 }
 
 /// A release of CUDA builds only: on a CPU target nothing fits.
@@ -783,7 +844,7 @@ fn install_help_gives_the_installers_default_indexes() {
         install.contains(
             "[default: `index-url` from vari.toml, else the indexes the installer would use: \
              PIP_INDEX_URL and pip's configuration files for pip, UV_DEFAULT_INDEX or \
-             UV_INDEX_URL for uv, else PyPI]"
+             UV_INDEX_URL and uv.toml or [tool.uv] for uv, else PyPI]"
         ),
         "{install}"
     );

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use vari_client::{ClientSettings, FindLinks};
 use vari_install::{
-    install, list_installed, HideOwn, InstallRequest, Installer, InstallerKind, Program,
+    install, installer_indexes, list_installed, HideOwn, InstallRequest, Installer, InstallerEnv,
+    InstallerKind, Program,
 };
 use vari_proxy::ProxySettings;
 use vari_python::PythonRequest;
@@ -173,6 +174,7 @@ async fn pip_sees_the_proxy_alone_whatever_its_configuration_says() {
                 extra_indexes: true,
                 no_index: true,
                 find_links: Some(dir.path().join("empty")),
+                uv_config: None,
             },
             Some("cu128"),
         ),
@@ -220,6 +222,70 @@ async fn pip_sees_the_proxy_alone_whatever_its_configuration_says() {
             "{conf}\n{}",
             String::from_utf8_lossy(&output.stdout)
         );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn uv_sees_the_proxy_alone_whatever_its_configuration_files_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let (links, site) = plain_with_build_tag(dir.path());
+    let uv = Installer {
+        kind: InstallerKind::Uv,
+        program: Program::Uv(test_venv().join("bin/uv")),
+    };
+    let project_files = [
+        format!(
+            "find-links = [{:?}]\nno-index = true\n",
+            links.display().to_string()
+        ),
+        format!("[pip]\nextra-index-url = [{site:?}]\n"),
+        format!("[[index]]\nurl = {site:?}\n"),
+    ];
+    for (i, uv_toml) in project_files.iter().enumerate() {
+        // Without the copy of its settings, uv reads the plain wheel's source itself; with it,
+        // uv sees the proxy alone and installs the target's variant.
+        for (with_copy, label) in [(false, None), (true, Some("cu128"))] {
+            let scratch = dir.path().join(format!("case{i}-{with_copy}"));
+            let project = scratch.join("project");
+            std::fs::create_dir_all(&project).unwrap();
+            std::fs::write(project.join("uv.toml"), uv_toml).unwrap();
+            let env = InstallerEnv::new(clean_env(), None).with_cwd(&project);
+            let own = installer_indexes(InstallerKind::Uv, &env).unwrap();
+            assert_eq!(own.files, [project.join("uv.toml")], "{uv_toml}");
+            let copy = scratch.join("uv-settings.toml");
+            std::fs::write(&copy, own.uv_config.as_deref().unwrap()).unwrap();
+
+            let venv = scratch.join("venv");
+            let python = bare_venv(&venv);
+            let target = target(&python, GPU_NODE, &scratch);
+            let proxy = vari_proxy::start(proxy_settings(target, &scratch))
+                .await
+                .unwrap();
+            let mut request = request(uv.clone(), &python);
+            request.hide.uv_config = with_copy.then_some(copy);
+            let mut command = request.command(&proxy.index_url());
+            command
+                .current_dir(&project)
+                .env("HOME", &scratch)
+                .env("XDG_CONFIG_HOME", scratch.join("config"))
+                .env("UV_CACHE_DIR", scratch.join("uv-cache"));
+            for variable in ["UV_NO_CONFIG", "UV_CONFIG_FILE", "UV_INDEX_STRATEGY"] {
+                command.env_remove(variable);
+            }
+            let output = tokio::task::spawn_blocking(move || ok(&mut command))
+                .await
+                .unwrap();
+            proxy.shutdown().await;
+            let got = installed(&venv);
+            assert_eq!(
+                got.iter()
+                    .find(|(n, _)| n == "vari-demo")
+                    .map(|(_, l)| l.as_deref()),
+                Some(label),
+                "{uv_toml} (copy given: {with_copy})\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
     }
 }
 
