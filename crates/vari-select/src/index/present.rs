@@ -111,8 +111,10 @@ pub enum HiddenBecause {
 /// before tags, as [`crate::select`] ranks them: when a variant wheel is the target's choice,
 /// every other fitting wheel of the version is hidden, so that an installer preferring better
 /// tags still takes that choice. Unusable variant metadata hides the version's variant wheels
-/// only. Source distributions are shown; yanked files and `requires-python` are left to the
-/// installer (a shown yanked file stays yanked); `variants.json` links are never shown.
+/// only. Source distributions are shown; `requires-python` is left to the installer. Yanked
+/// wheels are hidden when a wheel of the version that the target can install is not yanked
+/// (PEP 592: an installer would pass over them), else judged as usual and shown yanked (for
+/// a requirement that pins the version); `variants.json` links are never shown.
 ///
 /// Fails when the variant metadata of a version cannot be fetched at all (offline, timeout).
 ///

@@ -105,12 +105,33 @@ pub(crate) fn decide<'p>(
     target: &Target,
     options: &SelectionOptions,
 ) -> Decided<'p> {
-    // Yanked files and `requires-python` are the installer's to judge: only source
-    // distributions are set aside (and names listed twice counted once).
+    let tags = target.python.tags();
+    // `requires-python` is the installer's to judge, and so are yanked files when every wheel
+    // the target can install is yanked: they are judged as usual and shown yanked, for a
+    // requirement that pins the version (PEP 592). When some such wheel is not yanked, an
+    // installer passes over the yanked ones, so they are hidden and the choice is made
+    // without them: shown, a yanked best variant would hide the version's other builds from
+    // an installer that then skips it. Source distributions are set aside (and names listed
+    // twice counted once).
+    let unyanked_fits = files
+        .iter()
+        .any(|f| f.yanked.is_none() && f.wheel().is_some_and(|w| tags.wheel_priority(w).is_some()));
     let Screened {
         mut eligible,
         mut set_aside,
-    } = screen(files.iter().copied(), None, true);
+    } = screen(files.iter().copied(), None, !unyanked_fits);
+    let mut decisions = HashMap::new();
+    if unyanked_fits {
+        for file in files {
+            if let (Some(yanked), Some(_)) = (&file.yanked, file.wheel()) {
+                let fate = CandidateFate::Yanked {
+                    reason: yanked.reason.clone(),
+                };
+                let hide = Decision::Hide(HiddenBecause::Unusable(fate));
+                decisions.insert(file.filename.as_str(), hide);
+            }
+        }
+    }
     let VariantsRead {
         metadata,
         missing,
@@ -118,7 +139,6 @@ pub(crate) fn decide<'p>(
         unusable,
         warnings,
     } = read_variants(project, version, variants);
-    let mut decisions = HashMap::new();
     if let Some(why) = &unusable {
         let fate = CandidateFate::UnusableMetadata { why: why.clone() };
         for file in &eligible {
@@ -144,7 +164,6 @@ pub(crate) fn decide<'p>(
             .map_or("", |f| f.filename.as_str())
     };
     let groups = tag_sets(&release);
-    let tags = target.python.tags();
     let fits = |files: &[&ReleaseFile]| {
         files
             .first()
