@@ -6,13 +6,7 @@ use crate::wheels::*;
 #[tokio::test(flavor = "multi_thread", worker_threads = 8)]
 async fn fifty_concurrent_clients_cause_one_upstream_fetch() {
     let (_dir, index) = upstream(&[torch_release]).await;
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cuda_12_8_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_over(&index, cuda_12_8_target).await;
     let addr = proxy.local_addr();
     let mut clients = Vec::new();
     for i in 0..50 {
@@ -34,14 +28,12 @@ async fn fifty_concurrent_clients_cause_one_upstream_fetch() {
     }
     assert_ne!(replies[0].body, replies[1].body);
     assert!(replies[0].text().contains("torch-2.10.0-py3-none-any.whl"));
-    let page_fetches = |index: &TestIndex| {
-        index
-            .seen()
-            .iter()
-            .filter(|s| s.path == "/simple/torch/")
-            .count()
-    };
-    assert_eq!(page_fetches(&index), 1, "{:#?}", index.seen());
+    assert_eq!(
+        upstream_requests(&index, "/simple/torch/"),
+        1,
+        "{:#?}",
+        index.seen()
+    );
     // The variant metadata was read once too.
     let metadata_fetches = index
         .seen()
@@ -52,6 +44,6 @@ async fn fifty_concurrent_clients_cause_one_upstream_fetch() {
     // Later requests within the page's lifetime are answered from memory.
     let again = get_json(addr, "/simple/torch/").await;
     assert_eq!(again.body, replies[0].body);
-    assert_eq!(page_fetches(&index), 1);
+    assert_eq!(upstream_requests(&index, "/simple/torch/"), 1);
     proxy.shutdown().await;
 }

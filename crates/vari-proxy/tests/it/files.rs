@@ -21,13 +21,7 @@ async fn href(addr: std::net::SocketAddr, project: &str, name: &str) -> String {
 async fn local_files_are_served_with_ranges() {
     let flat = tempfile::tempdir().unwrap();
     plainpkg_release(flat.path());
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[], &[flat.path()]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_with(client(&[], &[flat.path()]), cpu_target).await;
     let addr = proxy.local_addr();
     let name = "plainpkg-2.0-py3-none-any.whl";
     let bytes = std::fs::read(flat.path().join(name)).unwrap();
@@ -96,13 +90,7 @@ async fn local_files_are_served_with_ranges() {
 async fn rewritten_copies_are_served_with_ranges_and_built_once() {
     let flat = tempfile::tempdir().unwrap();
     torch_release(flat.path());
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[], &[flat.path()]),
-        cuda_13_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, scratch) = proxy_with(client(&[], &[flat.path()]), cuda_13_target).await;
     let addr = proxy.local_addr();
     let url = href(addr, "torch", "torch-2.10.0-py3-none-any.whl").await;
     // Ranges before anything else: the copy is built for them.
@@ -169,14 +157,8 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 async fn files_of_an_upstream_with_credentials_are_streamed_through() {
     let (dir, index) = upstream(&[plainpkg_release]).await;
     index.set(|k| k.basic_auth = Some(("user".into(), "secret".into())));
-    let scratch = tempfile::tempdir().unwrap();
     let with_credentials = index.index_url().replace("http://", "http://user:secret@");
-    let proxy = start(settings(
-        client(&[with_credentials], &[]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_with(client(&[with_credentials], &[]), cpu_target).await;
     let addr = proxy.local_addr();
     let name = "plainpkg-1.0-py3-none-any.whl";
     let url = href(addr, "plainpkg", name).await;

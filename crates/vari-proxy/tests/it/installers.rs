@@ -19,13 +19,7 @@ async fn everything() -> (tempfile::TempDir, TestIndex) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_cpu_target_installs_the_null_variant_and_passes_the_rest_through() {
     let (_dir, index) = everything().await;
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_over(&index, cpu_target).await;
     let url = proxy.index_url().to_string();
     for installer in INSTALLERS {
         let installed = install(
@@ -34,19 +28,13 @@ async fn a_cpu_target_installs_the_null_variant_and_passes_the_rest_through() {
             &["torch", "fastpkg", "plainpkg", "corrupt==1.0"],
         )
         .await;
-        installed.assert_success();
-        assert_eq!(
-            installed.distributions(),
-            [
-                "corrupt-1.0",
-                "fastpkg-1.0",
-                "filelock-3.20.0",
-                "plainpkg-2.0",
-                "torch-2.10.0"
-            ],
-            "{}",
-            installed.output
-        );
+        installed.assert_installed(&[
+            "corrupt-1.0",
+            "fastpkg-1.0",
+            "filelock-3.20.0",
+            "plainpkg-2.0",
+            "torch-2.10.0",
+        ]);
         // torch: the null variant, rewritten, its CUDA/ROCm/XPU dependencies gone.
         assert_eq!(
             installed.label("torch-2.10.0.dist-info").as_deref(),
@@ -72,13 +60,7 @@ async fn a_cpu_target_installs_the_null_variant_and_passes_the_rest_through() {
 
         // A corrupt variants.json: that version's non-variant wheel.
         let corrupt = install(installer, &url, &["corrupt"]).await;
-        corrupt.assert_success();
-        assert_eq!(
-            corrupt.distributions(),
-            ["corrupt-2.0"],
-            "{}",
-            corrupt.output
-        );
+        corrupt.assert_installed(&["corrupt-2.0"]);
         assert_eq!(corrupt.label("corrupt-2.0.dist-info"), None);
     }
     // fastpkg's chosen wheel has no variant markers: each installer followed the proxy's
@@ -107,27 +89,15 @@ async fn a_cpu_target_installs_the_null_variant_and_passes_the_rest_through() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_cuda_target_from_override_variables_gets_cuda_12_8_and_its_runtime() {
     let (_dir, index) = everything().await;
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cuda_12_8_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_over(&index, cuda_12_8_target).await;
     let url = proxy.index_url().to_string();
     for installer in INSTALLERS {
         let installed = install(installer, &url, &["torch"]).await;
-        installed.assert_success();
-        assert_eq!(
-            installed.distributions(),
-            [
-                "filelock-3.20.0",
-                "nvidia_cuda_runtime_cu12-12.8.90",
-                "torch-2.10.0"
-            ],
-            "{}",
-            installed.output
-        );
+        installed.assert_installed(&[
+            "filelock-3.20.0",
+            "nvidia_cuda_runtime_cu12-12.8.90",
+            "torch-2.10.0",
+        ]);
         assert_eq!(
             installed.label("torch-2.10.0.dist-info").as_deref(),
             Some("cuda12.8")
@@ -142,28 +112,16 @@ async fn a_cuda_target_from_override_variables_gets_cuda_12_8_and_its_runtime() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_cuda_13_target_from_a_facts_profile_gets_cuda_13_and_its_runtime() {
     let (_dir, index) = everything().await;
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cuda_13_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_over(&index, cuda_13_target).await;
     let url = proxy.index_url().to_string();
     for installer in [Installer::MachinePip, Installer::Uv] {
         let installed = install(installer, &url, &["torch[opt-einsum]"]).await;
-        installed.assert_success();
-        assert_eq!(
-            installed.distributions(),
-            [
-                "filelock-3.20.0",
-                "nvidia_cuda_runtime-13.0.96",
-                "opt_einsum-3.4.0",
-                "torch-2.10.0"
-            ],
-            "{}",
-            installed.output
-        );
+        installed.assert_installed(&[
+            "filelock-3.20.0",
+            "nvidia_cuda_runtime-13.0.96",
+            "opt_einsum-3.4.0",
+            "torch-2.10.0",
+        ]);
         assert_eq!(
             installed.label("torch-2.10.0.dist-info").as_deref(),
             Some("cuda13.0")
@@ -174,18 +132,7 @@ async fn a_cuda_13_target_from_a_facts_profile_gets_cuda_13_and_its_runtime() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn installers_fail_when_the_upstream_is_down() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[format!("http://127.0.0.1:{port}/simple/")], &[]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch, _port) = proxy_over_a_closed_port(cpu_target).await;
     let url = proxy.index_url().to_string();
     // pip tells why a page could not be fetched only at its debug level; neither installer
     // needs to retry a 502 here.

@@ -56,13 +56,7 @@ fn names(page: &Value) -> Vec<String> {
 async fn a_cuda_target_sees_torch_renamed_with_its_markers_evaluated() {
     let (dir, index) = upstream(&[torch_release]).await;
     serve_pep_658(dir.path(), &index, "torch-");
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cuda_12_8_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_over(&index, cuda_12_8_target).await;
     let addr = proxy.local_addr();
 
     let page = get_json(addr, "/simple/torch/").await;
@@ -148,14 +142,10 @@ async fn a_cuda_target_sees_torch_renamed_with_its_markers_evaluated() {
         "{}",
         torch.why
     );
-    let logs = logs();
-    assert!(
-        logs.contains(
-            "torch 2.10.0 py3-none-any: serving label cuda12.8 as torch-2.10.0-py3-none-any.whl \
-             (best supported variant for this target, first of 3 that fit; its variant markers \
-             evaluated for this target)"
-        ),
-        "{logs}"
+    assert_logged(
+        "torch 2.10.0 py3-none-any: serving label cuda12.8 as torch-2.10.0-py3-none-any.whl \
+         (best supported variant for this target, first of 3 that fit; its variant markers \
+         evaluated for this target)",
     );
     proxy.shutdown().await;
 }
@@ -164,13 +154,7 @@ async fn a_cuda_target_sees_torch_renamed_with_its_markers_evaluated() {
 async fn a_cpu_target_gets_the_null_variant_and_metadata_read_from_the_wheel() {
     // No PEP 658 upstream: the proxy reads METADATA with range requests and serves it itself.
     let (_dir, index) = upstream(&[torch_release]).await;
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, scratch) = proxy_over(&index, cpu_target).await;
     let addr = proxy.local_addr();
     let json = get_json(addr, "/simple/torch/").await.json();
     let wheel = file(&json, "torch-2.10.0-py3-none-any.whl");
@@ -229,13 +213,9 @@ async fn a_cpu_target_gets_the_null_variant_and_metadata_read_from_the_wheel() {
                 .contains(&format!("which profile {profile} does not list")),
         "{served:?}"
     );
-    assert!(
-        logs().contains(
-            "serving label null as torch-2.10.0-py3-none-any.whl (the null variant: builds for \
-             NVIDIA GPUs ("
-        ),
-        "{}",
-        logs()
+    assert_logged(
+        "serving label null as torch-2.10.0-py3-none-any.whl (the null variant: builds for \
+         NVIDIA GPUs (",
     );
     proxy.shutdown().await;
 }
@@ -243,13 +223,7 @@ async fn a_cpu_target_gets_the_null_variant_and_metadata_read_from_the_wheel() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_are_negotiated_and_names_redirected() {
     let (_dir, index) = upstream(&[plainpkg_release]).await;
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_over(&index, cpu_target).await;
     let addr = proxy.local_addr();
     let content_type = |reply: &Reply| reply.header("content-type").unwrap_or_default().to_owned();
 
@@ -329,13 +303,7 @@ async fn pages_are_negotiated_and_names_redirected() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn projects_without_variants_pass_through() {
     let (dir, index) = upstream(&[plainpkg_release]).await;
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_over(&index, cpu_target).await;
     let addr = proxy.local_addr();
     let json = get_json(addr, "/simple/plainpkg/").await.json();
     assert_eq!(
@@ -377,13 +345,7 @@ async fn projects_without_variants_pass_through() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_corrupt_variants_json_degrades_that_version_only() {
     let (_dir, index) = upstream(&[corrupt_release, fastpkg_release, torch_release]).await;
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_over(&index, cpu_target).await;
     let addr = proxy.local_addr();
     let json = get_json(addr, "/simple/corrupt/").await.json();
     assert_eq!(
@@ -421,11 +383,7 @@ async fn a_corrupt_variants_json_degrades_that_version_only() {
         fallback.why.contains("unusable variant metadata"),
         "{fallback:?}"
     );
-    assert!(
-        logs().contains("corrupt 2.0: unusable variant metadata"),
-        "{}",
-        logs()
-    );
+    assert_logged("corrupt 2.0: unusable variant metadata");
     // Other projects are unaffected.
     let fast = get_json(addr, "/simple/fastpkg/").await.json();
     assert_eq!(names(&fast), ["fastpkg-1.0-py3-none-any.whl"]);
@@ -437,13 +395,7 @@ async fn a_corrupt_variants_json_degrades_that_version_only() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn versions_without_a_fitting_wheel_are_hidden_with_what_they_need() {
     let (_dir, index) = upstream(&[gpuonly_release]).await;
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, scratch) = proxy_over(&index, cpu_target).await;
     let json = get_json(proxy.local_addr(), "/simple/gpuonly/")
         .await
         .json();
@@ -463,30 +415,13 @@ async fn versions_without_a_fitting_wheel_are_hidden_with_what_they_need() {
         profile.display()
     );
     assert_eq!(hidden[0].why, why);
-    assert!(
-        logs().contains(&format!("gpuonly 1.0 {why}; no wheel of it is shown")),
-        "{}",
-        logs()
-    );
+    assert_logged(&format!("gpuonly 1.0 {why}; no wheel of it is shown"));
     proxy.shutdown().await;
-}
-
-/// A port on 127.0.0.1 that nothing listens on.
-fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstream_that_is_down_gives_502_with_the_reason() {
-    let port = closed_port();
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[format!("http://127.0.0.1:{port}/simple/")], &[]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch, port) = proxy_over_a_closed_port(cpu_target).await;
     let reply = get_json(proxy.local_addr(), "/simple/torch/").await;
     assert_eq!(reply.status, 502);
     let text = reply.text();
@@ -506,18 +441,13 @@ async fn an_upstream_that_is_down_gives_502_with_the_reason() {
     proxy.shutdown().await;
 }
 
-/// How many requests for `path` the upstream saw.
-fn upstream_requests(index: &TestIndex, path: &str) -> usize {
-    index.seen().iter().filter(|s| s.path == path).count()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_page_is_answered_again_without_the_upstream_for_a_while() {
     let (_dir, index) = upstream(&[plainpkg_release]).await;
     // Every request fails: the upstream is down (500).
     index.set(|knobs| knobs.fail_next = u32::MAX);
     let scratch = tempfile::tempdir().unwrap();
-    let proxy_with = |failure_ttl: std::time::Duration| {
+    let proxy_remembering_failures_for = |failure_ttl: std::time::Duration| {
         let mut settings = settings(
             client(&[index.index_url()], &[]),
             cpu_target(scratch.path()),
@@ -528,7 +458,7 @@ async fn a_failed_page_is_answered_again_without_the_upstream_for_a_while() {
     };
     let page = "/simple/plainpkg/";
     // Within the window (an hour): the retries an installer makes get the 502 at once.
-    let proxy = proxy_with(std::time::Duration::from_secs(3600)).await;
+    let proxy = proxy_remembering_failures_for(std::time::Duration::from_secs(3600)).await;
     let first = get_json(proxy.local_addr(), page).await;
     assert_eq!(first.status, 502);
     assert_eq!(upstream_requests(&index, page), 1);
@@ -546,7 +476,7 @@ async fn a_failed_page_is_answered_again_without_the_upstream_for_a_while() {
     assert_eq!(warnings, 1, "{}", logs());
     proxy.shutdown().await;
     // After the window (20 ms, waited out): the upstream is asked again.
-    let proxy = proxy_with(std::time::Duration::from_millis(20)).await;
+    let proxy = proxy_remembering_failures_for(std::time::Duration::from_millis(20)).await;
     assert_eq!(get_json(proxy.local_addr(), page).await.status, 502);
     assert_eq!(upstream_requests(&index, page), 2);
     tokio::time::sleep(std::time::Duration::from_millis(60)).await;
@@ -569,14 +499,8 @@ async fn the_project_list_merges_indexes_and_find_links() {
     .unwrap();
     let flat = tempfile::tempdir().unwrap();
     plainpkg_release(flat.path());
-    let scratch = tempfile::tempdir().unwrap();
     let index = url::Url::from_directory_path(&simple).unwrap().to_string();
-    let proxy = start(settings(
-        client(&[index], &[flat.path()]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_with(client(&[index], &[flat.path()]), cpu_target).await;
     let addr = proxy.local_addr();
     let json = get_json(addr, "/simple/").await.json();
     let listed: Vec<&str> = json["projects"]
@@ -635,24 +559,14 @@ async fn a_chosen_wheel_whose_metadata_cannot_be_read_is_listed_without_promises
         Some(&one_variant(&document, "v1")),
         &[],
     );
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_over(&index, cpu_target).await;
     let addr = proxy.local_addr();
     let page = get_json(addr, "/simple/broken/").await.json();
     let listed = file(&page, "broken-1.0-py3-none-any.whl");
     // Neither a hash nor metadata that could turn out wrong.
     assert_eq!(listed["hashes"], serde_json::json!({}), "{listed}");
     assert!(listed.get("core-metadata").is_none(), "{listed}");
-    assert!(
-        logs().contains("broken-1.0-py3-none-any-v3.whl: cannot read its METADATA"),
-        "{}",
-        logs()
-    );
+    assert_logged("broken-1.0-py3-none-any-v3.whl: cannot read its METADATA");
     // The download reads the wheel itself, and says why it cannot serve it.
     let url = path_of(listed["url"].as_str().unwrap());
     let reply = request(addr, "GET", &url, &[]).await;

@@ -41,6 +41,15 @@ pub(crate) fn logs() -> String {
     text
 }
 
+/// Asserts that the log has `text` in it, showing the whole log where it has not.
+pub(crate) fn assert_logged(text: &str) {
+    let logs = logs();
+    assert!(
+        logs.contains(text),
+        "not logged: {text:?}\n--- the log\n{logs}"
+    );
+}
+
 fn log_buffer() -> Arc<Mutex<Vec<u8>>> {
     static BUFFER: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
     BUFFER
@@ -149,6 +158,49 @@ pub(crate) fn settings(client: ClientSettings, target: Target, cache: &Path) -> 
 pub(crate) async fn start(settings: ProxySettings) -> RunningProxy {
     log_buffer();
     vari_proxy::start(settings).await.unwrap()
+}
+
+/// A proxy over the test index `index` alone, for the target `target` describes in a new
+/// scratch directory (which also holds the proxy's cache). The directory is returned: keep it
+/// while the proxy runs; tests read the target's profile path or the cache from it.
+pub(crate) async fn proxy_over(
+    index: &TestIndex,
+    target: impl FnOnce(&Path) -> Target,
+) -> (RunningProxy, tempfile::TempDir) {
+    proxy_with(client(&[index.index_url()], &[]), target).await
+}
+
+/// [`proxy_over`] with other upstreams than one test index: `client` names them (indexes
+/// elsewhere, find-links directories).
+pub(crate) async fn proxy_with(
+    client: ClientSettings,
+    target: impl FnOnce(&Path) -> Target,
+) -> (RunningProxy, tempfile::TempDir) {
+    let scratch = tempfile::tempdir().unwrap();
+    let proxy = start(settings(client, target(scratch.path()), scratch.path())).await;
+    (proxy, scratch)
+}
+
+/// A port on 127.0.0.1 that nothing listens on (bound, and let go at once).
+pub(crate) fn unused_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// [`proxy_with`] whose one index is down: `http://127.0.0.1:{port}/simple/`, where nothing
+/// listens on the port returned.
+pub(crate) async fn proxy_over_a_closed_port(
+    target: impl FnOnce(&Path) -> Target,
+) -> (RunningProxy, tempfile::TempDir, u16) {
+    let port = unused_port();
+    let index = format!("http://127.0.0.1:{port}/simple/");
+    let (proxy, scratch) = proxy_with(client(&[index], &[]), target).await;
+    (proxy, scratch, port)
+}
+
+/// How many requests for `path` the upstream saw.
+pub(crate) fn upstream_requests(index: &TestIndex, path: &str) -> usize {
+    index.seen().iter().filter(|s| s.path == path).count()
 }
 
 /// A directory with one upstream release written by `write`, served by a test index.
@@ -361,6 +413,13 @@ impl Installed {
 
     pub(crate) fn assert_success(&self) {
         assert!(self.success, "the installer failed:\n{}", self.output);
+    }
+
+    /// Asserts that the installer succeeded and installed exactly the distributions
+    /// `expected` (`name-version`, sorted), showing its output where it did not.
+    pub(crate) fn assert_installed(&self, expected: &[&str]) {
+        self.assert_success();
+        assert_eq!(self.distributions(), expected, "{}", self.output);
     }
 }
 

@@ -57,28 +57,17 @@ async fn the_index_url_changes_with_what_decides_the_choice_and_only_with_that()
     assert_ne!(forbidding, gpu);
 }
 
-/// `GET path` as JSON, its status and body.
-async fn json_at(addr: std::net::SocketAddr, path: &str) -> Reply {
-    get_json(addr, path).await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_and_files_are_served_under_the_targets_prefix_and_the_alias() {
     let (_dir, index) = upstream(&[fastpkg_release]).await;
-    let scratch = tempfile::tempdir().unwrap();
-    let proxy = start(settings(
-        client(&[index.index_url()], &[]),
-        cpu_target(scratch.path()),
-        scratch.path(),
-    ))
-    .await;
+    let (proxy, _scratch) = proxy_over(&index, cpu_target).await;
     let addr = proxy.local_addr();
     let prefix = format!("/t/{}", proxy.fingerprint());
     assert_eq!(proxy.index_url().path(), format!("{prefix}/simple/"));
     assert_eq!(proxy.alias_url().path(), "/simple/");
 
-    let own = json_at(addr, &format!("{prefix}/simple/fastpkg/")).await;
-    let alias = json_at(addr, "/simple/fastpkg/").await;
+    let own = get_json(addr, &format!("{prefix}/simple/fastpkg/")).await;
+    let alias = get_json(addr, "/simple/fastpkg/").await;
     assert_eq!((own.status, alias.status), (200, 200));
     // One page, whichever URL asked: files are linked under the target's prefix.
     assert_eq!(own.body, alias.body);
@@ -121,11 +110,7 @@ async fn pages_and_files_are_served_under_the_targets_prefix_and_the_alias() {
             "{text}"
         );
     }
-    assert!(
-        logs().contains(&format!("the index URL names target {other}")),
-        "{}",
-        logs()
-    );
+    assert_logged(&format!("the index URL names target {other}"));
     proxy.shutdown().await;
 }
 
@@ -135,10 +120,7 @@ async fn pages_and_files_are_served_under_the_targets_prefix_and_the_alias() {
 async fn uv_with_one_cache_gets_each_targets_own_variant() {
     let (_dir, index) = upstream(&[fastpkg_release]).await;
     let cache = tempfile::tempdir().unwrap();
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
+    let port = unused_port();
     let mut labels = Vec::new();
     for level in [3u8, 1] {
         let scratch = tempfile::tempdir().unwrap();

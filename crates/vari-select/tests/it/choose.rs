@@ -3,7 +3,7 @@
 use vari_core::ordering::SelectionOptions;
 use vari_select::{choose, FileFate, Release, UnusableReason, VariantRejection};
 
-use crate::support::{described, target, wheel, x86_profile, x86_variant_json};
+use crate::support::{wheel, x86_v3_target, x86_variant_json};
 
 /// A release for Linux x86_64 CPython 3.12: v3 and v2 variants, a null variant, a plain wheel,
 /// and a v3 wheel for Windows only under another label.
@@ -28,10 +28,8 @@ fn release(dir: &std::path::Path) {
 fn the_best_label_then_the_best_tag_is_chosen() {
     let dir = tempfile::tempdir().unwrap();
     release(dir.path());
-    let profile_dir = tempfile::tempdir().unwrap();
-    let profile = x86_profile(profile_dir.path(), None);
     let release = Release::read(dir.path()).unwrap();
-    let target = target(&described(&profile, "3.12", "x86_64-manylinux_2_28"));
+    let target = x86_v3_target("x86_64-manylinux_2_28");
     let choice = choose(&release, &target, &SelectionOptions::default());
     let order: Vec<&str> = choice.order.iter().map(|l| l.as_str()).collect();
     assert_eq!(order, ["v3", "v2", "null"]);
@@ -92,10 +90,8 @@ fn the_same_release_for_windows_chooses_the_windows_wheel() {
         "demo-1.0-cp312-cp312-win_amd64-winv3.whl",
         Some(&x86_variant_json("winv3", Some("v3"), None)),
     );
-    let profile_dir = tempfile::tempdir().unwrap();
-    let profile = x86_profile(profile_dir.path(), None);
     let release = Release::read(dir.path()).unwrap();
-    let target = target(&described(&profile, "3.12", "x86_64-pc-windows-msvc"));
+    let target = x86_v3_target("x86_64-pc-windows-msvc");
     let choice = choose(&release, &target, &SelectionOptions::default());
     // winv3 and v3 have the same properties and rank equal; both are selectable, and the
     // Windows wheel has the better tag only under its own label.
@@ -115,10 +111,8 @@ fn without_a_fitting_variant_the_plain_wheel_is_chosen() {
         Some(&x86_variant_json("v4", Some("v4"), None)),
     );
     wheel(dir.path(), "demo-1.0-py3-none-any.whl", None);
-    let profile_dir = tempfile::tempdir().unwrap();
-    let profile = x86_profile(profile_dir.path(), None);
     let release = Release::read(dir.path()).unwrap();
-    let target = target(&described(&profile, "3.12", "x86_64-manylinux_2_28"));
+    let target = x86_v3_target("x86_64-manylinux_2_28");
     let choice = choose(&release, &target, &SelectionOptions::default());
     assert!(choice.order.is_empty());
     assert_eq!(choice.chosen().unwrap().name(), "demo-1.0-py3-none-any.whl");
@@ -154,10 +148,8 @@ fn a_label_the_metadata_does_not_describe_is_unusable() {
         x86_variant_json("v2", Some("v2"), None),
     )
     .unwrap();
-    let profile_dir = tempfile::tempdir().unwrap();
-    let profile = x86_profile(profile_dir.path(), None);
     let release = Release::read(dir.path()).unwrap();
-    let target = target(&described(&profile, "3.12", "x86_64-manylinux_2_28"));
+    let target = x86_v3_target("x86_64-manylinux_2_28");
     let choice = choose(&release, &target, &SelectionOptions::default());
     assert_eq!(
         choice.chosen().unwrap().name(),
@@ -179,9 +171,7 @@ fn a_label_the_metadata_does_not_describe_is_unusable() {
 fn a_plain_wheel_alone_is_the_choice() {
     let dir = tempfile::tempdir().unwrap();
     let plain = wheel(dir.path(), "demo-1.0-py3-none-any.whl", None);
-    let profile_dir = tempfile::tempdir().unwrap();
-    let profile = x86_profile(profile_dir.path(), None);
-    let target = target(&described(&profile, "3.12", "x86_64-manylinux_2_28"));
+    let target = x86_v3_target("x86_64-manylinux_2_28");
     for release in [
         Release::read(dir.path()).unwrap(),
         Release::read(&plain).unwrap(),
@@ -199,10 +189,8 @@ fn higher_build_numbers_win_among_equal_tags() {
     wheel(dir.path(), "demo-1.0-1-py3-none-any-v3.whl", Some(&v3));
     wheel(dir.path(), "demo-1.0-2-py3-none-any-v3.whl", Some(&v3));
     wheel(dir.path(), "demo-1.0-py3-none-any-v3.whl", Some(&v3));
-    let profile_dir = tempfile::tempdir().unwrap();
-    let profile = x86_profile(profile_dir.path(), None);
     let release = Release::read(dir.path()).unwrap();
-    let target = target(&described(&profile, "3.12", "x86_64-manylinux_2_28"));
+    let target = x86_v3_target("x86_64-manylinux_2_28");
     let choice = choose(&release, &target, &SelectionOptions::default());
     assert_eq!(
         choice.chosen().unwrap().name(),

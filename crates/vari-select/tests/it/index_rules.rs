@@ -7,60 +7,45 @@ use std::time::Duration;
 
 use vari_client::{ClientError, IndexClient, NetrcSource};
 use vari_select::{
-    select, CandidateFate, ChosenBecause, IndexOptions, Outcome, Request, SelectError, Target,
+    select, CandidateFate, ChosenBecause, IndexOptions, Outcome, Request, SelectError,
 };
 
 use crate::index_support::{
-    chosen, client, considered, facts, fate, level_variants, one_variant, resolve, settings,
-    target, testdata, wheel, FileAttrs, TestIndex,
+    chosen, chosen_because, client, considered, cpython_3_12, demo_release, facts, fate,
+    level_target, profile_target, resolve, resolve_from, settings, FileAttrs, TestIndex,
 };
-
-/// A Linux x86_64 CPython 3.12 target whose CPU supports x86-64 up to v3.
-fn v3_target(dir: &Path) -> Target {
-    let profile = facts(dir, "v3.toml", "[x86_64]\nlevel = 3\n");
-    target(Some(&profile), "3.12", "x86_64-manylinux_2_28", &[], dir)
-}
+use crate::test_wheels::{level_variants, one_variant, testdata, wheel};
 
 /// `demo-{version}`: v4, v3 and null variant wheels plus a plain wheel, with `variants.json`.
 fn demo_version(dir: &Path, version: &str) {
-    let document = level_variants(&["v4", "v3", "null"]);
-    for label in ["v4", "v3", "null"] {
-        let json = one_variant(&document, label);
-        wheel(
-            dir,
-            &format!("demo-{version}-py3-none-any-{label}.whl"),
-            Some(&json),
-            &[],
-        );
-    }
-    wheel(dir, &format!("demo-{version}-py3-none-any.whl"), None, &[]);
-    std::fs::write(dir.join(format!("demo-{version}-variants.json")), document).unwrap();
+    demo_release(dir, version, &["v4", "v3", "null"], true);
 }
 
 async fn serve(dir: &Path) -> TestIndex {
     TestIndex::start(dir).await
 }
 
-fn yank_all(server: &TestIndex, version: &str) {
+/// Serves [`demo_version`] 1.0 and 2.0 from `dir`, every wheel of 2.0 listed with the
+/// attributes `of_2_0`.
+async fn serve_1_0_and_2_0(dir: &Path, of_2_0: FileAttrs) -> TestIndex {
+    demo_version(dir, "1.0");
+    demo_version(dir, "2.0");
+    let server = serve(dir).await;
     for label in ["-v4", "-v3", "-null", ""] {
-        server.attrs(
-            &format!("demo-{version}-py3-none-any{label}.whl"),
-            FileAttrs {
-                yanked: Some(Some("broken build".into())),
-                ..FileAttrs::default()
-            },
-        );
+        server.attrs(&format!("demo-2.0-py3-none-any{label}.whl"), of_2_0.clone());
     }
+    server
 }
 
 #[tokio::test]
 async fn yanked_versions_are_skipped_unless_pinned() {
     let dir = tempfile::tempdir().unwrap();
-    demo_version(dir.path(), "1.0");
-    demo_version(dir.path(), "2.0");
-    let server = serve(dir.path()).await;
-    yank_all(&server, "2.0");
-    let target = v3_target(dir.path());
+    let attrs = FileAttrs {
+        yanked: Some(Some("broken build".into())),
+        ..FileAttrs::default()
+    };
+    let server = serve_1_0_and_2_0(dir.path(), attrs).await;
+    let target = level_target(dir.path(), 3);
     let client = client(&server.index_url());
     let options = IndexOptions::default();
 
@@ -81,20 +66,13 @@ async fn yanked_versions_are_skipped_unless_pinned() {
 #[tokio::test]
 async fn requires_python_is_checked_against_the_target_python() {
     let dir = tempfile::tempdir().unwrap();
-    demo_version(dir.path(), "1.0");
-    demo_version(dir.path(), "2.0");
-    let server = serve(dir.path()).await;
-    for label in ["-v4", "-v3", "-null", ""] {
-        server.attrs(
-            &format!("demo-2.0-py3-none-any{label}.whl"),
-            FileAttrs {
-                requires_python: Some(">=3.13".into()),
-                ..FileAttrs::default()
-            },
-        );
-    }
+    let attrs = FileAttrs {
+        requires_python: Some(">=3.13".into()),
+        ..FileAttrs::default()
+    };
+    let server = serve_1_0_and_2_0(dir.path(), attrs).await;
     let client = client(&server.index_url());
-    let old = v3_target(dir.path());
+    let old = level_target(dir.path(), 3);
     let resolution = resolve(&client, "demo", &old, &IndexOptions::default()).await;
     assert_eq!(chosen(&resolution), Some("demo-1.0-py3-none-any-v3.whl"));
     assert_eq!(
@@ -104,13 +82,7 @@ async fn requires_python_is_checked_against_the_target_python() {
         }
     );
     let profile = facts(dir.path(), "v3.toml", "[x86_64]\nlevel = 3\n");
-    let new = target(
-        Some(&profile),
-        "3.13",
-        "x86_64-manylinux_2_28",
-        &[],
-        dir.path(),
-    );
+    let new = profile_target(&profile, "3.13");
     let resolution = resolve(&client, "demo", &new, &IndexOptions::default()).await;
     assert_eq!(chosen(&resolution), Some("demo-2.0-py3-none-any-v3.whl"));
 }
@@ -121,7 +93,7 @@ async fn pre_releases_only_when_asked_named_or_needed() {
     demo_version(dir.path(), "1.0");
     demo_version(dir.path(), "2.0rc1");
     let server = serve(dir.path()).await;
-    let target = v3_target(dir.path());
+    let target = level_target(dir.path(), 3);
     let client = client(&server.index_url());
 
     let resolution = resolve(&client, "demo", &target, &IndexOptions::default()).await;
@@ -159,22 +131,9 @@ async fn an_older_version_is_chosen_when_the_newest_has_no_build_for_this_machin
     let dir = tempfile::tempdir().unwrap();
     demo_version(dir.path(), "1.0");
     // 2.0 has only an x86-64-v4 build and no fallback.
-    let document = level_variants(&["v4"]);
-    wheel(
-        dir.path(),
-        "demo-2.0-py3-none-any-v4.whl",
-        Some(&one_variant(&document, "v4")),
-        &[],
-    );
-    std::fs::write(dir.path().join("demo-2.0-variants.json"), &document).unwrap();
+    demo_release(dir.path(), "2.0", &["v4"], false);
     let server = serve(dir.path()).await;
-    let resolution = resolve(
-        &client_for(&server),
-        "demo",
-        &v3_target(dir.path()),
-        &IndexOptions::default(),
-    )
-    .await;
+    let resolution = resolve_from(&server, "demo", &level_target(dir.path(), 3)).await;
     assert_eq!(chosen(&resolution), Some("demo-1.0-py3-none-any-v3.whl"));
     let passed = resolution.passed_over();
     assert_eq!(passed.len(), 1);
@@ -199,13 +158,7 @@ async fn a_label_missing_from_variants_json_makes_its_wheels_incompatible() {
     )
     .unwrap();
     let server = serve(dir.path()).await;
-    let resolution = resolve(
-        &client_for(&server),
-        "demo",
-        &v3_target(dir.path()),
-        &IndexOptions::default(),
-    )
-    .await;
+    let resolution = resolve_from(&server, "demo", &level_target(dir.path(), 3)).await;
     assert_eq!(chosen(&resolution), Some("demo-1.0-py3-none-any-null.whl"));
     assert_eq!(
         fate(&resolution, "1.0", "demo-1.0-py3-none-any-v3.whl"),
@@ -224,7 +177,7 @@ async fn a_corrupt_variants_json_leaves_the_plain_wheels_and_other_versions_usab
     )
     .unwrap();
     let server = serve(dir.path()).await;
-    let target = v3_target(dir.path());
+    let target = level_target(dir.path(), 3);
     let client = client_for(&server);
     let resolution = resolve(&client, "demo", &target, &IndexOptions::default()).await;
     // 2.0's variant wheels are unusable; its plain wheel still fits.
@@ -254,7 +207,7 @@ async fn a_server_without_ranges_still_gives_the_wheels_metadata() {
         dependencies: true,
         ..IndexOptions::default()
     };
-    let resolution = resolve(&client, "demo", &v3_target(dir.path()), &options).await;
+    let resolution = resolve(&client, "demo", &level_target(dir.path(), 3), &options).await;
     assert_eq!(chosen(&resolution), Some("demo-1.0-py3-none-any-v3.whl"));
     assert_eq!(
         resolution.chosen.as_ref().unwrap().dependencies,
@@ -270,13 +223,7 @@ async fn a_server_error_is_retried() {
     demo_version(dir.path(), "1.0");
     let server = serve(dir.path()).await;
     server.set(|k| k.fail_next = 1);
-    let resolution = resolve(
-        &client_for(&server),
-        "demo",
-        &v3_target(dir.path()),
-        &IndexOptions::default(),
-    )
-    .await;
+    let resolution = resolve_from(&server, "demo", &level_target(dir.path(), 3)).await;
     assert_eq!(chosen(&resolution), Some("demo-1.0-py3-none-any-v3.whl"));
     assert_eq!(server.seen()[0].status, 500);
 }
@@ -294,7 +241,7 @@ async fn a_hanging_server_is_a_timeout_naming_the_page() {
     let err = select(
         &client,
         &request,
-        &v3_target(dir.path()),
+        &level_target(dir.path(), 3),
         &IndexOptions::default(),
     )
     .await
@@ -323,7 +270,7 @@ async fn netrc_credentials_reach_the_index() {
     let resolution = resolve(
         &client,
         "demo",
-        &v3_target(dir.path()),
+        &level_target(dir.path(), 3),
         &IndexOptions::default(),
     )
     .await;
@@ -334,7 +281,7 @@ async fn netrc_credentials_reach_the_index() {
 #[tokio::test]
 async fn a_false_marker_skips_the_requirement() {
     let dir = tempfile::tempdir().unwrap();
-    let target = v3_target(dir.path());
+    let target = level_target(dir.path(), 3);
     // No server is needed: nothing is fetched.
     let client = client("http://127.0.0.1:9/simple/");
     let request = Request::parse("demo; sys_platform == 'win32'").unwrap();
@@ -362,13 +309,7 @@ async fn the_variantlib_fixture_wheels_rank_as_their_metadata_says() {
                          {"name": "feat2", "values": ["val2b"]}]}]}"#,
     )
     .unwrap();
-    let with_plugin = target(
-        Some(&profile),
-        "3.12",
-        "x86_64-manylinux_2_28",
-        &[],
-        dir.path(),
-    );
+    let with_plugin = profile_target(&profile, "3.12");
     let resolution = resolve(
         &client,
         "test-package",
@@ -384,16 +325,13 @@ async fn the_variantlib_fixture_wheels_rank_as_their_metadata_says() {
 
     // Without the plugin's namespace the null variant is chosen, and the report says which
     // namespace would have made the others fit and that no built-in provider detects it.
-    let without = target(None, "3.12", "x86_64-manylinux_2_28", &[], dir.path());
+    let without = cpython_3_12("x86_64-manylinux_2_28", &[]);
     let resolution = resolve(&client, "test-package", &without, &IndexOptions::default()).await;
     assert_eq!(
         chosen(&resolution),
         Some("test_package-0-py3-none-any-null.whl")
     );
-    assert_eq!(
-        resolution.chosen.as_ref().unwrap().because,
-        ChosenBecause::NullVariant
-    );
+    assert_eq!(chosen_because(&resolution), &ChosenBecause::NullVariant);
     let needs = &resolution.versions[0].needs;
     assert_eq!(needs[0].namespace.as_str(), "installable_plugin");
     assert!(!needs[0].builtin_provider);
@@ -417,13 +355,7 @@ async fn upstream_names_need_not_be_canonical() {
     }
     std::fs::write(dir.path().join("demo-1.0-variants.json"), &document).unwrap();
     let server = serve(dir.path()).await;
-    let resolution = resolve(
-        &client_for(&server),
-        "demo",
-        &v3_target(dir.path()),
-        &IndexOptions::default(),
-    )
-    .await;
+    let resolution = resolve_from(&server, "demo", &level_target(dir.path(), 3)).await;
     assert_eq!(chosen(&resolution), Some("Demo-1.0-py3-none-any-v3.whl"));
     let files: Vec<&str> = resolution.versions[0]
         .files

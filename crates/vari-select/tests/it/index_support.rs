@@ -1,91 +1,22 @@
-//! What the index scenarios share: vari-client's test server (included, not copied), tiny
-//! wheels with real filename patterns, the PyTorch 2.10 release generated from its real
-//! `variants.json`, client settings for a test server, and targets.
+//! What the index scenarios share: vari-client's test server (included, not copied), the
+//! PyTorch 2.10 release generated from its real `variants.json`, small `demo` releases,
+//! client settings for a test server, targets, and selecting from a served directory.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::Value;
 use vari_client::{CacheMode, ClientSettings, IndexClient, IndexUrl, NetrcSource};
 use vari_select::{
-    select, CandidateFate, IndexOptions, Outcome, Request, Resolution, Target, TargetSettings,
+    select, CandidateFate, ChosenBecause, IndexOptions, Outcome, Request, Resolution, Target,
+    TargetSettings,
 };
+
+use crate::test_wheels::{level_variants, one_variant, testdata, wheel, TORCH_REQUIRES};
 
 #[path = "../../../vari-client/tests/it/server.rs"]
 pub(crate) mod server;
 
 pub(crate) use server::{FileAttrs, TestIndex};
-
-/// The workspace's test data.
-pub(crate) fn testdata(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(relative)
-}
-
-/// Writes a tiny wheel `dir/filename` with `METADATA` (the given `Requires-Dist` lines) and,
-/// when given, `variant.json`.
-pub(crate) fn wheel(dir: &Path, filename: &str, variant_json: Option<&str>, requires: &[&str]) {
-    let parsed = vari_core::filename::WheelFilename::parse(filename).unwrap();
-    let info = format!("{}-{}.dist-info", parsed.name, parsed.version);
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(dir.join(filename)).unwrap());
-    let options = zip::write::SimpleFileOptions::default();
-    zip.start_file(format!("{}/__init__.py", parsed.name), options)
-        .unwrap();
-    zip.start_file(format!("{info}/METADATA"), options).unwrap();
-    let mut metadata = format!(
-        "Metadata-Version: 2.1\nName: {}\nVersion: {}\n",
-        parsed.name, parsed.version
-    );
-    for requirement in requires {
-        metadata.push_str(&format!("Requires-Dist: {requirement}\n"));
-    }
-    zip.write_all(metadata.as_bytes()).unwrap();
-    if let Some(json) = variant_json {
-        zip.start_file(format!("{info}/variant.json"), options)
-            .unwrap();
-        zip.write_all(json.as_bytes()).unwrap();
-    }
-    zip.start_file(format!("{info}/RECORD"), options).unwrap();
-    zip.finish().unwrap();
-}
-
-/// A 0.1.1 `variants.json` whose labels need `x86_64 :: level :: LABEL` (`null`: nothing).
-pub(crate) fn level_variants(labels: &[&str]) -> String {
-    let entries: Vec<String> = labels
-        .iter()
-        .map(|label| match *label {
-            "null" => "\"null\": {}".to_owned(),
-            level => format!("\"{level}\": {{\"x86_64\": {{\"level\": [\"{level}\"]}}}}"),
-        })
-        .collect();
-    format!(
-        "{{\"$schema\": \"https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json\", \
-          \"default-priorities\": {{\"namespace\": [\"x86_64\"]}}, \
-          \"variants\": {{{}}}}}",
-        entries.join(", ")
-    )
-}
-
-/// The `variant.json` of one label of an index-level document: the same document with only
-/// that variant.
-pub(crate) fn one_variant(document: &str, label: &str) -> String {
-    let mut value: Value = serde_json::from_str(document).unwrap();
-    let variants = value["variants"].as_object_mut().unwrap();
-    variants.retain(|l, _| l == label);
-    value.to_string()
-}
-
-/// The dependencies every generated torch wheel declares, variant markers included.
-pub(crate) const TORCH_REQUIRES: &[&str] = &[
-    "filelock",
-    "nvidia-cuda-runtime-cu12==12.8.90; \"nvidia :: cuda_version_lower_bound :: 12.0\" in variant_properties and variant_label == \"cuda12.8\"",
-    "nvidia-cuda-runtime==13.0.96; variant_label == \"cuda13.0\"",
-    "pytorch-triton-rocm==3.6.0; \"amd\" in variant_namespaces",
-    "pytorch-triton-xpu==3.6.0; \"intel\" in variant_namespaces and platform_system == \"Linux\"",
-    "opt-einsum>=3.3; extra == \"opt-einsum\"",
-];
 
 /// The wheels generated for torch 2.10.0 from its real `variants.json`:
 /// - Linux x86_64: every label (CUDA 12.6, 12.8, 13.0, ROCm 7.0, 7.1, XPU, null/CPU);
@@ -137,6 +68,33 @@ pub(crate) fn torch_release(dir: &Path, with_variants_json: bool) {
     }
 }
 
+/// A test index serving the torch 2.10.0 release ([`torch_release`]).
+pub(crate) async fn torch_index(with_variants_json: bool) -> (tempfile::TempDir, TestIndex) {
+    let dir = tempfile::tempdir().unwrap();
+    torch_release(dir.path(), with_variants_json);
+    let server = TestIndex::start(dir.path()).await;
+    (dir, server)
+}
+
+/// `demo-{version}` into `dir`: a pure wheel per label of `labels` and the `variants.json`
+/// that describes them, and a plain wheel when `plain`.
+pub(crate) fn demo_release(dir: &Path, version: &str, labels: &[&str], plain: bool) {
+    let document = level_variants(labels);
+    for label in labels {
+        let json = one_variant(&document, label);
+        wheel(
+            dir,
+            &format!("demo-{version}-py3-none-any-{label}.whl"),
+            Some(&json),
+            &[],
+        );
+    }
+    if plain {
+        wheel(dir, &format!("demo-{version}-py3-none-any.whl"), None, &[]);
+    }
+    std::fs::write(dir.join(format!("demo-{version}-variants.json")), document).unwrap();
+}
+
 /// Settings for a test server: no cache, no netrc, one quick retry.
 pub(crate) fn settings(index: &str) -> ClientSettings {
     ClientSettings {
@@ -156,27 +114,40 @@ pub(crate) fn client(index: &str) -> IndexClient {
 }
 
 /// Target settings that read nothing from this machine but what is asked: no interpreter
-/// (Python `version` on `platform`), and the hardware from `profile` or, without one, detected
-/// under an empty directory (so no namespace but what `env` overrides is present).
-pub(crate) fn target(
-    profile: Option<&Path>,
-    version: &str,
-    platform: &str,
-    env: &[(&str, &str)],
-    empty_root: &Path,
-) -> Target {
+/// (Python `version` on `platform`), no cache, none of the process's variables but `HOME`
+/// and `PATH`; the hardware is left to the caller.
+fn described(version: &str, platform: &str) -> TargetSettings {
     let mut settings = TargetSettings::from_process_env();
     settings.env.retain(|k, _| k == "HOME" || k == "PATH");
+    settings.use_cache = false;
+    settings.python.version = Some(version.parse().unwrap());
+    settings.python.platform = Some(platform.parse().unwrap());
+    settings
+}
+
+/// CPython 3.12 on `platform` with the hardware detected under an empty directory: no
+/// namespace is present but what the provider override variables `env` force.
+pub(crate) fn cpython_3_12(platform: &str, env: &[(&str, &str)]) -> Target {
+    let empty = tempfile::tempdir().unwrap();
+    let mut settings = described("3.12", platform);
     settings
         .env
         .extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
-    settings.use_cache = false;
-    match profile {
-        Some(profile) => settings.profile = Some(profile.to_path_buf()),
-        None => settings.sysroot = Some(empty_root.to_path_buf()),
-    }
-    settings.python.version = Some(version.parse().unwrap());
-    settings.python.platform = Some(platform.parse().unwrap());
+    settings.sysroot = Some(empty.path().to_path_buf());
+    Target::resolve(&settings).unwrap()
+}
+
+/// The provider override variables of an NVIDIA GPU (SM 8.6) with a CUDA 12.8 driver.
+pub(crate) const NV_12_8: &[(&str, &str)] = &[
+    ("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8"),
+    ("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.6"),
+];
+
+/// Linux x86_64 CPython `version` whose hardware is what the file `profile` says
+/// (`vari-profile/1` JSON, or hardware facts when its name ends in `.toml`).
+pub(crate) fn profile_target(profile: &Path, version: &str) -> Target {
+    let mut settings = described(version, "x86_64-manylinux_2_28");
+    settings.profile = Some(profile.to_path_buf());
     Target::resolve(&settings).unwrap()
 }
 
@@ -185,6 +156,26 @@ pub(crate) fn facts(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, body).unwrap();
     path
+}
+
+/// Facts of an NVIDIA GPU (compute capability 12.0) with a CUDA 13.0 driver, in `dir`.
+pub(crate) fn blackwell_facts(dir: &Path) -> PathBuf {
+    facts(
+        dir,
+        "blackwell.toml",
+        "[nvidia]\ncuda_version = \"13.0\"\ncompute_capability = \"12.0\"\n",
+    )
+}
+
+/// A Linux x86_64 CPython 3.12 target whose CPU supports x86-64 up to `level` (a facts
+/// profile written into `dir`).
+pub(crate) fn level_target(dir: &Path, level: u8) -> Target {
+    let profile = facts(
+        dir,
+        &format!("v{level}.toml"),
+        &format!("[x86_64]\nlevel = {level}\n"),
+    );
+    profile_target(&profile, "3.12")
 }
 
 /// Selects `requirement` and expects the project to have been looked at.
@@ -201,9 +192,30 @@ pub(crate) async fn resolve(
     }
 }
 
+/// [`resolve`] from `server`, through a client of its own, with the default options.
+pub(crate) async fn resolve_from(
+    server: &TestIndex,
+    requirement: &str,
+    target: &Target,
+) -> Resolution {
+    resolve(
+        &client(&server.index_url()),
+        requirement,
+        target,
+        &IndexOptions::default(),
+    )
+    .await
+}
+
 /// The chosen file's name.
 pub(crate) fn chosen(resolution: &Resolution) -> Option<&str> {
     resolution.chosen.as_ref().map(|c| c.file.filename.as_str())
+}
+
+/// Why the chosen file was chosen (there must be one).
+pub(crate) fn chosen_because(resolution: &Resolution) -> &ChosenBecause {
+    let chosen = resolution.chosen.as_ref();
+    &chosen.unwrap_or_else(|| panic!("nothing chosen")).because
 }
 
 /// The fate of `filename` in the report of `version`.

@@ -6,20 +6,9 @@ use vari_core::ordering::SelectionOptions;
 use vari_select::{CandidateFate, ChosenBecause, IndexOptions, VariantRejection};
 
 use crate::index_support::{
-    chosen, client, facts, fate, resolve, target, torch_release, TestIndex,
+    blackwell_facts, chosen, chosen_because, client, cpython_3_12, fate, profile_target, resolve,
+    resolve_from, torch_index, NV_12_8,
 };
-
-const NV_12_8: &[(&str, &str)] = &[
-    ("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8"),
-    ("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.6"),
-];
-
-async fn torch_index(with_variants_json: bool) -> (tempfile::TempDir, TestIndex) {
-    let dir = tempfile::tempdir().unwrap();
-    torch_release(dir.path(), with_variants_json);
-    let server = TestIndex::start(dir.path()).await;
-    (dir, server)
-}
 
 fn with_dependencies() -> IndexOptions {
     IndexOptions {
@@ -31,8 +20,7 @@ fn with_dependencies() -> IndexOptions {
 #[tokio::test]
 async fn override_variables_choose_the_cuda_build_with_its_dependencies() {
     let (_dir, server) = torch_index(true).await;
-    let empty = tempfile::tempdir().unwrap();
-    let target = target(None, "3.12", "x86_64-manylinux_2_28", NV_12_8, empty.path());
+    let target = cpython_3_12("x86_64-manylinux_2_28", NV_12_8);
     let client = client(&server.index_url());
     let resolution = resolve(&client, "torch[opt-einsum]", &target, &with_dependencies()).await;
     assert_eq!(
@@ -102,18 +90,7 @@ async fn override_variables_choose_the_cuda_build_with_its_dependencies() {
 async fn a_facts_profile_with_a_new_driver_gets_cuda_13() {
     let (_dir, server) = torch_index(true).await;
     let dir = tempfile::tempdir().unwrap();
-    let profile = facts(
-        dir.path(),
-        "blackwell.toml",
-        "[nvidia]\ncuda_version = \"13.0\"\ncompute_capability = \"12.0\"\n",
-    );
-    let target = target(
-        Some(&profile),
-        "3.12",
-        "x86_64-manylinux_2_28",
-        &[],
-        dir.path(),
-    );
+    let target = profile_target(&blackwell_facts(dir.path()), "3.12");
     let resolution = resolve(
         &client(&server.index_url()),
         "torch>=2.9",
@@ -142,21 +119,8 @@ async fn a_facts_profile_with_a_new_driver_gets_cuda_13() {
 #[tokio::test]
 async fn windows_gets_the_windows_cuda_wheel() {
     let (_dir, server) = torch_index(true).await;
-    let empty = tempfile::tempdir().unwrap();
-    let target = target(
-        None,
-        "3.12",
-        "x86_64-pc-windows-msvc",
-        NV_12_8,
-        empty.path(),
-    );
-    let resolution = resolve(
-        &client(&server.index_url()),
-        "torch",
-        &target,
-        &IndexOptions::default(),
-    )
-    .await;
+    let target = cpython_3_12("x86_64-pc-windows-msvc", NV_12_8);
+    let resolution = resolve_from(&server, "torch", &target).await;
     assert_eq!(
         chosen(&resolution),
         Some("torch-2.10.0-cp312-cp312-win_amd64-cuda12.8.whl")
@@ -166,21 +130,8 @@ async fn windows_gets_the_windows_cuda_wheel() {
 #[tokio::test]
 async fn a_label_without_a_wheel_for_this_platform_does_not_exist_here() {
     let (_dir, server) = torch_index(true).await;
-    let empty = tempfile::tempdir().unwrap();
-    let target = target(
-        None,
-        "3.12",
-        "aarch64-manylinux_2_28",
-        NV_12_8,
-        empty.path(),
-    );
-    let resolution = resolve(
-        &client(&server.index_url()),
-        "torch",
-        &target,
-        &IndexOptions::default(),
-    )
-    .await;
+    let target = cpython_3_12("aarch64-manylinux_2_28", NV_12_8);
+    let resolution = resolve_from(&server, "torch", &target).await;
     // cuda12.8 would be better, but has no aarch64 wheel: cuda12.6 is the best that exists.
     assert_eq!(
         chosen(&resolution),
@@ -204,23 +155,13 @@ async fn a_label_without_a_wheel_for_this_platform_does_not_exist_here() {
 #[tokio::test]
 async fn macos_gets_the_only_build_it_has() {
     let (_dir, server) = torch_index(true).await;
-    let empty = tempfile::tempdir().unwrap();
-    let target = target(None, "3.12", "aarch64-apple-darwin", &[], empty.path());
-    let resolution = resolve(
-        &client(&server.index_url()),
-        "torch",
-        &target,
-        &IndexOptions::default(),
-    )
-    .await;
+    let target = cpython_3_12("aarch64-apple-darwin", &[]);
+    let resolution = resolve_from(&server, "torch", &target).await;
     assert_eq!(
         chosen(&resolution),
         Some("torch-2.10.0-cp312-none-macosx_11_0_arm64.whl")
     );
-    assert_eq!(
-        resolution.chosen.as_ref().unwrap().because,
-        ChosenBecause::NoVariants
-    );
+    assert_eq!(chosen_because(&resolution), &ChosenBecause::NoVariants);
     // No variant wheel fits macOS, so the variant metadata is not even fetched.
     assert!(!server
         .seen()
@@ -231,23 +172,13 @@ async fn macos_gets_the_only_build_it_has() {
 #[tokio::test]
 async fn without_a_gpu_the_cpu_build_is_chosen_and_the_gpu_builds_say_why() {
     let (_dir, server) = torch_index(true).await;
-    let empty = tempfile::tempdir().unwrap();
-    let target = target(None, "3.12", "x86_64-manylinux_2_28", &[], empty.path());
-    let resolution = resolve(
-        &client(&server.index_url()),
-        "torch",
-        &target,
-        &IndexOptions::default(),
-    )
-    .await;
+    let target = cpython_3_12("x86_64-manylinux_2_28", &[]);
+    let resolution = resolve_from(&server, "torch", &target).await;
     assert_eq!(
         chosen(&resolution),
         Some("torch-2.10.0-cp312-cp312-manylinux_2_28_x86_64-null.whl")
     );
-    assert_eq!(
-        resolution.chosen.as_ref().unwrap().because,
-        ChosenBecause::NullVariant
-    );
+    assert_eq!(chosen_because(&resolution), &ChosenBecause::NullVariant);
     let needs = &resolution.versions[0].needs;
     let namespaces: Vec<&str> = needs.iter().map(|n| n.namespace.as_str()).collect();
     assert_eq!(namespaces, ["nvidia", "amd", "intel"]);
@@ -262,8 +193,7 @@ async fn without_a_gpu_the_cpu_build_is_chosen_and_the_gpu_builds_say_why() {
 #[tokio::test]
 async fn no_variants_takes_the_null_variant_out_too() {
     let (_dir, server) = torch_index(true).await;
-    let empty = tempfile::tempdir().unwrap();
-    let target = target(None, "3.12", "x86_64-manylinux_2_28", NV_12_8, empty.path());
+    let target = cpython_3_12("x86_64-manylinux_2_28", NV_12_8);
     let options = IndexOptions {
         selection: SelectionOptions {
             no_variants: true,
@@ -283,10 +213,8 @@ async fn no_variants_takes_the_null_variant_out_too() {
 #[tokio::test]
 async fn without_variants_json_the_wheels_are_read_with_ranges() {
     let (_dir, server) = torch_index(false).await;
-    let empty = tempfile::tempdir().unwrap();
-    let target = target(None, "3.12", "x86_64-manylinux_2_28", NV_12_8, empty.path());
-    let client = client(&server.index_url());
-    let resolution = resolve(&client, "torch", &target, &IndexOptions::default()).await;
+    let target = cpython_3_12("x86_64-manylinux_2_28", NV_12_8);
+    let resolution = resolve_from(&server, "torch", &target).await;
     assert_eq!(
         chosen(&resolution),
         Some("torch-2.10.0-cp312-cp312-manylinux_2_28_x86_64-cuda12.8.whl")

@@ -2,6 +2,7 @@
 //! targets and for the real interpreters of this machine.
 
 mod support;
+mod test_wheels;
 
 mod choose;
 mod index_rules;

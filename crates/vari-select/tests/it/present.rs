@@ -8,19 +8,15 @@ use std::path::Path;
 use vari_client::{IndexClient, Project, ProjectName};
 use vari_core::ordering::SelectionOptions;
 use vari_select::{
-    present, CandidateFate, ChosenBecause, HiddenBecause, IndexOptions, Presentation, Target,
+    present, CandidateFate, ChosenBecause, HiddenBecause, Presentation, Shown, Target,
     VariantRejection,
 };
 
 use crate::index_support::{
-    client, facts, fate, level_variants, one_variant, resolve, target, torch_release, wheel,
-    FileAttrs, TestIndex,
+    blackwell_facts, client, cpython_3_12, demo_release, fate, level_target, profile_target,
+    resolve_from, torch_index, FileAttrs, TestIndex, NV_12_8,
 };
-
-const NV_12_8: &[(&str, &str)] = &[
-    ("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8"),
-    ("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.6"),
-];
+use crate::test_wheels::{level_variants, one_variant, wheel};
 
 const LINUX: &str = "x86_64-manylinux_2_28";
 
@@ -31,9 +27,19 @@ async fn project(client: &IndexClient, name: &str) -> Project {
         .unwrap()
 }
 
-async fn presented(client: &IndexClient, name: &str, target: &Target) -> Presentation {
-    let project = project(client, name).await;
-    present(client, &project, target, &SelectionOptions::default())
+/// Serves `dir` and presents `demo` for a Linux x86_64 CPython 3.12 whose CPU supports
+/// x86-64 up to `level`; the server is returned for what it saw.
+async fn present_demo(dir: &Path, level: u8) -> (TestIndex, Presentation) {
+    let server = TestIndex::start(dir).await;
+    let presentation = presented(&server, "demo", &level_target(dir, level)).await;
+    (server, presentation)
+}
+
+/// What an installer is shown of `name` on `server` for `target`, with the default options.
+async fn presented(server: &TestIndex, name: &str, target: &Target) -> Presentation {
+    let client = client(&server.index_url());
+    let project = project(&client, name).await;
+    present(&client, &project, target, &SelectionOptions::default())
         .await
         .unwrap()
 }
@@ -55,6 +61,15 @@ fn shown(presentation: &Presentation) -> Vec<(String, String, Option<String>)> {
     shown
 }
 
+/// What is shown under `name`.
+fn shown_as<'p>(presentation: &'p Presentation, name: &str) -> &'p Shown {
+    presentation
+        .shown
+        .iter()
+        .find(|s| s.filename == name)
+        .unwrap_or_else(|| panic!("nothing shown as {name}: {:?}", shown(presentation)))
+}
+
 /// Why `filename` is hidden.
 fn why<'p>(presentation: &'p Presentation, filename: &str) -> &'p HiddenBecause {
     &presentation
@@ -65,21 +80,51 @@ fn why<'p>(presentation: &'p Presentation, filename: &str) -> &'p HiddenBecause 
         .why
 }
 
+/// Hidden: another variant of the file's tag set, `chosen`, is shown.
+fn another_chosen(chosen: &str) -> HiddenBecause {
+    HiddenBecause::AnotherVariantChosen {
+        chosen: chosen.to_owned(),
+    }
+}
+
+/// Hidden: the plain wheel's place is taken by the variant wheel `chosen`.
+fn replaced_by(chosen: &str) -> HiddenBecause {
+    HiddenBecause::ReplacedByVariant {
+        chosen: chosen.to_owned(),
+    }
+}
+
+/// One line of [`shown`]: the name shown, the upstream file behind it, its label.
 fn entry(shown: &str, upstream: &str, label: Option<&str>) -> (String, String, Option<String>) {
     (shown.into(), upstream.into(), label.map(str::to_owned))
 }
 
-/// The torch release, plus a non-variant Linux x86_64 wheel.
-async fn torch_index() -> (tempfile::TempDir, TestIndex) {
-    let dir = tempfile::tempdir().unwrap();
-    torch_release(dir.path(), true);
+/// The [`entry`] of `demo-{version}`'s pure wheel shown as the variant `label`.
+fn demo_as(version: &str, label: &str) -> (String, String, Option<String>) {
+    let shown = format!("demo-{version}-py3-none-any.whl");
+    entry(
+        &shown,
+        &format!("demo-{version}-py3-none-any-{label}.whl"),
+        Some(label),
+    )
+}
+
+/// The [`entry`] of `demo-{version}`'s plain pure wheel, shown as it is.
+fn demo_plain(version: &str) -> (String, String, Option<String>) {
+    let name = format!("demo-{version}-py3-none-any.whl");
+    entry(&name, &name, None)
+}
+
+/// The torch release, plus a non-variant Linux x86_64 wheel (the index lists what its
+/// directory holds when asked).
+async fn torch_index_with_a_plain_linux_wheel() -> (tempfile::TempDir, TestIndex) {
+    let (dir, server) = torch_index(true).await;
     wheel(
         dir.path(),
         "torch-2.10.0-cp312-cp312-manylinux_2_28_x86_64.whl",
         None,
         &["filelock"],
     );
-    let server = TestIndex::start(dir.path()).await;
     (dir, server)
 }
 
@@ -90,11 +135,9 @@ const TORCH_MAC: &str = "torch-2.10.0-cp312-none-macosx_11_0_arm64.whl";
 
 #[tokio::test]
 async fn a_cuda_machine_sees_one_renamed_variant_per_tag_set() {
-    let (_dir, server) = torch_index().await;
-    let empty = tempfile::tempdir().unwrap();
-    let target = target(None, "3.12", LINUX, NV_12_8, empty.path());
-    let client = client(&server.index_url());
-    let presentation = presented(&client, "torch", &target).await;
+    let (_dir, server) = torch_index_with_a_plain_linux_wheel().await;
+    let target = cpython_3_12(LINUX, NV_12_8);
+    let presentation = presented(&server, "torch", &target).await;
 
     assert!(presentation.has_variants);
     assert!(presentation.hidden_versions.is_empty());
@@ -155,22 +198,18 @@ async fn a_cuda_machine_sees_one_renamed_variant_per_tag_set() {
 
     assert_eq!(
         why(&presentation, &format!("{TORCH_X86}.whl")),
-        &HiddenBecause::ReplacedByVariant {
-            chosen: chosen.clone()
-        }
+        &replaced_by(&chosen)
     );
     assert_eq!(
         why(&presentation, &format!("{TORCH_X86}-cuda12.6.whl")),
-        &HiddenBecause::AnotherVariantChosen {
-            chosen: chosen.clone()
-        }
+        &another_chosen(&chosen)
     );
     assert_eq!(
         why(&presentation, &format!("{TORCH_X86}-null.whl")),
-        &HiddenBecause::AnotherVariantChosen { chosen }
+        &another_chosen(&chosen)
     );
     // Rejected variants carry the fate `select` gives them.
-    let resolution = resolve(&client, "torch", &target, &IndexOptions::default()).await;
+    let resolution = resolve_from(&server, "torch", &target).await;
     for label in ["cuda13.0", "rocm7.0", "rocm7.1", "xpu"] {
         let name = format!("{TORCH_X86}-{label}.whl");
         let HiddenBecause::Unusable(hidden) = why(&presentation, &name) else {
@@ -188,9 +227,7 @@ async fn a_cuda_machine_sees_one_renamed_variant_per_tag_set() {
     // Other tags: hidden in favour of their own tag set's best variant.
     assert_eq!(
         why(&presentation, &format!("{TORCH_ARM}-null.whl")),
-        &HiddenBecause::AnotherVariantChosen {
-            chosen: format!("{TORCH_ARM}-cuda12.6.whl")
-        }
+        &another_chosen(&format!("{TORCH_ARM}-cuda12.6.whl"))
     );
     assert!(matches!(
         why(&presentation, &format!("{TORCH_WIN}-cuda13.0.whl")),
@@ -200,60 +237,37 @@ async fn a_cuda_machine_sees_one_renamed_variant_per_tag_set() {
 
 #[tokio::test]
 async fn another_machine_sees_another_label() {
-    let (_dir, server) = torch_index().await;
+    let (_dir, server) = torch_index_with_a_plain_linux_wheel().await;
     let dir = tempfile::tempdir().unwrap();
-    let client = client(&server.index_url());
 
-    let blackwell = facts(
-        dir.path(),
-        "blackwell.toml",
-        "[nvidia]\ncuda_version = \"13.0\"\ncompute_capability = \"12.0\"\n",
-    );
-    let target_13 = target(Some(&blackwell), "3.12", LINUX, &[], dir.path());
-    let presentation = presented(&client, "torch", &target_13).await;
-    let linux = presentation
-        .shown
-        .iter()
-        .find(|s| s.filename == format!("{TORCH_X86}.whl"))
-        .unwrap();
+    let target_13 = profile_target(&blackwell_facts(dir.path()), "3.12");
+    let presentation = presented(&server, "torch", &target_13).await;
+    let linux = shown_as(&presentation, &format!("{TORCH_X86}.whl"));
     assert_eq!(linux.file.filename, format!("{TORCH_X86}-cuda13.0.whl"));
     let variant = linux.variant.as_ref().unwrap();
     assert_eq!(variant.markers.label.as_ref().unwrap().as_str(), "cuda13.0");
 
     // No GPU: the null variant takes the plain wheel's place, and says so.
-    let cpu = target(None, "3.12", LINUX, &[], dir.path());
-    let presentation = presented(&client, "torch", &cpu).await;
-    let linux = presentation
-        .shown
-        .iter()
-        .find(|s| s.filename == format!("{TORCH_X86}.whl"))
-        .unwrap();
+    let cpu = cpython_3_12(LINUX, &[]);
+    let presentation = presented(&server, "torch", &cpu).await;
+    let linux = shown_as(&presentation, &format!("{TORCH_X86}.whl"));
     assert_eq!(linux.file.filename, format!("{TORCH_X86}-null.whl"));
     let variant = linux.variant.as_ref().unwrap();
     assert_eq!(variant.because, ChosenBecause::NullVariant);
     assert!(variant.markers.properties.is_empty());
     assert_eq!(
         why(&presentation, &format!("{TORCH_X86}.whl")),
-        &HiddenBecause::ReplacedByVariant {
-            chosen: format!("{TORCH_X86}-null.whl")
-        }
+        &replaced_by(&format!("{TORCH_X86}-null.whl"))
     );
 }
 
 #[tokio::test]
 async fn tag_sets_the_target_cannot_install_get_their_own_best_variant() {
-    let (_dir, server) = torch_index().await;
-    let empty = tempfile::tempdir().unwrap();
+    let (_dir, server) = torch_index_with_a_plain_linux_wheel().await;
     // On aarch64 cuda12.8 has no wheel: the target's choice is cuda12.6, while the x86_64 and
     // Windows tag sets still show their best for this hardware, cuda12.8.
-    let target = target(
-        None,
-        "3.12",
-        "aarch64-manylinux_2_28",
-        NV_12_8,
-        empty.path(),
-    );
-    let presentation = presented(&client(&server.index_url()), "torch", &target).await;
+    let target = cpython_3_12("aarch64-manylinux_2_28", NV_12_8);
+    let presentation = presented(&server, "torch", &target).await;
     let labels: Vec<(String, Option<String>)> = shown(&presentation)
         .into_iter()
         .map(|(name, _, label)| (name, label))
@@ -271,60 +285,16 @@ async fn tag_sets_the_target_cannot_install_get_their_own_best_variant() {
     // The plain x86_64 wheel is replaced in its own tag set.
     assert_eq!(
         why(&presentation, &format!("{TORCH_X86}.whl")),
-        &HiddenBecause::ReplacedByVariant {
-            chosen: format!("{TORCH_X86}-cuda12.8.whl")
-        }
+        &replaced_by(&format!("{TORCH_X86}-cuda12.8.whl"))
     );
-}
-
-/// A Linux x86_64 CPython 3.12 target whose CPU supports x86-64 up to `level`.
-fn level_target(dir: &Path, level: u8) -> Target {
-    let profile = facts(
-        dir,
-        &format!("v{level}.toml"),
-        &format!("[x86_64]\nlevel = {level}\n"),
-    );
-    target(Some(&profile), "3.12", LINUX, &[], dir)
-}
-
-/// `demo-{version}`: a pure wheel per label of `labels`, with `variants.json`, and a plain one
-/// when `plain`.
-fn demo_version(dir: &Path, version: &str, labels: &[&str], plain: bool) {
-    let document = level_variants(labels);
-    for label in labels {
-        let json = one_variant(&document, label);
-        wheel(
-            dir,
-            &format!("demo-{version}-py3-none-any-{label}.whl"),
-            Some(&json),
-            &[],
-        );
-    }
-    if plain {
-        wheel(dir, &format!("demo-{version}-py3-none-any.whl"), None, &[]);
-    }
-    std::fs::write(dir.join(format!("demo-{version}-variants.json")), document).unwrap();
 }
 
 #[tokio::test]
 async fn without_a_supported_variant_the_plain_wheel_is_shown_unchanged() {
     let dir = tempfile::tempdir().unwrap();
-    demo_version(dir.path(), "1.0", &["v4", "v3"], true);
-    let server = TestIndex::start(dir.path()).await;
-    let presentation = presented(
-        &client(&server.index_url()),
-        "demo",
-        &level_target(dir.path(), 2),
-    )
-    .await;
-    assert_eq!(
-        shown(&presentation),
-        [entry(
-            "demo-1.0-py3-none-any.whl",
-            "demo-1.0-py3-none-any.whl",
-            None
-        )]
-    );
+    demo_release(dir.path(), "1.0", &["v4", "v3"], true);
+    let (_server, presentation) = present_demo(dir.path(), 2).await;
+    assert_eq!(shown(&presentation), [demo_plain("1.0")]);
     for label in ["v4", "v3"] {
         let name = format!("demo-1.0-py3-none-any-{label}.whl");
         assert!(
@@ -341,24 +311,11 @@ async fn without_a_supported_variant_the_plain_wheel_is_shown_unchanged() {
 #[tokio::test]
 async fn versions_with_only_unsupported_variants_are_hidden_with_what_would_fit() {
     let dir = tempfile::tempdir().unwrap();
-    demo_version(dir.path(), "1.0", &["v3", "null"], true);
-    demo_version(dir.path(), "2.0", &["v4"], false);
-    demo_version(dir.path(), "3.0", &["v4"], false);
-    let server = TestIndex::start(dir.path()).await;
-    let presentation = presented(
-        &client(&server.index_url()),
-        "demo",
-        &level_target(dir.path(), 3),
-    )
-    .await;
-    assert_eq!(
-        shown(&presentation),
-        [entry(
-            "demo-1.0-py3-none-any.whl",
-            "demo-1.0-py3-none-any-v3.whl",
-            Some("v3")
-        )]
-    );
+    demo_release(dir.path(), "1.0", &["v3", "null"], true);
+    demo_release(dir.path(), "2.0", &["v4"], false);
+    demo_release(dir.path(), "3.0", &["v4"], false);
+    let (_server, presentation) = present_demo(dir.path(), 3).await;
+    assert_eq!(shown(&presentation), [demo_as("1.0", "v3")]);
     let hidden: Vec<String> = presentation
         .hidden_versions
         .iter()
@@ -382,34 +339,17 @@ async fn versions_with_only_unsupported_variants_are_hidden_with_what_would_fit(
 #[tokio::test]
 async fn a_corrupt_variants_json_hides_only_that_versions_variant_wheels() {
     let dir = tempfile::tempdir().unwrap();
-    demo_version(dir.path(), "1.0", &["v4", "v3", "null"], true);
-    demo_version(dir.path(), "2.0", &["v4", "v3", "null"], true);
+    demo_release(dir.path(), "1.0", &["v4", "v3", "null"], true);
+    demo_release(dir.path(), "2.0", &["v4", "v3", "null"], true);
     std::fs::write(
         dir.path().join("demo-2.0-variants.json"),
         "{\"variants\": [",
     )
     .unwrap();
-    let server = TestIndex::start(dir.path()).await;
-    let presentation = presented(
-        &client(&server.index_url()),
-        "demo",
-        &level_target(dir.path(), 3),
-    )
-    .await;
+    let (_server, presentation) = present_demo(dir.path(), 3).await;
     assert_eq!(
         shown(&presentation),
-        [
-            entry(
-                "demo-1.0-py3-none-any.whl",
-                "demo-1.0-py3-none-any-v3.whl",
-                Some("v3")
-            ),
-            entry(
-                "demo-2.0-py3-none-any.whl",
-                "demo-2.0-py3-none-any.whl",
-                None
-            ),
-        ]
+        [demo_as("1.0", "v3"), demo_plain("2.0")]
     );
     for label in ["v4", "v3", "null"] {
         let name = format!("demo-2.0-py3-none-any-{label}.whl");
@@ -469,31 +409,14 @@ async fn a_project_without_variants_is_passed_through() {
 #[tokio::test]
 async fn versions_without_variant_wheels_are_not_judged() {
     let dir = tempfile::tempdir().unwrap();
-    demo_version(dir.path(), "1.0", &["v3", "null"], true);
+    demo_release(dir.path(), "1.0", &["v3", "null"], true);
     // 0.9 has no variant wheel; its variants.json is broken, and never read.
     wheel(dir.path(), "demo-0.9-py3-none-any.whl", None, &[]);
     std::fs::write(dir.path().join("demo-0.9-variants.json"), "{").unwrap();
-    let server = TestIndex::start(dir.path()).await;
-    let presentation = presented(
-        &client(&server.index_url()),
-        "demo",
-        &level_target(dir.path(), 3),
-    )
-    .await;
+    let (server, presentation) = present_demo(dir.path(), 3).await;
     assert_eq!(
         shown(&presentation),
-        [
-            entry(
-                "demo-0.9-py3-none-any.whl",
-                "demo-0.9-py3-none-any.whl",
-                None
-            ),
-            entry(
-                "demo-1.0-py3-none-any.whl",
-                "demo-1.0-py3-none-any-v3.whl",
-                Some("v3")
-            ),
-        ]
+        [demo_plain("0.9"), demo_as("1.0", "v3")]
     );
     assert!(
         presentation.warnings.is_empty(),
@@ -524,40 +447,25 @@ async fn labels_rank_before_tags_among_the_wheels_the_target_installs() {
     );
     wheel(dir.path(), &format!("{better_tags}.whl"), None, &[]);
     std::fs::write(dir.path().join("demo-1.0-variants.json"), &document).unwrap();
-    let server = TestIndex::start(dir.path()).await;
-    let presentation = presented(
-        &client(&server.index_url()),
-        "demo",
-        &level_target(dir.path(), 3),
-    )
-    .await;
+    let (_server, presentation) = present_demo(dir.path(), 3).await;
     // An installer preferring cp312 manylinux tags would take v2 or the plain wheel: both hidden.
-    assert_eq!(
-        shown(&presentation),
-        [entry(
-            "demo-1.0-py3-none-any.whl",
-            "demo-1.0-py3-none-any-v3.whl",
-            Some("v3")
-        )]
-    );
-    let chosen = "demo-1.0-py3-none-any-v3.whl".to_owned();
+    assert_eq!(shown(&presentation), [demo_as("1.0", "v3")]);
+    let chosen = "demo-1.0-py3-none-any-v3.whl";
     assert_eq!(
         why(&presentation, &format!("{better_tags}-v2.whl")),
-        &HiddenBecause::AnotherVariantChosen {
-            chosen: chosen.clone()
-        }
+        &another_chosen(chosen)
     );
     assert_eq!(
         why(&presentation, &format!("{better_tags}.whl")),
-        &HiddenBecause::ReplacedByVariant { chosen }
+        &replaced_by(chosen)
     );
 }
 
 #[tokio::test]
 async fn yanked_files_stay_shown_and_yanked() {
     let dir = tempfile::tempdir().unwrap();
-    demo_version(dir.path(), "1.0", &["v3", "null"], true);
-    demo_version(dir.path(), "2.0", &["v3", "null"], true);
+    demo_release(dir.path(), "1.0", &["v3", "null"], true);
+    demo_release(dir.path(), "2.0", &["v3", "null"], true);
     let server = TestIndex::start(dir.path()).await;
     for label in ["-v3", "-null", ""] {
         server.attrs(
@@ -568,17 +476,8 @@ async fn yanked_files_stay_shown_and_yanked() {
             },
         );
     }
-    let presentation = presented(
-        &client(&server.index_url()),
-        "demo",
-        &level_target(dir.path(), 3),
-    )
-    .await;
-    let two = presentation
-        .shown
-        .iter()
-        .find(|s| s.filename == "demo-2.0-py3-none-any.whl")
-        .unwrap();
+    let presentation = presented(&server, "demo", &level_target(dir.path(), 3)).await;
+    let two = shown_as(&presentation, "demo-2.0-py3-none-any.whl");
     assert_eq!(two.file.filename, "demo-2.0-py3-none-any-v3.whl");
     assert_eq!(
         two.file.yanked.as_ref().unwrap().reason.as_deref(),
@@ -590,10 +489,41 @@ async fn yanked_files_stay_shown_and_yanked() {
         .any(|s| s.file.filename == "demo-1.0-py3-none-any-v3.whl"));
 }
 
+/// PEP 592: an installer passes over a yanked file when another fits. A yanked best variant
+/// must not stand in the way of the version's other builds: it is hidden, and the choice is
+/// made among the rest.
+#[tokio::test]
+async fn a_yanked_best_variant_gives_way_to_the_next_build() {
+    let dir = tempfile::tempdir().unwrap();
+    demo_release(dir.path(), "2.0", &["v3", "null"], true);
+    let server = TestIndex::start(dir.path()).await;
+    server.attrs(
+        "demo-2.0-py3-none-any-v3.whl",
+        FileAttrs {
+            yanked: Some(Some("miscompiled".into())),
+            ..FileAttrs::default()
+        },
+    );
+    let presentation = presented(&server, "demo", &level_target(dir.path(), 3)).await;
+    let two = shown_as(&presentation, "demo-2.0-py3-none-any.whl");
+    assert_eq!(two.file.filename, "demo-2.0-py3-none-any-null.whl");
+    assert!(two.file.yanked.is_none());
+    assert_eq!(
+        why(&presentation, "demo-2.0-py3-none-any-v3.whl"),
+        &HiddenBecause::Unusable(CandidateFate::Yanked {
+            reason: Some("miscompiled".into())
+        })
+    );
+    assert_eq!(
+        why(&presentation, "demo-2.0-py3-none-any.whl"),
+        &replaced_by("demo-2.0-py3-none-any-null.whl")
+    );
+}
+
 #[tokio::test]
 async fn no_variants_shows_plain_wheels_only() {
     let dir = tempfile::tempdir().unwrap();
-    demo_version(dir.path(), "1.0", &["v3", "null"], true);
+    demo_release(dir.path(), "1.0", &["v3", "null"], true);
     let server = TestIndex::start(dir.path()).await;
     let client = client(&server.index_url());
     let project = project(&client, "demo").await;
@@ -604,13 +534,6 @@ async fn no_variants_shows_plain_wheels_only() {
     let presentation = present(&client, &project, &level_target(dir.path(), 3), &options)
         .await
         .unwrap();
-    assert_eq!(
-        shown(&presentation),
-        [entry(
-            "demo-1.0-py3-none-any.whl",
-            "demo-1.0-py3-none-any.whl",
-            None
-        )]
-    );
+    assert_eq!(shown(&presentation), [demo_plain("1.0")]);
     assert_eq!(presentation.hidden.len(), 2);
 }

@@ -1,53 +1,15 @@
-//! Builds small but valid wheels (RECORD hashes included) and targets for the tests.
+//! What the `choose` and `python` tests share: wheels without dependencies, 0.0.3 variant
+//! documents, and described targets.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
-use sha2::{Digest, Sha256};
 use vari_select::{Target, TargetSettings};
 
-/// Writes `dir/{filename}`: a wheel with METADATA, WHEEL, RECORD and, when given, variant.json.
+use crate::test_wheels;
+
+/// Writes `dir/{filename}`: a wheel without dependencies, with `variant.json` when given.
 pub(crate) fn wheel(dir: &Path, filename: &str, variant_json: Option<&str>) -> PathBuf {
-    let parsed = vari_core::filename::WheelFilename::parse(filename).unwrap();
-    let dist_info = format!("{}-{}.dist-info", parsed.name, parsed.version);
-    let mut members: Vec<(String, Vec<u8>)> = vec![
-        (format!("{}.py", parsed.name), b"".to_vec()),
-        (
-            format!("{dist_info}/METADATA"),
-            format!("Metadata-Version: 2.1\nName: {}\nVersion: {}\n", parsed.name, parsed.version)
-                .into_bytes(),
-        ),
-        (
-            format!("{dist_info}/WHEEL"),
-            b"Wheel-Version: 1.0\nGenerator: vari-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-                .to_vec(),
-        ),
-    ];
-    if let Some(json) = variant_json {
-        members.push((
-            format!("{dist_info}/variant.json"),
-            json.as_bytes().to_vec(),
-        ));
-    }
-    let mut record = String::new();
-    for (name, bytes) in &members {
-        let hash = URL_SAFE_NO_PAD.encode(Sha256::digest(bytes));
-        record.push_str(&format!("{name},sha256={hash},{}\n", bytes.len()));
-    }
-    record.push_str(&format!("{dist_info}/RECORD,,\n"));
-    members.push((format!("{dist_info}/RECORD"), record.into_bytes()));
-    let path = dir.join(filename);
-    let file = std::fs::File::create(&path).unwrap();
-    let mut zip = zip::ZipWriter::new(file);
-    let options = zip::write::SimpleFileOptions::default();
-    for (name, bytes) in members {
-        zip.start_file(name, options).unwrap();
-        zip.write_all(&bytes).unwrap();
-    }
-    zip.finish().unwrap();
-    path
+    test_wheels::wheel(dir, filename, variant_json, &[])
 }
 
 /// A 0.0.3 `variant.json` (the generation that has `enable-if`) with one variant of the `x86_64 :: level` feature (or the null
@@ -101,4 +63,12 @@ pub(crate) fn described(profile: &Path, version: &str, platform: &str) -> Target
 /// Resolves a target.
 pub(crate) fn target(settings: &TargetSettings) -> Target {
     Target::resolve(settings).unwrap()
+}
+
+/// A described CPython 3.12 on `platform` whose CPU supports x86-64 up to v3 (an
+/// [`x86_profile`] in a directory of its own, gone once the target is resolved).
+pub(crate) fn x86_v3_target(platform: &str) -> Target {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = x86_profile(dir.path(), None);
+    target(&described(&profile, "3.12", platform))
 }
