@@ -25,21 +25,10 @@ pub struct InvalidProjectName(pub String);
 impl ProjectName {
     /// Validates `name` (PEP 508's name rule) and normalises it.
     pub fn new(name: &str) -> Result<Self, InvalidProjectName> {
-        let bytes = name.as_bytes();
-        let valid = match (bytes.first(), bytes.last()) {
-            (Some(first), Some(last)) => {
-                first.is_ascii_alphanumeric()
-                    && last.is_ascii_alphanumeric()
-                    && bytes
-                        .iter()
-                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-            }
-            _ => false,
-        };
-        if !valid {
+        if !vari_core::project::is_valid(name) {
             return Err(InvalidProjectName(name.to_owned()));
         }
-        Ok(Self(normalize(name)))
+        Ok(Self(vari_core::project::normalize(name)))
     }
 
     /// The normal form (`foo-bar`).
@@ -49,7 +38,7 @@ impl ProjectName {
 
     /// Whether `other`, in any spelling, names this project.
     pub(crate) fn matches(&self, other: &str) -> bool {
-        normalize(other) == self.0
+        vari_core::project::normalize(other) == self.0
     }
 }
 
@@ -64,23 +53,6 @@ impl std::str::FromStr for ProjectName {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::new(s)
     }
-}
-
-fn normalize(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut in_run = false;
-    for c in name.chars() {
-        if matches!(c, '-' | '_' | '.') {
-            if !in_run {
-                out.push('-');
-            }
-            in_run = true;
-        } else {
-            out.push(c.to_ascii_lowercase());
-            in_run = false;
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -268,28 +268,16 @@ pub fn variants_json_filename(name: &str, version: &Version) -> String {
     format!("{}-{}-variants.json", normalize_name(name), version)
 }
 
-/// Normalises a distribution name as wheel filenames do: lowercase, and each run of `-`, `_` and
-/// `.` replaced by a single `_`.
+/// Normalises a distribution name as wheel filenames do: the PEP 503 normal form
+/// ([`crate::project::normalize`]) with `_` in place of `-`, so the name stays one
+/// dash-separated part.
 ///
 /// ```
 /// use vari_core::filename::normalize_name;
 /// assert_eq!(normalize_name("Foo.-_Bar"), "foo_bar");
 /// ```
 pub fn normalize_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut in_separator_run = false;
-    for c in name.chars() {
-        if matches!(c, '-' | '_' | '.') {
-            if !in_separator_run {
-                out.push('_');
-            }
-            in_separator_run = true;
-        } else {
-            out.extend(c.to_lowercase());
-            in_separator_run = false;
-        }
-    }
-    out
+    crate::project::normalize_with(name, '_')
 }
 
 fn starts_with_digit(s: &str) -> bool {
@@ -309,19 +297,13 @@ impl Parser<'_> {
         }
     }
 
-    /// A name part: ASCII letters, digits, `_` and `.`, starting and ending with a letter or
-    /// digit (the project-name rule, minus `-`, which separates the parts).
+    /// A name part: a valid project name ([`crate::project::is_valid`]). It holds no `-`, since
+    /// the filename was split on it.
     fn name(&self, name: &str) -> Result<String, FilenameError> {
-        let bytes = name.as_bytes();
-        let (Some(first), Some(last)) = (bytes.first(), bytes.last()) else {
+        if name.is_empty() {
             return Err(self.empty("distribution name"));
-        };
-        let valid = first.is_ascii_alphanumeric()
-            && last.is_ascii_alphanumeric()
-            && bytes
-                .iter()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'));
-        if !valid {
+        }
+        if !crate::project::is_valid(name) {
             return Err(FilenameError::InvalidName {
                 filename: self.filename.to_owned(),
                 name: name.to_owned(),

@@ -10,6 +10,7 @@
 //!   `variant.json` / pyproject `[variant]` (§3–5).
 //! - [`label`]: default variant labels (§1).
 //! - [`filename`]: wheel filenames with variant labels, `variants.json` names (§2).
+//! - [`project`]: project names — PEP 508 validity, PEP 503 normal form.
 //! - [`profile`]: the `vari-profile/1` document — a target's supported properties.
 //! - [`ordering`]: ranking variants for a target, with user preferences (§6).
 //! - [`markers`]: the target marker environment and variant environment markers (§7).
@@ -24,6 +25,7 @@ mod name_hash;
 pub mod names;
 pub mod ordering;
 pub mod profile;
+pub mod project;
 
 pub use diagnostic::{strip_bom, Diagnostic};
 pub use names::{

@@ -15,7 +15,7 @@ use std::str::FromStr;
 use std::time::Instant;
 
 use pep440_rs::Version;
-use vari_core::{FeatureName, FeatureSupport, FeatureValue, Namespace};
+use vari_core::{FeatureName, FeatureSupport, FeatureValue};
 
 use crate::context::DetectContext;
 use crate::facts::{self, FactsError};
@@ -136,31 +136,11 @@ impl Pin {
     }
 }
 
-/// PEP 503 normalisation with `_` as separator; `None` when `name` is not a valid distribution
-/// name (PEP 508: ASCII letters and digits, with `-`, `_`, `.` inside).
+/// PEP 503 normalisation with `_` as separator (the form feature names take); `None` when
+/// `name` (surrounding spaces aside) is not a valid distribution name.
 pub fn normalize_name(name: &str) -> Option<String> {
     let name = name.trim();
-    let bytes = name.as_bytes();
-    let valid = !bytes.is_empty()
-        && bytes.first().is_some_and(u8::is_ascii_alphanumeric)
-        && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if !valid {
-        return None;
-    }
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars() {
-        if matches!(c, '-' | '_' | '.') {
-            if !out.ends_with('_') {
-                out.push('_');
-            }
-        } else {
-            out.push(c.to_ascii_lowercase());
-        }
-    }
-    Some(out)
+    vari_core::project::is_valid(name).then(|| vari_core::filename::normalize_name(name))
 }
 
 /// Parses `VARIANT_ABI_DEPENDENCY` (`a==1.2,b==3`; empty entries and spaces are ignored).
@@ -502,14 +482,13 @@ pub fn detect(ctx: &DetectContext) -> ProviderReport {
     }
     let features = supported_from_pins(&pins.into_values().collect::<Vec<_>>());
     let note = (!notes.is_empty()).then(|| notes.join("; "));
-    ProviderReport {
-        // Constant, valid name.
-        namespace: Namespace::new(NAMESPACE).expect("abi_dependency is a valid namespace"),
-        features: (!features.is_empty()).then_some(features),
-        source: sources.join("; "),
+    ProviderReport::builtin(
+        NAMESPACE,
+        (!features.is_empty()).then_some(features),
+        sources.join("; "),
         note,
-        elapsed: started.elapsed(),
-    }
+        started,
+    )
 }
 
 /// The `abi_dependency` provider in the [registry](crate::registry).

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use vari_core::{FeatureName, FeatureSupport, FeatureValue, Namespace};
+use vari_core::{FeatureName, FeatureSupport, FeatureValue};
 
 use crate::context::DetectContext;
 use crate::facts::{self, FactsError};
@@ -31,17 +31,16 @@ fn provider_feature(values: &[&str]) -> Vec<FeatureSupport> {
     }]
 }
 
-fn fixed(namespace: &str, values: &[&str]) -> ProviderReport {
+fn fixed(namespace: &'static str, values: &[&str]) -> ProviderReport {
     let started = Instant::now();
     let features = provider_feature(values);
-    ProviderReport {
-        // Only called with the constant names below.
-        namespace: Namespace::new(namespace).expect("fixed namespaces are valid"),
-        features: Some(features),
-        source: "fixed list (ahead-of-time provider)".to_owned(),
-        note: None,
-        elapsed: started.elapsed(),
-    }
+    ProviderReport::builtin(
+        namespace,
+        Some(features),
+        "fixed list (ahead-of-time provider)".to_owned(),
+        None,
+        started,
+    )
 }
 
 /// The `blas_lapack` namespace: `provider` = `accelerate openblas mkl`.

@@ -1,7 +1,7 @@
 //! What one provider found: its supported features, where the facts came from, or why the
 //! namespace is absent.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use vari_core::{FeatureSupport, Namespace, NamespaceSupport};
 
@@ -21,6 +21,24 @@ pub struct ProviderReport {
 }
 
 impl ProviderReport {
+    /// A built-in provider's report, timed from `started`. `namespace` is one of the built-in
+    /// providers' constant names, which the registry's tests check are valid.
+    pub(crate) fn builtin(
+        namespace: &'static str,
+        features: Option<Vec<FeatureSupport>>,
+        source: String,
+        note: Option<String>,
+        started: Instant,
+    ) -> Self {
+        Self {
+            namespace: Namespace::new(namespace).expect("built-in namespaces are valid"),
+            features,
+            source,
+            note,
+            elapsed: started.elapsed(),
+        }
+    }
+
     /// The profile entry for a present namespace.
     pub fn support(&self) -> Option<NamespaceSupport> {
         self.features.as_ref().map(|features| NamespaceSupport {

@@ -423,18 +423,20 @@ pub(crate) fn parse_bool(value: &str) -> Option<bool> {
 }
 
 fn index(given: &str, origin: &Origin) -> Result<Sourced<IndexUrl>, IndexSourceError> {
-    let value = IndexUrl::parse(given).map_err(|e| IndexSourceError {
-        origin: origin.clone(),
-        message: e.to_string(),
-    })?;
-    Ok(Sourced {
-        value,
-        origin: origin.clone(),
-    })
+    sourced(given, origin, IndexUrl::parse)
 }
 
 fn links(given: &str, origin: &Origin) -> Result<Sourced<FindLinks>, IndexSourceError> {
-    let value = FindLinks::parse(given).map_err(|e| IndexSourceError {
+    sourced(given, origin, FindLinks::parse)
+}
+
+/// `given` as `parse` reads it, with where it was given; an error names that place.
+fn sourced<T, E: std::fmt::Display>(
+    given: &str,
+    origin: &Origin,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<Sourced<T>, IndexSourceError> {
+    let value = parse(given).map_err(|e| IndexSourceError {
         origin: origin.clone(),
         message: e.to_string(),
     })?;

@@ -41,7 +41,7 @@ impl InstalledDistribution {
     /// The name normalised as PEP 503 does (lowercase, runs of `-`, `_`, `.` → `-`): the name
     /// pip lists sort by and installers compare.
     pub fn normalized_name(&self) -> String {
-        normalized(&self.name)
+        vari_core::project::normalize(&self.name)
     }
 }
 
@@ -89,7 +89,7 @@ pub fn list_installed(site_packages: &[PathBuf]) -> Installed {
     let mut installed = Installed::default();
     let mut seen = BTreeSet::new();
     for dist in installed_distributions(site_packages) {
-        if !seen.insert(normalized(&dist.name)) {
+        if !seen.insert(vari_core::project::normalize(&dist.name)) {
             tracing::debug!(path = %dist.path.display(), "shadowed by an earlier distribution of the same name");
             continue;
         }
@@ -149,11 +149,6 @@ fn first(problems: Vec<Diagnostic>) -> Diagnostic {
         .into_iter()
         .next()
         .unwrap_or_else(|| Diagnostic::new("variants", "no usable variant entry"))
-}
-
-/// PEP 503 normalisation: lowercase, each run of `-`, `_`, `.` replaced by one `-`.
-fn normalized(name: &str) -> String {
-    vari_core::filename::normalize_name(name).replace('_', "-")
 }
 
 impl fmt::Display for InstalledDistribution {

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitStatus;
 
 use url::Url;
+use vari_core::project::normalize;
 use vari_proxy::{ProxyError, ProxySettings, Served};
 
 use crate::installer::InstallRequest;
@@ -120,7 +121,7 @@ fn compare(
             continue;
         };
         let Some(dist) = listing.distributions.iter().find(|d| {
-            normalise(&d.name) == normalise(&served.project) && d.version == served.version
+            normalize(&d.name) == normalize(&served.project) && d.version == served.version
         }) else {
             continue;
         };
@@ -141,7 +142,7 @@ fn compare(
     // is what is installed.
     kept.retain(|k| {
         !journal.iter().any(|s| {
-            normalise(&s.project) == normalise(&k.served.project)
+            normalize(&s.project) == normalize(&k.served.project)
                 && s.version == k.served.version
                 && s.label.as_deref() == k.installed.as_ref().map(|v| v.label.as_str())
         })
@@ -150,24 +151,6 @@ fn compare(
         a.served.project == b.served.project && a.served.version == b.served.version
     });
     (installed, kept)
-}
-
-/// A project name as PEP 503 compares them.
-fn normalise(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut separator = false;
-    for c in name.chars() {
-        if matches!(c, '-' | '_' | '.') {
-            separator = true;
-            continue;
-        }
-        if separator && !out.is_empty() {
-            out.push('-');
-        }
-        separator = false;
-        out.push(c.to_ascii_lowercase());
-    }
-    out
 }
 
 #[cfg(test)]
@@ -228,14 +211,5 @@ mod tests {
         let (installed, kept) = compare(&[served("1.0", "v3", false)], &[plain.path().into()]);
         assert!(installed.is_empty());
         assert!(kept[0].installed.is_none());
-    }
-
-    #[test]
-    fn names_compare_as_pep_503_says() {
-        assert_eq!(
-            normalise("Vari_Demo.cuda--runtime"),
-            "vari-demo-cuda-runtime"
-        );
-        assert_eq!(normalise("torch"), "torch");
     }
 }

@@ -8,7 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use pep440_rs::Version;
-use vari_core::filename::{normalize_name, WheelFilename};
+use vari_core::filename::WheelFilename;
+use vari_core::project::normalize;
 
 use crate::error::BuildError;
 use crate::state::Fingerprint;
@@ -46,15 +47,6 @@ pub struct Skipped {
     pub path: PathBuf,
     /// Why it is not published.
     pub reason: String,
-}
-
-/// The PEP 503 form of a project name: lowercase, runs of `-`, `_`, `.` replaced by one `-`.
-///
-/// ```
-/// assert_eq!(vari_publish::project_name("Test_Package"), "test-package");
-/// ```
-pub fn project_name(name: &str) -> String {
-    normalize_name(name).replace('_', "-")
 }
 
 /// Lists the distributions directly in `dir` (not in subdirectories), sorted by file name.
@@ -107,7 +99,7 @@ fn classify(filename: &str) -> Result<(String, Version, InputKind), String> {
     if filename.ends_with(".whl") {
         let parsed = WheelFilename::parse(filename).map_err(|e| e.to_string())?;
         return Ok((
-            project_name(&parsed.name),
+            normalize(&parsed.name),
             parsed.version.clone(),
             InputKind::Wheel(parsed),
         ));
@@ -123,7 +115,7 @@ fn classify(filename: &str) -> Result<(String, Version, InputKind), String> {
     let version: Version = version.parse().map_err(|e| {
         format!("a source distribution is named `{{name}}-{{version}}.tar.gz`; `{version}` is not a version: {e}")
     })?;
-    Ok((project_name(name), version, InputKind::Sdist))
+    Ok((normalize(name), version, InputKind::Sdist))
 }
 
 #[cfg(test)]

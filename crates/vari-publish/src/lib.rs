@@ -94,7 +94,7 @@ mod validate;
 
 pub use build::{build, BuildOptions, BuildStats, NoProgress, Progress};
 pub use error::BuildError;
-pub use inputs::{project_name, Skipped};
+pub use inputs::Skipped;
 pub use place::FilePlacement;
 pub use validate::{
     validate, FetchError, HttpSite, LocalSite, Problem, Severity, SiteReader, ValidateError,

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use futures_util::future::join_all;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use vari_client::{Downloaded, IndexClient, IndexFile};
-use vari_select::{select_all, Outcome};
+use vari_select::Outcome;
 
 use super::index_source::{prepare, runtime};
 use crate::cli::DownloadArgs;
@@ -25,12 +25,7 @@ pub(super) fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
         false,
     )?;
     let runtime = runtime()?;
-    let outcomes = runtime.block_on(select_all(
-        &session.client,
-        &session.requests,
-        &session.target,
-        &session.options,
-    ));
+    let outcomes = session.select_all(&runtime);
     let mut files: Vec<IndexFile> = Vec::new();
     for (request, outcome) in session.requests.iter().zip(outcomes) {
         match outcome.map_err(|e| CliError::Other(e.to_string()))? {

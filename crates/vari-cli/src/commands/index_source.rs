@@ -8,7 +8,7 @@
 //! the indexes that publish variants today are not PyPI.
 
 use vari_client::{CacheMode, ClientSettings, IndexClient, IndexUrl};
-use vari_select::{IndexOptions, Request, Target};
+use vari_select::{select_all, IndexOptions, Outcome, Request, SelectError, Target};
 
 use super::{config, rank, target};
 use crate::cli::{IndexArgs, SelectionArgs, TargetArgs};
@@ -24,6 +24,22 @@ pub(crate) struct Session {
     pub(crate) target: Target,
     pub(crate) options: IndexOptions,
     pub(crate) requests: Vec<Request>,
+}
+
+impl Session {
+    /// Selects for every request, in their order, on `runtime`: the one the client's later
+    /// requests (downloads) run on too, since its pooled connections belong to it.
+    pub(crate) fn select_all(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+    ) -> Vec<Result<Outcome, SelectError>> {
+        runtime.block_on(select_all(
+            &self.client,
+            &self.requests,
+            &self.target,
+            &self.options,
+        ))
+    }
 }
 
 /// Parses the requirements and sets up the client, the target and the options.

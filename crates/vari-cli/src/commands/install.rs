@@ -18,11 +18,12 @@ use vari_install::{
     InstallerIndexes, InstallerKind, Origin,
 };
 use vari_proxy::ProxySettings;
-use vari_select::{select_all, Outcome, Request, Target};
+use vari_select::{Outcome, Request, SelectError, Target};
 
 use super::config;
 use super::index_source::{
     client_settings_over, parse_requests, resolve_target, runtime, selection_options, session,
+    Session,
 };
 use super::proxy::server_runtime;
 use super::select::{nothing_fits, why};
@@ -270,6 +271,29 @@ fn uv_target(args: &InstallArgs, kind: InstallerKind) -> Result<Vec<std::ffi::Os
     Ok(given)
 }
 
+/// What `vari select` chooses for `requests` from the install's sources, for its target and
+/// with its selection options; dependencies are left to the installer.
+fn select(
+    args: &InstallArgs,
+    config: &vari_config::Config,
+    client: ClientSettings,
+    target: Target,
+    requests: Vec<Request>,
+    pre: bool,
+) -> Result<(Session, Vec<Result<Outcome, SelectError>>), CliError> {
+    let session = session(
+        client,
+        target,
+        requests,
+        config,
+        &args.selection,
+        pre,
+        false,
+    )?;
+    let outcomes = session.select_all(&runtime()?);
+    Ok((session, outcomes))
+}
+
 /// The choices `vari select` makes, one line each; nothing is installed.
 fn dry_run(
     args: &InstallArgs,
@@ -278,21 +302,7 @@ fn dry_run(
     target: Target,
 ) -> Result<ExitCode, CliError> {
     let requests = parse_requests(&args.requirements)?;
-    let session = session(
-        client,
-        target,
-        requests,
-        config,
-        &args.selection,
-        args.index.pre,
-        false,
-    )?;
-    let outcomes = runtime()?.block_on(select_all(
-        &session.client,
-        &session.requests,
-        &session.target,
-        &session.options,
-    ));
+    let (session, outcomes) = select(args, config, client, target, requests, args.index.pre)?;
     let mut text = String::new();
     for (request, outcome) in session.requests.iter().zip(outcomes) {
         match outcome.map_err(|e| CliError::Other(e.to_string()))? {
@@ -369,13 +379,10 @@ fn kept_requirements(
 ) -> Vec<Kept> {
     let listing = vari_install::list_installed(&target.python.site_packages);
     let installed = |name: &str| {
-        listing.distributions.iter().find(|d| {
-            vari_client::ProjectName::new(&d.name)
-                .ok()
-                .as_ref()
-                .map(|n| n.as_str())
-                == Some(name)
-        })
+        listing
+            .distributions
+            .iter()
+            .find(|d| d.normalized_name() == name)
     };
     let requests: Vec<Request> = args
         .requirements
@@ -389,26 +396,9 @@ fn kept_requirements(
     if requests.is_empty() {
         return Vec::new();
     }
-    let Ok(session) = session(
-        client,
-        target,
-        requests,
-        config,
-        &args.selection,
-        args.index.pre,
-        false,
-    ) else {
+    let Ok((_, outcomes)) = select(args, config, client, target, requests, args.index.pre) else {
         return Vec::new();
     };
-    let Ok(runtime) = runtime() else {
-        return Vec::new();
-    };
-    let outcomes = runtime.block_on(select_all(
-        &session.client,
-        &session.requests,
-        &session.target,
-        &session.options,
-    ));
     let mut kept = Vec::new();
     for outcome in outcomes {
         let Ok(Outcome::Resolved(resolution)) = outcome else {
@@ -456,26 +446,9 @@ fn reasons(
     let Some(requests) = requests.filter(|r| !r.is_empty()) else {
         return none();
     };
-    let Ok(session) = session(
-        client,
-        target,
-        requests,
-        config,
-        &args.selection,
-        true,
-        false,
-    ) else {
+    let Ok((session, outcomes)) = select(args, config, client, target, requests, true) else {
         return none();
     };
-    let Ok(runtime) = runtime() else {
-        return none();
-    };
-    let outcomes = runtime.block_on(select_all(
-        &session.client,
-        &session.requests,
-        &session.target,
-        &session.options,
-    ));
     installed
         .iter()
         .zip(outcomes)
@@ -534,21 +507,7 @@ fn explain_failure(
         return;
     }
     let explained = (|| {
-        let session = session(
-            client,
-            target,
-            requests,
-            config,
-            &args.selection,
-            args.index.pre,
-            false,
-        )?;
-        let outcomes = runtime()?.block_on(select_all(
-            &session.client,
-            &session.requests,
-            &session.target,
-            &session.options,
-        ));
+        let (session, outcomes) = select(args, config, client, target, requests, args.index.pre)?;
         for (request, outcome) in session.requests.iter().zip(outcomes) {
             if let Ok(Outcome::Resolved(resolution)) = outcome {
                 if resolution.chosen.is_none() {

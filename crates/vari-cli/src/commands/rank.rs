@@ -10,7 +10,7 @@ use owo_colors::Style;
 use tracing::debug;
 use vari_core::metadata::{property_refs, VariantProperties};
 use vari_core::ordering::{Rejection, SelectionOptions};
-use vari_core::VariantLabel;
+use vari_core::{Namespace, VariantLabel};
 use vari_select::{
     choose, unused_options, Choice, FileFate, HardwareSource, InputKind, Release, Target,
     UnusedOption, VariantRejection, VariantVerdict,
@@ -172,10 +172,9 @@ fn ranking_reason(rejection: &Rejection, target: &Target) -> String {
                 ),
             }
         }
-        Rejection::OptionalNotEnabled { namespace } => format!(
-            "namespace `{namespace}` comes from an optional provider that is off (turn it on with \
-             --enable-optional {namespace})"
-        ),
+        Rejection::OptionalNotEnabled { namespace } => {
+            format!("{rejection} {}", optional_hint(namespace))
+        }
         Rejection::Forbidden { pattern } => format!("forbidden by --forbid {pattern}"),
         Rejection::NotRequested { requested } => {
             format!("not the requested variant (--variant {requested})")
@@ -183,6 +182,11 @@ fn ranking_reason(rejection: &Rejection, target: &Target) -> String {
         Rejection::VariantsDisabled => "variant wheels are disabled (--no-variants)".to_owned(),
         other => other.to_string(),
     }
+}
+
+/// The flag that turns an optional provider on, as a hint after the reason.
+pub(crate) fn optional_hint(namespace: &Namespace) -> String {
+    format!("(turn it on with --enable-optional {namespace})")
 }
 
 fn detected_where(source: &HardwareSource) -> String {

@@ -11,12 +11,12 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use vari_core::ordering::Rejection;
 use vari_select::{
-    select_all, CandidateFate, CandidateFile, ChosenBecause, HardwareSource, NamespaceNeed,
-    Outcome, Request, Resolution, Target, VariantRejection, VersionReport,
+    CandidateFate, CandidateFile, ChosenBecause, NamespaceNeed, Outcome, Request, Resolution,
+    Target, VariantRejection, VersionReport,
 };
 
 use super::index_source::{prepare, runtime};
-use super::rank::reason;
+use super::rank::{optional_hint, reason};
 use crate::cli::SelectArgs;
 use crate::error::CliError;
 use crate::output;
@@ -36,12 +36,7 @@ pub(super) fn run(args: &SelectArgs) -> Result<ExitCode, CliError> {
         &args.selection,
         !args.no_deps,
     )?;
-    let outcomes = runtime()?.block_on(select_all(
-        &session.client,
-        &session.requests,
-        &session.target,
-        &session.options,
-    ));
+    let outcomes = session.select_all(&runtime()?);
     let mut results = Vec::new();
     for (request, outcome) in session.requests.iter().zip(outcomes) {
         let outcome = outcome.map_err(|e| CliError::Other(e.to_string()))?;
@@ -242,53 +237,26 @@ fn needs_text(report: &VersionReport, target: &Target) -> String {
         .join("; ")
 }
 
-/// What hardware a namespace stands for, in a user's words.
-fn hardware_name(namespace: &str) -> Option<&'static str> {
-    Some(match namespace {
-        "nvidia" => "NVIDIA GPUs",
-        "amd" => "AMD GPUs",
-        "intel" => "Intel GPUs",
-        "x86_64" => "x86-64 CPUs",
-        "aarch64" => "Arm CPUs",
-        _ => return None,
-    })
-}
-
+/// A need in `vari-select`'s words, with the flag that would change it: the library's clause
+/// names no flag.
 fn need_text(need: &NamespaceNeed, target: &Target) -> String {
-    let labels: Vec<&str> = need.labels.iter().map(|l| l.as_str()).collect();
-    let labels = labels.join(", ");
-    let namespace = need.namespace.as_str();
-    let builds = match hardware_name(namespace) {
-        Some(hardware) => format!("builds for {hardware} ({labels})"),
-        None => format!("builds {labels} need namespace `{namespace}`"),
-    };
-    match (&need.rejection, &need.absent_reason) {
-        (Rejection::UnsupportedNamespace { .. }, Some(why)) => match why.strip_prefix("no ") {
-            // Detection's notes read "no NVIDIA driver (…)".
-            Some(_) => format!("{builds}, and {} has {why}", where_detected(target)),
-            None => format!("{builds}, and on {}: {why}", where_detected(target)),
-        },
-        (Rejection::UnsupportedNamespace { .. }, None) if !need.builtin_provider => format!(
-            "{builds}, which no built-in provider detects: give a profile that lists it \
-             (--profile)"
-        ),
-        (Rejection::UnsupportedNamespace { .. }, None) => match &target.hardware.source {
-            HardwareSource::Host | HardwareSource::Sysroot(_) => {
-                format!("{builds}, not detected on {}", where_detected(target))
-            }
-            source => format!("{builds}, which {source} does not list"),
-        },
-        (other, _) => format!(
-            "{builds}: {}",
-            reason(&VariantRejection::Ranking(other.clone()), target)
-        ),
+    let clause = need.describe(target);
+    match flag_hint(need) {
+        Some(hint) => format!("{clause} {hint}"),
+        None => clause.to_string(),
     }
 }
 
-fn where_detected(target: &Target) -> String {
-    match &target.hardware.source {
-        HardwareSource::Sysroot(dir) => format!("the snapshot {}", dir.display()),
-        _ => "this machine".to_owned(),
+/// The command-line flag that lets a need be met, when one does.
+fn flag_hint(need: &NamespaceNeed) -> Option<String> {
+    match &need.rejection {
+        Rejection::UnsupportedNamespace { .. }
+            if need.absent_reason.is_none() && !need.builtin_provider =>
+        {
+            Some("(--profile)".to_owned())
+        }
+        Rejection::OptionalNotEnabled { namespace } => Some(optional_hint(namespace)),
+        _ => None,
     }
 }
 
@@ -557,5 +525,82 @@ fn group_key(fate: &CandidateFate, target: &Target) -> (u8, String) {
             "source distribution (only wheels are selected)".to_owned(),
         ),
         CandidateFate::Chosen | CandidateFate::Candidate { .. } => (8, String::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use vari_core::{Namespace, VariantLabel};
+    use vari_select::TargetSettings;
+
+    use super::*;
+
+    /// Python 3.12 on Linux x86_64 with an empty profile: nothing detected, nothing probed.
+    fn target() -> Target {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = dir.path().join("empty.json");
+        std::fs::write(
+            &profile,
+            r#"{"schema": "vari-profile/1", "namespaces": []}"#,
+        )
+        .unwrap();
+        let mut settings = TargetSettings {
+            profile: Some(profile),
+            ..TargetSettings::default()
+        };
+        settings.python.version = Some("3.12".parse().unwrap());
+        settings.python.platform = Some("x86_64-manylinux_2_28".parse().unwrap());
+        Target::resolve(&settings).unwrap()
+    }
+
+    fn need(
+        namespace: &str,
+        rejection: fn(Namespace) -> Rejection,
+        builtin: bool,
+    ) -> NamespaceNeed {
+        let namespace: Namespace = namespace.parse().unwrap();
+        NamespaceNeed {
+            labels: vec!["cu128".parse::<VariantLabel>().unwrap()],
+            rejection: rejection(namespace.clone()),
+            namespace,
+            builtin_provider: builtin,
+            absent_reason: None,
+        }
+    }
+
+    fn unsupported(namespace: Namespace) -> Rejection {
+        Rejection::UnsupportedNamespace {
+            namespace,
+            provider: None,
+        }
+    }
+
+    #[test]
+    fn the_library_clause_then_the_flag_that_would_help() {
+        let target = target();
+        let unknown = need("ascend", unsupported, false);
+        assert_eq!(
+            need_text(&unknown, &target),
+            "builds cu128 need namespace `ascend`, which no built-in provider detects: only a \
+             profile that lists it can select them (--profile)"
+        );
+        let optional = need(
+            "nvidia",
+            |namespace| Rejection::OptionalNotEnabled { namespace },
+            true,
+        );
+        assert_eq!(
+            need_text(&optional, &target),
+            "builds for NVIDIA GPUs (cu128): namespace `nvidia` comes from an optional provider \
+             that is off (turn it on with --enable-optional nvidia)"
+        );
+        // A built-in provider's namespace: no flag adds it, so the clause stands alone.
+        let builtin = need("nvidia", unsupported, true);
+        let text = need_text(&builtin, &target);
+        assert!(
+            text.starts_with("builds for NVIDIA GPUs (cu128), which profile ")
+                && text.ends_with(" does not list"),
+            "{text}"
+        );
     }
 }

@@ -263,25 +263,31 @@ impl Http {
                 .send()
                 .await
                 .map_err(|e| self.failure(url, e))?;
-            let status = response.status();
-            if status.is_server_error() {
-                return Err(Failure::status(url, status));
-            }
-            let headers = response.headers().clone();
-            let final_url = crate::auth::redact(response.url());
-            let body = response
-                .bytes()
-                .await
-                .map_err(|e| self.failure(url, e))?
-                .to_vec();
-            Ok(Received {
-                status,
-                headers,
-                url: final_url,
-                body,
-            })
+            self.receive(url, response).await
         })
         .await
+    }
+
+    /// A response to `url` read whole; a server error is a failure (retried), any other
+    /// status the caller's to judge.
+    async fn receive(&self, url: &Url, response: reqwest::Response) -> Result<Received, Failure> {
+        let status = response.status();
+        if status.is_server_error() {
+            return Err(Failure::status(url, status));
+        }
+        let headers = response.headers().clone();
+        let final_url = crate::auth::redact(response.url());
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| self.failure(url, e))?
+            .to_vec();
+        Ok(Received {
+            status,
+            headers,
+            url: final_url,
+            body,
+        })
     }
 
     /// A range of a file; the whole file when the server ignores ranges (and from then on
@@ -317,22 +323,7 @@ impl Http {
                     request = request.header(RANGE, header.as_str());
                 }
                 let response = request.send().await.map_err(|e| self.failure(url, e))?;
-                let status = response.status();
-                if status.is_server_error() {
-                    return Err(Failure::status(url, status));
-                }
-                let headers = response.headers().clone();
-                let body = response
-                    .bytes()
-                    .await
-                    .map_err(|e| self.failure(url, e))?
-                    .to_vec();
-                Ok(Received {
-                    status,
-                    headers,
-                    url: url.clone(),
-                    body,
-                })
+                self.receive(url, response).await
             })
             .await?;
         match received.status {

@@ -120,12 +120,7 @@ fn supported_for(id: TargetId) -> Vec<FeatureSupport> {
 }
 
 fn classification(id: TargetId) -> Classification {
-    let catalog = aarch64_catalog();
-    Classification {
-        microarchitecture: catalog.target(id).name.clone(),
-        generic: catalog.target(catalog.generic(id)).name.clone(),
-        supported: supported_for(id),
-    }
+    Classification::of(aarch64_catalog(), id, supported_for(id))
 }
 
 fn root() -> TargetId {
@@ -211,9 +206,9 @@ pub fn detect(ctx: &DetectContext) -> ProviderReport {
     let source = format!("{}: {}", obs.source, c.microarchitecture);
     if c.supported.is_empty() {
         let note = format!("CPU {} has no aarch64 version", c.microarchitecture);
-        return super::report(NAMESPACE, None, source, Some(note), started);
+        return ProviderReport::builtin(NAMESPACE, None, source, Some(note), started);
     }
-    super::report(NAMESPACE, Some(c.supported), source, None, started)
+    ProviderReport::builtin(NAMESPACE, Some(c.supported), source, None, started)
 }
 
 /// The `aarch64` provider in the [registry](crate::registry).
@@ -240,20 +235,10 @@ impl Provider for Aarch64 {
         let t = facts::as_table(value, NAMESPACE)?;
         let derived = match super::one_of(t, NAMESPACE, &["microarchitecture", "cpuinfo"])? {
             ("microarchitecture", v) => {
-                let name = facts::as_str(v, "aarch64.microarchitecture")?;
-                let f = supported_from_microarch(name)
-                    .map_err(|e| facts::invalid("aarch64.microarchitecture", e.to_string()))?;
-                (f, format!("microarchitecture {name}"))
+                super::microarchitecture_fact(NAMESPACE, v, supported_from_microarch)?
             }
             (_, v) => {
-                let (info, file) = super::read_cpuinfo_fact(
-                    v,
-                    "aarch64.cpuinfo",
-                    input.base_dir,
-                    CpuArch::Aarch64,
-                )?;
-                let c = classify(&info);
-                (c.supported, format!("{file}: {}", c.microarchitecture))
+                super::cpuinfo_fact(NAMESPACE, v, input.base_dir, CpuArch::Aarch64, classify)?
             }
         };
         Ok(Some(derived))

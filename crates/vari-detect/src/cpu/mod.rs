@@ -17,11 +17,13 @@ pub mod x86_64;
 use std::path::Path;
 use std::time::Instant;
 
-use vari_core::{FeatureName, FeatureSupport, FeatureValue, Namespace};
+use vari_core::{FeatureName, FeatureSupport, FeatureValue};
 
 use crate::context::DetectContext;
 use crate::facts::{self, FactsError};
+use crate::provider::Derived;
 use crate::report::ProviderReport;
+use archspec::{Catalog, TargetId};
 use cpuinfo::{CpuArch, CpuInfo};
 
 /// Why a CPU description could not be turned into supported features.
@@ -52,6 +54,17 @@ pub struct Classification {
     /// The namespace's supported features, most preferred first; empty when the reference
     /// provider reports nothing for this CPU.
     pub supported: Vec<FeatureSupport>,
+}
+
+impl Classification {
+    /// The classification as `id` of `catalog`, named by it and its generic ancestor.
+    fn of(catalog: &Catalog, id: TargetId, supported: Vec<FeatureSupport>) -> Self {
+        Self {
+            microarchitecture: catalog.target(id).name.clone(),
+            generic: catalog.target(catalog.generic(id)).name.clone(),
+            supported,
+        }
+    }
 }
 
 /// What was observed about this CPU and where.
@@ -119,41 +132,30 @@ pub(crate) fn single(name: &str, values: impl IntoIterator<Item = String>) -> Fe
     }
 }
 
-/// Builds a provider report.
-pub(crate) fn report(
-    namespace: &str,
-    features: Option<Vec<FeatureSupport>>,
-    source: String,
-    note: Option<String>,
-    started: Instant,
-) -> ProviderReport {
-    ProviderReport {
-        // Only called with the constant names `x86_64` and `aarch64`.
-        namespace: Namespace::new(namespace).expect("CPU namespaces are valid"),
-        features,
-        source,
-        note,
-        elapsed: started.elapsed(),
-    }
-}
-
 /// The machine's CPU when it is of `arch`; otherwise the report of an absent `namespace`
 /// saying why (no CPU facts, or a CPU of another architecture).
 pub(crate) fn observe_arch(
     ctx: &DetectContext,
-    namespace: &str,
+    namespace: &'static str,
     arch: CpuArch,
     started: Instant,
 ) -> Result<Observation, ProviderReport> {
-    let obs =
-        observe(ctx).map_err(|note| report(namespace, None, String::new(), Some(note), started))?;
+    let obs = observe(ctx).map_err(|note| {
+        ProviderReport::builtin(namespace, None, String::new(), Some(note), started)
+    })?;
     if obs.arch != arch {
         let note = format!(
             "CPU is {} (from {}): the {namespace} namespace does not apply",
             obs.arch.name(),
             obs.source
         );
-        return Err(report(namespace, None, obs.source, Some(note), started));
+        return Err(ProviderReport::builtin(
+            namespace,
+            None,
+            obs.source,
+            Some(note),
+            started,
+        ));
     }
     Ok(obs)
 }
@@ -181,17 +183,33 @@ pub(crate) fn one_of<'a>(
     }
 }
 
-/// Reads the `cpuinfo = "FILE"` of a CPU facts section (relative to the facts file).
-pub(crate) fn read_cpuinfo_fact(
+/// `microarchitecture = "NAME"` in the facts section of `namespace`: what that
+/// microarchitecture supports (`supported`, the namespace's lookup).
+pub(crate) fn microarchitecture_fact(
+    namespace: &str,
     value: &toml::Value,
-    path: &str,
+    supported: fn(&str) -> Result<Vec<FeatureSupport>, CpuError>,
+) -> Result<Derived, FactsError> {
+    let path = format!("{namespace}.microarchitecture");
+    let name = facts::as_str(value, &path)?;
+    let features = supported(name).map_err(|e| facts::invalid(&path, e.to_string()))?;
+    Ok((features, format!("microarchitecture {name}")))
+}
+
+/// `cpuinfo = "FILE"` (relative to the facts file) in the facts section of `namespace`: the CPU
+/// that file describes, which must be of `arch`, as `classify` sees it.
+pub(crate) fn cpuinfo_fact(
+    namespace: &str,
+    value: &toml::Value,
     base_dir: &Path,
     arch: CpuArch,
-) -> Result<(CpuInfo, String), FactsError> {
-    let rel = facts::as_str(value, path)?;
+    classify: fn(&CpuInfo) -> Classification,
+) -> Result<Derived, FactsError> {
+    let path = format!("{namespace}.cpuinfo");
+    let rel = facts::as_str(value, &path)?;
     let file = base_dir.join(rel);
     let text = std::fs::read_to_string(&file)
-        .map_err(|e| facts::invalid(path, format!("cannot read {}: {e}", file.display())))?;
+        .map_err(|e| facts::invalid(&path, format!("cannot read {}: {e}", file.display())))?;
     let info = CpuInfo::parse(&text);
     if info.arch() != arch {
         return Err(facts::invalid(
@@ -204,7 +222,11 @@ pub(crate) fn read_cpuinfo_fact(
             ),
         ));
     }
-    Ok((info, file.display().to_string()))
+    let c = classify(&info);
+    Ok((
+        c.supported,
+        format!("{}: {}", file.display(), c.microarchitecture),
+    ))
 }
 
 /// macOS: archspec reads `sysctl` instead of `/proc/cpuinfo`.

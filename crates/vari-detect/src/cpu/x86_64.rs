@@ -112,12 +112,7 @@ fn supported_for(id: TargetId) -> Vec<FeatureSupport> {
 }
 
 fn classification(id: TargetId) -> Classification {
-    let catalog = x86_catalog();
-    Classification {
-        microarchitecture: catalog.target(id).name.clone(),
-        generic: catalog.target(catalog.generic(id)).name.clone(),
-        supported: supported_for(id),
-    }
+    Classification::of(x86_catalog(), id, supported_for(id))
 }
 
 /// Classifies an x86-64 `/proc/cpuinfo` (`vendor_id` and `flags` of the first processor).
@@ -187,9 +182,9 @@ pub fn detect(ctx: &DetectContext) -> ProviderReport {
             "CPU is {} (no x86-64-v2 features): the reference provider reports nothing",
             c.microarchitecture
         );
-        return super::report(NAMESPACE, None, source, Some(note), started);
+        return ProviderReport::builtin(NAMESPACE, None, source, Some(note), started);
     }
-    super::report(NAMESPACE, Some(c.supported), source, None, started)
+    ProviderReport::builtin(NAMESPACE, Some(c.supported), source, None, started)
 }
 
 /// The `x86_64` provider in the [registry](crate::registry).
@@ -217,10 +212,7 @@ impl Provider for X86_64 {
         let derived = match super::one_of(t, NAMESPACE, &["microarchitecture", "level", "cpuinfo"])?
         {
             ("microarchitecture", v) => {
-                let name = facts::as_str(v, "x86_64.microarchitecture")?;
-                let f = supported_from_microarch(name)
-                    .map_err(|e| facts::invalid("x86_64.microarchitecture", e.to_string()))?;
-                (f, format!("microarchitecture {name}"))
+                super::microarchitecture_fact(NAMESPACE, v, supported_from_microarch)?
             }
             ("level", v) => {
                 let level = v
@@ -231,12 +223,7 @@ impl Provider for X86_64 {
                     from_level(level).map_err(|e| facts::invalid("x86_64.level", e.to_string()))?;
                 (f, format!("x86-64-v{level}"))
             }
-            (_, v) => {
-                let (info, file) =
-                    super::read_cpuinfo_fact(v, "x86_64.cpuinfo", input.base_dir, CpuArch::X86_64)?;
-                let c = classify(&info);
-                (c.supported, format!("{file}: {}", c.microarchitecture))
-            }
+            (_, v) => super::cpuinfo_fact(NAMESPACE, v, input.base_dir, CpuArch::X86_64, classify)?,
         };
         Ok(Some(derived))
     }

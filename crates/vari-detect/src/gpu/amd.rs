@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-use vari_core::{FeatureSupport, Namespace};
+use vari_core::FeatureSupport;
 
 use super::{feature, parse_decimal};
 use crate::facts::{self, FactsError};
@@ -153,14 +153,7 @@ pub fn detect(ctx: &DetectContext) -> ProviderReport {
         Ok(found) => found,
         Err(e) => (None, "override".into(), Some(e.to_string())),
     };
-    ProviderReport {
-        // "amd" is a valid namespace name.
-        namespace: Namespace::new(NAMESPACE).expect("valid namespace"),
-        features,
-        source,
-        note,
-        elapsed: start.elapsed(),
-    }
+    ProviderReport::builtin(NAMESPACE, features, source, note, start)
 }
 
 type Found = (Option<Vec<FeatureSupport>>, String, Option<String>);

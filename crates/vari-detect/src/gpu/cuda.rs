@@ -64,16 +64,19 @@ pub fn probe(candidates: &[String]) -> Result<CudaFacts, ProbeFailure> {
             )
         };
 
+        // What is reported: the version, and the devices or why there are none.
+        let facts = |devices: Vec<DeviceCapability>, device_error: Option<String>| CudaFacts {
+            library: lib.name.clone(),
+            driver_version,
+            version_error,
+            devices,
+            device_error,
+        };
         let init = lib.require::<Init>("cuInit")?;
         let code = init(0);
         if code != 0 {
-            return Ok(CudaFacts {
-                library: lib.name.clone(),
-                driver_version,
-                version_error,
-                devices: Vec::new(),
-                device_error: Some(format!("cuInit: {}", error_name(code))),
-            });
+            let error = format!("cuInit: {}", error_name(code));
+            return Ok(facts(Vec::new(), Some(error)));
         }
         let count_fn = lib.require::<GetInt>("cuDeviceGetCount")?;
         let device_get = lib.require::<DeviceGet>("cuDeviceGet")?;
@@ -81,13 +84,8 @@ pub fn probe(candidates: &[String]) -> Result<CudaFacts, ProbeFailure> {
         let mut count: c_int = 0;
         let code = count_fn(&mut count);
         if code != 0 {
-            return Ok(CudaFacts {
-                library: lib.name.clone(),
-                driver_version,
-                version_error,
-                devices: Vec::new(),
-                device_error: Some(format!("cuDeviceGetCount: {}", error_name(code))),
-            });
+            let error = format!("cuDeviceGetCount: {}", error_name(code));
+            return Ok(facts(Vec::new(), Some(error)));
         }
         let mut devices = Vec::new();
         for ordinal in 0..count.max(0) {
@@ -126,13 +124,7 @@ pub fn probe(candidates: &[String]) -> Result<CudaFacts, ProbeFailure> {
                 error,
             });
         }
-        Ok(CudaFacts {
-            library: lib.name.clone(),
-            driver_version,
-            version_error,
-            devices,
-            device_error: None,
-        })
+        Ok(facts(devices, None))
     }
 }
 

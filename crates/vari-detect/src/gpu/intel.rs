@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use vari_core::{FeatureSupport, Namespace};
+use vari_core::FeatureSupport;
 
 use super::level_zero::{self, LevelZeroFacts};
 use super::{feature, library_candidates};
@@ -125,14 +125,7 @@ pub fn detect(ctx: &DetectContext) -> ProviderReport {
 pub(crate) fn detect_outcome(ctx: &DetectContext) -> (ProviderReport, bool) {
     let start = Instant::now();
     let (features, source, note, transient) = run(ctx);
-    let report = ProviderReport {
-        // "intel" is a valid namespace name.
-        namespace: Namespace::new(NAMESPACE).expect("valid namespace"),
-        features,
-        source,
-        note,
-        elapsed: start.elapsed(),
-    };
+    let report = ProviderReport::builtin(NAMESPACE, features, source, note, start);
     (report, transient)
 }
 

@@ -12,7 +12,7 @@
 
 use std::time::Instant;
 
-use vari_core::{FeatureSupport, Namespace};
+use vari_core::FeatureSupport;
 
 use super::{cuda, nvml};
 use super::{driver_branches, feature, library_candidates, parse_major_minor, DeviceCapability};
@@ -259,14 +259,7 @@ pub(crate) fn detect_outcome(ctx: &DetectContext) -> (ProviderReport, bool) {
             false,
         ),
     };
-    let report = ProviderReport {
-        // "nvidia" is a valid namespace name.
-        namespace: Namespace::new(NAMESPACE).expect("valid namespace"),
-        features,
-        source,
-        note,
-        elapsed: start.elapsed(),
-    };
+    let report = ProviderReport::builtin(NAMESPACE, features, source, note, start);
     (report, transient)
 }
 

@@ -150,7 +150,7 @@ pub fn validate(reader: &dyn SiteReader) -> Result<ValidationReport, ValidateErr
     let names: BTreeSet<String> = root
         .projects
         .into_iter()
-        .map(|p| crate::project_name(&p.name))
+        .map(|p| vari_core::project::normalize(&p.name))
         .collect();
     let checked: Vec<(usize, Vec<Problem>)> = names
         .par_iter()

@@ -1,13 +1,13 @@
 //! Collecting problems while walking a document: key paths, scopes and document order.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::str::FromStr;
 
 use crate::metadata::error::MetadataError;
 use std::borrow::Cow;
 
 use crate::metadata::tree::Node;
-use crate::names::NameError;
+use crate::names::{NameError, Namespace};
 
 /// One problem, with where it sorts and what it invalidates.
 #[derive(Debug)]
@@ -139,6 +139,30 @@ pub(super) fn unique_entries<'n, 'd>(
             out.push((key.as_ref(), value));
         } else {
             issues.add(key_path(path, key), "duplicate key");
+        }
+    }
+    out
+}
+
+/// An object keyed by namespace, each value read by `read` at its key path. An invalid
+/// namespace name is reported and its value still read, so that the value's own problems are
+/// reported too; it is left out, as is a value `read` refuses.
+pub(super) fn namespace_entries<T>(
+    node: &Node,
+    path: &str,
+    issues: &mut Issues,
+    mut read: impl FnMut(&Node, &str, &mut Issues) -> Option<T>,
+) -> BTreeMap<Namespace, T> {
+    let mut out = BTreeMap::new();
+    let Some(entries) = as_object(node, path, issues) else {
+        return out;
+    };
+    for (ns, value) in unique_entries(entries, path, issues) {
+        let ns_path = key_path(path, ns);
+        let namespace = Namespace::new(ns).map_err(|e| issues.add(&ns_path, e.to_string()));
+        let value = read(value, &ns_path, issues);
+        if let (Ok(namespace), Some(value)) = (namespace, value) {
+            out.insert(namespace, value);
         }
     }
     out

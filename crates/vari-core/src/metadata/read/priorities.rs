@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use super::issues::{
-    as_object, get, index_path, key_path, name_list, reject_unknown_keys, unique_entries, Issues,
+    as_object, get, index_path, key_path, name_list, namespace_entries, reject_unknown_keys,
+    unique_entries, Issues,
 };
 use super::providers::read_feature_lists;
 use crate::metadata::model::{DefaultPriorities, SchemaGeneration};
@@ -18,6 +19,18 @@ pub(super) struct PrioritiesRead {
     /// Whether `namespace` was read without problems, so cross-checks against it are
     /// meaningful (and do not pile up follow-on errors).
     pub(super) namespace_ok: bool,
+}
+
+impl PrioritiesRead {
+    /// The order `default-priorities.feature` gives the features of `namespace` (empty when it
+    /// gives none).
+    pub(super) fn feature_order(&self, namespace: &Namespace) -> &[FeatureName] {
+        self.value
+            .feature
+            .get(namespace)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
 }
 
 /// Reads `default-priorities` at `path` (absent: `node` is `None`).
@@ -80,19 +93,9 @@ fn read_feature_priorities(
     path: &str,
     issues: &mut Issues,
 ) -> BTreeMap<Namespace, Vec<FeatureName>> {
-    let mut out = BTreeMap::new();
-    let Some(entries) = as_object(node, path, issues) else {
-        return out;
-    };
-    for (ns, list) in unique_entries(entries, path, issues) {
-        let ns_path = key_path(path, ns);
-        let namespace = Namespace::new(ns).map_err(|e| issues.add(&ns_path, e.to_string()));
-        let features = name_list::<FeatureName>(list, &ns_path, false, issues);
-        if let (Ok(namespace), Some(features)) = (namespace, features) {
-            out.insert(namespace, features);
-        }
-    }
-    out
+    namespace_entries(node, path, issues, |list, ns_path, issues| {
+        name_list::<FeatureName>(list, ns_path, false, issues)
+    })
 }
 
 /// `property`: namespace → feature → values, most preferred first.
@@ -101,21 +104,10 @@ fn read_property_priorities(
     path: &str,
     issues: &mut Issues,
 ) -> BTreeMap<Namespace, BTreeMap<FeatureName, Vec<FeatureValue>>> {
-    let mut out = BTreeMap::new();
-    let Some(entries) = as_object(node, path, issues) else {
-        return out;
-    };
-    for (ns, features) in unique_entries(entries, path, issues) {
-        let ns_path = key_path(path, ns);
-        let namespace = Namespace::new(ns).map_err(|e| issues.add(&ns_path, e.to_string()));
-        let Some(by_feature) = read_feature_lists(features, &ns_path, false, issues) else {
-            continue;
-        };
-        if let Ok(namespace) = namespace {
-            out.insert(namespace, by_feature.into_iter().collect());
-        }
-    }
-    out
+    namespace_entries(node, path, issues, |features, ns_path, issues| {
+        let by_feature = read_feature_lists(features, ns_path, false, issues)?;
+        Some(by_feature.into_iter().collect())
+    })
 }
 
 /// Checks the namespace list against the variants: never empty when variants exist.

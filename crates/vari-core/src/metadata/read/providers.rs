@@ -133,6 +133,29 @@ struct Common {
     plugin_api: Option<String>,
 }
 
+impl Common {
+    /// The provider read: these shared keys with what the generation-specific ones gave.
+    fn with(
+        self,
+        kind: ProviderKind,
+        requires: Vec<String>,
+        build_requires: Vec<String>,
+        static_properties: Option<StaticProperties>,
+    ) -> ProviderRead {
+        ProviderRead {
+            info: ProviderInfo {
+                kind,
+                requires,
+                build_requires,
+                enable_if: self.enable_if,
+                optional: self.optional,
+                plugin_api: self.plugin_api,
+            },
+            static_properties,
+        }
+    }
+}
+
 fn read_common(table: &[(&str, &Node)], path: &str, issues: &mut Issues) -> Common {
     let enable_if = get(table, "enable-if").and_then(|n| {
         let p = key_path(path, "enable-if");
@@ -198,17 +221,7 @@ fn build_0_0_x(common: Common, install_time: bool, requires: Option<Vec<String>>
     } else {
         (ProviderKind::AheadOfTime, Vec::new(), requires)
     };
-    ProviderRead {
-        info: ProviderInfo {
-            kind,
-            requires,
-            build_requires,
-            enable_if: common.enable_if,
-            optional: common.optional,
-            plugin_api: common.plugin_api,
-        },
-        static_properties: None,
-    }
+    common.with(kind, requires, build_requires, None)
 }
 
 fn require_install_time_requires(requires: &[String], path: &str, why: &str, issues: &mut Issues) {
@@ -283,17 +296,7 @@ fn read_0_2(
     } else {
         ProviderKind::AheadOfTime
     };
-    ProviderRead {
-        info: ProviderInfo {
-            kind,
-            requires,
-            build_requires,
-            enable_if: common.enable_if,
-            optional: common.optional,
-            plugin_api: common.plugin_api,
-        },
-        static_properties,
-    }
+    common.with(kind, requires, build_requires, static_properties)
 }
 
 /// 0.2 `static-properties` (feature → values) ordered by `feature-order`.

@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::issues::{as_object, key_path, unique_entries, Issues};
+use super::issues::{key_path, namespace_entries, Issues};
 use super::priorities::PrioritiesRead;
 use super::providers::{read_feature_values, ProvidersRead};
 use super::{Sections, SourceKind};
@@ -26,24 +26,13 @@ pub(super) fn read_static_0_0_3(
     path: &str,
     issues: &mut Issues,
 ) -> BTreeMap<Namespace, StaticProperties> {
-    let mut out = BTreeMap::new();
-    let Some(entries) = as_object(node, path, issues) else {
-        return out;
-    };
-    for (ns, features) in unique_entries(entries, path, issues) {
-        let ns_path = key_path(path, ns);
-        let namespace = Namespace::new(ns).map_err(|e| issues.add(&ns_path, e.to_string()));
-        let Some(features) = read_feature_values(features, &ns_path, issues) else {
-            continue;
-        };
+    namespace_entries(node, path, issues, |features, ns_path, issues| {
+        let features = read_feature_values(features, ns_path, issues)?;
         if features.is_empty() {
-            issues.add(&ns_path, "must list at least one feature");
+            issues.add(ns_path, "must list at least one feature");
         }
-        if let Ok(namespace) = namespace {
-            out.insert(namespace, features);
-        }
-    }
-    out
+        Some(features)
+    })
 }
 
 /// Everything the static-properties checks need.
@@ -82,13 +71,7 @@ pub(super) fn check_static_0_0_3(
             ),
             _ => {}
         }
-        let order = priorities
-            .value
-            .feature
-            .get(ns)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        if let Err(missing) = order_features(features, order) {
+        if let Err(missing) = order_features(features, priorities.feature_order(ns)) {
             issues.add(
                 &ns_path,
                 format!(
@@ -157,13 +140,7 @@ pub(super) fn derive_static_0_0_2(
             }
             continue;
         }
-        let order = priorities
-            .value
-            .feature
-            .get(ns)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        if let Err(missing) = order_features(&mut features, order) {
+        if let Err(missing) = order_features(&mut features, priorities.feature_order(ns)) {
             issues.order = check.sections.default_priorities;
             issues.add(
                 key_path(&property_path, ns.as_str()),
