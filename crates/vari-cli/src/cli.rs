@@ -63,6 +63,10 @@ pub(crate) enum Command {
     /// Install with pip or uv through the proxy, then say which variant each package was
     /// installed as, and why.
     Install(InstallArgs),
+    /// Show, empty or trim vari's cache: HTTP responses, interpreter answers, the detection
+    /// result, the proxy's rewritten wheels.
+    #[command(subcommand)]
+    Cache(CacheCommand),
 }
 
 /// The target a selecting command chooses for: its hardware and its Python environment.
@@ -605,6 +609,74 @@ pub(crate) enum ConfigCommand {
 pub(crate) struct ConfigShowArgs {
     /// Print `{"settings": {KEY: {"value", "layer", "path"}}, "files": [{"layer", "path",
     /// "found"}]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vari cache …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CacheCommand {
+    /// Print the cache directory ($VARI_CACHE_DIR, else $XDG_CACHE_HOME/vari, else
+    /// ~/.cache/vari).
+    Dir,
+    /// Show how many entries, and how many bytes, each part of the cache holds.
+    Info(CacheInfoArgs),
+    /// Remove everything in the cache, or in the parts named.
+    Clean(CacheCleanArgs),
+    /// Remove HTTP responses and rewritten wheels not used for a while (the interpreter answers
+    /// and the detection result are checked on every use and stay).
+    Prune(CachePruneArgs),
+}
+
+/// A part of the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CacheAreaArg {
+    /// Index pages, metadata files and `*-variants.json` responses.
+    Http,
+    /// What each Python interpreter answered.
+    Python,
+    /// The detection result.
+    Detect,
+    /// The proxy's rewritten wheels.
+    Proxy,
+}
+
+/// `vari cache info`.
+#[derive(Debug, Args)]
+pub(crate) struct CacheInfoArgs {
+    /// Print `{"cache_dir", "areas": [{"area", "entries", "bytes"}], "total": {"entries",
+    /// "bytes"}}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vari cache clean`.
+#[derive(Debug, Args)]
+pub(crate) struct CacheCleanArgs {
+    /// The parts to empty [default: all].
+    #[arg(value_name = "AREA")]
+    pub areas: Vec<CacheAreaArg>,
+
+    /// Print `{"cache_dir", "removed": [{"area", "entries", "bytes"}], "total": {"entries",
+    /// "bytes"}}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vari cache prune --older-than`'s default: the proxy's own eviction age (30 days).
+const DEFAULT_PRUNE_DAYS: u32 =
+    (vari_fs::cache_admin::DEFAULT_MAX_UNUSED.as_secs() / (24 * 60 * 60)) as u32;
+
+/// `vari cache prune`.
+#[derive(Debug, Args)]
+pub(crate) struct CachePruneArgs {
+    /// Remove what has not been used for this many days (a rewritten wheel is used when the
+    /// proxy serves it; an HTTP response when it is fetched or revalidated).
+    #[arg(long, value_name = "DAYS", default_value_t = DEFAULT_PRUNE_DAYS)]
+    pub older_than: u32,
+
+    /// Print `{"cache_dir", "older_than_days", "removed": [{"area", "entries", "bytes"}],
+    /// "total": {"entries", "bytes"}}`.
     #[arg(long)]
     pub json: bool,
 }

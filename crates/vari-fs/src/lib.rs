@@ -8,10 +8,14 @@
 //!   link stays a link); a replaced file keeps its permission bits and a new one gets the umask's;
 //!   devices and FIFOs (`/dev/null`, `/dev/stdout`) are written through, never replaced; a
 //!   directory or socket is refused. Errors name the path the caller gave, never the temporary.
-//! - **Where is the cache?** [`cache_dir`].
+//! - **Where is the cache?** [`cache_dir`]. **What is in it, and how is it trimmed?**
+//!   [`cache_admin`]: each area's entries and sizes, emptying areas, removing what has not been
+//!   used for a while.
 //! - **How is a helper program run without hanging?** [`run_with_timeout`].
 //!
 //! Format rules live elsewhere (`vari-core`); this crate knows nothing about wheels or variants.
+//! (It knows where the other crates keep their cache entries, so that they can be counted and
+//! removed in one place: see [`cache_admin`].)
 //!
 //! ```
 //! let dir = tempfile::tempdir().unwrap();
@@ -22,6 +26,7 @@
 
 mod atomic;
 mod cache;
+pub mod cache_admin;
 mod process;
 
 pub use atomic::{write_atomic, AtomicFile, WriteError};

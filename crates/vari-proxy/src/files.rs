@@ -21,6 +21,7 @@ use crate::error::ServeError;
 use crate::pages::{Delivery, Entry, MetadataDelivery};
 use crate::range::{ranged, Ranged};
 use crate::response::{empty, full, redirect, text, Body};
+use crate::rewrite::RewriteJob;
 use crate::state::State;
 
 /// One request for a file or its metadata.
@@ -78,19 +79,34 @@ async fn bytes_of(state: &Arc<State>, request: &FileRequest<'_>, entry: &Entry) 
         Delivery::Redirect(url) => return redirect(StatusCode::FOUND, url.as_str()),
         Delivery::Local(path) => from_disk(path, request).await,
         Delivery::Stream(url) => streamed(state, url, request.head).await,
-        Delivery::Rewrite(job) => match state.rewrites.get(state.client.clone(), job.clone()).await
-        {
-            Ok(built) => {
-                state.refresh_hash(&request.project, request.key);
-                from_disk(&built.path, request).await
-            }
-            Err(e) => Err(e),
-        },
+        Delivery::Rewrite(job) => rewritten(state, request, job).await,
     };
     result.unwrap_or_else(|e| {
         state.upstream_failed(&entry.served.shown_as, &e);
         text(e.status(), &e.one_line(), request.head)
     })
+}
+
+/// The rewritten copy of `job`, built when missing. A copy removed between the check that it
+/// exists and the open (`vari cache clean` while serving) is built again, once.
+async fn rewritten(
+    state: &Arc<State>,
+    request: &FileRequest<'_>,
+    job: &Arc<RewriteJob>,
+) -> Result<Response<Body>, ServeError> {
+    let mut tries = 2;
+    loop {
+        tries -= 1;
+        let built = state
+            .rewrites
+            .get(state.client.clone(), job.clone())
+            .await?;
+        state.refresh_hash(&request.project, request.key);
+        match from_disk(&built.path, request).await {
+            Err(_) if tries > 0 && !built.path.exists() => continue,
+            served => return served,
+        }
+    }
 }
 
 async fn metadata_of(

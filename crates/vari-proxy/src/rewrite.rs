@@ -7,11 +7,16 @@
 //! the new METADATA, so a copy is reused across runs exactly when it would come out the same.
 //! Both files are written atomically, `info.json` last: a copy without it is not trusted.
 //! Concurrent requests for one copy wait for one build ([`Flights`]).
+//!
+//! Copies are as large as their upstream wheels, so unused ones are evicted
+//! ([`vari_fs::cache_admin::prune_proxy`], when a proxy starts, and `vari cache prune`) by the
+//! time of `info.json`, which serving a copy refreshes ([`USE_RESOLUTION`]).
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
@@ -100,11 +105,18 @@ pub(crate) struct Built {
     pub(crate) size: u64,
 }
 
+/// How often serving a copy refreshes its `info.json` time: eviction counts unused days, so
+/// an hour's precision costs nothing, and a copy read in many requests (ranges, several
+/// installers) is written to at most once an hour, not once per request.
+pub(crate) const USE_RESOLUTION: Duration = Duration::from_secs(60 * 60);
+
 /// The cache of rewritten copies.
 pub(crate) struct Rewrites {
     wheels: PathBuf,
     temp: PathBuf,
     flights: Flights<Built>,
+    /// When this process last refreshed each copy's use time, by key.
+    used: Mutex<HashMap<String, Instant>>,
 }
 
 impl Rewrites {
@@ -118,6 +130,7 @@ impl Rewrites {
             wheels,
             temp,
             flights: Flights::default(),
+            used: Mutex::default(),
         })
     }
 
@@ -137,45 +150,73 @@ impl Rewrites {
         Some(built)
     }
 
-    /// The copy of `job`, built now unless it exists or is being built.
+    /// The copy of `job`, built now unless it exists or is being built. Asking for a copy (to
+    /// serve it, or because an installer read its metadata) counts as using it.
     pub(crate) async fn get(
         &self,
         client: Arc<IndexClient>,
         job: Arc<RewriteJob>,
     ) -> Outcome<Built> {
         let (path, info) = self.place(&job);
+        let (key, used) = (job.key.clone(), info.clone());
         let temp = self.temp.clone();
-        self.flights
-            .get(
-                &job.key.clone(),
-                |built| built.path.is_file(),
-                // A failed copy is tried again on the next request: the wheel is listed, and
-                // its download is rarer than page requests.
-                Duration::ZERO,
-                move || {
-                    tokio::spawn(async move {
-                        if let Some(built) = on_disk(&path, &info) {
-                            return Ok(built);
-                        }
-                        let built =
-                            build(&client, &job, &path, &info, &temp)
-                                .await
-                                .map_err(|message| ServeError::Rewrite {
+        let outcome =
+            self.flights
+                .get(
+                    &job.key.clone(),
+                    |built| built.path.is_file(),
+                    // A failed copy is tried again on the next request: the wheel is listed, and
+                    // its download is rarer than page requests.
+                    Duration::ZERO,
+                    move || {
+                        tokio::spawn(async move {
+                            if let Some(built) = on_disk(&path, &info) {
+                                return Ok(built);
+                            }
+                            let built = build(&client, &job, &path, &info, &temp).await.map_err(
+                                |message| ServeError::Rewrite {
                                     filename: job.shown_as.clone(),
                                     message,
-                                })?;
-                        tracing::info!(
-                            "{}: rewritten copy of {} ready ({} bytes, sha256 {})",
-                            job.shown_as,
-                            job.file.filename,
-                            built.size,
-                            built.sha256
-                        );
-                        Ok(built)
-                    })
-                },
-            )
-            .await
+                                },
+                            )?;
+                            tracing::info!(
+                                "{}: rewritten copy of {} ready ({} bytes, sha256 {})",
+                                job.shown_as,
+                                job.file.filename,
+                                built.size,
+                                built.sha256
+                            );
+                            Ok(built)
+                        })
+                    },
+                )
+                .await;
+        if outcome.is_ok() {
+            self.mark_used(&key, &used, Instant::now());
+        }
+        outcome
+    }
+
+    /// Sets the time of the copy's `info.json` to now, unless this process did so less than
+    /// [`USE_RESOLUTION`] ago. A failure (the copy was removed meanwhile by `vari cache clean`)
+    /// only costs its use time: the copy is rebuilt when next asked for.
+    fn mark_used(&self, key: &str, info: &Path, now: Instant) {
+        {
+            let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+            match used.get(key) {
+                Some(at) if now.duration_since(*at) < USE_RESOLUTION => return,
+                _ => used.insert(key.to_owned(), now),
+            };
+        }
+        // One small system call: not worth a blocking task. Never created: an `info.json`
+        // that was removed stays removed.
+        let touched = std::fs::File::options()
+            .write(true)
+            .open(info)
+            .and_then(|file| file.set_modified(SystemTime::now()));
+        if let Err(e) = touched {
+            tracing::debug!("cannot refresh the use time of {}: {e}", info.display());
+        }
     }
 }
 
@@ -288,4 +329,98 @@ fn digest(path: &Path) -> Result<(String, u64), String> {
         }
     }
     Ok((hex(&hasher.finalize()), size))
+}
+
+#[cfg(test)]
+mod tests {
+    use vari_client::{ClientSettings, FileKind, FileSource, Hashes};
+
+    use super::*;
+
+    const DAY: Duration = Duration::from_secs(24 * 60 * 60);
+
+    fn job() -> RewriteJob {
+        let name = "demo-1.0-py3-none-any.whl";
+        let url =
+            url::Url::parse("https://example.invalid/demo-1.0-py3-none-any-fbe82642.whl").unwrap();
+        let file = IndexFile {
+            filename: name.to_owned(),
+            kind: FileKind::Wheel(name.parse().unwrap()),
+            url: url.clone(),
+            hashes: Hashes([("sha256".to_owned(), "ab".repeat(32))].into()),
+            requires_python: None,
+            yanked: None,
+            core_metadata: CoreMetadata::Absent,
+            size: None,
+            upload_time: None,
+            source: FileSource::Index(url),
+        };
+        let metadata = Bytes::from_static(b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n");
+        RewriteJob::new(
+            &file,
+            name,
+            Some(metadata),
+            &VariantMarkerContext::default(),
+        )
+    }
+
+    fn modified(path: &Path) -> SystemTime {
+        std::fs::metadata(path).unwrap().modified().unwrap()
+    }
+
+    fn set_modified(path: &Path, time: SystemTime) {
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(time).unwrap();
+    }
+
+    /// Serving a copy built by an earlier run: no download (the upstream URL does not resolve),
+    /// and its use time is refreshed, at most once an hour.
+    #[tokio::test]
+    async fn serving_a_cached_copy_refreshes_its_use_time_at_most_hourly() {
+        let dir = tempfile::tempdir().unwrap();
+        let rewrites = Rewrites::new(dir.path()).unwrap();
+        let job = Arc::new(job());
+        let (path, info) = rewrites.place(&job);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, b"the rewritten wheel").unwrap();
+        let built = Built {
+            path: path.clone(),
+            sha256: "cd".repeat(32),
+            size: 19,
+        };
+        std::fs::write(&info, serde_json::to_vec(&built).unwrap()).unwrap();
+        let long_ago = SystemTime::now() - DAY * 40;
+        set_modified(&info, long_ago);
+        set_modified(&path, long_ago);
+        let client = Arc::new(
+            IndexClient::new(ClientSettings {
+                cache_dir: None,
+                ..ClientSettings::default()
+            })
+            .unwrap(),
+        );
+
+        let served = rewrites.get(client.clone(), job.clone()).await.unwrap();
+        assert_eq!(*served, built);
+        let first = modified(&info);
+        assert!(
+            first > SystemTime::now() - Duration::from_secs(60),
+            "{first:?}"
+        );
+        assert_eq!(modified(&path), long_ago, "the copy itself is not written");
+
+        // Served again within the hour: not written again.
+        set_modified(&info, long_ago);
+        rewrites.get(client.clone(), job.clone()).await.unwrap();
+        assert_eq!(modified(&info), long_ago);
+
+        // An hour later it is.
+        rewrites.mark_used(&job.key, &info, Instant::now() + USE_RESOLUTION);
+        assert!(modified(&info) > long_ago + DAY * 39);
+
+        // A copy removed meanwhile (`vari cache clean`) stays removed: nothing is created.
+        std::fs::remove_file(&info).unwrap();
+        rewrites.mark_used(&job.key, &info, Instant::now() + USE_RESOLUTION * 3);
+        assert!(!info.exists());
+    }
 }

@@ -1,11 +1,12 @@
-//! Starting and stopping: the loopback check, the cache directory, the listener, one task per
-//! connection (HTTP/1.1 with keep-alive, via hyper), and a graceful shutdown.
+//! Starting and stopping: the loopback check, the cache directory (and the eviction of its
+//! unused rewritten wheels), the listener, one task per connection (HTTP/1.1 with keep-alive,
+//! via hyper), and a graceful shutdown.
 
 use std::convert::Infallible;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -34,6 +35,10 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 /// Refuses a non-loopback address unless [`ProxySettings::allow_remote`] is set. Pages are
 /// built on first request, so an unreachable upstream shows as 502 answers (and warnings in
 /// the log), not as an error here.
+///
+/// Rewritten wheels in the cache directory that no proxy has served for 30 days
+/// ([`vari_fs::cache_admin::DEFAULT_MAX_UNUSED`]) are removed in the background: they are as
+/// large as their upstream wheels, and would otherwise stay for ever.
 ///
 /// The proxy answers on the runtime's worker threads: use a multi-thread runtime, or keep the
 /// thread of a current-thread runtime in `block_on` while clients are served (an installer run
@@ -80,6 +85,9 @@ pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> 
         path: cache_dir.clone(),
         source,
     })?;
+    if temporary.is_none() {
+        evict_unused(cache_dir.clone());
+    }
     let client = IndexClient::new(settings.client)?;
     let listener = TcpListener::bind(settings.bind)
         .await
@@ -115,6 +123,31 @@ pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> 
         proxy.cache_dir.display()
     );
     Ok(proxy)
+}
+
+/// Removes the rewritten wheels under `dir` unused for
+/// [`vari_fs::cache_admin::DEFAULT_MAX_UNUSED`], in a blocking task of its own: starting never
+/// waits for it. A copy removed while a request reads it is safe (see
+/// [`vari_fs::cache_admin`]): a request under way keeps its open file, a later one rebuilds it.
+fn evict_unused(dir: PathBuf) {
+    use vari_fs::cache_admin::{prune_proxy, DEFAULT_MAX_UNUSED};
+    tokio::task::spawn_blocking(move || {
+        let now = SystemTime::now();
+        let removed = prune_proxy(&dir, DEFAULT_MAX_UNUSED, now);
+        for entry in &removed.entries {
+            let days = now
+                .duration_since(entry.last_used())
+                .map_or(0, |unused| unused.as_secs() / 86_400);
+            tracing::debug!(
+                "removed {} ({} bytes), unused for {days} days",
+                entry.path().display(),
+                entry.bytes()
+            );
+        }
+        for failure in &removed.failures {
+            tracing::warn!("cannot remove an unused rewritten wheel: {failure}");
+        }
+    });
 }
 
 /// A running proxy. Dropping it stops the server too (without waiting); [`Self::shutdown`]

@@ -1,5 +1,6 @@
 //! One module per command; [`run`] dispatches the parsed command line to it.
 
+mod cache;
 mod config;
 mod detect;
 mod download;
@@ -18,7 +19,9 @@ mod wheel;
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command, ConfigCommand, IndexCommand, MetadataCommand, WheelCommand};
+use crate::cli::{
+    CacheCommand, Cli, Command, ConfigCommand, IndexCommand, MetadataCommand, WheelCommand,
+};
 use crate::error::CliError;
 
 /// Runs the command; `Ok` carries the exit status of a command that completed (validation may
@@ -46,6 +49,10 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Download(args) => download::run(&args),
         Command::Proxy(args) => proxy::run(&args),
         Command::Install(args) => install::run(&args),
+        Command::Cache(CacheCommand::Dir) => cache::dir(),
+        Command::Cache(CacheCommand::Info(args)) => cache::info(&args),
+        Command::Cache(CacheCommand::Clean(args)) => cache::clean(&args),
+        Command::Cache(CacheCommand::Prune(args)) => cache::prune(&args),
     }
 }
 

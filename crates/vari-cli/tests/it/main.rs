@@ -2,6 +2,7 @@
 
 mod common;
 
+mod cache;
 mod config;
 mod detect;
 mod index;

@@ -6,6 +6,7 @@ mod support;
 mod wheels;
 
 mod concurrency;
+mod eviction;
 mod files;
 mod installers;
 mod pages;
