@@ -112,15 +112,22 @@ fn scan<Elf: FileHeader<Endian = Endianness>>(
 }
 
 /// The function symbols of a file (static and dynamic tables), to name where an address is.
-struct Functions {
-    /// (start, end, name), sorted by start.
-    ranges: Vec<(u64, u64, String)>,
+/// A large library has hundreds of thousands of them and the scan names a handful of addresses
+/// (often none): names stay borrowed from the file, and nothing is sorted.
+struct Functions<'data> {
+    /// (start, end, name), in table order.
+    ranges: Vec<(u64, u64, &'data [u8])>,
     /// How many symbols are IFUNCs (resolved at load time, usually by CPU features).
     ifuncs: usize,
 }
 
-impl Functions {
-    fn read<Elf: FileHeader<Endian = Endianness>>(file: &ElfFile<'_, Elf>) -> Self {
+/// How many of the ranges starting closest before an address are looked at to find one that
+/// holds it (nested and overlapping functions are rare; an address outside every function must
+/// not cost a walk through them all).
+const NEAREST: usize = 8;
+
+impl<'data> Functions<'data> {
+    fn read<Elf: FileHeader<Endian = Endianness>>(file: &ElfFile<'data, Elf>) -> Self {
         let endian = file.endian();
         let mut ranges = Vec::new();
         // By address: the same IFUNC usually appears in both tables.
@@ -142,15 +149,10 @@ impl Functions {
                 // A symbol whose name cannot be read names nothing; it is not an error in the file
                 // worth failing the scan for.
                 if let Ok(name) = symbol.name(endian, table.strings()) {
-                    ranges.push((
-                        start,
-                        start.saturating_add(size),
-                        String::from_utf8_lossy(name).into_owned(),
-                    ));
+                    ranges.push((start, start.saturating_add(size), name));
                 }
             }
         }
-        ranges.sort();
         ifuncs.sort_unstable();
         ifuncs.dedup();
         Self {
@@ -159,16 +161,41 @@ impl Functions {
         }
     }
 
-    /// The function whose range holds `address`.
+    /// The function whose range holds `address`: among the [`NEAREST`] ranges last in the order
+    /// of [`range_order`] that start at or before it, the last that holds it.
     fn name_at(&self, address: u64) -> Option<String> {
-        let after = self
-            .ranges
-            .partition_point(|&(start, _, _)| start <= address);
-        self.ranges[..after]
+        // Kept in ascending order; an equal range replaces none (it names the same).
+        let mut nearest: Vec<&(u64, u64, &[u8])> = Vec::with_capacity(NEAREST + 1);
+        for range in self.ranges.iter().filter(|r| r.0 <= address) {
+            if nearest.len() == NEAREST && range_order(range, nearest[0]).is_le() {
+                continue;
+            }
+            let at = nearest.partition_point(|r| range_order(r, range).is_le());
+            nearest.insert(at, range);
+            if nearest.len() > NEAREST {
+                nearest.remove(0);
+            }
+        }
+        nearest
             .iter()
             .rev()
-            .take(8)
-            .find(|&&(_, end, _)| address < end)
-            .map(|(_, _, name)| name.clone())
+            .find(|r| address < r.1)
+            .map(|r| String::from_utf8_lossy(r.2).into_owned())
     }
 }
+
+/// Ranges in order of start, end, then name as the text it is shown as (invalid UTF-8 replaced),
+/// so that which of two symbols on the same range names it does not depend on bytes nobody
+/// sees. Ranges that compare equal show the same name.
+fn range_order(a: &(u64, u64, &[u8]), b: &(u64, u64, &[u8])) -> std::cmp::Ordering {
+    (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| {
+        if a.2 == b.2 {
+            std::cmp::Ordering::Equal
+        } else {
+            String::from_utf8_lossy(a.2).cmp(&String::from_utf8_lossy(b.2))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -4,10 +4,10 @@
 //!
 //! Members are shared out among worker threads (one per core, each with its own handle on the
 //! archive): inflating and decoding are CPU-bound, so a wheel of many libraries scans in
-//! parallel. Memory use is, per worker, the largest ELF member it reads.
+//! parallel. Memory use is, per worker, the largest ELF member it reads (its buffer is kept for
+//! all the members it reads: see `member`).
 
 use std::fs::File;
-use std::io::{self, Read};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,9 +15,10 @@ use std::thread;
 
 use zip::ZipArchive;
 
-use crate::elf::{scan_elf, ELF_MAGIC};
+use crate::elf::scan_elf;
 use crate::error::{ScanError, ScanProblem};
 use crate::file::FileScan;
+use crate::member::{MemberError, MemberReader};
 
 /// What the binaries of one wheel need.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,13 +112,13 @@ fn work(
     first_error: &AtomicUsize,
 ) -> WorkerOutcome {
     let mut outcome = WorkerOutcome::default();
-    let mut buffer = Vec::new();
+    let mut reader = MemberReader::new();
     loop {
         let index = next.fetch_add(1, Ordering::Relaxed);
         if index >= archive.len() || index > first_error.load(Ordering::Relaxed) {
             return outcome;
         }
-        match scan_member(archive, index, &mut buffer) {
+        match scan_member(archive, index, &mut reader) {
             Ok(Some(file)) => outcome.files.push((index, file)),
             Ok(None) => {}
             Err((member, problem)) => {
@@ -137,53 +138,10 @@ fn work(
 fn scan_member(
     archive: &mut ZipArchive<File>,
     index: usize,
-    buffer: &mut Vec<u8>,
-) -> Result<Option<FileScan>, (Option<String>, ScanProblem)> {
-    let mut member = archive
-        .by_index(index)
-        .map_err(|e| (None, ScanProblem::Archive(e.to_string())))?;
-    if !member.is_file() {
-        return Ok(None);
+    reader: &mut MemberReader,
+) -> Result<Option<FileScan>, MemberError> {
+    match reader.read_elf(archive, index)? {
+        Some((name, bytes)) => scan_elf(&name, bytes).map_err(|problem| (Some(name), problem)),
+        None => Ok(None),
     }
-    let name = member.name().to_owned();
-    let fail = |problem| (Some(name.clone()), problem);
-    let mut magic = [0u8; 4];
-    if read_up_to(&mut member, &mut magic).map_err(|e| fail(e.into()))? < magic.len()
-        || magic != ELF_MAGIC
-    {
-        return Ok(None);
-    }
-    let declared = member.size();
-    buffer.clear();
-    buffer.extend_from_slice(&magic);
-    // The size comes from the archive: reserve it, but never more than what is read.
-    buffer.reserve(usize::try_from(declared).unwrap_or(0).min(1 << 30));
-    member
-        .by_ref()
-        .take(declared.saturating_sub(magic.len() as u64))
-        .read_to_end(buffer)
-        .map_err(|e| fail(e.into()))?;
-    // One more read reaches the end of the member, where the archive's CRC-32 is checked.
-    let past_end = read_up_to(&mut member, &mut [0u8; 1]).map_err(|e| fail(e.into()))?;
-    if buffer.len() as u64 != declared || past_end != 0 {
-        return Err(fail(ScanProblem::Io(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("the archive declares {declared} bytes, the data differs"),
-        ))));
-    }
-    scan_elf(&name, buffer).map_err(fail)
-}
-
-/// Fills as much of `buf` as the reader has; returns how much that was.
-fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
 }
