@@ -121,6 +121,26 @@ async fn uv_installs_the_chosen_variant_and_the_dependency_its_marker_names() {
     }
 }
 
+/// Runs the installer `command` (which must succeed), stops `proxy`, and gives the label of the
+/// vari-demo now in `venv` (`None`: the plain wheel; panics when none is installed) with the
+/// installer's output.
+async fn demo_installed(
+    mut command: std::process::Command,
+    proxy: vari_proxy::RunningProxy,
+    venv: &Path,
+) -> (Option<String>, std::process::Output) {
+    let output = tokio::task::spawn_blocking(move || ok(&mut command))
+        .await
+        .unwrap();
+    proxy.shutdown().await;
+    let label = installed(venv)
+        .into_iter()
+        .find(|(name, _)| name == "vari-demo")
+        .unwrap_or_else(|| panic!("vari-demo is not installed"))
+        .1;
+    (label, output)
+}
+
 /// A plain wheel with a build tag (pip prefers it to the proxy's wheel of the same version
 /// when it sees both) where pip's own settings would find it.
 fn plain_with_build_tag(scratch: &Path) -> (PathBuf, String) {
@@ -209,16 +229,10 @@ async fn pip_sees_the_proxy_alone_whatever_its_configuration_says() {
             .env("PIP_CONFIG_FILE", scratch.join("pip.conf"))
             .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
             .env("PIP_DISABLE_PIP_VERSION_CHECK", "1");
-        let output = tokio::task::spawn_blocking(move || ok(&mut command))
-            .await
-            .unwrap();
-        proxy.shutdown().await;
-        let got = installed(&venv);
+        let (got, output) = demo_installed(command, proxy, &venv).await;
         assert_eq!(
-            got.iter()
-                .find(|(n, _)| n == "vari-demo")
-                .map(|(_, l)| l.as_deref()),
-            Some(label),
+            got.as_deref(),
+            label,
             "{conf}\n{}",
             String::from_utf8_lossy(&output.stdout)
         );
@@ -272,16 +286,10 @@ async fn uv_sees_the_proxy_alone_whatever_its_configuration_files_say() {
             for variable in ["UV_NO_CONFIG", "UV_CONFIG_FILE", "UV_INDEX_STRATEGY"] {
                 command.env_remove(variable);
             }
-            let output = tokio::task::spawn_blocking(move || ok(&mut command))
-                .await
-                .unwrap();
-            proxy.shutdown().await;
-            let got = installed(&venv);
+            let (got, output) = demo_installed(command, proxy, &venv).await;
             assert_eq!(
-                got.iter()
-                    .find(|(n, _)| n == "vari-demo")
-                    .map(|(_, l)| l.as_deref()),
-                Some(label),
+                got.as_deref(),
+                label,
                 "{uv_toml} (copy given: {with_copy})\n{}",
                 String::from_utf8_lossy(&output.stderr)
             );
