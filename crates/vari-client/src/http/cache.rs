@@ -85,7 +85,9 @@ impl HttpCache {
     pub(crate) fn load(&self, url: &Url, accept: &str) -> Option<Entry> {
         let path = self.path(url, accept);
         let file = std::fs::File::open(&path).ok()?;
-        let size = file.metadata().ok()?.len();
+        let metadata = file.metadata().ok()?;
+        let size = metadata.len();
+        mark_used(&file, &metadata, &path);
         // The header line first, then the body read straight into a buffer of its size (no
         // copy of a page of thousands of files to drop the header from its front).
         let mut reader = BufReader::new(file);
@@ -142,6 +144,27 @@ impl HttpCache {
             .and_then(|bytes| vari_fs::write_atomic(&path, &bytes).map_err(|e| e.to_string()));
         if let Err(e) = written {
             tracing::warn!("cannot write the HTTP cache policy for {url}: {e}");
+        }
+    }
+}
+
+/// How stale an entry's time may get before a cache hit refreshes it. `vari cache prune`
+/// removes entries unused for days (`vari_fs::cache_admin`): a fresh hit, which rewrites
+/// nothing, must still count as a use, and a day's precision is plenty for that.
+const USE_RESOLUTION: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// Sets the entry's modification time to now when it is older than [`USE_RESOLUTION`]: at
+/// most one small metadata write a day per entry, never a copy of its body.
+fn mark_used(file: &std::fs::File, metadata: &std::fs::Metadata, path: &Path) {
+    let now = SystemTime::now();
+    let stale = metadata
+        .modified()
+        .ok()
+        .and_then(|t| now.duration_since(t).ok())
+        .is_some_and(|age| age > USE_RESOLUTION);
+    if stale {
+        if let Err(e) = file.set_modified(now) {
+            tracing::debug!("cannot mark {} as used: {e}", path.display());
         }
     }
 }
@@ -213,6 +236,39 @@ mod tests {
             body: body.to_vec(),
             id: None,
         }
+    }
+
+    #[test]
+    fn a_hit_marks_a_stale_entry_as_used_and_leaves_a_recent_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = HttpCache::new(dir.path().to_path_buf());
+        let url = Url::parse("https://example.com/simple/foo/").unwrap();
+        cache.store(&url, "*/*", &entry(b"body", 10));
+        let path = cache.path(&url, "*/*");
+        let modified = || std::fs::metadata(&path).unwrap().modified().unwrap();
+        let set = |age: u64| {
+            let when = SystemTime::now() - std::time::Duration::from_secs(age);
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+            when
+        };
+
+        let recent = set(3_600);
+        cache.load(&url, "*/*").unwrap();
+        assert_eq!(modified(), recent, "refreshed within the day");
+
+        let old = set(40 * 86_400);
+        let before = SystemTime::now() - std::time::Duration::from_secs(60);
+        cache.load(&url, "*/*").unwrap();
+        assert!(
+            modified() > before,
+            "{:?} not refreshed from {old:?}",
+            modified()
+        );
     }
 
     #[test]

@@ -17,10 +17,9 @@
 //! `proxy/tmp/`, …) are kept: a proxy that is running builds its copies in them.
 //!
 //! An HTTP entry is rewritten when its response is stored and its policy file when it is
-//! revalidated; a response read while still fresh touches neither. Its time is therefore the
-//! last time it was fetched or revalidated: for a page (fresh for minutes) that is close to its
-//! last use; a file that stays fresh for months (PEP 658 metadata) may look older than its last
-//! use, and pruning it costs one download of a small file.
+//! revalidated; a response read while still fresh gets its entry's time set to now when that
+//! time is more than a day old (`vari-client`'s cache). Its time is therefore its last use, to
+//! within a day.
 
 use std::collections::BTreeMap;
 use std::io;
