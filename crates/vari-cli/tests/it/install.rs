@@ -527,12 +527,8 @@ fn an_upstream_that_is_down_fails_the_installer_and_the_log_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let venv = bare_venv(dir.path());
     // A port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let index = format!("http://127.0.0.1:{port}/simple/");
+    let address = free_loopback_address();
+    let index = format!("http://{address}/simple/");
     let mut command = hermetic(dir.path());
     command
         .args(["install", "vari-demo", "--installer"])
@@ -547,7 +543,7 @@ fn an_upstream_that_is_down_fails_the_installer_and_the_log_says_why() {
     assert!(
         run.stderr
             .lines()
-            .any(|l| l.contains("WARN") && l.contains(&format!("127.0.0.1:{port}"))),
+            .any(|l| l.contains("WARN") && l.contains(&address)),
         "{}",
         run.stderr
     );
@@ -733,18 +729,23 @@ fn the_proxy_serves_the_targets_choice_to_uv_logs_it_and_stops_on_ctrl_c() {
     );
 }
 
+/// `127.0.0.1:PORT` with a port free a moment ago: nothing listens there (yet).
+fn free_loopback_address() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("127.0.0.1:{port}")
+}
+
 /// uv keeps wheels under the index URL and the file name, and reuses them without comparing
 /// hashes: after the proxy's target changes on the same port, uv with the same cache (no
 /// `--refresh`) gets the new choice because the URL it is given names the target.
 #[test]
 fn after_a_target_change_on_the_same_port_uv_and_its_cache_get_the_new_choice() {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let bind = format!("127.0.0.1:{port}");
+    let bind = free_loopback_address();
     let cpu = facts(dir.path(), "cpu.toml", CPU_FACTS);
     let gpu_node = root().join("examples/profiles/gpu-node.toml");
     let proxy = Proxy::start(
@@ -799,12 +800,7 @@ fn after_a_target_change_on_the_same_port_uv_and_its_cache_get_the_new_choice() 
 #[test]
 fn the_proxy_stops_on_sigterm_with_status_0_and_frees_its_port() {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let bind = format!("127.0.0.1:{port}");
+    let bind = free_loopback_address();
     let cpu = facts(dir.path(), "cpu.toml", CPU_FACTS);
     for signal in ["TERM", "INT"] {
         let proxy = Proxy::start(

@@ -331,6 +331,11 @@ mod tests {
         format!("proxy/wheels/{n:032x}")
     }
 
+    /// A file in rewritten wheel `n`'s directory.
+    fn wheel_file(n: u8, name: &str) -> String {
+        format!("{}/{name}", wheel(n))
+    }
+
     /// A cache with entries of every kind, old and recent, and files that are not vari's.
     fn fixture(root: &Path, now: SystemTime) {
         // http: a response fetched 40 days ago and never since (1); one fetched as long ago but
@@ -348,28 +353,22 @@ mod tests {
         // info.json, old files (4); an old and a new scratch directory.
         file(
             root,
-            &format!("{}/a-1-py3-none-any.whl", wheel(1)),
+            &wheel_file(1, "a-1-py3-none-any.whl"),
             10_000,
             now,
             40,
         );
-        file(root, &format!("{}/info.json", wheel(1)), 90, now, 40);
+        file(root, &wheel_file(1, "info.json"), 90, now, 40);
         file(
             root,
-            &format!("{}/b-1-py3-none-any.whl", wheel(2)),
+            &wheel_file(2, "b-1-py3-none-any.whl"),
             20_000,
             now,
             40,
         );
-        file(root, &format!("{}/info.json", wheel(2)), 90, now, 1);
-        file(root, &format!("{}/.vari-c.partial", wheel(3)), 300, now, 0);
-        file(
-            root,
-            &format!("{}/d-1-py3-none-any.whl", wheel(4)),
-            400,
-            now,
-            40,
-        );
+        file(root, &wheel_file(2, "info.json"), 90, now, 1);
+        file(root, &wheel_file(3, ".vari-c.partial"), 300, now, 0);
+        file(root, &wheel_file(4, "d-1-py3-none-any.whl"), 400, now, 40);
         file(root, "proxy/tmp/.tmpOLD/e-1-py3-none-any.whl", 500, now, 40);
         file(root, "proxy/tmp/.tmpNEW/f-1-py3-none-any.whl", 600, now, 0);
         // Not vari's, however old: never counted, never removed (a cache directory pointed at
