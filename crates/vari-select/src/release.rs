@@ -5,10 +5,11 @@
 //! one wheel, or from a metadata file alone (`*-variants.json`, `variant.json`: labels without
 //! files). Index pages give releases too (see the index client); they fill the same type.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use vari_core::filename::WheelFilename;
-use vari_core::metadata::{self, MetadataError, SourceKind, VariantMetadata};
+use vari_core::metadata::{self, CompactReadError, MetadataError, SourceKind, VariantMetadata};
 use vari_core::VariantLabel;
 use vari_wheel::{WheelError, WheelErrorKind, WheelInfo};
 
@@ -147,9 +148,7 @@ impl Release {
                 "a pyproject.toml lists no variants; give a *-variants.json, a wheel or a \
                  directory of wheels",
             )),
-            InputKind::VariantJson | InputKind::IndexJson => {
-                Self::from_json_text(path, &read_text(path)?, kind)
-            }
+            InputKind::VariantJson | InputKind::IndexJson => read_json_release(path, kind),
         }
     }
 
@@ -157,11 +156,16 @@ impl Release {
     pub fn from_json_text(path: &Path, text: &str, kind: InputKind) -> Result<Self, InputError> {
         let (metadata, problems) = metadata::read_json_lenient(text, kind.source_kind())
             .map_err(|e| InputError::from_metadata(path, &e))?;
+        Ok(Self::from_read(path, metadata, &problems))
+    }
+
+    /// A release from metadata read from `path`, with the problems met reading it.
+    fn from_read(path: &Path, metadata: VariantMetadata, problems: &[MetadataError]) -> Self {
         let mut release = Self::from_metadata(metadata);
-        release.warnings = located(path, &problems);
+        release.warnings = located(path, problems);
         let impossible = drop_impossible_variants(path, &mut release.metadata);
         release.warnings.extend(impossible);
-        Ok(release)
+        release
     }
 
     /// The non-variant wheels.
@@ -207,6 +211,38 @@ fn drop_impossible_variants(path: &Path, metadata: &mut VariantMetadata) -> Vec<
 pub fn read_text(path: &Path) -> Result<String, InputError> {
     let bytes = std::fs::read(path).map_err(|e| InputError::io(path, &e))?;
     text_of(path, bytes)
+}
+
+/// How much of a metadata file is read at a time.
+const READ_BLOCK: usize = 64 * 1024;
+
+/// A release from a JSON metadata file, compacted as it is read: an index file is mostly
+/// indentation, and holding it whole would cost the reader as much memory again as it has
+/// text, all of it fresh pages the kernel must zero.
+fn read_json_release(path: &Path, kind: InputKind) -> Result<Release, InputError> {
+    let io_error = |e: std::io::Error| InputError::io(path, &e);
+    let mut file = std::fs::File::open(path).map_err(io_error)?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    // The compacted text is never longer than the file. Capacity is only reserved (pages never
+    // written are never touched), and capped: the size of a special file means nothing.
+    const MAX_RESERVED: u64 = 256 << 20;
+    let reserved = usize::try_from(size.min(MAX_RESERVED)).unwrap_or(0);
+    let mut compact = metadata::CompactJson::with_capacity(reserved);
+    let mut block = vec![0; READ_BLOCK];
+    loop {
+        match file.read(&mut block) {
+            Ok(0) => break,
+            Ok(n) => compact.push(&block[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_error(e)),
+        }
+    }
+    match metadata::read_compact_json_lenient(compact, kind.source_kind()) {
+        Ok((metadata, problems)) => Ok(Release::from_read(path, metadata, &problems)),
+        Err(CompactReadError::Invalid(errors)) => Err(InputError::from_metadata(path, &errors)),
+        // Not text, or not JSON: the file as written, for an error that points into it.
+        Err(CompactReadError::NotJson) => Release::from_json_text(path, &read_text(path)?, kind),
+    }
 }
 
 /// Bytes as text: a UTF-8 byte-order mark is dropped; a zip archive or other binary content is
@@ -496,6 +532,61 @@ mod tests {
         assert!(binary.message.contains("not UTF-8"), "{binary}");
         let bom = text_of(Path::new("b"), b"\xef\xbb\xbf{}".to_vec()).unwrap();
         assert_eq!(bom, "{}");
+    }
+
+    /// What reading `path` gives, as comparable text: the metadata, or the errors, and the
+    /// warnings.
+    fn outcome(read: Result<Release, InputError>) -> String {
+        match read {
+            Ok(r) => format!("{:?} {:?}", r.metadata, r.warnings),
+            Err(e) => format!("error {e:?}"),
+        }
+    }
+
+    #[test]
+    fn a_file_compacted_as_it_is_read_reads_as_its_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
+        let torch = std::fs::read(testdata.join("variants-json/torch-2.10.0-variants.json"));
+        let torch = torch.unwrap();
+        // Larger than one read block, so that blocks split strings and indentation.
+        let mut big = torch.clone();
+        let pad = vec![b' '; READ_BLOCK + 7];
+        big.splice(1..1, pad);
+        let mut bom = b"\xef\xbb\xbf".to_vec();
+        bom.extend_from_slice(&torch);
+        let invalid_entry =
+            String::from_utf8(torch.clone())
+                .unwrap()
+                .replacen("\"nvidia\"", "\"NVIDIA!\"", 1);
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            ("torch", torch.clone()),
+            ("big", big),
+            ("bom", bom),
+            ("invalid-entry", invalid_entry.into_bytes()),
+            (
+                "syntax",
+                b"{\n  \"variants\": {\n    \"a\": [1 2]\n  }\n}\n".to_vec(),
+            ),
+            ("truncated", torch[..torch.len() / 2].to_vec()),
+            ("not-utf8", b"{\"a\": \"\xff\"}".to_vec()),
+            ("zip", b"PK\x03\x04rest".to_vec()),
+            ("empty", Vec::new()),
+            (
+                "schema",
+                br#"{"$schema": "https://variants-schema.wheelnext.dev/v9.0.0.json"}"#.to_vec(),
+            ),
+        ];
+        for (name, bytes) in cases {
+            let path = dir.path().join(format!("{name}-1.0-variants.json"));
+            std::fs::write(&path, &bytes).unwrap();
+            let streamed = outcome(read_json_release(&path, InputKind::IndexJson));
+            let whole = outcome(
+                text_of(&path, bytes)
+                    .and_then(|t| Release::from_json_text(&path, &t, InputKind::IndexJson)),
+            );
+            assert_eq!(streamed, whole, "{name}");
+        }
     }
 
     #[test]

@@ -34,7 +34,10 @@ pub use model::{
     properties_of, property_refs, DefaultPriorities, FeatureProperties, ProviderInfo, ProviderKind,
     SchemaGeneration, StaticProperties, ValueSet, VariantMetadata, VariantProperties,
 };
-pub use read::{read_json, read_json_lenient, read_json_with_warnings, read_pyproject, SourceKind};
+pub use read::{
+    read_compact_json_lenient, read_json, read_json_lenient, read_json_with_warnings,
+    read_pyproject, CompactJson, CompactReadError, SourceKind,
+};
 pub use sorted::{SortedMap, SortedMapIter, SortedSet};
 pub use variant_markers::resolve_variant_markers;
 pub use write::{write_json, Written};

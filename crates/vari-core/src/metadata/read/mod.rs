@@ -28,6 +28,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde::de::IgnoredAny;
 
 use self::compact::compact_json;
+pub use self::compact::CompactJson;
 use self::issues::{as_str, get, key_path, unique_entries, Issue, Issues};
 use self::priorities::{
     check_namespace_not_empty, namespace_path, read_priorities, PrioritiesRead,
@@ -135,7 +136,50 @@ pub fn read_json_lenient(
     text: &str,
     kind: SourceKind,
 ) -> Result<(VariantMetadata, Vec<MetadataError>), Vec<MetadataError>> {
-    let (mut meta, issues, mut warnings) = read_json_document(text, kind)?;
+    lenient(read_json_document(text, kind)?)
+}
+
+/// Why [`read_compact_json_lenient`] could not read a document.
+#[derive(Debug)]
+pub enum CompactReadError {
+    /// The text is not UTF-8 or not JSON. Positions in the compacted text would mean nothing
+    /// to a reader: read the text as written with [`read_json_lenient`] for the error.
+    NotJson,
+    /// The document is JSON but cannot be used: what [`read_json_lenient`] returns.
+    Invalid(Vec<MetadataError>),
+}
+
+/// [`read_json_lenient`] for a document compacted as it was read ([`CompactJson`]), so that
+/// the indented original is never held whole. The result is the one `read_json_lenient`
+/// gives for the original text.
+///
+/// ```
+/// use vari_core::metadata::{read_compact_json_lenient, CompactJson, SourceKind};
+/// let mut compact = CompactJson::default();
+/// compact.push(br#"{"$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+///     "default-priorities": {"namespace": ["x86_64"]},
+///     "variants": {"null": {}, "v3": {"x86_64": {"level": ["v3"]}}}}"#);
+/// let (meta, warnings) = read_compact_json_lenient(compact, SourceKind::IndexFile).unwrap();
+/// assert_eq!(meta.variants.len(), 2);
+/// assert!(warnings.is_empty());
+/// ```
+pub fn read_compact_json_lenient(
+    compact: CompactJson,
+    kind: SourceKind,
+) -> Result<(VariantMetadata, Vec<MetadataError>), CompactReadError> {
+    let text = compact.into_text().ok_or(CompactReadError::NotJson)?;
+    let read = read_compacted(&text, kind).map_err(|e| match e {
+        CompactedError::Syntax(_) => CompactReadError::NotJson,
+        CompactedError::Invalid(errors) => CompactReadError::Invalid(errors),
+    })?;
+    lenient(read).map_err(CompactReadError::Invalid)
+}
+
+/// The lenient reading of what [`read_document`] found: invalid variant entries dropped and
+/// reported with the warnings; any other problem fails the document.
+fn lenient(
+    (mut meta, issues, mut warnings): DocumentRead,
+) -> Result<(VariantMetadata, Vec<MetadataError>), Vec<MetadataError>> {
     if issues.iter().any(|i| i.variant.is_none()) {
         return Err(issues.into_iter().map(|i| i.error).collect());
     }
@@ -180,25 +224,46 @@ fn json_error(text: &str, e: &serde_json::Error) -> MetadataError {
 /// What [`read_document`] found: the model, every problem, the warnings.
 type DocumentRead = (VariantMetadata, Vec<Issue>, Vec<MetadataError>);
 
-/// Parses and reads a JSON document, streaming `variants` into the model in one pass when the
-/// keys before it give the rules the whole document gives (always, in files written by known
-/// tools), else in a second pass.
+/// Parses and reads a JSON document (see [`read_compacted`]).
 fn read_json_document(text: &str, kind: SourceKind) -> Result<DocumentRead, Vec<MetadataError>> {
     let text = strip_bom(text);
     let compact = compact_json(text);
-    // Positions in the compacted text mean nothing to the reader: report the original's error.
-    let syntax = |e: serde_json::Error| {
-        let e = serde_json::from_str::<IgnoredAny>(text).err().unwrap_or(e);
-        vec![json_error(text, &e)]
-    };
+    read_compacted(&compact, kind).map_err(|e| match e {
+        // Positions in the compacted text mean nothing to the reader: report the original's.
+        CompactedError::Syntax(e) => {
+            let e = serde_json::from_str::<IgnoredAny>(text).err().unwrap_or(e);
+            vec![json_error(text, &e)]
+        }
+        CompactedError::Invalid(errors) => errors,
+    })
+}
+
+/// Why [`read_compacted`] failed.
+enum CompactedError {
+    /// The text is not JSON.
+    Syntax(serde_json::Error),
+    /// The document cannot be read at all (see [`read_document`]).
+    Invalid(Vec<MetadataError>),
+}
+
+/// Parses and reads compacted JSON text, streaming `variants` into the model in one pass when
+/// the keys before it give the rules the whole document gives (always, in files written by
+/// known tools), else in a second pass.
+fn read_compacted(compact: &str, kind: SourceKind) -> Result<DocumentRead, CompactedError> {
     let rules_of = |root: &[(&str, &Node)]| variant_rules(root, "");
-    let (root, streamed) = parse_root(&compact, Mode::Stream, &rules_of).map_err(syntax)?;
-    if let Some(read) = read_document(&root, kind, "", streamed)? {
+    let (root, streamed) =
+        parse_root(compact, Mode::Stream, &rules_of).map_err(CompactedError::Syntax)?;
+    if let Some(read) = read_document(&root, kind, "", streamed).map_err(CompactedError::Invalid)? {
         return Ok(read);
     }
-    let (root, _) = parse_root(&compact, Mode::Raw, &rules_of).map_err(syntax)?;
-    read_document(&root, kind, "", None)?
-        .ok_or_else(|| vec![MetadataError::document("the document could not be read")])
+    let (root, _) = parse_root(compact, Mode::Raw, &rules_of).map_err(CompactedError::Syntax)?;
+    read_document(&root, kind, "", None)
+        .map_err(CompactedError::Invalid)?
+        .ok_or_else(|| {
+            CompactedError::Invalid(vec![MetadataError::document(
+                "the document could not be read",
+            )])
+        })
 }
 
 /// The rules `variants` is read under, from the document's other sections; `None` when the
