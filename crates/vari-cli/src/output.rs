@@ -15,7 +15,20 @@ use crate::error::{one_line, CliError};
 ///
 /// A closed pipe (`vari … | head`) is not an error: the reader has what it wanted.
 pub(crate) fn print(text: &str) -> Result<(), CliError> {
-    write_stdout(&mut anstream::stdout().lock(), text)
+    let stream = anstream::stdout();
+    // The text is made ready for the stream here and written once: given the text itself, the
+    // colour filter writes each span between styles on its own, and a line-buffered stdout
+    // turns that into a write call per line (21,000 calls, two thirds of the time, for a
+    // ranking of 1,000 variants printed to a pipe).
+    match stream.current_choice() {
+        anstream::ColorChoice::Never => {
+            let plain = anstream::adapter::strip_str(text).to_string();
+            write_stdout(&mut io::stdout().lock(), plain)
+        }
+        anstream::ColorChoice::AlwaysAnsi => write_stdout(&mut io::stdout().lock(), text),
+        // A console that needs its own calls for colour (older Windows): the stream's way.
+        _ => write_stdout(&mut stream.lock(), text),
+    }
 }
 
 /// Prints machine-readable output (JSON, paths, labels) to stdout in one write, unchanged: it

@@ -337,6 +337,13 @@ fn human_output_is_a_table() {
         !run.stdout.contains('\u{1b}'),
         "no colour when not a terminal"
     );
+
+    // Asked for colour, the same table with its styles; without them, the same text.
+    cmd.env_remove("NO_COLOR").env("CLICOLOR_FORCE", "1");
+    let coloured = crate::common::run(&mut cmd).expect_code(0);
+    assert!(coloured.stdout.contains('\u{1b}'), "{}", coloured.stdout);
+    let plain = anstream::adapter::strip_str(&coloured.stdout).to_string();
+    assert_eq!(plain, run.stdout);
 }
 
 #[test]
