@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times whole-process commands and prints each median and the ratios to the first one.
 
-    python3 bench/compare.py [--runs N] [--warmup N] [--clock cpu|wall] NAME=COMMAND ...
+    python3 bench/compare.py [--runs N] [--warmup N] [--clock cpu|wall] [--primed] NAME=COMMAND ...
 
 The first command is the baseline (vari); ratios say how many times slower each other one is.
 
@@ -10,6 +10,13 @@ shared machine falls on all of them alike, and by default each run is measured i
 (user + system of the child, from `wait4`), which other processes' load barely changes; a short
 process timed right after a long one otherwise runs up to 2x slower in wall time. `--clock
 wall` measures wall time instead, with a pause before each run.
+
+CPU time does not remove all of that slowdown here: on this VM a short process run after
+about 300 ms of anything else (variantlib, a CPU-bound C loop that touches no memory, or
+`sleep 0.3`) takes 1.5-2 ms more CPU than the same process run twice in a row, whatever the
+process. `--primed` therefore precedes each measured run by an unmeasured run of the same
+command, so that no program is timed right after another one; both programs get the same
+treatment. Scripts print both figures.
 """
 
 import argparse
@@ -34,8 +41,9 @@ def run_once(args, clock):
     return usage.ru_utime + usage.ru_stime if clock == "cpu" else wall
 
 
-def measure(commands, runs, warmup, clock):
-    """The median time of each command over `runs` interleaved runs."""
+def measure(commands, runs, warmup, clock, primed):
+    """The median time of each command over `runs` interleaved runs (each right after an
+    unmeasured run of itself when `primed`)."""
     argv = [shlex.split(command) for _, command in commands]
     for _ in range(warmup):
         for args in argv:
@@ -43,6 +51,8 @@ def measure(commands, runs, warmup, clock):
     times = [[] for _ in commands]
     for _ in range(runs):
         for i, args in enumerate(argv):
+            if primed:
+                run_once(args, clock)
             times[i].append(run_once(args, clock))
     return [statistics.median(t) for t in times]
 
@@ -52,12 +62,20 @@ def main():
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
+    parser.add_argument(
+        "--primed",
+        action="store_true",
+        help="time each run right after an unmeasured run of the same command",
+    )
     parser.add_argument("commands", nargs="+", metavar="NAME=COMMAND")
     args = parser.parse_args()
     commands = [tuple(c.split("=", 1)) for c in args.commands]
-    medians = measure(commands, args.runs, args.warmup, args.clock)
+    medians = measure(commands, args.runs, args.warmup, args.clock, args.primed)
     what = "CPU time (user + sys)" if args.clock == "cpu" else "wall time"
-    print(f"{args.runs} interleaved runs each, median {what} of the whole process:")
+    how = "interleaved runs each, each right after a run of itself" if args.primed else (
+        "interleaved runs each"
+    )
+    print(f"{args.runs} {how}, median {what} of the whole process:")
     base = medians[0]
     for (name, _), median in zip(commands, medians):
         ratio = "" if median is base else f"  ({median / base:.1f}x the time of {commands[0][0]})"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Ranking benchmark: `vari rank` against variantlib 0.2.2 on synthetic releases of 1,000 and
 # 10,000 variants x 20 properties, whole process each, same profile; checks both orders are
-# equal first. Times are medians of interleaved runs in CPU time (user + sys; see compare.py).
+# equal first. Times are medians of interleaved runs in CPU time (user + sys; see compare.py),
+# once with each run primed by a run of the same command, once plainly interleaved.
 #
 #   bench/rank.sh            (needs cargo, python3 >= 3.10 and PyPI access on the first run)
 #   RUNS=10 bench/rank.sh    (fewer runs)
@@ -35,7 +36,11 @@ for variants in 1000 10000; do
   echo
   echo "$variants variants x 20 properties: orders agree, $compatible of $((variants + 1)) compatible"
   runs=${RUNS:-$((variants >= 10000 ? 7 : 20))}
-  python3 "$here/compare.py" --runs "$runs" --warmup 2 \
-    "vari rank=$vari rank $file --profile $profile --json" \
-    "variantlib 0.2.2=$venv/bin/python $here/rank_variantlib.py $file $profile"
+  # Twice: each program timed right after a run of itself (no program timed right after the
+  # other; see compare.py), then plainly interleaved, where vari always follows variantlib.
+  for primed in --primed ""; do
+    python3 "$here/compare.py" --runs "$runs" --warmup 2 $primed \
+      "vari rank=$vari rank $file --profile $profile --json" \
+      "variantlib 0.2.2=$venv/bin/python $here/rank_variantlib.py $file $profile"
+  done
 done
