@@ -373,16 +373,7 @@ mod tests {
         file(root, "proxy/tmp/.tmpNEW/f-1-py3-none-any.whl", 600, now, 0);
         // Not vari's, however old: never counted, never removed (a cache directory pointed at
         // a home directory must not lose its `python/` scripts).
-        for other in [
-            "notes.txt",
-            "detect-notes.json",
-            "python/script.py",
-            "http/README",
-            "http/xy/00.entry",
-            "http/ab/short.entry",
-            "proxy/wheels/mine/a.whl",
-            "proxy/tmp/keep",
-        ] {
+        for other in NOT_VARIS {
             file(root, other, 3, now, 400);
         }
     }
@@ -491,17 +482,20 @@ mod tests {
         assert_not_vari_s_untouched(root);
     }
 
+    /// Files in the cache directory that are not vari's.
+    const NOT_VARIS: [&str; 8] = [
+        "notes.txt",
+        "detect-notes.json",
+        "python/script.py",
+        "http/README",
+        "http/xy/00.entry",
+        "http/ab/short.entry",
+        "proxy/wheels/mine/a.whl",
+        "proxy/tmp/keep",
+    ];
+
     fn assert_not_vari_s_untouched(root: &Path) {
-        for other in [
-            "notes.txt",
-            "detect-notes.json",
-            "python/script.py",
-            "http/README",
-            "http/xy/00.entry",
-            "http/ab/short.entry",
-            "proxy/wheels/mine/a.whl",
-            "proxy/tmp/keep",
-        ] {
+        for other in NOT_VARIS {
             assert!(root.join(other).is_file(), "{other} was removed");
         }
     }
