@@ -184,7 +184,12 @@ pub struct AtomicFile {
 
 #[derive(Debug)]
 enum Sink {
-    Temporary { file: NamedTempFile, real: PathBuf },
+    Temporary {
+        file: NamedTempFile,
+        real: PathBuf,
+        /// Removes the temporary file if the process is interrupted before it is renamed.
+        _interrupt: crate::interrupt::Registration,
+    },
     Through(File),
 }
 
@@ -200,13 +205,35 @@ impl AtomicFile {
                 Sink::Through(file)
             }
             Destination::Replace { real, existing } => {
-                let file = temporary_beside(path, &real, existing.as_ref())?;
-                Sink::Temporary { file, real }
+                return Self::replacing_with(path, real, existing.as_ref());
             }
         };
         Ok(Self {
             path: path.to_path_buf(),
             sink,
+        })
+    }
+
+    /// An atomic file that replaces `real` (the caller has decided it is the file to replace,
+    /// links resolved or deliberately not) with a new file's mode.
+    pub(crate) fn replacing(path: &Path, real: PathBuf) -> Result<Self, WriteError> {
+        Self::replacing_with(path, real, None)
+    }
+
+    fn replacing_with(
+        path: &Path,
+        real: PathBuf,
+        existing: Option<&std::fs::Metadata>,
+    ) -> Result<Self, WriteError> {
+        let file = temporary_beside(path, &real, existing)?;
+        let interrupt = crate::interrupt::remove_on_interrupt(file.path().to_path_buf());
+        Ok(Self {
+            path: path.to_path_buf(),
+            sink: Sink::Temporary {
+                file,
+                real,
+                _interrupt: interrupt,
+            },
         })
     }
 
@@ -246,7 +273,7 @@ impl AtomicFile {
         let path = self.path;
         match self.sink {
             Sink::Through(mut file) => file.flush().map_err(|e| WriteError::new(&path, e)),
-            Sink::Temporary { file, real } => file
+            Sink::Temporary { file, real, .. } => file
                 .persist(&real)
                 .map(drop)
                 .map_err(|e| WriteError::new(&path, e.error)),
@@ -268,18 +295,16 @@ fn temporary_beside(
     real: &Path,
     existing: Option<&std::fs::Metadata>,
 ) -> Result<NamedTempFile, WriteError> {
-    let dir = match real.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let dir = crate::cache_write::parent_of(real);
     if !dir.is_dir() {
-        return Err(WriteError::new(
-            path,
-            WriteErrorKind::NoDirectory(dir.to_path_buf()),
-        ));
+        return Err(WriteError::new(path, WriteErrorKind::NoDirectory(dir)));
     }
+    // Left-overs of killed runs go when the next run writes here.
+    crate::stale::sweep_partials_once(&dir);
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".vari-").suffix(".partial");
+    builder
+        .prefix(crate::stale::PARTIAL_PREFIX)
+        .suffix(crate::stale::PARTIAL_SUFFIX);
     // The mode given here passes through the umask, exactly as a new file's would.
     #[cfg(unix)]
     {
@@ -287,7 +312,7 @@ fn temporary_beside(
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
     let file = builder
-        .tempfile_in(dir)
+        .tempfile_in(&dir)
         .map_err(|e| WriteError::new(path, e))?;
     if let Some(meta) = existing {
         keep_mode_and_owner(file.path(), meta).map_err(|e| WriteError::new(path, e))?;

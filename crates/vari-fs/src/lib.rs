@@ -12,6 +12,14 @@
 //!   [`cache_admin`]: each area's entries and sizes, emptying areas, removing what has not been
 //!   used for a while.
 //! - **How is a helper program run without hanging?** [`run_with_timeout`].
+//! - **How is a path from input joined under an output directory, or deleted from it?**
+//!   [`join_under`], [`check_name`], [`remove_file_under`] (see [`safe_path`]).
+//! - **How is a user-named input file read without hanging or exhausting memory?**
+//!   [`read_input`], [`open_input`] (see [`input`]).
+//! - **How is the cache written without following planted links?** [`write_cache_file`],
+//!   [`AtomicFile::create_in_cache`], [`read_cache_file`] (see [`cache_write`]).
+//! - **What is cleaned up when a command is interrupted, or was killed earlier?**
+//!   [`interrupt`] and [`stale`].
 //!
 //! Format rules live elsewhere (`vari-core`); this crate knows nothing about wheels or variants.
 //! (It knows where the other crates keep their cache entries, so that they can be counted and
@@ -27,8 +35,20 @@
 mod atomic;
 mod cache;
 pub mod cache_admin;
+pub mod cache_write;
+pub mod input;
+pub mod interrupt;
 mod process;
+pub mod safe_path;
+pub mod stale;
 
-pub use atomic::{write_atomic, AtomicFile, WriteError};
+pub use atomic::{write_atomic, AtomicFile, WriteError, WriteErrorKind};
 pub use cache::{cache_dir, cache_dir_with, CACHE_DIR_ENV};
+pub use cache_write::{ensure_cache_dir, read_cache_file, write_cache_file};
+pub use input::{
+    open_input, read_input, read_input_limited, read_input_to_string, InputError, InputKind,
+};
 pub use process::{run_with_timeout, ProcessOutput, RunError};
+pub use safe_path::{
+    check_name, check_relative, join_under, remove_file_under, RemoveError, UnsafePath,
+};

@@ -249,9 +249,23 @@ pub fn prune(root: &Path, max_unused: Duration, now: SystemTime) -> Removed {
     let mut removed = Removed::default();
     for area in CacheArea::ALL.into_iter().filter(|a| a.prunable()) {
         let listed = entries(root, area);
-        removed.remove(area, listed, |entry| entry.last_used <= cutoff);
+        removed.remove(area, listed, |entry| unused_since(entry, cutoff, now));
     }
     removed
+}
+
+/// Whether a prune removes `entry`: unused since `cutoff`, or a partial file of an interrupted
+/// write older than [`crate::stale::STALE_AFTER`] (whatever `max_unused` is: nothing reads it).
+fn unused_since(entry: &CacheEntry, cutoff: SystemTime, now: SystemTime) -> bool {
+    let partial = entry
+        .path()
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(crate::stale::is_partial_name);
+    let stale_partial = now
+        .checked_sub(crate::stale::STALE_AFTER)
+        .is_some_and(|old| entry.last_used <= old);
+    entry.last_used <= cutoff || (partial && stale_partial)
 }
 
 /// [`prune`] for a proxy's own cache directory (`cache_dir()/proxy`, or the one it was given):
@@ -261,7 +275,9 @@ pub fn prune_proxy(proxy_dir: &Path, max_unused: Duration, now: SystemTime) -> R
     let cutoff = now.checked_sub(max_unused).unwrap_or(UNIX_EPOCH);
     let mut removed = Removed::default();
     let listed = layout::proxy(proxy_dir);
-    removed.remove(CacheArea::Proxy, listed, |entry| entry.last_used <= cutoff);
+    removed.remove(CacheArea::Proxy, listed, |entry| {
+        unused_since(entry, cutoff, now)
+    });
     removed
 }
 
@@ -430,6 +446,20 @@ mod tests {
         // A missing cache is empty, not an error.
         let none = usage(&dir.path().join("missing")).unwrap();
         assert_eq!(Usage::total(none.iter().map(|(_, u)| u)), Usage::default());
+    }
+
+    #[test]
+    fn prune_removes_partial_files_older_than_a_day_whatever_the_age_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let now = SystemTime::now();
+        file(root, "http/ab/.vari-old.partial", 5, now, 2);
+        file(root, "http/ab/.vari-new.partial", 5, now, 0);
+        file(root, &http(1, "entry"), 100, now, 2);
+        let removed = prune(root, DAY * 30, now);
+        let gone: Vec<String> = removed.entries.iter().map(|e| relative(root, e)).collect();
+        assert_eq!(gone, ["http/ab/.vari-old.partial"]);
+        assert!(root.join("http/ab/.vari-new.partial").exists());
     }
 
     #[test]
