@@ -14,12 +14,25 @@ pub(crate) use vari_select::InputKind;
 /// `-` is standard input.
 pub(crate) fn read_text(path: &Path) -> Result<String, CliError> {
     if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-            .map_err(|e| CliError::io("<stdin>", e))?;
+        let bytes = read_stdin()?;
         return vari_select::text_of(Path::new("<stdin>"), bytes).map_err(CliError::from);
     }
     vari_select::read_text(path).map_err(CliError::from)
+}
+
+/// Standard input, whole, up to the ceiling of a metadata file (`vari_fs::InputKind`).
+pub(crate) fn read_stdin() -> Result<Vec<u8>, CliError> {
+    let limit = vari_fs::InputKind::Metadata.limit();
+    let mut bytes = Vec::new();
+    vari_fs::input::read_bounded(std::io::stdin().lock(), limit, &mut bytes)
+        .map_err(|e| CliError::io("<stdin>", e))?;
+    if bytes.len() as u64 > limit {
+        return Err(CliError::Other(format!(
+            "<stdin>: is larger than the limit of {limit} bytes (raise it with {})",
+            vari_fs::input::MAX_INPUT_BYTES_ENV
+        )));
+    }
+    Ok(bytes)
 }
 
 /// The error for a file with metadata problems: the first one, with a count of the others.

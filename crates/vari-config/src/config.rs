@@ -268,15 +268,21 @@ fn default_value(key: Key) -> Option<Shown> {
 
 /// The text of a file; `None` when it does not exist.
 fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
-    match std::fs::read(path) {
+    // A regular file, opened without blocking, up to a ceiling: a FIFO or device is an error.
+    match vari_fs::read_input(path, vari_fs::InputKind::Config) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
             .map_err(|_| ConfigError::file(path, "not valid UTF-8")),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) if path.is_dir() => Err(ConfigError::file(
+        Err(vari_fs::InputError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+            Ok(None)
+        }
+        Err(vari_fs::InputError::NotRegular {
+            what: "a directory",
+            ..
+        }) => Err(ConfigError::file(
             path,
-            format!("is a directory, not a configuration file ({e})"),
+            "is a directory, not a configuration file",
         )),
-        Err(e) => Err(ConfigError::file(path, e.to_string())),
+        Err(e) => Err(ConfigError::file(path, e.problem())),
     }
 }

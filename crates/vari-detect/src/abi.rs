@@ -313,7 +313,7 @@ pub fn site_packages(python: &Path) -> Result<Vec<PathBuf>, EnvironmentError> {
 /// site-packages.
 fn environment_dirs(prefix: &Path, version: Option<&str>) -> Vec<PathBuf> {
     let mut dirs = prefix_site_dirs(prefix, version);
-    let Ok(cfg) = std::fs::read_to_string(prefix.join("pyvenv.cfg")) else {
+    let Ok(cfg) = crate::sysroot::read_system_file(&prefix.join("pyvenv.cfg")) else {
         return dirs;
     };
     let version = version.map(str::to_owned).or_else(|| {
@@ -405,7 +405,7 @@ pub fn installed_distributions(site_dirs: &[PathBuf]) -> Vec<Installed> {
             } else {
                 continue;
             };
-            let headers = std::fs::read_to_string(&metadata_file)
+            let headers = crate::sysroot::read_system_file(&metadata_file)
                 .map(|t| metadata_headers(&t))
                 .unwrap_or((None, None));
             let from_dir = name_version_from_dir(stem);

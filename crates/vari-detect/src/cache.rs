@@ -140,7 +140,8 @@ fn now_secs() -> u64 {
 /// The cached results, if the file exists, parses, matches `fingerprint` and is younger than
 /// [`TTL`]. Anything else is a miss, never an error.
 pub fn load(path: &Path, fingerprint: &Fingerprint) -> Option<Cached> {
-    let text = std::fs::read(path).ok()?;
+    // Never through a link planted in the cache, never a FIFO, never more than a real file holds.
+    let text = vari_fs::read_cache_file(path, vari_fs::InputKind::Config.default_limit())?;
     let file: CacheFile = serde_json::from_slice(&text).ok()?;
     let now = now_secs();
     // A timestamp in the future (clock changed) is as untrustworthy as an old one.
@@ -193,10 +194,9 @@ pub fn store(
         return;
     };
     let Some(dir) = path.parent() else { return };
-    if std::fs::create_dir_all(dir).is_ok() {
-        // Concurrent runs each write their own temporary file; the last rename wins.
-        let _ = vari_fs::write_atomic(path, &json);
-    }
+    // Concurrent runs each write their own temporary file; the last rename wins. The rename
+    // replaces a link planted as `detect-v1.json`, never writes through it.
+    let _ = vari_fs::write_cache_file(dir, path, &json);
 }
 
 #[cfg(test)]

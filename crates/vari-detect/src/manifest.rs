@@ -125,7 +125,7 @@ pub fn read_manifest(root: &Path) -> Result<Option<SnapshotManifest>, ManifestEr
         key: key.to_owned(),
         message,
     };
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::sysroot::read_system_file(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(error("", e.to_string())),

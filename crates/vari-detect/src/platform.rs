@@ -171,7 +171,11 @@ fn libc_from_files(ctx: &DetectContext, machine: Option<&str>) -> Option<String>
                 return Some(format!("glibc {v}"));
             }
         }
-        let version = std::fs::read(&path).ok().and_then(|b| glibc_version_in(&b));
+        // A C library is a few MiB; a FIFO or device planted in a sysroot is skipped.
+        let version =
+            crate::sysroot::read_system_bytes(&path, vari_fs::InputKind::Metadata.limit())
+                .ok()
+                .and_then(|b| glibc_version_in(&b));
         return Some(match version {
             Some(v) => format!("glibc {v}"),
             None => "glibc".to_owned(),

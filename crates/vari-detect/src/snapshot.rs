@@ -305,7 +305,10 @@ fn fill(
         for path in found {
             // procfs and sysfs report sizes that are not their content's, so read then write
             // instead of `fs::copy`.
-            let Ok(bytes) = std::fs::read(ctx.sysroot.path(&path)) else {
+            let Ok(bytes) = crate::sysroot::read_system_bytes(
+                &ctx.sysroot.path(&path),
+                vari_fs::InputKind::System.limit(),
+            ) else {
                 missing.push(path);
                 continue;
             };

@@ -115,8 +115,11 @@ impl Sysroot {
     }
 
     /// Reads a host file as text.
+    /// Like every system file vari reads, it must be a regular file (a FIFO or device planted
+    /// in a `--sysroot` is an error, never a hang) of at most
+    /// [`vari_fs::InputKind::System`]'s ceiling.
     pub fn read_to_string(&self, absolute: impl AsRef<Path>) -> io::Result<String> {
-        std::fs::read_to_string(self.path(absolute))
+        read_system_file(&self.path(absolute))
     }
 
     /// Whether any file a provider reads (or its parent directory, for patterns) exists here.
@@ -193,4 +196,17 @@ mod tests {
             Err(SysrootError::NotADirectory(_))
         ));
     }
+}
+
+/// Reads a system file (procfs, sysfs, or a copy of one) as text: a regular file, opened without
+/// blocking, at most [`vari_fs::InputKind::System`]'s ceiling (procfs files report size 0, so the
+/// bytes read are counted).
+pub(crate) fn read_system_file(path: &Path) -> io::Result<String> {
+    let text = vari_fs::read_input_to_string(path, vari_fs::InputKind::System)?;
+    Ok(text)
+}
+
+/// Reads a system file as bytes, with [`read_system_file`]'s checks and `limit`.
+pub(crate) fn read_system_bytes(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    Ok(vari_fs::read_input_limited(path, limit)?)
 }

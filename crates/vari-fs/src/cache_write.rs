@@ -13,6 +13,10 @@
 //! - the entry is written to a temporary file in that directory and renamed over its name; a
 //!   rename replaces a link planted there by the entry, never writes through it;
 //! - entries are read with `O_NOFOLLOW`, and only when they are regular files, up to a ceiling.
+//!
+//! (A process that can write in the cache can still race a check; these rules keep a planted
+//! link from redirecting vari's own writes, which is the threat a shared or restored cache
+//! directory poses.)
 
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
@@ -104,9 +108,10 @@ pub fn write_cache_file(root: &Path, path: &Path, contents: &[u8]) -> Result<(),
     file.commit()
 }
 
-/// Reads the cache entry `path` if it is a regular file (a symbolic link, FIFO or device is
-/// treated as absent: `None`) of at most `limit` bytes.
-pub fn read_cache_file(path: &Path, limit: u64) -> Option<Vec<u8>> {
+/// Opens the cache entry `path` for reading if it is a regular file: a symbolic link (never
+/// followed: `O_NOFOLLOW`), FIFO or device is treated as absent (`None`). The caller bounds what
+/// it reads.
+pub fn open_cache_file(path: &Path) -> Option<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -126,8 +131,21 @@ pub fn read_cache_file(path: &Path, limit: u64) -> Option<Vec<u8>> {
         return None;
     }
     let file = options.open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() > limit {
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        let flags = rustix::fs::fcntl_getfl(&file).ok()?;
+        rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK).ok()?;
+    }
+    Some(file)
+}
+
+/// Reads the cache entry `path` (see [`open_cache_file`]) if it holds at most `limit` bytes.
+pub fn read_cache_file(path: &Path, limit: u64) -> Option<Vec<u8>> {
+    let file = open_cache_file(path)?;
+    if file.metadata().ok()?.len() > limit {
         return None;
     }
     let mut bytes = Vec::new();

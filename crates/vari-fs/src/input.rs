@@ -88,6 +88,18 @@ pub enum InputError {
 }
 
 impl InputError {
+    /// What is wrong, without the path (for error types that print the path themselves).
+    pub fn problem(&self) -> String {
+        match self {
+            InputError::NotRegular { what, .. } => format!("is {what}, not a regular file"),
+            InputError::TooLarge { limit, .. } => format!(
+                "is larger than the limit of {limit} bytes (raise it with {MAX_INPUT_BYTES_ENV})"
+            ),
+            InputError::NotUtf8 { .. } => "is not UTF-8".to_owned(),
+            InputError::Io { source, .. } => source.to_string(),
+        }
+    }
+
     /// The file at fault.
     pub fn path(&self) -> &Path {
         match self {
@@ -95,6 +107,17 @@ impl InputError {
             | InputError::TooLarge { path, .. }
             | InputError::NotUtf8 { path }
             | InputError::Io { path, .. } => path,
+        }
+    }
+}
+
+/// The operating system's error as it was (its kind kept: `NotFound` stays `NotFound`); the
+/// others as `InvalidData` with the message of [`InputError::problem`].
+impl From<InputError> for io::Error {
+    fn from(error: InputError) -> Self {
+        match error {
+            InputError::Io { source, .. } => source,
+            other => io::Error::new(io::ErrorKind::InvalidData, other.problem()),
         }
     }
 }

@@ -44,7 +44,7 @@ pub mod stale;
 
 pub use atomic::{write_atomic, AtomicFile, WriteError, WriteErrorKind};
 pub use cache::{cache_dir, cache_dir_with, CACHE_DIR_ENV};
-pub use cache_write::{ensure_cache_dir, read_cache_file, write_cache_file};
+pub use cache_write::{ensure_cache_dir, open_cache_file, read_cache_file, write_cache_file};
 pub use input::{
     open_input, read_input, read_input_limited, read_input_to_string, InputError, InputKind,
 };

@@ -124,8 +124,9 @@ impl Rewrites {
     pub(crate) fn new(dir: &Path) -> std::io::Result<Self> {
         let wheels = dir.join("wheels");
         let temp = dir.join("tmp");
-        std::fs::create_dir_all(&wheels)?;
-        std::fs::create_dir_all(&temp)?;
+        // Real directories below `dir`: a link planted there is replaced (vari_fs::cache_write).
+        vari_fs::ensure_cache_dir(dir, &wheels)?;
+        vari_fs::ensure_cache_dir(dir, &temp)?;
         Ok(Self {
             wheels,
             temp,
@@ -222,7 +223,7 @@ impl Rewrites {
 
 /// A copy whose `info.json` exists and matches its size.
 fn on_disk(path: &Path, info: &Path) -> Option<Built> {
-    let text = std::fs::read(info).ok()?;
+    let text = vari_fs::read_cache_file(info, 1 << 20)?;
     let mut built: Built = serde_json::from_slice(&text).ok()?;
     let size = std::fs::metadata(path).ok()?.len();
     (size == built.size).then(|| {
@@ -239,7 +240,15 @@ async fn build(
     temp: &Path,
 ) -> Result<Built, String> {
     let dir = dest.parent().unwrap_or(dest);
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // The proxy's cache directory holds `tmp/` and `wheels/`: below it, nothing vari writes
+    // goes through a planted link (vari_fs::cache_write).
+    let root = temp.parent().unwrap_or(temp);
+    vari_fs::ensure_cache_dir(root, dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for planted in [dest, info] {
+        if std::fs::symlink_metadata(planted).is_ok_and(|m| m.file_type().is_symlink()) {
+            std::fs::remove_file(planted).map_err(|e| format!("{}: {e}", planted.display()))?;
+        }
+    }
     // The upstream wheel on disk: a local one as it is, a remote one downloaded (hash-checked)
     // into a directory of its own, removed when done.
     let scratch =
@@ -298,7 +307,7 @@ async fn build(
         size,
     };
     let text = serde_json::to_vec(&built).map_err(|e| e.to_string())?;
-    vari_fs::write_atomic(info, &text).map_err(|e| e.to_string())?;
+    vari_fs::write_cache_file(root, info, &text).map_err(|e| e.to_string())?;
     drop(scratch);
     Ok(built)
 }

@@ -125,7 +125,7 @@ struct Dist {
 pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
     let site = options.site.as_path();
     let (inputs, skipped) = discover(&options.input)?;
-    let state = State::load(site);
+    let state = State::load(site)?;
 
     // Phase 1: read.
     let (remembered, to_read) = split_unchanged(inputs, &state, site);
@@ -198,7 +198,7 @@ pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
     let placed: Vec<Result<bool, BuildError>> = dists
         .par_iter()
         .map(|dist| {
-            let dest = site.join(files_path(&dist.input.filename));
+            let dest = writer.path(&files_path(&dist.input.filename))?;
             place(&dist.input.path, &dest, &options.placement)?;
             match &dist.core_metadata {
                 Some(bytes) => writer.write_unrecorded(&metadata_path(&dist.input.filename), bytes),
@@ -266,7 +266,8 @@ fn split_unchanged(inputs: Vec<Input>, state: &State, site: &Path) -> (Vec<Dist>
             // The `.metadata` file can only be rewritten from the wheel itself.
             .filter(|known| {
                 known.facts.core_metadata_sha256.is_none()
-                    || site.join(metadata_path(&input.filename)).is_file()
+                    || vari_fs::join_under(site, &metadata_path(&input.filename))
+                        .is_ok_and(|path| path.is_file())
             })
             .and_then(|known| {
                 let variant = match &known.facts.variant_json {
@@ -437,8 +438,17 @@ impl<'a> SiteWriter<'a> {
         Ok(writer)
     }
 
+    /// The site path of `relative`, built from validated names and checked again here: the
+    /// one place a site path is made.
+    fn path(&self, relative: &str) -> Result<PathBuf, BuildError> {
+        vari_fs::join_under(self.site, relative).map_err(|source| BuildError::Unsafe {
+            site: self.site.to_owned(),
+            source,
+        })
+    }
+
     fn create_dir(&mut self, relative: &str) -> Result<(), BuildError> {
-        let path = self.site.join(relative);
+        let path = self.path(relative)?;
         std::fs::create_dir_all(&path).map_err(|source| BuildError::Site { path, source })
     }
 
@@ -457,7 +467,7 @@ impl<'a> SiteWriter<'a> {
     /// Writes `relative` unless it already holds `bytes`; whether it wrote. The caller records
     /// the path (this half runs in parallel).
     fn write_unrecorded(&self, relative: &str, bytes: &[u8]) -> Result<bool, BuildError> {
-        let path = self.site.join(relative);
+        let path = self.path(relative)?;
         // Unchanged files keep their modification time, so caches and CDNs revalidate cheaply.
         // A file no earlier build wrote is not worth reading first.
         if self.previous.contains(relative) && std::fs::read(&path).is_ok_and(|old| old == bytes) {
@@ -472,17 +482,32 @@ impl<'a> SiteWriter<'a> {
     fn remove_stale(&self) -> Result<usize, BuildError> {
         let mut removed = 0;
         for relative in self.previous.difference(&self.outputs) {
-            let path = self.site.join(relative);
-            match std::fs::remove_file(&path) {
-                Ok(()) => removed += 1,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(source) => return Err(BuildError::Site { path, source }),
+            // The state file's outputs were checked when it was loaded; the removal checks
+            // again, and never passes through a linked directory.
+            match vari_fs::remove_file_under(self.site, relative) {
+                Ok(true) => removed += 1,
+                Ok(false) => {}
+                Err(vari_fs::RemoveError::Unsafe(source)) => {
+                    return Err(BuildError::Unsafe {
+                        site: self.site.to_owned(),
+                        source,
+                    })
+                }
+                Err(vari_fs::RemoveError::Io { path, source }) => {
+                    return Err(BuildError::Site { path, source })
+                }
+                Err(e @ vari_fs::RemoveError::NotARealDirectory(_)) => {
+                    return Err(BuildError::Site {
+                        path: self.site.join(relative),
+                        source: std::io::Error::other(e.to_string()),
+                    })
+                }
             }
             if let Some(project_dir) = relative
                 .strip_prefix(SIMPLE_DIR)
                 .and_then(|rest| rest.strip_prefix('/'))
                 .and_then(|rest| rest.split_once('/'))
-                .map(|(project, _)| self.site.join(SIMPLE_DIR).join(project))
+                .and_then(|(project, _)| self.path(&format!("{SIMPLE_DIR}/{project}")).ok())
             {
                 // Fails (and is meant to) while the directory still holds a page.
                 let _ = std::fs::remove_dir(project_dir);

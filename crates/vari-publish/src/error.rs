@@ -59,6 +59,25 @@ pub enum BuildError {
     /// A site file could not be written.
     #[error(transparent)]
     Write(#[from] vari_fs::WriteError),
+    /// The build state file names a path outside the site, or is not a regular file: it was
+    /// not written by vari (or was altered), and nothing in it is trusted.
+    #[error("{}: {key}: {problem}; remove the file to rebuild the index from scratch", .path.display())]
+    State {
+        /// The state file.
+        path: PathBuf,
+        /// The key at fault (`outputs[3]`).
+        key: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A path derived from input is not a plain path inside the site.
+    #[error("{}: {source}", .site.display())]
+    Unsafe {
+        /// The site directory.
+        site: PathBuf,
+        /// The path and the rule it breaks.
+        source: vari_fs::UnsafePath,
+    },
     /// A site file or directory could not be created, linked or removed.
     #[error("{}: {source}", .path.display())]
     Site {

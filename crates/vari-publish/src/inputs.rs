@@ -67,8 +67,16 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<Input>, Vec<Skipped>), BuildEr
             });
             continue;
         };
-        // Hidden files are editor and sync leftovers (`.DS_Store`, `.foo.whl.swp`).
+        // Hidden files are editor and sync leftovers (`.DS_Store`, `.foo.whl.swp`); one named
+        // like a distribution is said to be skipped, never dropped silently.
         if filename.starts_with('.') {
+            if DIST_SUFFIXES.iter().any(|s| filename.ends_with(s)) {
+                skipped.push(Skipped {
+                    path,
+                    reason: "a hidden file (its name starts with `.`), not a distribution name"
+                        .to_owned(),
+                });
+            }
             continue;
         }
         // `metadata` follows symbolic links: a directory of links to wheels is a fine input.
@@ -94,8 +102,22 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<Input>, Vec<Skipped>), BuildEr
     Ok((inputs, skipped))
 }
 
-/// The project, version and kind of a distribution file name, or why it is not one.
+/// The endings of distribution files.
+const DIST_SUFFIXES: [&str; 3] = [".whl", ".tar.gz", ".zip"];
+
+/// The project, version and kind of a distribution file name, or why it is not one. Only names
+/// that follow their grammar are accepted (PEP 427 for wheels; `{name}-{version}.tar.gz` or
+/// `.zip` for sdists, with a valid PEP 508 name and a PEP 440 version), so that what names a
+/// site directory and fills a page is always a plain, valid name.
 fn classify(filename: &str) -> Result<(String, Version, InputKind), String> {
+    let (project, version, kind) = classify_grammar(filename)?;
+    // Belt and braces: whatever the grammars accept must also be a plain path component.
+    vari_fs::check_name(filename).map_err(|e| e.to_string())?;
+    vari_fs::check_name(&project).map_err(|e| e.to_string())?;
+    Ok((project, version, kind))
+}
+
+fn classify_grammar(filename: &str) -> Result<(String, Version, InputKind), String> {
     if filename.ends_with(".whl") {
         let parsed = WheelFilename::parse(filename).map_err(|e| e.to_string())?;
         return Ok((
@@ -112,6 +134,26 @@ fn classify(filename: &str) -> Result<(String, Version, InputKind), String> {
         .rsplit_once('-')
         .filter(|(name, _)| !name.is_empty())
         .ok_or_else(|| "a source distribution is named `{name}-{version}.tar.gz`".to_owned())?;
+    if !vari_core::project::is_valid(name) {
+        return Err(format!(
+            "a source distribution is named `{{name}}-{{version}}.tar.gz`; `{}` is not a valid \
+             project name (ASCII letters, digits, `-`, `_`, `.`, starting and ending with a \
+             letter or digit)",
+            name.escape_debug()
+        ));
+    }
+    // PEP 440's spellings use these characters only; the parser also forgives spaces around
+    // the version, which a file name must not carry.
+    if version.is_empty()
+        || !version
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'!' | b'_'))
+    {
+        return Err(format!(
+            "a source distribution is named `{{name}}-{{version}}.tar.gz`; `{}` is not a version",
+            version.escape_debug()
+        ));
+    }
     let version: Version = version.parse().map_err(|e| {
         format!("a source distribution is named `{{name}}-{{version}}.tar.gz`; `{version}` is not a version: {e}")
     })?;
@@ -153,5 +195,25 @@ mod tests {
         assert!(classify("foo-1.0-py3.whl")
             .unwrap_err()
             .contains("dash-separated"));
+    }
+
+    #[test]
+    fn hostile_sdist_names_are_refused() {
+        for bad in [
+            "javascript:alert(1)+%2fx-1.0.tar.gz",
+            "..-1.0.tar.gz",
+            "a b-1.0.tar.gz",
+            "line\nbreak-1.0.tar.gz",
+            "esc\u{1b}[31m-1.0.tar.gz",
+            "<script>-1.0.zip",
+            "foo- 1.0.tar.gz",
+            "foo-1.0 .tar.gz",
+        ] {
+            let reason = classify(bad).unwrap_err();
+            assert!(
+                reason.contains("not a valid project name") || reason.contains("not a version"),
+                "{bad:?}: {reason}"
+            );
+        }
     }
 }

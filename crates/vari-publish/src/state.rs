@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dist::DistFacts;
 use crate::error::BuildError;
+use crate::site::{FILES_DIR, SIMPLE_DIR};
 
 /// The state file's name in the site directory.
 pub(crate) const STATE_FILE: &str = ".vari-index-state.json";
@@ -78,13 +79,34 @@ impl Default for State {
 }
 
 impl State {
-    /// The state of the site at `site`, or an empty one.
-    pub(crate) fn load(site: &Path) -> Self {
-        std::fs::read(state_path(site))
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<State>(&bytes).ok())
-            .filter(|state| state.format == FORMAT)
-            .unwrap_or_default()
+    /// The state of the site at `site`, or an empty one when there is none or it cannot be
+    /// parsed (it is a cache). A state file that parses but names a path outside the site (or
+    /// an input name that is not a plain file name), or is not a regular file, is an error: it
+    /// was altered, and ignoring only the bad entries would still trust the rest of it (the
+    /// hashes it remembers are published).
+    pub(crate) fn load(site: &Path) -> Result<Self, BuildError> {
+        let path = state_path(site);
+        let bytes = match vari_fs::read_input(&path, vari_fs::InputKind::Config) {
+            Ok(bytes) => bytes,
+            Err(vari_fs::InputError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Ok(Self::default())
+            }
+            Err(vari_fs::InputError::Io { .. }) => return Ok(Self::default()),
+            Err(e) => {
+                return Err(BuildError::State {
+                    path,
+                    key: "(the file)".to_owned(),
+                    problem: e.to_string(),
+                })
+            }
+        };
+        match parse(&bytes) {
+            Ok(Some(state)) => Ok(state),
+            Ok(None) => Ok(Self::default()),
+            Err(StateProblem { key, problem }) => Err(BuildError::State { path, key, problem }),
+        }
     }
 
     /// Writes the state into `site`, atomically.
@@ -96,6 +118,107 @@ impl State {
     }
 }
 
+/// A state file entry that may not be trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StateProblem {
+    /// The key path (`outputs[3]`, `inputs["…"]`).
+    pub(crate) key: String,
+    /// What is wrong with it.
+    pub(crate) problem: String,
+}
+
+/// Parses a state file: `Ok(None)` for one that is not JSON or not this format (ignored, as a
+/// cache is), an error for one whose entries name paths the build must never touch.
+pub(crate) fn parse(bytes: &[u8]) -> Result<Option<State>, StateProblem> {
+    let Some(state) = serde_json::from_slice::<State>(bytes)
+        .ok()
+        .filter(|state| state.format == FORMAT)
+    else {
+        return Ok(None);
+    };
+    for (index, output) in state.outputs.iter().enumerate() {
+        check_output(output).map_err(|problem| StateProblem {
+            key: format!("outputs[{index}] {:?}", output),
+            problem,
+        })?;
+    }
+    for name in state.inputs.keys() {
+        vari_fs::check_name(name).map_err(|e| StateProblem {
+            key: format!("inputs[{name:?}]"),
+            problem: e.to_string(),
+        })?;
+    }
+    Ok(Some(state))
+}
+
+/// An output the build can have written: a plain relative path under `files/` or `simple/`.
+fn check_output(output: &str) -> Result<(), String> {
+    vari_fs::check_relative(output).map_err(|e| e.to_string())?;
+    let top = output.split('/').next().unwrap_or_default();
+    if top != FILES_DIR && top != SIMPLE_DIR {
+        return Err(format!(
+            "`{}` is not under `{FILES_DIR}/` or `{SIMPLE_DIR}/`, where the build writes",
+            output.escape_debug()
+        ));
+    }
+    Ok(())
+}
+
 fn state_path(site: &Path) -> PathBuf {
     site.join(STATE_FILE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_outputs(outputs: &[&str]) -> Vec<u8> {
+        serde_json::to_vec(&serde_json::json!({
+            "format": FORMAT, "inputs": {}, "outputs": outputs,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn outputs_outside_the_site_make_the_file_untrusted() {
+        let good = with_outputs(&["files/a-1.0.tar.gz", "simple/a/index.html"]);
+        assert_eq!(parse(&good).unwrap().unwrap().outputs.len(), 2);
+        for bad in [
+            "../outside",
+            "/etc/passwd",
+            "files/../../x",
+            "simple//x",
+            "files/a\nb",
+            ".vari-index-state.json",
+            "other/x",
+        ] {
+            let err = parse(&with_outputs(&["files/ok", bad])).unwrap_err();
+            assert!(err.key.starts_with("outputs["), "{err:?}");
+        }
+    }
+
+    #[test]
+    fn unparseable_or_foreign_files_are_ignored() {
+        assert_eq!(parse(b"not json").unwrap().map(|_| ()), None);
+        assert_eq!(
+            parse(br#"{"format":"other","inputs":{},"outputs":["../x"]}"#)
+                .unwrap()
+                .map(|_| ()),
+            None
+        );
+    }
+
+    #[test]
+    fn input_names_must_be_plain_names() {
+        let text = serde_json::json!({
+            "format": FORMAT,
+            "inputs": {"../a-1.0.tar.gz": {
+                "fingerprint": {"size": 1, "mtime_ns": 1, "inode": 1},
+                "facts": {"sha256": "00", "size": 1}
+            }},
+            "outputs": [],
+        });
+        let err = parse(&serde_json::to_vec(&text).unwrap()).unwrap_err();
+        assert!(err.key.starts_with("inputs["), "{err:?}");
+    }
 }

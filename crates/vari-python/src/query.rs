@@ -158,7 +158,7 @@ impl Querier {
     }
 
     fn read_cache(&self, key: &CacheKey) -> Option<Facts> {
-        let bytes = std::fs::read(self.cache_file(key)?).ok()?;
+        let bytes = vari_fs::read_cache_file(&self.cache_file(key)?, 16 << 20)?;
         let entry: CacheEntry = serde_json::from_slice(&bytes).ok()?;
         (entry.key == *key).then_some(entry.facts)
     }
@@ -175,12 +175,10 @@ impl Querier {
         let Ok(bytes) = serde_json::to_vec(&entry) else {
             return;
         };
-        if let Some(parent) = file.parent() {
-            if std::fs::create_dir_all(parent).is_err() {
-                return;
-            }
+        if let Some(root) = self.cache_dir.as_deref() {
+            // Never written through a link planted in the cache (vari_fs::cache_write).
+            let _ = vari_fs::write_cache_file(root, &file, &bytes);
         }
-        let _ = vari_fs::write_atomic(&file, &bytes);
     }
 }
 

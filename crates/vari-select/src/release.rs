@@ -209,8 +209,18 @@ fn drop_impossible_variants(path: &Path, metadata: &mut VariantMetadata) -> Vec<
 
 /// Reads a text file, explaining content that is not text.
 pub fn read_text(path: &Path) -> Result<String, InputError> {
-    let bytes = std::fs::read(path).map_err(|e| InputError::io(path, &e))?;
+    // A regular file, opened without blocking and read up to a ceiling (vari_fs::input).
+    let bytes = vari_fs::read_input(path, vari_fs::InputKind::Metadata)
+        .map_err(|e| input_error(path, e))?;
     text_of(path, bytes)
+}
+
+/// A `vari_fs` input error as this crate's (which names the path itself).
+fn input_error(path: &Path, error: vari_fs::InputError) -> InputError {
+    match error {
+        vari_fs::InputError::Io { source, .. } => InputError::io(path, &source),
+        other => InputError::new(path, other.problem()),
+    }
 }
 
 /// How much of a metadata file is read at a time.
@@ -221,8 +231,22 @@ const READ_BLOCK: usize = 64 * 1024;
 /// text, all of it fresh pages the kernel must zero.
 fn read_json_release(path: &Path, kind: InputKind) -> Result<Release, InputError> {
     let io_error = |e: std::io::Error| InputError::io(path, &e);
-    let mut file = std::fs::File::open(path).map_err(io_error)?;
+    let mut file = vari_fs::open_input(path).map_err(|e| input_error(path, e))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let limit = vari_fs::InputKind::Metadata.limit();
+    let too_large = || {
+        input_error(
+            path,
+            vari_fs::InputError::TooLarge {
+                path: path.to_owned(),
+                limit,
+            },
+        )
+    };
+    if size > limit {
+        return Err(too_large());
+    }
+    let mut total: u64 = 0;
     // The compacted text is never longer than the file. Capacity is only reserved (pages never
     // written are never touched), and capped: the size of a special file means nothing.
     const MAX_RESERVED: u64 = 256 << 20;
@@ -232,7 +256,13 @@ fn read_json_release(path: &Path, kind: InputKind) -> Result<Release, InputError
     loop {
         match file.read(&mut block) {
             Ok(0) => break,
-            Ok(n) => compact.push(&block[..n]),
+            Ok(n) => {
+                total += n as u64;
+                if total > limit {
+                    return Err(too_large());
+                }
+                compact.push(&block[..n]);
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(io_error(e)),
         }

@@ -1,7 +1,7 @@
 //! `vari rank`: the variants of a release in the order an installer would prefer them, and the
 //! file it would install. Argument mapping and rendering only: the rules are in `vari-select`.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -81,10 +81,7 @@ fn read_release(file: &Path) -> Result<Release, CliError> {
         message: e.message,
     };
     if file == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| CliError::io("<stdin>", e))?;
+        let bytes = crate::load::read_stdin()?;
         let name = Path::new("<stdin>");
         let text = vari_select::text_of(name, bytes).map_err(from)?;
         return Release::from_json_text(name, &text, InputKind::IndexJson).map_err(from);

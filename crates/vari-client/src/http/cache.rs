@@ -68,6 +68,12 @@ impl HttpCache {
         Self { dir }
     }
 
+    /// The cache root the HTTP directory lives in: below it nothing is a link vari follows
+    /// (a linked `http/` is replaced, see `vari_fs::cache_write`).
+    fn root(&self) -> &Path {
+        self.dir.parent().unwrap_or(&self.dir)
+    }
+
     /// The entry file; its policy file is the same path with the extension `policy`.
     fn path(&self, url: &Url, accept: &str) -> PathBuf {
         let mut hasher = Sha256::new();
@@ -84,7 +90,8 @@ impl HttpCache {
 
     pub(crate) fn load(&self, url: &Url, accept: &str) -> Option<Entry> {
         let path = self.path(url, accept);
-        let file = std::fs::File::open(&path).ok()?;
+        // Never through a link planted in the cache, never a FIFO (vari_fs::cache_write).
+        let file = vari_fs::open_cache_file(&path)?;
         let metadata = file.metadata().ok()?;
         let size = metadata.len();
         mark_used(&file, &metadata, &path);
@@ -120,7 +127,7 @@ impl HttpCache {
     /// Stores an entry; a failure only costs a later refetch, so it is logged, not returned.
     pub(crate) fn store(&self, url: &Url, accept: &str, entry: &Entry) {
         let path = self.path(url, accept);
-        if let Err(e) = write_entry(&path, url, entry) {
+        if let Err(e) = write_entry(self.root(), &path, url, entry) {
             tracing::warn!("cannot write the HTTP cache entry for {url}: {e}");
             return;
         }
@@ -141,7 +148,9 @@ impl HttpCache {
         };
         let written = serde_json::to_vec(&refreshed)
             .map_err(|e| e.to_string())
-            .and_then(|bytes| vari_fs::write_atomic(&path, &bytes).map_err(|e| e.to_string()));
+            .and_then(|bytes| {
+                vari_fs::write_cache_file(self.root(), &path, &bytes).map_err(|e| e.to_string())
+            });
         if let Err(e) = written {
             tracing::warn!("cannot write the HTTP cache policy for {url}: {e}");
         }
@@ -171,7 +180,7 @@ fn mark_used(file: &std::fs::File, metadata: &std::fs::Metadata, path: &Path) {
 
 /// The policy in `entry`'s policy file, when there is one for the body with `id`.
 fn refreshed_policy(entry: &Path, id: &str) -> Option<CachePolicy> {
-    let bytes = std::fs::read(entry.with_extension("policy")).ok()?;
+    let bytes = vari_fs::read_cache_file(&entry.with_extension("policy"), 1 << 20)?;
     let refreshed: Refreshed = serde_json::from_slice(&bytes).ok()?;
     (refreshed.format == FORMAT && refreshed.id == id).then_some(refreshed.policy)
 }
@@ -188,7 +197,7 @@ fn new_id() -> String {
     format!("{nanos:x}-{:x}-{count:x}", std::process::id())
 }
 
-fn write_entry(path: &Path, url: &Url, entry: &Entry) -> Result<(), String> {
+fn write_entry(root: &Path, path: &Path, url: &Url, entry: &Entry) -> Result<(), String> {
     let header = Header {
         format: FORMAT,
         url: url.to_string(),
@@ -199,12 +208,10 @@ fn write_entry(path: &Path, url: &Url, entry: &Entry) -> Result<(), String> {
     };
     let mut line = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
     line.push(b'\n');
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
     // Header and body written one after the other, not joined into one buffer first: the
-    // body may be a megabyte.
-    let mut file = vari_fs::AtomicFile::create(path).map_err(|e| e.to_string())?;
+    // body may be a megabyte. Directories made real and the entry renamed into place, never
+    // written through a link planted in the cache.
+    let mut file = vari_fs::AtomicFile::create_in_cache(root, path).map_err(|e| e.to_string())?;
     file.write_all(&line)
         .and_then(|()| file.write_all(&entry.body))
         .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -97,7 +97,7 @@ pub(crate) fn observe(ctx: &DetectContext) -> Result<Observation, String> {
         }
     }
     let path = ctx.sysroot.path("/proc/cpuinfo");
-    let text = std::fs::read_to_string(&path)
+    let text = crate::sysroot::read_system_file(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let info = CpuInfo::parse(&text);
     Ok(Observation {
@@ -208,7 +208,7 @@ pub(crate) fn cpuinfo_fact(
     let path = format!("{namespace}.cpuinfo");
     let rel = facts::as_str(value, &path)?;
     let file = base_dir.join(rel);
-    let text = std::fs::read_to_string(&file)
+    let text = crate::sysroot::read_system_file(&file)
         .map_err(|e| facts::invalid(&path, format!("cannot read {}: {e}", file.display())))?;
     let info = CpuInfo::parse(&text);
     if info.arch() != arch {

@@ -221,7 +221,7 @@ fn detect_gfx(
         .collect();
     paths.sort();
     for path in paths {
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Ok(text) = crate::sysroot::read_system_file(&path) else {
             continue;
         };
         let version = text.lines().find_map(|line| {

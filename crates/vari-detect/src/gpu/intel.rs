@@ -251,7 +251,7 @@ fn intel_gpu_evidence(ctx: &DetectContext) -> bool {
         return false;
     };
     entries.flatten().any(|entry| {
-        std::fs::read_to_string(entry.path().join("device/vendor"))
+        crate::sysroot::read_system_file(&entry.path().join("device/vendor"))
             .is_ok_and(|v| v.trim().eq_ignore_ascii_case("0x8086"))
     })
 }
