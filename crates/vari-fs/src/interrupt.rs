@@ -170,6 +170,25 @@ pub fn on_signal(hook: impl Fn(i32) + Send + Sync + 'static) -> HookGuard {
     HookGuard { id }
 }
 
+/// Forwards SIGINT and SIGTERM to the child process `pid` until dropped (`vari install` and
+/// its installer). Used with a [`Hold`], so that the caller waits for the child before the
+/// process exits. (A Ctrl-C typed in a terminal reaches the whole foreground group, the child
+/// included; it then gets the signal twice, which pip and uv treat as one interruption.)
+#[cfg(unix)]
+pub fn forward_to(pid: u32) -> HookGuard {
+    on_signal(move |signal| {
+        let target = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw);
+        let signal = match signal {
+            signal_hook::consts::SIGINT => rustix::process::Signal::INT,
+            _ => rustix::process::Signal::TERM,
+        };
+        if let Some(target) = target {
+            // The child may have exited already: nothing to tell it then.
+            let _ = rustix::process::kill_process(target, signal);
+        }
+    })
+}
+
 /// While alive, a SIGINT or SIGTERM is recorded instead of acted on (hooks still run).
 /// Dropping the last hold acts on it: registered paths removed, exit `128 + signal`.
 #[derive(Debug)]

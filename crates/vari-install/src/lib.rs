@@ -52,4 +52,5 @@ pub use list::{
 };
 pub use run::{
     install, installed_choices, InstallError, InstallOutcome, InstalledChoice, KeptDistribution,
+    TEMPORARY_PREFIX,
 };

@@ -17,6 +17,10 @@ use vari_proxy::{ProxyError, ProxySettings, Served};
 use crate::installer::InstallRequest;
 use crate::list::{list_installed, InstalledVariant};
 
+/// The prefix of the temporary directories an installation makes (`vari-install-…`): those
+/// older than [`vari_fs::stale::STALE_AFTER`] are removed by the next installation.
+pub const TEMPORARY_PREFIX: &str = "vari-install-";
+
 /// What one installation did.
 #[derive(Debug)]
 pub struct InstallOutcome {
@@ -79,16 +83,32 @@ pub async fn install(
     request: &InstallRequest,
     site_packages: &[PathBuf],
 ) -> Result<InstallOutcome, InstallError> {
+    // Temporary directories of installations killed before they could clean up.
+    vari_fs::stale::remove_stale(
+        &std::env::temp_dir(),
+        |name| name.starts_with(TEMPORARY_PREFIX),
+        vari_fs::stale::STALE_AFTER,
+    );
     let proxy = vari_proxy::start(settings).await?;
     let index_url = proxy.index_url();
     tracing::debug!("proxy listening at {index_url}");
     let mut command = request.command(&index_url);
     tracing::debug!("running {command:?}");
     let program = PathBuf::from(command.get_program());
+    // SIGINT and SIGTERM are forwarded to the installer and acted on once it has exited: the
+    // process then removes its temporary files and exits 130 or 143 (vari_fs::interrupt).
+    let held = vari_fs::interrupt::hold();
     // The installer blocks a thread of its own, so the proxy keeps answering it meanwhile.
-    let waited = tokio::task::spawn_blocking(move || command.status()).await;
+    let waited = tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn()?;
+        #[cfg(unix)]
+        let _forward = vari_fs::interrupt::forward_to(child.id());
+        child.wait()
+    })
+    .await;
     let journal = proxy.journal();
     proxy.shutdown().await;
+    drop(held);
     let status = waited
         .map_err(|e| InstallError::Lost(e.to_string()))?
         .map_err(|source| InstallError::Spawn { program, source })?;

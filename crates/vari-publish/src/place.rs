@@ -83,6 +83,8 @@ fn link(src: &Path, dest: &Path) -> std::io::Result<()> {
         PID.get_or_init(std::process::id),
         LINK_COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
+    // Removed if the build is interrupted between the link and the rename.
+    let _interrupt = vari_fs::interrupt::remove_on_interrupt(temporary.clone());
     std::fs::hard_link(src, &temporary)?;
     std::fs::rename(&temporary, dest).inspect_err(|_| {
         let _ = std::fs::remove_file(&temporary);

@@ -155,6 +155,8 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
 /// the sources its configuration files name.
 struct HiddenSources {
     _dir: Option<tempfile::TempDir>,
+    /// Removes the directory if vari is interrupted (it then exits without dropping `_dir`).
+    _interrupt: Option<vari_fs::interrupt::Registration>,
     empty_find_links: Option<PathBuf>,
     uv_config: Option<PathBuf>,
 }
@@ -169,6 +171,7 @@ impl HiddenSources {
         if !pip_links && uv_config.is_none() {
             return Ok(Self {
                 _dir: None,
+                _interrupt: None,
                 empty_find_links: None,
                 uv_config: None,
             });
@@ -176,9 +179,10 @@ impl HiddenSources {
         let failed =
             |e: std::io::Error| CliError::Other(format!("cannot make a temporary directory: {e}"));
         let dir = tempfile::Builder::new()
-            .prefix("vari-install-")
+            .prefix(vari_install::TEMPORARY_PREFIX)
             .tempdir()
             .map_err(failed)?;
+        let interrupt = vari_fs::interrupt::remove_on_interrupt(dir.path().to_path_buf());
         let empty_find_links = match pip_links {
             true => {
                 let empty = dir.path().join("empty-find-links");
@@ -199,6 +203,7 @@ impl HiddenSources {
         };
         Ok(Self {
             _dir: Some(dir),
+            _interrupt: Some(interrupt),
             empty_find_links,
             uv_config,
         })

@@ -43,6 +43,8 @@ pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
         // Before the URL is announced: whoever reads it may stop the proxy at once (Ctrl-C,
         // `docker stop`), and that must be a graceful stop with status 0.
         let signals = StopSignals::listen().map_err(|e| CliError::Other(e.to_string()))?;
+        // The proxy stops gracefully on those signals; partial files are removed then.
+        let held = vari_fs::interrupt::hold();
         let proxy = vari_proxy::start(settings).await.map_err(|e| match e {
             ProxyError::RemoteBind { .. } => CliError::Other(format!("{e} (--allow-remote)")),
             e => CliError::Other(e.to_string()),
@@ -59,10 +61,12 @@ pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
              options; {alias} is for pip (it checks hashes) and a pip.conf",
             proxy.fingerprint()
         ));
-        proxy
+        let stopped = proxy
             .run_until(signals)
             .await
-            .map_err(|e| CliError::Other(e.to_string()))
+            .map_err(|e| CliError::Other(e.to_string()));
+        held.stopped_gracefully();
+        stopped
     })?;
     Ok(ExitCode::SUCCESS)
 }
