@@ -14,6 +14,7 @@ use crate::download::{self, Downloaded, Progress};
 use crate::error::{ClientError, HashMismatch};
 use crate::find_links::{self, Links};
 use crate::http::Http;
+use crate::limits::BodyKind;
 use crate::name::ProjectName;
 use crate::range::read_member;
 use crate::raw::{self, FetchedBody};
@@ -103,7 +104,7 @@ impl IndexClient {
                 })
             })?;
             tried.push(page.to_string());
-            let Some(fetched) = self.http.get(&page, ACCEPT_SIMPLE).await? else {
+            let Some(fetched) = self.http.get(&page, ACCEPT_SIMPLE, BodyKind::Page).await? else {
                 continue;
             };
             let body = crate::simple::page_text(&fetched.body);
@@ -210,7 +211,7 @@ impl IndexClient {
         if let CoreMetadata::Available(hashes) = &file.core_metadata {
             let mut url = file.url.clone();
             url.set_path(&format!("{}.metadata", file.url.path()));
-            match self.http.get(&url, "*/*").await? {
+            match self.http.get(&url, "*/*", BodyKind::Metadata).await? {
                 Some(fetched) => {
                     if let Some(expected) = hashes.sha256() {
                         let actual = download::hex(&sha2::Sha256::digest(&fetched.body));

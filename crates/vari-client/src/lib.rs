@@ -36,6 +36,7 @@ mod download;
 mod error;
 mod find_links;
 mod http;
+mod limits;
 mod name;
 mod range;
 mod raw;
@@ -49,6 +50,10 @@ pub use client::IndexClient;
 pub use client::{FileStream, ProjectList};
 pub use download::{Downloaded, Progress};
 pub use error::{ClientError, HashMismatch};
+pub use limits::{
+    CeilingNames, InvalidLimit, Limits, HTTP_DEADLINE_ENV, MAX_METADATA_BYTES_ENV,
+    MAX_PAGE_BYTES_ENV, MAX_VARIANTS_JSON_BYTES_ENV,
+};
 pub use name::{InvalidProjectName, ProjectName};
 pub use raw::FetchedBody;
 pub use settings::{

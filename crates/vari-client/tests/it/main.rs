@@ -4,6 +4,7 @@ mod server;
 mod support;
 
 mod downloads;
+mod hostile;
 mod pages;
 mod sources;
 mod tls;
