@@ -260,7 +260,9 @@ impl IndexClient {
 
     /// The body at `url` as it is, fetched whole (through the cache, like pages) with `accept`
     /// as the `Accept` header; `None` when there is nothing there (404, 410). For callers that
-    /// check what an index serves rather than parse it.
+    /// check what an index serves rather than parse it. Its ceiling is the `variants.json` one
+    /// for a name ending in `-variants.json`, the metadata one for `.metadata`, else the page
+    /// one ([`Limits`](crate::Limits)).
     pub async fn fetch(
         &self,
         url: &url::Url,

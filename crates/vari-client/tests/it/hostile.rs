@@ -3,91 +3,15 @@
 //! whose listed hash is wrong. Each answer is written by hand on a raw socket, so the server
 //! can break HTTP the way real misbehaving servers do.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
 use vari_client::{ClientError, UnusableReason, VersionVariants};
 
+use crate::raw_server::{endless_chunked, head, page, raw_server};
 use crate::server::{FileAttrs, TestIndex};
 use crate::support::{client, copy_fixture_wheels, name, settings, write_wheel};
-
-/// What the raw server answers to one request (its path and `Range` header), on the socket.
-type Answer = dyn Fn(&str, Option<&str>, &mut TcpStream) + Send + Sync;
-
-/// A server on 127.0.0.1 that answers every request with `answer`, one thread per
-/// connection, until the test ends.
-fn raw_server(
-    answer: impl Fn(&str, Option<&str>, &mut TcpStream) + Send + Sync + 'static,
-) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let answer: Arc<Answer> = Arc::new(answer);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let answer = answer.clone();
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut first = String::new();
-                if reader.read_line(&mut first).is_err() {
-                    return;
-                }
-                let path = first.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                let mut range = None;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    if let Some((key, value)) = line.split_once(':') {
-                        if key.eq_ignore_ascii_case("range") {
-                            range = Some(value.trim().to_owned());
-                        }
-                    }
-                }
-                answer(&path, range.as_deref(), &mut stream);
-            });
-        }
-    });
-    format!("http://127.0.0.1:{port}")
-}
-
-fn head(stream: &mut TcpStream, status: &str, headers: &[(&str, String)]) {
-    let mut text = format!("HTTP/1.1 {status}\r\nconnection: close\r\n");
-    for (key, value) in headers {
-        text.push_str(&format!("{key}: {value}\r\n"));
-    }
-    text.push_str("\r\n");
-    let _ = stream.write_all(text.as_bytes());
-}
-
-fn page(stream: &mut TcpStream, content_type: &str, body: &str) {
-    head(
-        stream,
-        "200 OK",
-        &[
-            ("content-type", content_type.to_owned()),
-            ("content-length", body.len().to_string()),
-        ],
-    );
-    let _ = stream.write_all(body.as_bytes());
-}
-
-/// Sends chunks of `chunk` until the client hangs up.
-fn endless_chunked(stream: &mut TcpStream, chunk: &[u8]) {
-    head(
-        stream,
-        "200 OK",
-        &[
-            ("content-type", "text/html".to_owned()),
-            ("transfer-encoding", "chunked".to_owned()),
-        ],
-    );
-    let framed = [format!("{:x}\r\n", chunk.len()).as_bytes(), chunk, b"\r\n"].concat();
-    while stream.write_all(&framed).is_ok() {}
-}
 
 fn quick_settings(index: &str) -> vari_client::ClientSettings {
     let mut s = settings(&[index.to_owned()]);
@@ -256,7 +180,7 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 async fn gzip_pages_are_decoded_and_gzip_bombs_stop_at_the_ceiling() {
     let html = format!(r#"<a href="/files/{WHEEL}">{WHEEL}</a>"#);
     let good = gzip(html.as_bytes());
-    let bomb = gzip(&vec![b' '; 64 * 1024 * 1024]);
+    let bomb = gzip_bomb(64);
     let base = raw_server(move |path, _, stream| {
         let (body, encoding) = match path {
             "/good/demo/" => (&good, "gzip"),
@@ -451,4 +375,12 @@ async fn a_variants_json_with_a_wrong_hash_is_unusable() {
         text.contains("test_package-0-variants.json") && text.contains("sha256"),
         "{text}"
     );
+}
+
+/// Concatenated gzip members of 1 MiB of zeros each: `mib` MiB once decoded, about a
+/// thousandth of that sent (a decoder that reads every member inflates all of it).
+fn gzip_bomb(mib: usize) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(&vec![0u8; 1024 * 1024]).unwrap();
+    encoder.finish().unwrap().repeat(mib)
 }

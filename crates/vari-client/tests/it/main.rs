@@ -1,5 +1,6 @@
 //! Integration tests of vari-client against real HTTP servers on 127.0.0.1.
 
+mod raw_server;
 mod server;
 mod support;
 
