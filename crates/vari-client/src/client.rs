@@ -14,6 +14,7 @@ use crate::download::{self, Downloaded, Progress};
 use crate::error::{ClientError, HashMismatch};
 use crate::find_links::{self, Links};
 use crate::http::Http;
+use crate::limits::BodyKind;
 use crate::name::ProjectName;
 use crate::range::read_member;
 use crate::raw::{self, FetchedBody};
@@ -103,7 +104,7 @@ impl IndexClient {
                 })
             })?;
             tried.push(page.to_string());
-            let Some(fetched) = self.http.get(&page, ACCEPT_SIMPLE).await? else {
+            let Some(fetched) = self.http.get(&page, ACCEPT_SIMPLE, BodyKind::Page).await? else {
                 continue;
             };
             let body = crate::simple::page_text(&fetched.body);
@@ -210,7 +211,7 @@ impl IndexClient {
         if let CoreMetadata::Available(hashes) = &file.core_metadata {
             let mut url = file.url.clone();
             url.set_path(&format!("{}.metadata", file.url.path()));
-            match self.http.get(&url, "*/*").await? {
+            match self.http.get(&url, "*/*", BodyKind::Metadata).await? {
                 Some(fetched) => {
                     if let Some(expected) = hashes.sha256() {
                         let actual = download::hex(&sha2::Sha256::digest(&fetched.body));
@@ -259,7 +260,9 @@ impl IndexClient {
 
     /// The body at `url` as it is, fetched whole (through the cache, like pages) with `accept`
     /// as the `Accept` header; `None` when there is nothing there (404, 410). For callers that
-    /// check what an index serves rather than parse it.
+    /// check what an index serves rather than parse it. Its ceiling is the `variants.json` one
+    /// for a name ending in `-variants.json`, the metadata one for `.metadata`, else the page
+    /// one ([`Limits`](crate::Limits)).
     pub async fn fetch(
         &self,
         url: &url::Url,

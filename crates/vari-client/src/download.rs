@@ -83,6 +83,26 @@ impl Hasher {
     }
 }
 
+/// Checks `bytes` (a body fetched whole) against the strongest hash the index gives for
+/// `file`; `Ok` when it gives none.
+pub(crate) fn check_whole(file: &IndexFile, bytes: &[u8]) -> Result<(), Box<HashMismatch>> {
+    let Some((algorithm, expected)) = expected_hash(file) else {
+        return Ok(());
+    };
+    let mut hasher = Hasher::new(Some(algorithm));
+    hasher.update(bytes);
+    let (_, actual) = hasher.finish();
+    if actual == expected {
+        return Ok(());
+    }
+    Err(Box::new(HashMismatch {
+        url: file.url.clone(),
+        algorithm: algorithm.to_owned(),
+        expected,
+        actual,
+    }))
+}
+
 pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     bytes

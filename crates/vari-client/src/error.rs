@@ -42,6 +42,36 @@ pub enum ClientError {
         /// The time limit that ran out.
         timeout: Duration,
     },
+    /// The whole response did not arrive within the request deadline (a server that sends
+    /// slowly but never stops).
+    #[error(
+        "{url}: the response did not arrive in full within the {} s deadline (raise it with \
+         `http-deadline` in vari.toml or {})",
+        deadline.as_secs_f64(),
+        crate::limits::HTTP_DEADLINE_ENV
+    )]
+    Deadline {
+        /// The URL requested.
+        url: Url,
+        /// The deadline that ran out.
+        deadline: Duration,
+    },
+    /// A body is larger than the ceiling for its kind.
+    #[error(
+        "{url}: the {} is larger than the {limit}-byte limit (raise it with `{}` in vari.toml \
+         or {})",
+        names.what,
+        names.key,
+        names.env
+    )]
+    TooLarge {
+        /// The URL requested.
+        url: Url,
+        /// The ceiling, in bytes.
+        limit: u64,
+        /// What the body is and the settings that raise the ceiling.
+        names: &'static crate::limits::CeilingNames,
+    },
     /// Offline, and the response is not in the cache.
     #[error("{url} is not in the cache, and offline mode forbids fetching it")]
     Offline {

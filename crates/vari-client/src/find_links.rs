@@ -5,6 +5,7 @@ use url::Url;
 
 use crate::error::ClientError;
 use crate::http::Http;
+use crate::limits::BodyKind;
 use crate::settings::FindLinks;
 use crate::simple::{parse_links, RawFile};
 use crate::simple::{CoreMetadata, Hashes};
@@ -21,7 +22,7 @@ pub(crate) async fn read(http: &Http, source: &FindLinks) -> Result<Links, Clien
         FindLinks::Directory(dir) => list_directory(dir),
         FindLinks::Page { url, .. } => {
             let fetched = http
-                .get(url, "text/html")
+                .get(url, "text/html", BodyKind::Page)
                 .await?
                 .ok_or_else(|| ClientError::Status {
                     url: url.clone(),

@@ -27,6 +27,29 @@
 //!   to their host, never printed), an on-disk cache driven by `http-cache-semantics` with
 //!   offline and refresh modes ([`CacheMode`]).
 //!
+//! - **Trust** (everything an index sends is hostile until checked):
+//!   - *where a link may lead*: a remote page's links are followed over http and https only;
+//!     `file:` links only on pages the user named as local paths or `file:` URLs; other
+//!     schemes never. A link that breaks the rule is skipped with a warning naming the page
+//!     and the link. Every page, index or find-links, passes this one rule, so every command
+//!     and the proxy inherit it.
+//!   - *bounded reading* ([`Limits`]): every body read into memory has a ceiling by kind
+//!     (pages and `variants.json` 64 MiB, PEP 658 metadata 16 MiB; counted after decoding
+//!     gzip/deflate, so a gzip bomb stops at the ceiling, and a larger `Content-Length` is
+//!     refused before reading), every such request an overall deadline (300 s), besides the
+//!     30 s read timeout. Raise them with `max-page-bytes`, `max-variants-json-bytes`,
+//!     `max-metadata-bytes`, `http-deadline` in vari.toml or `VARI_MAX_PAGE_BYTES`,
+//!     `VARI_MAX_VARIANTS_JSON_BYTES`, `VARI_MAX_METADATA_BYTES`, `VARI_HTTP_DEADLINE`
+//!     (seconds), which win over any settings. The HTTP cache stores and reads back nothing
+//!     over the ceiling. Range reads keep only the bytes asked for, whatever the server sends
+//!     (a `206` with an endless body, or the whole file from a server that ignores `Range`).
+//!     Downloads stream to disk and are bounded by the read timeout, not held in memory.
+//!   - *checked metadata*: a `*-variants.json` whose content does not have the hash its page
+//!     lists is unusable ([`UnusableReason::HashMismatch`]), like a wheel with a wrong hash.
+//!   - *messages that say what happened*: a body cut off before its `Content-Length`, an
+//!     encoding that was not asked for (`br`), a corrupt gzip stream, a ceiling or the deadline
+//!     passed: each is an error naming the URL, never an empty page.
+//!
 //! What it leaves to others: which version and file to pick, marker evaluation, and the
 //! rendering of warnings (library messages carry data; front-ends phrase them).
 
@@ -36,6 +59,7 @@ mod download;
 mod error;
 mod find_links;
 mod http;
+mod limits;
 mod name;
 mod range;
 mod raw;
@@ -49,6 +73,10 @@ pub use client::IndexClient;
 pub use client::{FileStream, ProjectList};
 pub use download::{Downloaded, Progress};
 pub use error::{ClientError, HashMismatch};
+pub use limits::{
+    CeilingNames, InvalidLimit, Limits, HTTP_DEADLINE_ENV, MAX_METADATA_BYTES_ENV,
+    MAX_PAGE_BYTES_ENV, MAX_VARIANTS_JSON_BYTES_ENV,
+};
 pub use name::{InvalidProjectName, ProjectName};
 pub use raw::FetchedBody;
 pub use settings::{

@@ -10,7 +10,9 @@ use url::Url;
 
 use crate::error::ClientError;
 use crate::http::{ByteRange, Http, RangeAnswer};
-use crate::zip_index::{data_offset, extract, find_directory, read_directory, LOCAL_LEN};
+use crate::zip_index::{
+    data_offset, extract, find_directory, read_directory, LOCAL_LEN, MAX_MEMBER,
+};
 
 /// The first request asks for this many bytes from the end: the end-of-central-directory
 /// record plus, for wheels of a few thousand files, the whole central directory.
@@ -37,20 +39,13 @@ impl Remote<'_> {
     }
 
     fn add(&mut self, answer: RangeAnswer) {
-        match answer {
-            RangeAnswer::Partial {
-                start,
-                bytes,
-                total,
-            } => {
-                self.total = total;
-                self.chunks.push((start, bytes));
-            }
-            RangeAnswer::Whole(bytes) => {
-                self.total = bytes.len() as u64;
-                self.chunks = vec![(0, bytes)];
-            }
-        }
+        let RangeAnswer::Partial {
+            start,
+            bytes,
+            total,
+        } = answer;
+        self.total = total;
+        self.chunks.push((start, bytes));
     }
 
     /// `len` bytes from `start` (fewer at the end of the file), fetched when not yet held.
@@ -114,6 +109,14 @@ pub(crate) async fn read_member(
         let (tail_start, tail) = &remote.chunks[0];
         find_directory(tail, *tail_start).map_err(|message| remote.archive_error(message))?
     };
+    // The directory's size comes from the archive: a hostile one may claim gigabytes. A wheel
+    // of 100,000 files has a directory of about 10 MB.
+    if directory.size > MAX_MEMBER {
+        return Err(remote.archive_error(format!(
+            "the central directory claims {} bytes, more than the {MAX_MEMBER} read for metadata",
+            directory.size
+        )));
+    }
     let members = {
         let bytes = remote.bytes(directory.offset, directory.size).await?;
         read_directory(&bytes).map_err(|m| ClientError::Archive {
@@ -124,6 +127,12 @@ pub(crate) async fn read_member(
     let Some(member) = members.into_iter().find(|m| pick(&m.name)) else {
         return Ok(None);
     };
+    if member.compressed_size > MAX_MEMBER {
+        return Err(remote.archive_error(format!(
+            "{} claims {} compressed bytes, more than the {MAX_MEMBER} read for metadata",
+            member.name, member.compressed_size
+        )));
+    }
     let guess = LOCAL_LEN + member.name.len() as u64 + EXTRA_SLACK + member.compressed_size;
     let (start, content) = {
         let head = remote.bytes(member.header_offset, guess).await?;

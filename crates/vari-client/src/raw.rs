@@ -10,6 +10,7 @@ use url::Url;
 use crate::download::hex;
 use crate::error::ClientError;
 use crate::http::Http;
+use crate::limits::BodyKind;
 
 /// A response body read whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,11 +28,14 @@ pub(crate) async fn fetch(
     url: &Url,
     accept: &str,
 ) -> Result<Option<FetchedBody>, ClientError> {
-    Ok(http.get(url, accept).await?.map(|fetched| FetchedBody {
-        url: fetched.url,
-        content_type: fetched.content_type,
-        body: fetched.body,
-    }))
+    Ok(http
+        .get(url, accept, BodyKind::of_url(url))
+        .await?
+        .map(|fetched| FetchedBody {
+            url: fetched.url,
+            content_type: fetched.content_type,
+            body: fetched.body,
+        }))
 }
 
 /// Whether a status means "nothing there" rather than a failure.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use url::Url;
 
 use crate::auth::{split_credentials, Credentials, NetrcSource};
+use crate::limits::Limits;
 
 /// Everything an [`IndexClient`](crate::IndexClient) needs to know.
 #[derive(Debug, Clone)]
@@ -35,6 +36,9 @@ pub struct ClientSettings {
     pub concurrency: usize,
     /// Where netrc credentials come from.
     pub netrc: NetrcSource,
+    /// Size ceilings of response bodies and the deadline of a request (the `VARI_MAX_*` and
+    /// `VARI_HTTP_DEADLINE` environment variables override them, see [`Limits`]).
+    pub limits: Limits,
 }
 
 impl Default for ClientSettings {
@@ -53,6 +57,7 @@ impl Default for ClientSettings {
             retry_backoff: Duration::from_millis(250),
             concurrency: 16,
             netrc: NetrcSource::default(),
+            limits: Limits::default(),
         }
     }
 }

@@ -18,8 +18,9 @@ use vari_core::metadata::{
 };
 use vari_core::VariantLabel;
 
-use crate::error::ClientError;
+use crate::error::{ClientError, HashMismatch};
 use crate::http::Http;
+use crate::limits::BodyKind;
 use crate::range::read_member;
 use crate::simple::{IndexFile, Project};
 
@@ -80,6 +81,9 @@ pub enum UnusableReason {
     Corrupt(Vec<MetadataError>),
     /// Its sources contradict each other.
     Inconsistent(CombineError),
+    /// Its content does not have the hash the index lists for it: it is not the file the index
+    /// vouches for, so none of it is used (as a wheel with a wrong hash is not installed).
+    HashMismatch(Box<HashMismatch>),
 }
 
 impl fmt::Display for UnusableVariants {
@@ -97,6 +101,8 @@ impl fmt::Display for UnusableVariants {
                 Ok(())
             }
             UnusableReason::Inconsistent(e) => write!(f, "{}: {e}", self.url),
+            // The mismatch names the URL itself.
+            UnusableReason::HashMismatch(e) => write!(f, "{e}"),
         }
     }
 }
@@ -172,7 +178,14 @@ async fn from_index_files(
 ) -> Result<IndexFilesOutcome, ClientError> {
     let mut read = Vec::new();
     for link in links {
-        let fetched = match http.get(&link.url, "application/json, */*;q=0.1").await {
+        let fetched = match http
+            .get(
+                &link.url,
+                "application/json, */*;q=0.1",
+                BodyKind::VariantsJson,
+            )
+            .await
+        {
             Ok(Some(fetched)) => fetched,
             Ok(None) => {
                 warnings.push(format!(
@@ -181,12 +194,23 @@ async fn from_index_files(
                 ));
                 continue;
             }
-            Err(e @ (ClientError::Offline { .. } | ClientError::Timeout { .. })) => return Err(e),
+            Err(
+                e @ (ClientError::Offline { .. }
+                | ClientError::Timeout { .. }
+                | ClientError::Deadline { .. }
+                | ClientError::TooLarge { .. }),
+            ) => return Err(e),
             Err(e) => {
                 warnings.push(format!("{e}; reading the wheels' own metadata"));
                 continue;
             }
         };
+        if let Err(mismatch) = crate::download::check_whole(link, &fetched.body) {
+            return Ok(Some(Err(UnusableVariants {
+                url: link.url.clone(),
+                reason: UnusableReason::HashMismatch(mismatch),
+            })));
+        }
         let text = String::from_utf8_lossy(&fetched.body);
         match read_json_lenient(&text, SourceKind::IndexFile) {
             Ok((metadata, dropped)) => {
@@ -265,7 +289,12 @@ async fn from_wheels(
                 ));
                 continue;
             }
-            Err(e @ (ClientError::Offline { .. } | ClientError::Timeout { .. })) => return Err(e),
+            Err(
+                e @ (ClientError::Offline { .. }
+                | ClientError::Timeout { .. }
+                | ClientError::Deadline { .. }
+                | ClientError::TooLarge { .. }),
+            ) => return Err(e),
             Err(e) => {
                 warnings.push(e.to_string());
                 continue;

@@ -3,7 +3,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use vari_client::{CacheMode, ClientSettings, IndexStrategy, IndexUrl};
+use vari_client::{CacheMode, ClientSettings, IndexStrategy, IndexUrl, Limits};
 use vari_core::ordering::SelectionOptions;
 
 use crate::error::ConfigError;
@@ -194,8 +194,10 @@ impl Config {
 
     /// The index client's settings with the configuration's index settings put over `base`:
     /// `index-url` replaces the first index, `extra-index-url` follows it, `find-links`,
-    /// `index-strategy` and `offline` replace `base`'s. A front-end applies its command-line
-    /// options after this.
+    /// `index-strategy`, `offline` and the limits (`max-page-bytes`,
+    /// `max-variants-json-bytes`, `max-metadata-bytes`, `http-deadline`) replace `base`'s. A
+    /// front-end applies its command-line options after this; the client applies the
+    /// `VARI_MAX_*_BYTES` and `VARI_HTTP_DEADLINE` variables over everything.
     pub fn client_settings(&self, mut base: ClientSettings) -> ClientSettings {
         let s = &self.settings;
         if let Some(index) = &s.index_url {
@@ -210,6 +212,22 @@ impl Config {
         }
         if let Some(strategy) = &s.index_strategy {
             base.strategy = strategy.value;
+        }
+        let limits = &mut base.limits;
+        for (setting, slot) in [
+            (&s.max_page_bytes, &mut limits.max_page_bytes),
+            (
+                &s.max_variants_json_bytes,
+                &mut limits.max_variants_json_bytes,
+            ),
+            (&s.max_metadata_bytes, &mut limits.max_metadata_bytes),
+        ] {
+            if let Some(setting) = setting {
+                *slot = setting.value;
+            }
+        }
+        if let Some(deadline) = &s.http_deadline {
+            limits.deadline = deadline.value;
         }
         if let Some(offline) = &s.offline {
             base.cache_mode = match offline.value {
@@ -263,6 +281,12 @@ fn default_value(key: Key) -> Option<Shown> {
         Key::NoVariants | Key::Offline => Shown::Bool(false),
         Key::IndexUrl => Shown::Text(IndexUrl::pypi().to_string()),
         Key::IndexStrategy => Shown::Text(strategy_name(IndexStrategy::default()).to_owned()),
+        Key::MaxPageBytes => Shown::Text(Limits::default().max_page_bytes.to_string()),
+        Key::MaxVariantsJsonBytes => {
+            Shown::Text(Limits::default().max_variants_json_bytes.to_string())
+        }
+        Key::MaxMetadataBytes => Shown::Text(Limits::default().max_metadata_bytes.to_string()),
+        Key::HttpDeadline => Shown::Text(Limits::default().deadline.as_secs_f64().to_string()),
     })
 }
 

@@ -26,11 +26,19 @@ pub enum Key {
     IndexStrategy,
     /// `offline`: answer from the cache only.
     Offline,
+    /// `max-page-bytes`: the size ceiling of a simple or find-links page.
+    MaxPageBytes,
+    /// `max-variants-json-bytes`: the size ceiling of a `*-variants.json`.
+    MaxVariantsJsonBytes,
+    /// `max-metadata-bytes`: the size ceiling of a PEP 658 `.metadata` file.
+    MaxMetadataBytes,
+    /// `http-deadline`: the most seconds one request may take, body included.
+    HttpDeadline,
 }
 
 impl Key {
     /// Every key, in the order they are shown.
-    pub const ALL: [Key; 10] = [
+    pub const ALL: [Key; 14] = [
         Key::Prefer,
         Key::Forbid,
         Key::EnableOptional,
@@ -41,6 +49,10 @@ impl Key {
         Key::FindLinks,
         Key::IndexStrategy,
         Key::Offline,
+        Key::MaxPageBytes,
+        Key::MaxVariantsJsonBytes,
+        Key::MaxMetadataBytes,
+        Key::HttpDeadline,
     ];
 
     /// The key as written in a file.
@@ -56,6 +68,10 @@ impl Key {
             Key::FindLinks => "find-links",
             Key::IndexStrategy => "index-strategy",
             Key::Offline => "offline",
+            Key::MaxPageBytes => "max-page-bytes",
+            Key::MaxVariantsJsonBytes => "max-variants-json-bytes",
+            Key::MaxMetadataBytes => "max-metadata-bytes",
+            Key::HttpDeadline => "http-deadline",
         }
     }
 
@@ -77,6 +93,10 @@ impl Key {
             Key::ExtraIndexUrl => "a list of URLs",
             Key::FindLinks => "a list of URLs or paths (relative to this file)",
             Key::IndexStrategy => "\"first-index\" or \"unsafe-best-match\"",
+            Key::MaxPageBytes | Key::MaxVariantsJsonBytes | Key::MaxMetadataBytes => {
+                "a positive number of bytes"
+            }
+            Key::HttpDeadline => "a positive number of seconds (at most 86400)",
         }
     }
 

@@ -160,6 +160,21 @@ impl Reader<'_> {
             }
             Key::NoVariants => settings.no_variants = self.sourced(self.flag(key, item, at)?),
             Key::Offline => settings.offline = self.sourced(self.flag(key, item, at)?),
+            Key::MaxPageBytes => settings.max_page_bytes = self.sourced(self.bytes(key, item, at)?),
+            Key::MaxVariantsJsonBytes => {
+                settings.max_variants_json_bytes = self.sourced(self.bytes(key, item, at)?)
+            }
+            Key::MaxMetadataBytes => {
+                settings.max_metadata_bytes = self.sourced(self.bytes(key, item, at)?)
+            }
+            Key::HttpDeadline => {
+                let seconds = item
+                    .as_float()
+                    .or_else(|| item.as_integer().map(|n| n as f64))
+                    .filter(|s| *s > 0.0 && *s <= 86_400.0)
+                    .ok_or_else(|| self.wrong_type(key, item, at))?;
+                settings.http_deadline = self.sourced(std::time::Duration::from_secs_f64(seconds));
+            }
             Key::IndexUrl => {
                 let text = self.string(key, item, at)?;
                 let url = IndexUrl::parse(text)
@@ -226,6 +241,14 @@ impl Reader<'_> {
 
     fn string<'i>(&self, key: Key, item: &'i Item, at: &str) -> Result<&'i str, ConfigError> {
         item.as_str().ok_or_else(|| self.wrong_type(key, item, at))
+    }
+
+    /// A positive whole number (a byte ceiling).
+    fn bytes(&self, key: Key, item: &Item, at: &str) -> Result<u64, ConfigError> {
+        item.as_integer()
+            .filter(|n| *n > 0)
+            .and_then(|n| u64::try_from(n).ok())
+            .ok_or_else(|| self.wrong_type(key, item, at))
     }
 
     fn flag(&self, key: Key, item: &Item, at: &str) -> Result<bool, ConfigError> {
@@ -351,7 +374,8 @@ offline = true
             e.to_string(),
             "/c/vari.toml: prefers: unknown key (expected one of: prefer, forbid, \
              enable-optional, profile, no-variants, index-url, extra-index-url, find-links, \
-             index-strategy, offline) (line 3)"
+             index-strategy, offline, max-page-bytes, max-variants-json-bytes, \
+             max-metadata-bytes, http-deadline) (line 3)"
         );
         let e = read("offline = \"yes\"").unwrap_err();
         assert_eq!(
@@ -364,6 +388,43 @@ offline = true
         assert_eq!(e.key.as_deref(), Some("enable-optional[0]"));
         let e = read("[prefer]\nx = 1\n").unwrap_err();
         assert!(e.message.starts_with("expected a list of patterns"), "{e}");
+    }
+
+    #[test]
+    fn limits_read_as_positive_numbers() {
+        let settings = read(
+            "max-page-bytes = 1000\nmax-variants-json-bytes = 2000\n\
+             max-metadata-bytes = 3000\nhttp-deadline = 2.5\n",
+        )
+        .unwrap();
+        assert_eq!(settings.max_page_bytes.unwrap().value, 1000);
+        assert_eq!(settings.max_variants_json_bytes.unwrap().value, 2000);
+        assert_eq!(settings.max_metadata_bytes.unwrap().value, 3000);
+        assert_eq!(
+            settings.http_deadline.unwrap().value,
+            std::time::Duration::from_millis(2500)
+        );
+        assert_eq!(
+            read("http-deadline = 60")
+                .unwrap()
+                .http_deadline
+                .unwrap()
+                .value,
+            std::time::Duration::from_secs(60)
+        );
+        for bad in [
+            "max-page-bytes = 0",
+            "max-page-bytes = -5",
+            "max-metadata-bytes = \"16MiB\"",
+            "http-deadline = 0",
+            "http-deadline = nan",
+        ] {
+            let e = read(bad).unwrap_err();
+            assert!(
+                e.message.starts_with("expected a positive number"),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]

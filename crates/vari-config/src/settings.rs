@@ -109,6 +109,14 @@ pub struct Settings {
     pub index_strategy: Option<Sourced<IndexStrategy>>,
     /// `offline`.
     pub offline: Option<Sourced<bool>>,
+    /// `max-page-bytes`.
+    pub max_page_bytes: Option<Sourced<u64>>,
+    /// `max-variants-json-bytes`.
+    pub max_variants_json_bytes: Option<Sourced<u64>>,
+    /// `max-metadata-bytes`.
+    pub max_metadata_bytes: Option<Sourced<u64>>,
+    /// `http-deadline`.
+    pub http_deadline: Option<Sourced<std::time::Duration>>,
 }
 
 impl Settings {
@@ -130,6 +138,10 @@ impl Settings {
             find_links,
             index_strategy,
             offline,
+            max_page_bytes,
+            max_variants_json_bytes,
+            max_metadata_bytes,
+            http_deadline,
         } = stronger;
         put(&mut self.prefer, prefer);
         put(&mut self.forbid, forbid);
@@ -141,6 +153,10 @@ impl Settings {
         put(&mut self.find_links, find_links);
         put(&mut self.index_strategy, index_strategy);
         put(&mut self.offline, offline);
+        put(&mut self.max_page_bytes, max_page_bytes);
+        put(&mut self.max_variants_json_bytes, max_variants_json_bytes);
+        put(&mut self.max_metadata_bytes, max_metadata_bytes);
+        put(&mut self.http_deadline, http_deadline);
     }
 
     /// The value of `key` as shown to the user, with its source; `None` when no layer sets it.
@@ -176,6 +192,13 @@ impl Settings {
                 .as_ref()
                 .map(|s| (Shown::Text(strategy_name(s.value).to_owned()), &s.source)),
             Key::Offline => flag(&self.offline),
+            Key::MaxPageBytes => text(&self.max_page_bytes),
+            Key::MaxVariantsJsonBytes => text(&self.max_variants_json_bytes),
+            Key::MaxMetadataBytes => text(&self.max_metadata_bytes),
+            Key::HttpDeadline => self
+                .http_deadline
+                .as_ref()
+                .map(|s| (Shown::Text(s.value.as_secs_f64().to_string()), &s.source)),
         }
     }
 

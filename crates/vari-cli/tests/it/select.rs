@@ -115,6 +115,34 @@ fn select_prints_one_line_per_requirement_with_dependencies() {
 }
 
 #[test]
+fn a_variants_json_with_a_wrong_hash_is_not_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = demo(dir.path());
+    let index = serve(dir.path());
+    index.server.attrs(
+        "demo-1.0-variants.json",
+        FileAttrs {
+            wrong_sha256: true,
+            ..FileAttrs::default()
+        },
+    );
+    let run = select(&index, &profile, &["demo"]).expect_code(0);
+    // The variant wheels lose their metadata; the plain wheel still counts.
+    let first = run.stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with("demo 1.0  demo-1.0-py3-none-any.whl "),
+        "{first}"
+    );
+    assert!(
+        run.stderr.lines().any(|l| l.starts_with("warning:")
+            && l.contains("/demo-1.0-variants.json")
+            && l.contains("sha256")),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn select_json_has_the_contract_fields() {
     let dir = tempfile::tempdir().unwrap();
     let profile = demo(dir.path());

@@ -9,6 +9,7 @@ use url::Url;
 
 use super::IndexClient;
 use crate::error::ClientError;
+use crate::limits::BodyKind;
 use crate::name::ProjectName;
 use crate::simple::{PageError, PageFormat, PageWarning, ACCEPT_SIMPLE};
 
@@ -31,7 +32,7 @@ impl IndexClient {
         let mut list = ProjectList::default();
         for index in &self.settings.indexes {
             let url = index.url();
-            let Some(fetched) = self.http.get(url, ACCEPT_SIMPLE).await? else {
+            let Some(fetched) = self.http.get(url, ACCEPT_SIMPLE, BodyKind::Page).await? else {
                 list.warnings.push(PageWarning {
                     location: url.to_string(),
                     message: "the index has no project list".to_owned(),

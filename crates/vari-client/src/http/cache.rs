@@ -55,6 +55,9 @@ struct Refreshed {
     policy: CachePolicy,
 }
 
+/// Room for an entry's header line beyond its body's ceiling.
+const HEADER_ROOM: u64 = 1024 * 1024;
+
 /// 2: entries have an `id` and may have a policy file.
 const FORMAT: u32 = 2;
 
@@ -88,12 +91,19 @@ impl HttpCache {
             .join(format!("{}.entry", &hex[2..]))
     }
 
-    pub(crate) fn load(&self, url: &Url, accept: &str) -> Option<Entry> {
+    /// The entry for (`url`, `accept`); `None` when there is none, it is unreadable, or it is
+    /// larger than `limit` bytes of body (the ceiling of what may be fetched is the ceiling of
+    /// what may be read back).
+    pub(crate) fn load(&self, url: &Url, accept: &str, limit: u64) -> Option<Entry> {
         let path = self.path(url, accept);
         // Never through a link planted in the cache, never a FIFO (vari_fs::cache_write).
         let file = vari_fs::open_cache_file(&path)?;
         let metadata = file.metadata().ok()?;
         let size = metadata.len();
+        // The header line is a URL or two and a cache policy: well under this.
+        if size > limit.saturating_add(HEADER_ROOM) {
+            return None;
+        }
         mark_used(&file, &metadata, &path);
         // The header line first, then the body read straight into a buffer of its size (no
         // copy of a page of thousands of files to drop the header from its front).
@@ -265,12 +275,12 @@ mod tests {
         };
 
         let recent = set(3_600);
-        cache.load(&url, "*/*").unwrap();
+        cache.load(&url, "*/*", u64::MAX).unwrap();
         assert_eq!(modified(), recent, "refreshed within the day");
 
         let old = set(40 * 86_400);
         let before = SystemTime::now() - std::time::Duration::from_secs(60);
-        cache.load(&url, "*/*").unwrap();
+        cache.load(&url, "*/*", u64::MAX).unwrap();
         assert!(
             modified() > before,
             "{:?} not refreshed from {old:?}",
@@ -284,7 +294,7 @@ mod tests {
         let cache = HttpCache::new(dir.path().to_path_buf());
         let url = Url::parse("https://example.com/simple/foo/").unwrap();
         cache.store(&url, "*/*", &entry(b"first body\nwith lines", 10));
-        let loaded = cache.load(&url, "*/*").unwrap();
+        let loaded = cache.load(&url, "*/*", u64::MAX).unwrap();
         assert_eq!(loaded.body, b"first body\nwith lines");
         assert_eq!(
             loaded.policy.time_to_live(SystemTime::now()).as_secs() / 100,
@@ -295,7 +305,7 @@ mod tests {
         let mut refreshed = entry(b"", 86_400);
         refreshed.id = loaded.id.clone();
         cache.store_policy(&url, "*/*", &refreshed);
-        let again = cache.load(&url, "*/*").unwrap();
+        let again = cache.load(&url, "*/*", u64::MAX).unwrap();
         assert_eq!(again.body, b"first body\nwith lines");
         assert!(again.policy.time_to_live(SystemTime::now()).as_secs() > 3_600);
 
@@ -303,7 +313,7 @@ mod tests {
         // written after the new body (a slower concurrent writer).
         cache.store(&url, "*/*", &entry(b"second", 10));
         cache.store_policy(&url, "*/*", &refreshed);
-        let newest = cache.load(&url, "*/*").unwrap();
+        let newest = cache.load(&url, "*/*", u64::MAX).unwrap();
         assert_eq!(newest.body, b"second");
         assert_ne!(newest.id, loaded.id);
         assert!(newest.policy.time_to_live(SystemTime::now()).as_secs() <= 10);

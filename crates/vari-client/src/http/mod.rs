@@ -5,6 +5,7 @@
 //! `file:` URLs are read from disk here too, so the layers above treat local indexes,
 //! find-links pages and wheels like remote ones.
 
+mod body;
 mod cache;
 mod tls;
 
@@ -16,8 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use http::header::{
-    ACCEPT, ACCEPT_RANGES, CACHE_CONTROL, CONTENT_RANGE, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE,
-    IF_NONE_MATCH, LAST_MODIFIED, RANGE,
+    ACCEPT, ACCEPT_ENCODING, ACCEPT_RANGES, CACHE_CONTROL, CONTENT_RANGE, CONTENT_TYPE, ETAG,
+    IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, RANGE,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use http_cache_semantics::{AfterResponse, BeforeRequest, CacheOptions, CachePolicy};
@@ -27,6 +28,7 @@ use url::Url;
 use self::cache::{Entry, HttpCache};
 use crate::auth::CredentialStore;
 use crate::error::{chain, ClientError};
+use crate::limits::{BodyKind, Ceiling, Limits};
 use crate::settings::{CacheMode, ClientSettings};
 
 /// A response body read whole.
@@ -50,14 +52,14 @@ pub(crate) enum ByteRange {
 /// What a range request returned.
 #[derive(Debug)]
 pub(crate) enum RangeAnswer {
-    /// The bytes asked for, starting at `start`, of a file of `total` bytes.
+    /// The bytes asked for (fewer at the end of the file), starting at `start`, of a file of
+    /// `total` bytes. A server that ignores ranges sends the whole file; only the bytes asked
+    /// for are kept.
     Partial {
         start: u64,
         bytes: Vec<u8>,
         total: u64,
     },
-    /// The server ignores ranges: the whole file.
-    Whole(Vec<u8>),
 }
 
 /// An open response whose body is read by the caller, holding its slot among the parallel
@@ -104,6 +106,7 @@ pub(crate) struct Http {
     backoff: Duration,
     connect_timeout: Duration,
     read_timeout: Duration,
+    limits: Limits,
     permits: Arc<Semaphore>,
     /// `host:port` of servers that answered a range request with the whole file.
     no_ranges: Mutex<HashSet<String>>,
@@ -123,6 +126,12 @@ impl Http {
             tls::client_config().map_err(|e| ClientError::Setup(e.to_string()))?;
         #[cfg(not(test))]
         drop(verifier);
+        // The variables win over the settings whoever built them, so every command, the proxy
+        // and the index validator honour them.
+        let limits = settings
+            .limits
+            .with_env(|name| std::env::var(name).ok())
+            .map_err(|e| ClientError::Setup(e.to_string()))?;
         let client = reqwest::Client::builder()
             .tls_backend_preconfigured(tls)
             .user_agent(concat!("vari/", env!("CARGO_PKG_VERSION")))
@@ -139,6 +148,7 @@ impl Http {
             backoff: settings.retry_backoff,
             connect_timeout: settings.connect_timeout,
             read_timeout: settings.read_timeout,
+            limits,
             permits: Arc::new(Semaphore::new(settings.concurrency.max(1))),
             no_ranges: Mutex::new(HashSet::new()),
             #[cfg(test)]
@@ -150,18 +160,23 @@ impl Http {
         &self.credentials
     }
 
-    /// GETs a page or small file through the cache. `None` when the server (or the disk)
-    /// does not have it (404, 410).
+    /// GETs a page or small file through the cache, within the ceiling for its `kind` and the
+    /// deadline. `None` when the server (or the disk) does not have it (404, 410).
     pub(crate) async fn get(
         &self,
         url: &Url,
         accept: &str,
+        kind: BodyKind,
     ) -> Result<Option<Fetched>, ClientError> {
+        let ceiling = self.limits.ceiling(kind);
         if url.scheme() == "file" {
-            return read_local(url);
+            return read_local(url, ceiling);
         }
         let request = policy_request(url, accept, self.mode == CacheMode::Refresh);
-        let cached = self.cache.as_ref().and_then(|c| c.load(url, accept));
+        let cached = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.load(url, accept, ceiling.bytes));
         if self.mode == CacheMode::Offline {
             return match cached {
                 Some(entry) => Ok(Some(fetched(entry))),
@@ -188,7 +203,7 @@ impl Http {
         }
 
         let _permit = self.permit().await;
-        let mut received = self.get_whole(url, accept, &conditional).await?;
+        let mut received = self.get_whole(url, accept, &conditional, ceiling).await?;
         let now = SystemTime::now();
         if received.status == StatusCode::NOT_MODIFIED {
             if let Some(entry) = cached {
@@ -203,11 +218,15 @@ impl Http {
                     }
                     // The 304 is for another version of the resource: ask again, plainly.
                     AfterResponse::Modified(..) => {
-                        received = self.get_whole(url, accept, &HeaderMap::new()).await?;
+                        received = self
+                            .get_whole(url, accept, &HeaderMap::new(), ceiling)
+                            .await?;
                     }
                 }
             } else {
-                received = self.get_whole(url, accept, &HeaderMap::new()).await?;
+                received = self
+                    .get_whole(url, accept, &HeaderMap::new(), ceiling)
+                    .await?;
             }
         }
         match received.status {
@@ -248,40 +267,62 @@ impl Http {
         }
     }
 
-    /// One GET read whole, with retries.
+    /// One GET read whole within `ceiling`, with retries, all within the deadline.
     async fn get_whole(
         &self,
         url: &Url,
         accept: &str,
         extra: &HeaderMap,
+        ceiling: Ceiling,
     ) -> Result<Received, ClientError> {
-        self.with_retries(url, || async {
-            let response = self
-                .request(url)
-                .header(ACCEPT, accept)
-                .headers(extra.clone())
-                .send()
-                .await
-                .map_err(|e| self.failure(url, e))?;
-            self.receive(url, response).await
-        })
+        self.within_deadline(
+            url,
+            self.with_retries(url, || async {
+                let response = self
+                    .request(url)
+                    .header(ACCEPT, accept)
+                    .header(ACCEPT_ENCODING, body::ACCEPT_ENCODING_WHOLE)
+                    .headers(extra.clone())
+                    .send()
+                    .await
+                    .map_err(|e| self.failure(url, e))?;
+                self.receive(url, response, ceiling).await
+            }),
+        )
         .await
     }
 
-    /// A response to `url` read whole; a server error is a failure (retried), any other
-    /// status the caller's to judge.
-    async fn receive(&self, url: &Url, response: reqwest::Response) -> Result<Received, Failure> {
+    /// `work` (a request and the reading of its body, retries included), cut off when the
+    /// deadline passes: a server that sends one byte a second never trips the read timeout.
+    async fn within_deadline<T>(
+        &self,
+        url: &Url,
+        work: impl Future<Output = Result<T, ClientError>>,
+    ) -> Result<T, ClientError> {
+        match tokio::time::timeout(self.limits.deadline, work).await {
+            Ok(result) => result,
+            Err(_) => Err(ClientError::Deadline {
+                url: url.clone(),
+                deadline: self.limits.deadline,
+            }),
+        }
+    }
+
+    /// A response to `url` read whole within `ceiling`; a server error is a failure
+    /// (retried), any other status the caller's to judge.
+    async fn receive(
+        &self,
+        url: &Url,
+        response: reqwest::Response,
+        ceiling: Ceiling,
+    ) -> Result<Received, Failure> {
         let status = response.status();
         if status.is_server_error() {
             return Err(Failure::status(url, status));
         }
         let headers = response.headers().clone();
         let final_url = crate::auth::redact(response.url());
-        let body = response
-            .bytes()
-            .await
-            .map_err(|e| self.failure(url, e))?
-            .to_vec();
+        let body = body::read_whole(url, response, ceiling, self.read_timeout).await?;
         Ok(Received {
             status,
             headers,
@@ -316,54 +357,93 @@ impl Http {
                 format!("bytes={start}-{}", start + len.max(1) - 1)
             }
         };
-        let received = self
-            .with_retries(url, || async {
-                let mut request = self.request(url);
-                if ranges_ok {
-                    request = request.header(RANGE, header.as_str());
-                }
-                let response = request.send().await.map_err(|e| self.failure(url, e))?;
-                self.receive(url, response).await
-            })
-            .await?;
-        match received.status {
-            StatusCode::PARTIAL_CONTENT => {
-                let (start, total) = header_str(&received.headers, CONTENT_RANGE)
-                    .as_deref()
-                    .and_then(parse_content_range)
-                    .ok_or_else(|| ClientError::Archive {
-                        url: url.clone(),
-                        message: "a 206 response without a valid Content-Range".into(),
-                    })?;
-                Ok(RangeAnswer::Partial {
-                    start,
-                    bytes: received.body,
-                    total,
-                })
+        let wanted = |total: u64| match range {
+            ByteRange::Suffix(n) => body::Window::Span {
+                from: total.saturating_sub(n),
+                to: total,
+            },
+            ByteRange::Span { start, len } => body::Window::Span {
+                from: start,
+                to: start.saturating_add(len),
+            },
+        };
+        let attempt = self.with_retries(url, || async {
+            let mut request = self.request(url);
+            if ranges_ok {
+                request = request.header(RANGE, header.as_str());
             }
-            StatusCode::OK => {
-                if ranges_ok {
-                    let advertised = header_str(&received.headers, ACCEPT_RANGES);
-                    tracing::debug!(
-                        "{host} ignored a range request (Accept-Ranges: {advertised:?}); \
-                         reading whole files from it from now on"
-                    );
-                    if let Ok(mut set) = self.no_ranges.lock() {
-                        set.insert(host);
+            let response = request.send().await.map_err(|e| self.failure(url, e))?;
+            let status = response.status();
+            match status {
+                // Only the bytes asked for are kept, however many the server sends.
+                StatusCode::PARTIAL_CONTENT => {
+                    let (start, total) = header_str(response.headers(), CONTENT_RANGE)
+                        .as_deref()
+                        .and_then(parse_content_range)
+                        .ok_or_else(|| Failure {
+                            error: ClientError::Archive {
+                                url: url.clone(),
+                                message: "a 206 response without a valid Content-Range".into(),
+                            },
+                            retry: false,
+                        })?;
+                    let kept = body::read_window(
+                        url,
+                        response,
+                        start,
+                        wanted(total),
+                        false,
+                        self.read_timeout,
+                    )
+                    .await?;
+                    Ok(RangeAnswer::Partial {
+                        start: kept.start,
+                        bytes: kept.bytes,
+                        total,
+                    })
+                }
+                // The whole file: streamed through, keeping the bytes asked for.
+                StatusCode::OK => {
+                    if ranges_ok {
+                        let advertised = header_str(response.headers(), ACCEPT_RANGES);
+                        tracing::debug!(
+                            "{host} ignored a range request (Accept-Ranges: {advertised:?}); \
+                             reading whole files from it from now on"
+                        );
+                        if let Ok(mut set) = self.no_ranges.lock() {
+                            set.insert(host.clone());
+                        }
                     }
+                    let announced = response.content_length();
+                    let (window, to_end) = match (announced, range) {
+                        (Some(total), _) => (wanted(total), false),
+                        (None, ByteRange::Suffix(n)) => (body::Window::Tail(n), true),
+                        (None, ByteRange::Span { .. }) => (wanted(u64::MAX), true),
+                    };
+                    let kept =
+                        body::read_window(url, response, 0, window, to_end, self.read_timeout)
+                            .await?;
+                    Ok(RangeAnswer::Partial {
+                        start: kept.start,
+                        bytes: kept.bytes,
+                        total: announced.unwrap_or(kept.seen),
+                    })
                 }
-                Ok(RangeAnswer::Whole(received.body))
+                // A range the server cannot satisfy (an empty file, or past its end).
+                StatusCode::RANGE_NOT_SATISFIABLE => {
+                    let total = header_str(response.headers(), CONTENT_RANGE)
+                        .and_then(|v| v.trim().strip_prefix("bytes */")?.trim().parse().ok())
+                        .unwrap_or(0);
+                    Ok(RangeAnswer::Partial {
+                        start: total,
+                        bytes: Vec::new(),
+                        total,
+                    })
+                }
+                status => Err(Failure::status(url, status)),
             }
-            // A range the server cannot satisfy (an empty file): read it whole.
-            StatusCode::RANGE_NOT_SATISFIABLE => {
-                let whole = self.get_whole(url, "*/*", &HeaderMap::new()).await?;
-                Ok(RangeAnswer::Whole(whole.body))
-            }
-            status => Err(ClientError::Status {
-                url: url.clone(),
-                status: status.as_u16(),
-            }),
-        }
+        });
+        self.within_deadline(url, attempt).await
     }
 
     /// Whether `url`'s server was found to ignore range requests.
@@ -567,17 +647,42 @@ fn local_path(url: &Url) -> Result<PathBuf, ClientError> {
     })
 }
 
-/// A `file:` page: a directory's `index.html`, or the file itself.
-fn read_local(url: &Url) -> Result<Option<Fetched>, ClientError> {
+/// A `file:` page: a directory's `index.html`, or the file itself, within `ceiling` (checked
+/// before reading, and while reading: the file may grow). Only regular files are read: a FIFO
+/// or a device would block or never end.
+fn read_local(url: &Url, ceiling: Ceiling) -> Result<Option<Fetched>, ClientError> {
     let mut path = local_path(url)?;
     if path.is_dir() {
         path.push("index.html");
     }
-    let body = match std::fs::read(&path) {
-        Ok(body) => body,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(ClientError::Io { path, source }),
+    let io = |path: &std::path::Path, source| ClientError::Io {
+        path: path.to_path_buf(),
+        source,
     };
+    let size = match std::fs::metadata(&path) {
+        Ok(metadata) if metadata.is_file() => metadata.len(),
+        Ok(_) => {
+            let source = std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file (a FIFO or a device cannot be a page)",
+            );
+            return Err(io(&path, source));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(io(&path, source)),
+    };
+    let too_large = || ceiling.exceeded(url);
+    if size > ceiling.bytes {
+        return Err(too_large());
+    }
+    let file = std::fs::File::open(&path).map_err(|e| io(&path, e))?;
+    let mut body = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(ceiling.bytes + 1)
+        .read_to_end(&mut body)
+        .map_err(|e| io(&path, e))?;
+    if body.len() as u64 > ceiling.bytes {
+        return Err(too_large());
+    }
     let content_type = match path.extension().and_then(|e| e.to_str()) {
         Some("json") => Some("application/json".to_owned()),
         Some("html" | "htm") => Some("text/html".to_owned()),
@@ -646,7 +751,10 @@ mod tests {
             .enable_all()
             .build()
             .unwrap();
-        let page = runtime.block_on(http.get(&url, "*/*")).unwrap().unwrap();
+        let page = runtime
+            .block_on(http.get(&url, "*/*", BodyKind::Page))
+            .unwrap()
+            .unwrap();
         assert_eq!(page.body, b"ok");
         server.join().unwrap();
         assert!(!http.verifier.is_loaded());
@@ -670,16 +778,10 @@ mod tests {
             start,
             bytes,
             total,
-        } = read_local_range(&url, ByteRange::Suffix(4)).unwrap()
-        else {
-            panic!()
-        };
+        } = read_local_range(&url, ByteRange::Suffix(4)).unwrap();
         assert_eq!((start, bytes.as_slice(), total), (6, &b"6789"[..], 10));
         let RangeAnswer::Partial { bytes, .. } =
-            read_local_range(&url, ByteRange::Span { start: 2, len: 3 }).unwrap()
-        else {
-            panic!()
-        };
+            read_local_range(&url, ByteRange::Span { start: 2, len: 3 }).unwrap();
         assert_eq!(bytes, b"234");
     }
 }

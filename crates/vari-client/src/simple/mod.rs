@@ -3,6 +3,7 @@
 mod classify;
 mod html;
 mod json;
+mod link_rule;
 mod model;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -196,7 +197,11 @@ pub(crate) fn page_text(body: &[u8]) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The links of a page in either format.
+/// The links of a page in either format, `page_url` being the page's URL after redirects.
+///
+/// Every page's links, index or find-links, pass here: links that may not be followed from
+/// this page ([`link_rule`]) are dropped, each with a problem naming it (the caller names the
+/// page).
 pub(crate) fn parse_links(
     page_url: &Url,
     content_type: Option<&str>,
@@ -206,10 +211,22 @@ pub(crate) fn parse_links(
         PageFormat::Json => json::parse_json(body, page_url),
         PageFormat::Html => html::parse_html(body, page_url),
     };
-    parsed.map_err(|message| PageError {
+    let (mut files, mut problems) = parsed.map_err(|message| PageError {
         url: page_url.clone(),
         message,
-    })
+    })?;
+    files.retain(|file| match link_rule::refusal(page_url, &file.url) {
+        None => true,
+        Some(why) => {
+            problems.push(format!(
+                "skipping link `{}` ({}): {why}",
+                crate::auth::redact(&file.url),
+                file.filename
+            ));
+            false
+        }
+    });
+    Ok((files, problems))
 }
 
 #[cfg(test)]

@@ -337,6 +337,25 @@ fn index_settings_reach_the_client_settings() {
     );
     assert_eq!(client.strategy, vari_client::IndexStrategy::UnsafeBestMatch);
     assert_eq!(client.cache_mode, vari_client::CacheMode::Offline);
+    assert_eq!(client.limits, vari_client::Limits::default());
+    // The limits reach the client too.
+    write(
+        &s.cwd.join("ci.toml"),
+        "max-page-bytes = 1000\nmax-variants-json-bytes = 2000\nmax-metadata-bytes = 3000\nhttp-deadline = 4\n",
+    );
+    let config = s.load(&[("VARI_CONFIG", "ci.toml")]);
+    let limits = config
+        .client_settings(vari_client::ClientSettings::default())
+        .limits;
+    assert_eq!(
+        (
+            limits.max_page_bytes,
+            limits.max_variants_json_bytes,
+            limits.max_metadata_bytes
+        ),
+        (1000, 2000, 3000)
+    );
+    assert_eq!(limits.deadline, std::time::Duration::from_secs(4));
     // extra-index-url alone keeps the default index first.
     write(
         &s.cwd.join("ci.toml"),

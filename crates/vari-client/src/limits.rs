@@ -1,0 +1,251 @@
+//! How much of a response the client keeps in memory, and for how long it waits for one.
+//!
+//! Everything an index sends is hostile until checked: a page may be endless, a
+//! `variants.json` a gigabyte, a server may drip one byte a second. Each body read into memory
+//! has a size ceiling by what it is, and each request an overall deadline, with defaults that
+//! real indexes never come near (the largest simple pages and `variants.json` files seen are a
+//! few megabytes) and settings to raise them: `vari.toml` keys (applied by `vari-config`) and
+//! environment variables, which [`IndexClient::new`](crate::IndexClient::new) applies over
+//! whatever the settings say, so every command, the proxy and the index validator honour them.
+//!
+//! Files streamed to disk (downloads, the proxy's pass-through, hashing a file) are not held
+//! in memory and have no size ceiling: they are bounded by the read timeout between two
+//! reads. Range reads keep only the bytes asked for whatever the server sends.
+
+use std::time::Duration;
+
+/// Size ceilings and the request deadline. Sizes are in bytes of the body as received after
+/// decoding any `Content-Encoding` (so a gzip bomb stops at the ceiling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// A simple page (PEP 503 HTML or PEP 691 JSON), project or root, and find-links pages.
+    /// Default 64 MiB (the largest real project pages are a few MB); `max-page-bytes`,
+    /// `VARI_MAX_PAGE_BYTES`.
+    pub max_page_bytes: u64,
+    /// An index-level `*-variants.json` (PEP 825). Default 64 MiB (real ones are kilobytes to a
+    /// few MB); `max-variants-json-bytes`, `VARI_MAX_VARIANTS_JSON_BYTES`.
+    pub max_variants_json_bytes: u64,
+    /// A PEP 658 `.metadata` file. Default 16 MiB (real ones are kilobytes);
+    /// `max-metadata-bytes`, `VARI_MAX_METADATA_BYTES`.
+    pub max_metadata_bytes: u64,
+    /// The most time one request may take from sending it to its body's last byte, for
+    /// bodies read into memory (pages, metadata, range reads). Default 300 s (a 64 MiB page at
+    /// 2 Mbit/s); `http-deadline` (seconds), `VARI_HTTP_DEADLINE`.
+    pub deadline: Duration,
+}
+
+/// 64 MiB.
+const PAGE_DEFAULT: u64 = 64 * 1024 * 1024;
+/// 16 MiB.
+const METADATA_DEFAULT: u64 = 16 * 1024 * 1024;
+
+impl Default for Limits {
+    /// 64 MiB pages, 64 MiB `variants.json`, 16 MiB metadata, 300 s per request.
+    fn default() -> Self {
+        Self {
+            max_page_bytes: PAGE_DEFAULT,
+            max_variants_json_bytes: PAGE_DEFAULT,
+            max_metadata_bytes: METADATA_DEFAULT,
+            deadline: Duration::from_secs(300),
+        }
+    }
+}
+
+/// The environment variable that sets the page ceiling.
+pub const MAX_PAGE_BYTES_ENV: &str = "VARI_MAX_PAGE_BYTES";
+/// The environment variable that sets the `variants.json` ceiling.
+pub const MAX_VARIANTS_JSON_BYTES_ENV: &str = "VARI_MAX_VARIANTS_JSON_BYTES";
+/// The environment variable that sets the metadata ceiling.
+pub const MAX_METADATA_BYTES_ENV: &str = "VARI_MAX_METADATA_BYTES";
+/// The environment variable that sets the request deadline, in seconds.
+pub const HTTP_DEADLINE_ENV: &str = "VARI_HTTP_DEADLINE";
+
+/// An environment variable with a value that is not a limit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{variable}: `{value}` is not {expected}")]
+pub struct InvalidLimit {
+    /// The variable.
+    pub variable: String,
+    /// Its value.
+    pub value: String,
+    /// What it must be.
+    pub expected: &'static str,
+}
+
+impl Limits {
+    /// These limits with the `VARI_MAX_*_BYTES` and `VARI_HTTP_DEADLINE` variables `lookup`
+    /// finds put over them. Empty variables count as unset.
+    pub fn with_env(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, InvalidLimit> {
+        let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        for (name, slot) in [
+            (MAX_PAGE_BYTES_ENV, &mut self.max_page_bytes),
+            (
+                MAX_VARIANTS_JSON_BYTES_ENV,
+                &mut self.max_variants_json_bytes,
+            ),
+            (MAX_METADATA_BYTES_ENV, &mut self.max_metadata_bytes),
+        ] {
+            if let Some(value) = var(name) {
+                *slot = parse_bytes(&value).ok_or_else(|| InvalidLimit {
+                    variable: name.to_owned(),
+                    value,
+                    expected: "a positive number of bytes",
+                })?;
+            }
+        }
+        if let Some(value) = var(HTTP_DEADLINE_ENV) {
+            self.deadline = parse_seconds(&value).ok_or_else(|| InvalidLimit {
+                variable: HTTP_DEADLINE_ENV.to_owned(),
+                value,
+                expected: "a positive number of seconds",
+            })?;
+        }
+        Ok(self)
+    }
+
+    /// The ceiling for a kind of body.
+    pub(crate) fn ceiling(&self, kind: BodyKind) -> Ceiling {
+        let (bytes, names) = match kind {
+            BodyKind::Page => (self.max_page_bytes, &PAGE),
+            BodyKind::VariantsJson => (self.max_variants_json_bytes, &VARIANTS_JSON),
+            BodyKind::Metadata => (self.max_metadata_bytes, &METADATA),
+        };
+        Ceiling { bytes, names }
+    }
+}
+
+/// A positive whole number of bytes.
+fn parse_bytes(value: &str) -> Option<u64> {
+    value.trim().parse::<u64>().ok().filter(|n| *n > 0)
+}
+
+/// A positive number of seconds (fractions allowed), at most a day.
+fn parse_seconds(value: &str) -> Option<Duration> {
+    let seconds: f64 = value.trim().parse().ok()?;
+    (seconds > 0.0 && seconds <= 86_400.0).then(|| Duration::from_secs_f64(seconds))
+}
+
+/// What a body read into memory is, which decides its ceiling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BodyKind {
+    /// A simple page or find-links page.
+    Page,
+    /// A `*-variants.json`.
+    VariantsJson,
+    /// A PEP 658 `.metadata` file.
+    Metadata,
+}
+
+impl BodyKind {
+    /// The kind of a body fetched by URL alone (for callers that check an index): a name
+    /// ending in `-variants.json` or `.metadata` says what it is; anything else is a page.
+    pub(crate) fn of_url(url: &url::Url) -> Self {
+        let path = url.path();
+        if path.ends_with("-variants.json") {
+            Self::VariantsJson
+        } else if path.ends_with(".metadata") {
+            Self::Metadata
+        } else {
+            Self::Page
+        }
+    }
+}
+
+/// One body's ceiling, with the names of the settings that raise it (for the message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ceiling {
+    pub(crate) bytes: u64,
+    pub(crate) names: &'static CeilingNames,
+}
+
+/// What a ceiling is called: the kind of body, and the settings that raise it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CeilingNames {
+    /// The kind of body (`page`, `variants.json`, `metadata file`).
+    pub what: &'static str,
+    /// The vari.toml key.
+    pub key: &'static str,
+    /// The environment variable.
+    pub env: &'static str,
+}
+
+static PAGE: CeilingNames = CeilingNames {
+    what: "page",
+    key: "max-page-bytes",
+    env: MAX_PAGE_BYTES_ENV,
+};
+static VARIANTS_JSON: CeilingNames = CeilingNames {
+    what: "variants.json",
+    key: "max-variants-json-bytes",
+    env: MAX_VARIANTS_JSON_BYTES_ENV,
+};
+static METADATA: CeilingNames = CeilingNames {
+    what: "metadata file",
+    key: "max-metadata-bytes",
+    env: MAX_METADATA_BYTES_ENV,
+};
+
+impl Ceiling {
+    /// The error for a body at `url` past this ceiling.
+    pub(crate) fn exceeded(&self, url: &url::Url) -> crate::ClientError {
+        crate::ClientError::TooLarge {
+            url: url.clone(),
+            limit: self.bytes,
+            names: self.names,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_overrides_and_rejects_nonsense() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        let limits = Limits::default()
+            .with_env(env(&[
+                ("VARI_MAX_PAGE_BYTES", "1000"),
+                ("VARI_HTTP_DEADLINE", "0.5"),
+                ("VARI_MAX_METADATA_BYTES", ""),
+            ]))
+            .unwrap();
+        assert_eq!(limits.max_page_bytes, 1000);
+        assert_eq!(limits.deadline, Duration::from_millis(500));
+        assert_eq!(limits.max_metadata_bytes, METADATA_DEFAULT);
+        for bad in [
+            ("VARI_MAX_PAGE_BYTES", "64MB"),
+            ("VARI_MAX_VARIANTS_JSON_BYTES", "0"),
+            ("VARI_HTTP_DEADLINE", "-1"),
+            ("VARI_HTTP_DEADLINE", "inf"),
+        ] {
+            let pairs: &'static [(&str, &str)] = Box::leak(Box::new([bad]));
+            let err = Limits::default().with_env(env(pairs)).unwrap_err();
+            assert!(err.to_string().contains(bad.0), "{err}");
+        }
+    }
+
+    #[test]
+    fn kinds_by_url() {
+        let kind = |u: &str| BodyKind::of_url(&url::Url::parse(u).unwrap());
+        assert_eq!(
+            kind("https://x/f/a-1.0-variants.json"),
+            BodyKind::VariantsJson
+        );
+        assert_eq!(
+            kind("https://x/f/a-1.0-py3-none-any.whl.metadata"),
+            BodyKind::Metadata
+        );
+        assert_eq!(kind("https://x/simple/a/"), BodyKind::Page);
+    }
+}
