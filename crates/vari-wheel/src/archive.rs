@@ -2,12 +2,13 @@
 //! members with a size cap.
 //!
 //! Two ways in. [`Archive::open`] goes through the zip crate, which reads every archive it can
-//! and hands out members by name: what validating and copying use. [`Archive::open_listing`]
+//! and hands out members by name: what validating and copying use. [`Archive::from_central`]
 //! keeps the central directory as stored (`central.rs`) and reads the few members it is asked
 //! for itself: for `inspect`, which lists the names and reads RECORD and `variant.json`, the
 //! zip crate's parse of every entry into its own structures was a third of the time on a
 //! 30,000-file wheel. An archive the listing does not take (names the zip crate decodes
-//! differently, anything `central.rs` calls unsupported) is opened through the zip crate.
+//! differently) is opened through the zip crate. Both come after `layout.rs` checked the
+//! central directory, which refuses what `central.rs` cannot read.
 
 use std::collections::BTreeSet;
 use std::io::{Read, Seek, SeekFrom};
@@ -45,16 +46,20 @@ impl<R: Read + Seek> Archive<R> {
         })
     }
 
-    /// Reads the central directory for listing names and reading a few members (see the
-    /// module docs); [`Archive::zip_mut`] is `None` on the result.
-    pub(crate) fn open_listing(path: &Path, mut reader: R) -> Result<Self, WheelError> {
-        match CentralDirectory::read(&mut reader) {
-            Ok(cd) if listable(&cd) => Ok(Self {
+    /// Keeps `cd`, already read from `reader`, for listing when the listing takes it (see the
+    /// module docs); otherwise opens `reader` through the zip crate.
+    pub(crate) fn from_central(
+        path: &Path,
+        reader: R,
+        cd: CentralDirectory,
+    ) -> Result<Self, WheelError> {
+        if listable(&cd) {
+            return Ok(Self {
                 backend: Backend::Listing { cd, reader },
                 path: path.to_owned(),
-            }),
-            _ => Self::open(path, reader),
+            });
         }
+        Self::open(path, reader)
     }
 
     /// The zip archive, for copying members: `None` when opened for listing.
@@ -123,12 +128,14 @@ impl<R: Read + Seek> Archive<R> {
         }
     }
 
-    /// Streams one member through its RECORD row's hash. The outer error is a member that
-    /// cannot be read (corrupt data, bad CRC); the inner one a mismatch with RECORD.
+    /// Streams one member through its RECORD row's hash, adding the bytes inflated to
+    /// `inflated`. The outer error is a member that cannot be read (corrupt data, bad CRC, more
+    /// bytes than its header declares); the inner one a mismatch with RECORD.
     pub(crate) fn verify_member(
         &mut self,
         member: &str,
         record: &Record,
+        inflated: &mut u64,
     ) -> Result<Result<(), VerifyError>, WheelError> {
         let path = &self.path;
         let unreadable = |message: String| {
@@ -143,12 +150,21 @@ impl<R: Read + Seek> Archive<R> {
         match &mut self.backend {
             Backend::Zip(zip) => {
                 let file = zip.by_name(member).map_err(|e| unreadable(e.to_string()))?;
-                record
-                    .verify_stream(member, file)
-                    .map_err(|e| unreadable(e.to_string()))
+                let mut capped = Declared {
+                    declared: file.size(),
+                    read: 0,
+                    inner: file,
+                };
+                let verified = record
+                    .verify_stream(member, &mut capped)
+                    .map_err(|e| unreadable(e.to_string()));
+                *inflated += capped.read;
+                verified
             }
-            Backend::Listing { .. } => {
-                let bytes = self.read(member, u64::MAX)?;
+            Backend::Listing { cd, .. } => {
+                let declared = listed(cd, member).map_or(0, |e| e.uncompressed_size);
+                let bytes = self.read(member, declared)?;
+                *inflated += bytes.len() as u64;
                 Ok(record.verify(member, &bytes))
             }
         }
@@ -207,6 +223,31 @@ impl<R: Read + Seek> Archive<R> {
             return Err(too_large(read));
         }
         Ok(bytes)
+    }
+}
+
+/// A member's inflated bytes, which may not exceed what its header declares: a header cannot
+/// understate a member's size to make it inflate more than the ceiling allowed for.
+struct Declared<R> {
+    inner: R,
+    declared: u64,
+    read: u64,
+}
+
+impl<R: Read> Read for Declared<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        // One byte past the declared size tells "exactly" from "more".
+        let left = self.declared.saturating_sub(self.read).saturating_add(1);
+        let max = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
+        let n = self.inner.read(&mut buf[..max])?;
+        self.read += n as u64;
+        if self.read > self.declared {
+            return Err(std::io::Error::other(format!(
+                "inflates to more than the {} bytes its header declares",
+                self.declared
+            )));
+        }
+        Ok(n)
     }
 }
 
@@ -338,7 +379,8 @@ mod tests {
     }
 
     fn listing(bytes: &[u8]) -> Archive<Cursor<&[u8]>> {
-        Archive::open_listing(Path::new("w.whl"), Cursor::new(bytes)).unwrap()
+        let cd = CentralDirectory::read(&mut Cursor::new(bytes)).unwrap();
+        Archive::from_central(Path::new("w.whl"), Cursor::new(bytes), cd).unwrap()
     }
 
     const SO: &[u8] = &[7u8; 5000];

@@ -15,6 +15,7 @@ use vari_core::metadata::{properties_of, read_json, SourceKind, VariantMetadata}
 
 use crate::archive::Archive;
 use crate::error::{WheelError, WheelErrorKind};
+use crate::layout::{self, Reach};
 use crate::reader::{SeekBufReader, INSPECT_BUFFER};
 use crate::record::{Record, RecordCheck, VerifyError};
 use crate::{MAX_RECORD_BYTES, MAX_VARIANT_JSON_BYTES};
@@ -48,6 +49,9 @@ pub struct Validation {
     /// Every problem found, in the order checked (filename and archive layout first, then
     /// RECORD, `variant.json`, and members in archive order).
     pub problems: Vec<WheelErrorKind>,
+    /// How many bytes checking members against RECORD inflated (0 for [`Depth::Metadata`]):
+    /// each member's at most once, and at most its declared size.
+    pub inflated: u64,
 }
 
 impl Validation {
@@ -111,17 +115,27 @@ pub fn check_reader<R: Read + Seek>(
     depth: Depth,
 ) -> Result<Validation, WheelError> {
     let filename = parse_filename(path)?;
-    let mut archive = match depth {
-        Depth::Metadata => Archive::open_listing(path, reader)?,
-        Depth::Everything => Archive::open(path, reader)?,
+    let mut reader = reader;
+    let reach = match depth {
+        Depth::Metadata => Reach::Listing,
+        Depth::Everything => Reach::EveryMember,
     };
+    let layout = layout::check(path, &mut reader, reach)?;
     let mut v = Validation {
         path: path.to_owned(),
         filename,
         dist_info: None,
         metadata: None,
         record: None,
-        problems: Vec::new(),
+        problems: layout.problems,
+        inflated: 0,
+    };
+    // Members are inflated only when that is bounded (no overlapping data, a declared total
+    // under the ceiling); the problems already say why not.
+    let inflate = layout.inflate_safe;
+    let mut archive = match depth {
+        Depth::Metadata => Archive::from_central(path, reader, layout.cd)?,
+        Depth::Everything => Archive::open(path, reader)?,
     };
     let dist_info = match archive.dist_info(&v.filename) {
         Ok(dir) => dir,
@@ -133,8 +147,9 @@ pub fn check_reader<R: Read + Seek>(
     let mut record = read_record(&mut archive, &dist_info, &mut v.problems);
     check_variant_json(&mut archive, &dist_info, record.as_mut(), &mut v);
     if let Some((record, mut record_check)) = record {
-        if depth == Depth::Everything {
-            verify_every_member(&mut archive, &record, &mut record_check, &mut v.problems);
+        if depth == Depth::Everything && inflate {
+            v.inflated +=
+                verify_every_member(&mut archive, &record, &mut record_check, &mut v.problems);
         }
         v.record = Some(record_check);
     }
@@ -236,17 +251,21 @@ fn check_variant_json<R: Read + Seek>(
 }
 
 /// Hashes every member and compares it with RECORD; lists RECORD rows without a member.
+/// Returns the bytes inflated. Linear in the number of members: every lookup is hashed.
 fn verify_every_member<R: Read + Seek>(
     archive: &mut Archive<R>,
     record: &Record,
     check: &mut RecordCheck,
     problems: &mut Vec<WheelErrorKind>,
-) {
+) -> u64 {
     let record_member = check.member.clone();
     let dist_info = record_member.trim_end_matches("RECORD");
     let names: Vec<String> = archive.names().map(str::to_owned).collect();
+    // Members verified already (variant.json): a set, not a scan of the list per member.
+    let already: std::collections::HashSet<String> = check.verified.iter().cloned().collect();
+    let mut inflated = 0;
     for name in &names {
-        if name.ends_with('/') || *name == record_member || check.verified.contains(name) {
+        if name.ends_with('/') || *name == record_member || already.contains(name) {
             continue;
         }
         // Signatures of RECORD cannot hash themselves into it (binary distribution format).
@@ -272,7 +291,7 @@ fn verify_every_member<R: Read + Seek>(
             }
             continue;
         }
-        match archive.verify_member(name, record) {
+        match archive.verify_member(name, record, &mut inflated) {
             Ok(Ok(())) => check.verified.push(name.clone()),
             Ok(Err(e)) => problems.push(verify_problem(e, &record_member, name)),
             Err(e) => problems.push(*e.kind),
@@ -287,6 +306,7 @@ fn verify_every_member<R: Read + Seek>(
             });
         }
     }
+    inflated
 }
 
 /// A RECORD verification failure as a problem.

@@ -42,6 +42,10 @@ impl RequiresDistEdit {
         let env = TargetEnvironment::from_platform(None, "3.12")
             .map_err(|e| (String::new(), e.to_string()))?;
         let ctx = VariantMarkerContext::non_variant();
+        let names = self.remove.iter().chain(self.replace.keys());
+        for text in names.chain(self.add.iter()).chain(self.replace.values()) {
+            check_value(text).map_err(|m| (escaped(text), m))?;
+        }
         for requirement in self.add.iter().chain(self.replace.values()) {
             if requirement_name(requirement).is_empty() {
                 return Err((requirement.clone(), "no project name".to_owned()));
@@ -51,6 +55,52 @@ impl RequiresDistEdit {
         }
         Ok(())
     }
+}
+
+/// Whether `value` can be written as (part of) a METADATA header field: no line break or other
+/// control character but tab. Core metadata is an email-style header block, so a line break in
+/// a value would start a field of the writer's choosing (`Requires-Dist: x\nName: evil`).
+pub(crate) fn check_value(value: &str) -> Result<(), String> {
+    match value
+        .chars()
+        .find(|&c| (c.is_control() && c != '\t') || matches!(c, '\u{2028}' | '\u{2029}'))
+    {
+        None => Ok(()),
+        Some(c) => Err(format!(
+            "contains a line break or control character (U+{:04X}), which METADATA cannot hold \
+             in a field",
+            u32::from(c)
+        )),
+    }
+}
+
+/// Checks every line of the header block of the METADATA text `text` (up to the first empty
+/// line) with [`check_value`]: the one check every METADATA vari writes passes through (repack's
+/// edits, `replace_metadata`'s given text).
+pub(crate) fn check_headers(text: &str) -> Result<(), String> {
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let content = line.strip_suffix('\n').unwrap_or(line);
+        let content = content.strip_suffix('\r').unwrap_or(content);
+        if content.is_empty() {
+            break;
+        }
+        check_value(content).map_err(|m| format!("line {}: `{}` {m}", i + 1, escaped(content)))?;
+    }
+    Ok(())
+}
+
+/// `text` with control characters escaped, for messages.
+pub(crate) fn escaped(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let chars: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            chars
+        })
+        .collect()
 }
 
 /// The project name a requirement starts with.
@@ -96,12 +146,12 @@ pub(crate) fn rewrite_metadata(text: &str, edit: &MetadataEdit<'_>) -> Result<St
             Some((key, _)) if key.eq_ignore_ascii_case("Name") => {
                 saw_name = true;
                 match edit.name {
-                    Some(name) => push_line(&mut out, &format!("Name: {name}"), ending),
+                    Some(name) => push_field(&mut out, "Name", name, ending)?,
                     None => out.push_str(line),
                 }
             }
             Some((key, _)) if key.eq_ignore_ascii_case("Version") => match edit.version {
-                Some(version) => push_line(&mut out, &format!("Version: {version}"), ending),
+                Some(version) => push_field(&mut out, "Version", version, ending)?,
                 None => out.push_str(line),
             },
             Some((key, value)) if key.eq_ignore_ascii_case("Requires-Dist") => {
@@ -114,7 +164,7 @@ pub(crate) fn rewrite_metadata(text: &str, edit: &MetadataEdit<'_>) -> Result<St
                     Some((key, _)) if replaced.contains(&key.as_str()) => continue,
                     Some((key, new)) => {
                         replaced.push(key);
-                        push_line(&mut out, &format!("Requires-Dist: {new}"), ending);
+                        push_field(&mut out, "Requires-Dist", new, ending)?;
                     }
                     None => out.push_str(line),
                 }
@@ -130,21 +180,26 @@ pub(crate) fn rewrite_metadata(text: &str, edit: &MetadataEdit<'_>) -> Result<St
         if !out.is_empty() && !out.ends_with('\n') {
             out.push_str(newline);
         }
-        let block: String = edit
-            .requires_dist
-            .add
-            .iter()
-            .map(|r| format!("Requires-Dist: {r}{newline}"))
-            .collect();
+        let mut block = String::new();
+        for requirement in &edit.requires_dist.add {
+            push_field(&mut block, "Requires-Dist", requirement, newline)?;
+        }
         out.insert_str(after_last_requirement.unwrap_or(out.len()), &block);
     }
     out.push_str(body);
+    check_headers(&out)?;
     Ok(out)
 }
 
-fn push_line(out: &mut String, content: &str, ending: &str) {
-    out.push_str(content);
+/// Writes the field `key: value` and the line ending: the one way this writer adds a field,
+/// so every value it writes is checked ([`check_value`]).
+fn push_field(out: &mut String, key: &str, value: &str, ending: &str) -> Result<(), String> {
+    check_value(value).map_err(|m| format!("`{key}: {}` {m}", escaped(value)))?;
+    out.push_str(key);
+    out.push_str(": ");
+    out.push_str(value);
     out.push_str(ending);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -207,5 +262,49 @@ mod tests {
         };
         assert!(bad.check().is_err());
         assert!(rewrite_metadata("Version: 1\n", &edit(&RequiresDistEdit::default())).is_err());
+    }
+
+    #[test]
+    fn line_breaks_cannot_reach_the_headers() {
+        for injected in [
+            "x\nName: evil",
+            "x\rName: evil",
+            "x\u{2028}y",
+            "x\0",
+            "x\u{1b}[31m",
+        ] {
+            let add = RequiresDistEdit {
+                add: vec![injected.to_owned()],
+                ..RequiresDistEdit::default()
+            };
+            let (_, message) = add.check().unwrap_err();
+            assert!(
+                message.contains("control character"),
+                "{injected:?}: {message}"
+            );
+            // The writer refuses it too, whatever checked (or did not check) the edit.
+            assert!(
+                rewrite_metadata("Name: a\n", &edit(&add)).is_err(),
+                "{injected:?}"
+            );
+            let name = MetadataEdit {
+                name: Some(injected),
+                version: None,
+                requires_dist: &RequiresDistEdit::default(),
+            };
+            assert!(
+                rewrite_metadata("Name: a\n", &name).is_err(),
+                "{injected:?}"
+            );
+        }
+        let remove = RequiresDistEdit {
+            remove: vec!["a\nb".to_owned()],
+            ..RequiresDistEdit::default()
+        };
+        assert!(remove.check().is_err());
+        // Tabs and the description's own lines are fine.
+        assert!(check_headers("Name: a\nSummary: a\tb\n\nbody \u{1b} \r here\n").is_ok());
+        let e = check_headers("Name: a\r\nSummary: x\ry\r\n").unwrap_err();
+        assert!(e.starts_with("line 2: `Summary: x\\ry`"), "{e}");
     }
 }

@@ -294,6 +294,54 @@ pub enum WheelErrorKind {
         /// What went wrong.
         message: String,
     },
+    /// The archive's layout cannot be read as stored (a malformed or split central directory,
+    /// data before the first member, a wrapped entry count): vari refuses what it cannot check.
+    #[error("not a valid zip archive: {reason}")]
+    Layout {
+        /// What is wrong.
+        reason: String,
+    },
+    /// A member an installer would write outside its target directory, or as something other
+    /// than a regular file or directory: `../x`, `/x`, `C:\x`, a symbolic link, a device.
+    #[error("member `{member}` {problem}")]
+    UnsafeMember {
+        /// The member's name in the archive (control characters escaped).
+        member: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// Several central-directory entries have the same name: installers would pick either.
+    #[error("member `{member}` appears {count} times (installers would pick either copy)")]
+    DuplicateMember {
+        /// The member's name.
+        member: String,
+        /// How many entries have it.
+        count: usize,
+    },
+    /// Two members' stored data overlap: the "overlapping files" zip bomb, where many entries
+    /// inflate the same compressed bytes.
+    #[error("the data of member `{member}` overlaps that of `{other}` (a zip bomb's layout)")]
+    OverlappingMembers {
+        /// The member whose data starts inside the other's.
+        member: String,
+        /// The member whose data it overlaps.
+        other: String,
+    },
+    /// The members declare more uncompressed bytes than the inflation ceiling allows.
+    #[error(
+        "its members declare {declared} uncompressed bytes, more than the ceiling of {ceiling} \
+         ({ratio} times the archive's {archive} bytes, at least {floor})",
+        ratio = crate::MAX_INFLATE_RATIO,
+        floor = crate::MIN_INFLATE_CEILING
+    )]
+    InflationCeiling {
+        /// The sum of the members' declared uncompressed sizes.
+        declared: u64,
+        /// The ceiling for this archive.
+        ceiling: u64,
+        /// The archive's size in bytes.
+        archive: u64,
+    },
 }
 
 impl WheelErrorKind {
@@ -317,7 +365,10 @@ impl WheelErrorKind {
             | Self::SizeMismatch { member, .. }
             | Self::MissingFromArchive { member, .. }
             | Self::UnhashedEntry { member, .. }
-            | Self::InvalidCoreMetadata { member, .. } => Some(member),
+            | Self::InvalidCoreMetadata { member, .. }
+            | Self::UnsafeMember { member, .. }
+            | Self::DuplicateMember { member, .. }
+            | Self::OverlappingMembers { member, .. } => Some(member),
             _ => None,
         }
     }

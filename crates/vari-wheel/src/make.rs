@@ -16,6 +16,7 @@ use vari_core::VariantLabel;
 use crate::archive::Archive;
 use crate::check::{open, parse_filename};
 use crate::error::{WheelError, WheelErrorKind};
+use crate::layout::{self, Reach};
 use crate::reader::{SeekBufReader, COPY_BUFFER};
 use crate::record::{record_row, FormatError};
 use crate::record_edit::RecordEdit;
@@ -100,7 +101,8 @@ pub fn make_variant(
         ..ArchiveEdit::default()
     };
     let name = format!("{}-{}.whl", stem(wheel), described.label);
-    let output = out_dir.join(name);
+    let output = wheel_output(wheel, out_dir, &name)?;
+    create_out_dir(wheel, out_dir)?;
     let (size, sha256) = write_wheel(wheel, &output, &mut archive, &edit, false)?;
     Ok(WrittenWheel {
         path: output,
@@ -146,7 +148,8 @@ pub fn unmake(wheel: &Path, out_dir: &Path) -> Result<WrittenWheel, WheelError> 
         .strip_suffix(label.as_str())
         .and_then(|s| s.strip_suffix('-'))
         .unwrap_or(&stem);
-    let output = out_dir.join(format!("{plain}.whl"));
+    let output = wheel_output(wheel, out_dir, &format!("{plain}.whl"))?;
+    create_out_dir(wheel, out_dir)?;
     let (size, sha256) = write_wheel(wheel, &output, &mut archive, &edit, false)?;
     Ok(WrittenWheel {
         path: output,
@@ -155,6 +158,54 @@ pub fn unmake(wheel: &Path, out_dir: &Path) -> Result<WrittenWheel, WheelError> 
         warnings: Vec::new(),
         size,
         sha256,
+    })
+}
+
+/// Where the wheel `file_name`, derived from `wheel` (and a config), is written in `out_dir`:
+/// only a valid wheel filename (PEP 427, with a label of the label grammar) that is one path
+/// component names a path, so nothing derived from input can lead outside `out_dir`.
+pub(crate) fn wheel_output(
+    wheel: &Path,
+    out_dir: &Path,
+    file_name: &str,
+) -> Result<PathBuf, WheelError> {
+    let refuse = |message: String| {
+        WheelError::new(
+            wheel,
+            WheelErrorKind::Write {
+                output: out_dir.join(crate::core_metadata::escaped(file_name)),
+                message,
+            },
+        )
+    };
+    vari_core::filename::WheelFilename::parse(file_name)
+        .map_err(|e| refuse(format!("not a valid wheel filename: {e}")))?;
+    child_of(out_dir, file_name)
+        .ok_or_else(|| refuse("not a file name in the output directory".to_owned()))
+}
+
+/// `out_dir/file_name` when `file_name` is exactly one normal path component (no separator,
+/// no `..`, not absolute), so the result is a direct child of `out_dir`.
+pub(crate) fn child_of(out_dir: &Path, file_name: &str) -> Option<PathBuf> {
+    let mut components = Path::new(file_name).components();
+    match (components.next(), components.next()) {
+        (Some(std::path::Component::Normal(name)), None) if name == file_name => {
+            Some(out_dir.join(name))
+        }
+        _ => None,
+    }
+}
+
+/// Creates the output directory when missing (as pip and build do).
+pub(crate) fn create_out_dir(wheel: &Path, out_dir: &Path) -> Result<(), WheelError> {
+    std::fs::create_dir_all(out_dir).map_err(|e| {
+        WheelError::new(
+            wheel,
+            WheelErrorKind::Write {
+                output: out_dir.to_owned(),
+                message: format!("cannot create the output directory: {e}"),
+            },
+        )
     })
 }
 
@@ -167,12 +218,15 @@ pub(crate) fn stem(wheel: &Path) -> String {
     name.strip_suffix(".whl").unwrap_or(&name).to_owned()
 }
 
-/// Opens a wheel for copying (a large buffer: members are read front to back).
+/// Opens a wheel for copying (a large buffer: members are read front to back), after
+/// checking its layout (`layout.rs`): the first problem is the error.
 pub(crate) fn open_archive(
     wheel: &Path,
 ) -> Result<Archive<SeekBufReader<std::fs::File>>, WheelError> {
     let file = open(wheel)?;
-    Archive::open(wheel, SeekBufReader::with_capacity(COPY_BUFFER, file))
+    let mut reader = SeekBufReader::with_capacity(COPY_BUFFER, file);
+    layout::check(wheel, &mut reader, Reach::EveryMember)?.first_problem(wheel)?;
+    Archive::open(wheel, reader)
 }
 
 /// RECORD's name and bytes.

@@ -27,7 +27,10 @@ pub use crate::core_metadata::RequiresDistEdit;
 use crate::core_metadata::{rewrite_metadata, MetadataEdit};
 use crate::error::{WheelError, WheelErrorKind};
 use crate::glob;
-use crate::make::{invalid_record, open_archive, read_record_bytes, stem, write_wheel};
+use crate::make::{
+    child_of, create_out_dir, invalid_record, open_archive, read_record_bytes, stem, wheel_output,
+    write_wheel,
+};
 use crate::reader::SeekBufReader;
 use crate::record::record_row;
 use crate::record_edit::RecordEdit;
@@ -290,6 +293,9 @@ impl RepackConfig {
             .map(SchemaGeneration::from_str)
             .transpose()
             .map_err(|e| err("schema".to_owned(), e.to_string()))?;
+        if let Some(name) = &raw.name {
+            check_project_name(name).map_err(|m| err("name".to_owned(), m))?;
+        }
         raw.requires_dist
             .check()
             .map_err(|(r, m)| err("requires-dist".to_owned(), format!("`{r}`: {m}")))?;
@@ -332,6 +338,9 @@ impl RepackConfig {
                 .enumerate()
                 .map(|(j, p)| parse_infer(p).map_err(|m| err(key(&format!("infer[{j}]")), m)))
                 .collect::<Result<Vec<_>, _>>()?;
+            if let Some(name) = &b.name {
+                check_project_name(name).map_err(|m| err(key("name"), m))?;
+            }
             b.requires_dist
                 .check()
                 .map_err(|(r, m)| err(key("requires-dist"), format!("`{r}`: {m}")))?;
@@ -355,6 +364,19 @@ impl RepackConfig {
             builds,
         })
     }
+}
+
+/// A distribution name from a config or a wheel must be a valid project name (PEP 508) before
+/// it names the `.dist-info` directory, the output wheel and the `*-variants.json`.
+fn check_project_name(name: &str) -> Result<(), String> {
+    if vari_core::project::is_valid(name) {
+        return Ok(());
+    }
+    Err(format!(
+        "`{}` is not a valid project name (PEP 508: ASCII letters, digits, `-`, `_` and `.`, \
+         starting and ending with a letter or digit)",
+        crate::core_metadata::escaped(name)
+    ))
 }
 
 fn parse_infer(text: &str) -> Result<InferPattern, String> {
@@ -442,7 +464,15 @@ pub fn repack(
                 file: file.clone(),
                 message: e.to_string(),
             })?;
-        indexes.push((out_dir.join(file), written.text));
+        // The name and version were checked, so this is one file name; checked all the same.
+        let path = child_of(out_dir, &file).ok_or_else(|| RepackError::Write {
+            path: out_dir.join(&file),
+            message: "not a file name in the output directory".to_owned(),
+        })?;
+        indexes.push((path, written.text));
+    }
+    if let Some(first) = plans.first() {
+        create_out_dir(&first.wheel, out_dir)?;
     }
 
     let mut output = RepackOutput {
@@ -522,12 +552,28 @@ fn plan(
     let metadata_text = read_text(&mut archive, wheel, &metadata_member)?;
     let (record_member, record) = read_record_bytes(&mut archive, wheel, &old_dist_info)?;
 
-    // Name and version.
-    let display_name = rule
-        .name
-        .clone()
-        .or_else(|| config.name.clone())
-        .unwrap_or_else(|| field(&metadata_text, "Name").unwrap_or(filename.name.clone()));
+    // Name and version. The name is checked whatever gave it: a config built in code skips
+    // `RepackConfig::parse`, and METADATA's `Name` comes from the wheel.
+    let (display_name, from_config) = match (&rule.name, &config.name) {
+        (Some(name), _) | (None, Some(name)) => (name.clone(), true),
+        (None, None) => (
+            field(&metadata_text, "Name").unwrap_or(filename.name.clone()),
+            false,
+        ),
+    };
+    if let Err(message) = check_project_name(&display_name) {
+        return Err(match from_config {
+            true => RepackError::Config(ConfigError {
+                path: config.path.clone(),
+                key: "name".to_owned(),
+                message,
+            }),
+            false => fail(WheelErrorKind::InvalidCoreMetadata {
+                member: metadata_member.clone(),
+                message: format!("`Name`: {message}"),
+            }),
+        });
+    }
     let version = if config.strip_local_version {
         let public = filename.version.to_string();
         let public = public.split_once('+').map_or(public.as_str(), |(p, _)| p);
@@ -656,11 +702,11 @@ fn plan(
     // The filename: new name and version, the original tags, the label.
     let old = stem(wheel);
     let tags: Vec<&str> = old.split('-').skip(2).collect();
-    let output = out_dir.join(format!(
-        "{new_stem}-{}-{}.whl",
-        tags.join("-"),
-        described.label
-    ));
+    let output = wheel_output(
+        wheel,
+        out_dir,
+        &format!("{new_stem}-{}-{}.whl", tags.join("-"), described.label),
+    )?;
     Ok(Plan {
         wheel: wheel.to_owned(),
         output,

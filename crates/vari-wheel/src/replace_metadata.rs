@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use crate::check::parse_filename;
+use crate::core_metadata::check_headers;
 use crate::error::{WheelError, WheelErrorKind};
 use crate::make::{invalid_record, open_archive, read_record_bytes, write_wheel, WrittenWheel};
 use crate::record::{record_row, Record};
@@ -25,8 +26,10 @@ use crate::rewrite::ArchiveEdit;
 /// inside). The result carries the output's size and SHA-256; its `label` is the one in
 /// `dest`'s file name, and its `metadata` is `None` (`variant.json` is not read).
 ///
-/// Errors name `source`: not a wheel, no METADATA, or a RECORD without a METADATA row (the
-/// copy would fail an installer's check); or the output could not be written.
+/// Errors name `source`: not a wheel, no METADATA, a `metadata` whose header block holds a
+/// control character (a line break inside a field would add fields), or a RECORD without a
+/// METADATA row (the copy would fail an installer's check); or the output could not be
+/// written.
 ///
 /// ```no_run
 /// let metadata = b"Metadata-Version: 2.1\nName: torch\nVersion: 2.10.0\n";
@@ -48,6 +51,15 @@ pub fn replace_metadata(
     let mut archive = open_archive(source)?;
     let dist_info = archive.dist_info(&filename)?;
     let metadata_member = format!("{dist_info}/METADATA");
+    let checked = std::str::from_utf8(metadata)
+        .map_err(|_| "is not UTF-8".to_owned())
+        .and_then(check_headers);
+    if let Err(message) = checked {
+        return Err(fail(WheelErrorKind::InvalidCoreMetadata {
+            member: metadata_member,
+            message: format!("the replacement {message}"),
+        }));
+    }
     if !archive.contains(&metadata_member) {
         return Err(fail(WheelErrorKind::InvalidCoreMetadata {
             member: metadata_member,

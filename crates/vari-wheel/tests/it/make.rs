@@ -212,16 +212,25 @@ fn bad_input_leaves_no_output() {
         "{e}"
     );
 
-    let missing = dir.path().join("no-such-dir");
-    let e = make_variant(
+    // A missing output directory is created, as pip and build do; a bad input creates none.
+    let missing = dir.path().join("no-such-dir").join("nested");
+    let e = make_variant(&input, &missing, &spec(&["acme :: f :: v"]), &valid()).unwrap_err();
+    assert!(
+        matches!(*e.kind, WheelErrorKind::InvalidProperties { .. }),
+        "{e}"
+    );
+    assert!(!dir.path().join("no-such-dir").exists());
+    let made = make_variant(
         &input,
         &missing,
         &spec(&["x86_64 :: level :: v3"]),
         &valid(),
     )
-    .unwrap_err();
-    assert!(matches!(*e.kind, WheelErrorKind::Write { .. }), "{e}");
-    assert!(e.to_string().contains("no-such-dir"), "{e}");
+    .unwrap();
+    assert_eq!(made.path.parent(), Some(missing.as_path()));
+    let plain = missing.join("plain");
+    let unmade = vari_wheel::unmake(&made.path, &plain).unwrap();
+    assert_eq!(unmade.path.parent(), Some(plain.as_path()));
 
     let as_dir = dir.path().join("dir-1.0-py3-none-any.whl");
     std::fs::create_dir(&as_dir).unwrap();

@@ -163,3 +163,193 @@ pub(crate) fn member<'a>(members: &'a [Member], name: &str) -> &'a Member {
         .find(|m| m.name == name)
         .unwrap_or_else(|| panic!("no member {name}"))
 }
+
+/// One entry of a hand-made archive, written byte by byte so that tests can build what no zip
+/// writer produces: duplicate names, hostile names, symbolic links, overlapping data, lying
+/// sizes.
+#[derive(Debug, Clone)]
+pub(crate) struct RawEntry {
+    /// The name, in the local header and the central directory.
+    pub(crate) name: Vec<u8>,
+    /// The stored bytes (already compressed when `method` is 8).
+    pub(crate) data: Vec<u8>,
+    /// 0 (stored) or 8 (deflated).
+    pub(crate) method: u16,
+    /// The CRC-32 of the uncompressed contents.
+    pub(crate) crc: u32,
+    /// The uncompressed size the headers declare.
+    pub(crate) size: u64,
+    /// The Unix mode, in the external attributes with "made by Unix".
+    pub(crate) mode: u32,
+    /// The compressed size the central directory declares, when not `data`'s length.
+    pub(crate) claimed_compressed: Option<u64>,
+    /// The name in the central directory, when not `name`.
+    pub(crate) listed_as: Option<Vec<u8>>,
+    /// The central directory's extra field.
+    pub(crate) central_extra: Vec<u8>,
+}
+
+impl RawEntry {
+    /// A stored regular file.
+    pub(crate) fn stored(name: &str, contents: &[u8]) -> Self {
+        Self {
+            name: name.as_bytes().to_vec(),
+            data: contents.to_vec(),
+            method: 0,
+            crc: crc32fast::hash(contents),
+            size: contents.len() as u64,
+            mode: 0o100_644,
+            claimed_compressed: None,
+            listed_as: None,
+            central_extra: Vec::new(),
+        }
+    }
+
+    /// A deflated regular file.
+    pub(crate) fn deflated(name: &str, contents: &[u8]) -> Self {
+        let mut encoder =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(contents).unwrap();
+        Self {
+            data: encoder.finish().unwrap(),
+            method: 8,
+            ..Self::stored(name, contents)
+        }
+    }
+}
+
+/// A zip archive of `entries` (local headers and data in order), whose central directory lists
+/// each entry and then, for each `(name, i)` of `aliases`, another entry with that name and
+/// entry `i`'s header values pointing at entry `i`'s local header.
+pub(crate) fn raw_zip(entries: &[RawEntry], aliases: &[(Vec<u8>, usize)]) -> Vec<u8> {
+    fn u16le(out: &mut Vec<u8>, v: u16) {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u32le(out: &mut Vec<u8>, v: u32) {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    let mut out = Vec::new();
+    let mut offsets = Vec::new();
+    for e in entries {
+        offsets.push(out.len() as u32);
+        u32le(&mut out, 0x0403_4b50);
+        u16le(&mut out, 20);
+        u16le(&mut out, 1 << 11);
+        u16le(&mut out, e.method);
+        u32le(&mut out, 0); // time and date
+        u32le(&mut out, e.crc);
+        u32le(&mut out, e.data.len() as u32);
+        u32le(&mut out, e.size as u32);
+        u16le(&mut out, e.name.len() as u16);
+        u16le(&mut out, 0);
+        out.extend_from_slice(&e.name);
+        out.extend_from_slice(&e.data);
+    }
+    let cd_start = out.len() as u32;
+    let listed = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.listed_as.clone().unwrap_or_else(|| e.name.clone()), i))
+        .chain(aliases.iter().cloned());
+    let mut count = 0u16;
+    for (name, i) in listed {
+        let e = &entries[i];
+        u32le(&mut out, 0x0201_4b50);
+        u16le(&mut out, 0x0314); // made by Unix, version 2.0
+        u16le(&mut out, 20);
+        u16le(&mut out, 1 << 11);
+        u16le(&mut out, e.method);
+        u32le(&mut out, 0);
+        u32le(&mut out, e.crc);
+        u32le(
+            &mut out,
+            e.claimed_compressed.unwrap_or(e.data.len() as u64) as u32,
+        );
+        u32le(&mut out, e.size.min(u64::from(u32::MAX - 1)) as u32);
+        u16le(&mut out, name.len() as u16);
+        u16le(&mut out, e.central_extra.len() as u16);
+        u16le(&mut out, 0); // comment
+        u16le(&mut out, 0); // disk
+        u16le(&mut out, 0); // internal attributes
+        u32le(&mut out, e.mode << 16);
+        u32le(&mut out, offsets[i]);
+        out.extend_from_slice(&name);
+        out.extend_from_slice(&e.central_extra);
+        count += 1;
+    }
+    let cd_size = out.len() as u32 - cd_start;
+    u32le(&mut out, 0x0605_4b50);
+    u16le(&mut out, 0);
+    u16le(&mut out, 0);
+    u16le(&mut out, count);
+    u16le(&mut out, count);
+    u32le(&mut out, cd_size);
+    u32le(&mut out, cd_start);
+    u16le(&mut out, 0);
+    out
+}
+
+/// The members of a small valid wheel `demo-1.0` (a module, METADATA, WHEEL) followed by
+/// `extra`, and RECORD listing them all with their true hashes (when stored; deflated
+/// members are listed by the hash of `contents`, given separately).
+pub(crate) fn demo_entries(extra: Vec<(RawEntry, Vec<u8>)>) -> Vec<RawEntry> {
+    let dist_info = "demo-1.0.dist-info";
+    let mut entries: Vec<(RawEntry, Vec<u8>)> = [
+        ("demo/__init__.py", &b"VALUE = 1\n"[..]),
+        (
+            "demo-1.0.dist-info/METADATA",
+            b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n",
+        ),
+        (
+            "demo-1.0.dist-info/WHEEL",
+            b"Wheel-Version: 1.0\nGenerator: vari-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        ),
+    ]
+    .into_iter()
+    .map(|(name, contents)| (RawEntry::stored(name, contents), contents.to_vec()))
+    .collect();
+    entries.extend(extra);
+    let mut record = String::new();
+    for (entry, contents) in &entries {
+        let name = String::from_utf8_lossy(&entry.name);
+        let name = if name.contains(',') || name.contains('"') || name.contains('\n') {
+            format!("\"{}\"", name.replace('"', "\"\""))
+        } else {
+            name.into_owned()
+        };
+        record.push_str(&record_row(&name, contents));
+    }
+    record.push_str(&format!("{dist_info}/RECORD,,\n"));
+    let mut out: Vec<RawEntry> = entries.into_iter().map(|(e, _)| e).collect();
+    out.push(RawEntry::stored(
+        &format!("{dist_info}/RECORD"),
+        record.as_bytes(),
+    ));
+    out
+}
+
+/// Writes `bytes` as `demo-1.0-py3-none-any.whl` in `dir`.
+pub(crate) fn write_demo(dir: &Path, bytes: &[u8]) -> PathBuf {
+    let path = dir.join("demo-1.0-py3-none-any.whl");
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Every file under `dir`, recursively, with its contents: to show that nothing changed.
+pub(crate) fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                out.push((path, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
