@@ -39,6 +39,9 @@ pub enum ProxyError {
     /// The index client could not be built (netrc, TLS set-up).
     #[error(transparent)]
     Client(#[from] ClientError),
+    /// The threads that build pages could not be started.
+    #[error("cannot start the proxy's page-build threads: {0}")]
+    Threads(std::io::Error),
     /// The stop signals (SIGINT, SIGTERM) could not be listened for.
     #[error("cannot listen for SIGINT and SIGTERM: {0}")]
     Signal(std::io::Error),

@@ -39,7 +39,16 @@
 //!   that could not be built answers with the same error for [`ProxySettings::failure_ttl`]
 //!   (installers retry a 502 at once, and each retry would reach the upstream again).
 //! - **Safety**: it listens on loopback unless remote access is allowed explicitly
-//!   ([`ProxyError::RemoteBind`]).
+//!   ([`ProxyError::RemoteBind`]), and then serves only requests whose `Host` names
+//!   `localhost`, a loopback address or its own address (others get 421), so that a web page
+//!   cannot reach it through DNS rebinding.
+//! - **As a server**: at most [`ProxySettings::max_connections`] connections (and three
+//!   quarters of the open-file limit), the one idle the longest closed to make room; request
+//!   heads and idle keep-alive connections time out after [`ProxySettings::header_timeout`];
+//!   failed accepts (too many open files) back off from 10 ms to 1 s and are logged once per
+//!   10 s with a count, as are refused `Host`s. [`server_runtime`] bounds the threads (and so
+//!   the address space their stacks and allocator heaps reserve); page builds run on a few
+//!   threads of their own, however many are under way.
 //! - **Reporting**: each choice is logged (`tracing`, info) with its reason — for a fallback
 //!   (the null variant, or the non-variant wheel) and for a hidden version, which hardware the
 //!   variants are built for and why the target lacks it, as `vari select` says
@@ -70,11 +79,14 @@
 //! # Ok(()) }
 //! ```
 
+mod builders;
+mod connections;
 mod describe;
 mod error;
 mod files;
 mod fingerprint;
 mod flight;
+mod host;
 mod journal;
 mod model;
 mod negotiate;
@@ -86,13 +98,19 @@ mod response;
 mod rewrite;
 mod root;
 mod routes;
+mod runtime;
 mod server;
 mod settings;
 mod signals;
 mod state;
+mod throttle;
 
 pub use error::ProxyError;
 pub use journal::{HiddenVersion, Served};
+pub use runtime::{server_runtime, MAX_BLOCKING_THREADS, MAX_WORKER_THREADS, THREAD_STACK_SIZE};
 pub use server::{start, RunningProxy};
-pub use settings::{ProxySettings, DEFAULT_FAILURE_TTL, DEFAULT_PAGE_TTL};
+pub use settings::{
+    ProxySettings, DEFAULT_FAILURE_TTL, DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_PAGE_TTL,
+};
 pub use signals::StopSignals;

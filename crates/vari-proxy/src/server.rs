@@ -1,34 +1,44 @@
 //! Starting and stopping: the loopback check, the cache directory (and the eviction of its
-//! unused rewritten wheels), the listener, one task per connection (HTTP/1.1 with keep-alive,
-//! via hyper), and a graceful shutdown.
+//! unused rewritten wheels), the listener (capped connections, back-off on failed accepts),
+//! one task per connection (HTTP/1.1 with keep-alive, via hyper, behind the `Host` check), and
+//! a graceful shutdown.
 
 use std::convert::Infallible;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tokio::task::{JoinHandle, JoinSet};
 use vari_client::IndexClient;
 
+use crate::builders::Builders;
+use crate::connections::{connection_cap, Connections, RequestGuard, Tracked};
 use crate::error::ProxyError;
+use crate::host::HostCheck;
 use crate::journal::{HiddenVersion, Served};
+use crate::response::{text, Body};
 use crate::rewrite::Rewrites;
 use crate::routes;
+use crate::runtime::worker_threads;
 use crate::settings::ProxySettings;
 use crate::signals::StopSignals;
 use crate::state::State;
+use crate::throttle::{Backoff, Throttled, LOG_INTERVAL};
 
 /// How long a shutdown waits for requests under way.
 const GRACE: Duration = Duration::from_secs(5);
 
-/// How long a client may take to send a request's headers.
-const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+/// The longest `Host` value quoted in the log (a hostile client may send kilobytes).
+const QUOTED_HOST: usize = 80;
 
 /// Starts the proxy on the current tokio runtime and returns once it listens.
 ///
@@ -99,6 +109,8 @@ pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> 
         addr: settings.bind,
         source,
     })?;
+    let builders = Builders::start(&tokio::runtime::Handle::current(), worker_threads())
+        .map_err(ProxyError::Threads)?;
     let state = Arc::new(State::new(
         client,
         settings.target,
@@ -106,9 +118,18 @@ pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> 
         settings.page_ttl,
         settings.failure_ttl,
         rewrites,
+        builders,
     ));
+    let server = Server {
+        state: state.clone(),
+        hosts: HostCheck::new(addr, settings.allow_remote),
+        refused_hosts: Throttled::new(LOG_INTERVAL),
+        connections: Connections::new(connection_cap(settings.max_connections)),
+        header_timeout: settings.header_timeout,
+    };
+    tracing::debug!("at most {} connections at once", server.connections.cap());
     let (stop, stopped) = watch::channel(false);
-    let task = tokio::spawn(serve(listener, state.clone(), stopped));
+    let task = tokio::spawn(serve(listener, Arc::new(server), stopped));
     let proxy = RunningProxy {
         addr,
         state,
@@ -232,6 +253,8 @@ impl RunningProxy {
     pub async fn shutdown(self) {
         let _ = self.stop.send(true);
         let _ = self.task.await;
+        // Page builds nobody waits for any more: their threads end.
+        self.state.builders.close();
         tracing::debug!("the proxy at {} stopped", self.addr);
     }
 
@@ -245,46 +268,101 @@ impl RunningProxy {
     }
 }
 
-async fn serve(listener: TcpListener, state: Arc<State>, mut stop: watch::Receiver<bool>) {
-    let mut connections = JoinSet::new();
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    connections.spawn(connection(stream, state.clone(), stop.clone()));
-                }
-                Err(e) => {
-                    // Out of file descriptors, usually: wait for connections to close.
-                    tracing::warn!("cannot accept a connection: {e}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            },
+/// What every connection shares.
+struct Server {
+    state: Arc<State>,
+    hosts: HostCheck,
+    /// Refused `Host`s, logged once per interval.
+    refused_hosts: Throttled,
+    connections: Arc<Connections>,
+    header_timeout: Duration,
+}
+
+async fn serve(listener: TcpListener, server: Arc<Server>, mut stop: watch::Receiver<bool>) {
+    let mut tasks = JoinSet::new();
+    let mut backoff = Backoff::new();
+    let failed_accepts = Throttled::new(LOG_INTERVAL);
+    'serving: loop {
+        while tasks.try_join_next().is_some() {}
+        // At the cap, the connection idle the longest is closed first.
+        let room = tokio::select! {
+            room = server.connections.room() => room,
             // A shutdown, or the proxy dropped.
             _ = stop.changed() => break,
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
-        }
+        };
+        let stream = loop {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        backoff.succeeded();
+                        break stream;
+                    }
+                    Err(e) => {
+                        // Out of file descriptors, nearly always: free one, wait, and say
+                        // so once per interval (it fails again at once until then).
+                        let closing = server.connections.close_oldest_idle();
+                        if let Some(failures) = failed_accepts.record(Instant::now()) {
+                            tracing::warn!(
+                                "cannot accept connections: {e} ({failures} failed accepts \
+                                 since the last report; {}; retrying after up to {} ms)",
+                                match closing {
+                                    true => "closing the connection idle the longest",
+                                    false => "every connection is busy",
+                                },
+                                Backoff::MAX.as_millis()
+                            );
+                        }
+                        tokio::select! {
+                            _ = tokio::time::sleep(backoff.failed()) => {}
+                            _ = stop.changed() => break 'serving,
+                        }
+                    }
+                },
+                _ = stop.changed() => break 'serving,
+            }
+        };
+        let (tracked, closing) = server.connections.register(room);
+        tasks.spawn(connection(
+            stream,
+            server.clone(),
+            tracked,
+            closing,
+            stop.clone(),
+        ));
     }
     drop(listener);
-    let drained = tokio::time::timeout(GRACE, async {
-        while connections.join_next().await.is_some() {}
-    })
-    .await;
+    let drained =
+        tokio::time::timeout(GRACE, async { while tasks.join_next().await.is_some() {} }).await;
     if drained.is_err() {
-        tracing::debug!("closing {} connections still busy", connections.len());
-        connections.abort_all();
+        tracing::debug!("closing {} connections still busy", tasks.len());
+        tasks.abort_all();
     }
 }
 
-async fn connection(stream: TcpStream, state: Arc<State>, mut stop: watch::Receiver<bool>) {
+async fn connection(
+    stream: TcpStream,
+    server: Arc<Server>,
+    tracked: Tracked,
+    mut closing: oneshot::Receiver<()>,
+    mut stop: watch::Receiver<bool>,
+) {
     // Pages are small: Nagle's algorithm would hold their last segment for an ACK.
     let _ = stream.set_nodelay(true);
-    let service = service_fn(move |request| {
-        let state = state.clone();
-        async move { Ok::<_, Infallible>(routes::handle(state, request).await) }
-    });
+    let tracked = Arc::new(tracked);
+    let header_timeout = server.header_timeout;
+    let service = {
+        let tracked = tracked.clone();
+        service_fn(move |request| {
+            let (server, under_way) = (server.clone(), tracked.request());
+            async move {
+                let response = answer(&server, request).await;
+                Ok::<_, Infallible>(response.map(|body| held_until_sent(body, under_way)))
+            }
+        })
+    };
     let connection = http1::Builder::new()
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_TIMEOUT)
+        .header_read_timeout(header_timeout)
         .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
     tokio::select! {
@@ -297,5 +375,55 @@ async fn connection(stream: TcpStream, state: Arc<State>, mut stop: watch::Recei
             connection.as_mut().graceful_shutdown();
             let _ = connection.await;
         }
+        Ok(()) = &mut closing => {
+            // Room for a new connection. Idle: nothing to finish, close it now (even one
+            // that sent half a request head, which a graceful close would wait for).
+            if !tracked.idle() {
+                connection.as_mut().graceful_shutdown();
+                let _ = connection.await;
+            }
+        }
     }
+}
+
+/// The `Host` check, then the routes.
+async fn answer(server: &Server, request: Request<Incoming>) -> Response<Body> {
+    match server.hosts.check(request.uri(), request.headers()) {
+        Ok(()) => routes::handle(server.state.clone(), request).await,
+        Err(host) => misdirected(server, &host, request.method() == http::Method::HEAD),
+    }
+}
+
+/// `421 Misdirected Request` for a request naming another host (a web page's through DNS
+/// rebinding, most likely), logged once per interval.
+fn misdirected(server: &Server, host: &str, head: bool) -> Response<Body> {
+    let served = server.hosts.served();
+    if let Some(refused) = server.refused_hosts.record(Instant::now()) {
+        let quoted: String = host.chars().take(QUOTED_HOST).collect();
+        tracing::warn!(
+            "refused {refused} request(s) naming another host since the last report (the \
+             latest: Host {quoted:?}): this proxy serves {served} only, so that a web page \
+             cannot reach it through DNS rebinding (--allow-remote serves any host)"
+        );
+    }
+    let mut response = text(
+        StatusCode::MISDIRECTED_REQUEST,
+        &format!("this proxy serves requests for {served} only"),
+        head,
+    );
+    response.headers_mut().insert(
+        http::header::CONNECTION,
+        http::HeaderValue::from_static("close"),
+    );
+    response
+}
+
+/// `body`, holding `under_way` until hyper has sent it (or dropped it): the connection counts
+/// as busy, not idle, while a response is being sent.
+fn held_until_sent(body: Body, under_way: RequestGuard) -> Body {
+    body.map_frame(move |frame| {
+        let _ = &under_way;
+        frame
+    })
+    .boxed_unsync()
 }

@@ -8,6 +8,8 @@ use vari_client::ClientSettings;
 use vari_core::ordering::SelectionOptions;
 use vari_select::Target;
 
+pub use crate::connections::DEFAULT_MAX_CONNECTIONS;
+
 /// How long a presented project page is reused before the upstream sources are asked again
 /// (through the client's HTTP cache, which may answer without the network).
 pub const DEFAULT_PAGE_TTL: Duration = Duration::from_secs(60);
@@ -18,6 +20,12 @@ pub const DEFAULT_PAGE_TTL: Duration = Duration::from_secs(60);
 /// retries and back-off: an upstream that is down took about 19 s to fail through uv. Short,
 /// so that an upstream that comes back is seen soon.
 pub const DEFAULT_FAILURE_TTL: Duration = Duration::from_secs(10);
+
+/// How long a client may take to send a request's head, and how long a keep-alive connection
+/// may stay idle between requests (hyper's one timer covers both). Short: each connection holds
+/// a file descriptor, and clients that connect and send nothing must not keep them for long.
+/// Installers reopen a connection the proxy closed; nginx waits 60 s, Apache 5 s.
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Everything [`start`](crate::start) needs.
 #[derive(Debug, Clone)]
@@ -31,6 +39,9 @@ pub struct ProxySettings {
     /// Where to listen; `127.0.0.1:0` picks a free port.
     pub bind: SocketAddr,
     /// Whether a non-loopback `bind` is allowed (else [`start`](crate::start) refuses it).
+    /// It also turns off the `Host` check: without it only requests naming `localhost`, a
+    /// loopback address or the bound address are served (others get 421), so that a web page
+    /// cannot reach the proxy through DNS rebinding.
     pub allow_remote: bool,
     /// Where rewritten wheels are kept; `None`: `vari_fs::cache_dir()/proxy` (a temporary
     /// directory, removed at shutdown, when there is no cache directory).
@@ -39,12 +50,19 @@ pub struct ProxySettings {
     pub page_ttl: Duration,
     /// How long a page that could not be built answers with the same error.
     pub failure_ttl: Duration,
+    /// The most connections open at once ([`DEFAULT_MAX_CONNECTIONS`]); at most three quarters
+    /// of the open-file limit are used. At the cap a new connection closes the one idle the
+    /// longest, or waits in the listen queue while all are busy.
+    pub max_connections: usize,
+    /// How long a request's head may take, and a keep-alive connection may stay idle
+    /// ([`DEFAULT_HEADER_TIMEOUT`]).
+    pub header_timeout: Duration,
 }
 
 impl ProxySettings {
     /// Settings for `client` sources and `target`: default selection options, an ephemeral
-    /// port on 127.0.0.1, the default cache directory, [`DEFAULT_PAGE_TTL`] and
-    /// [`DEFAULT_FAILURE_TTL`].
+    /// port on 127.0.0.1, the default cache directory, [`DEFAULT_PAGE_TTL`],
+    /// [`DEFAULT_FAILURE_TTL`], [`DEFAULT_MAX_CONNECTIONS`] and [`DEFAULT_HEADER_TIMEOUT`].
     pub fn new(client: ClientSettings, target: Target) -> Self {
         Self {
             client,
@@ -55,6 +73,8 @@ impl ProxySettings {
             cache_dir: None,
             page_ttl: DEFAULT_PAGE_TTL,
             failure_ttl: DEFAULT_FAILURE_TTL,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
         }
     }
 }

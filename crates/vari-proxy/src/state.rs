@@ -9,6 +9,7 @@ use vari_client::{ClientError, IndexClient, IndexFile, ProjectName};
 use vari_core::ordering::SelectionOptions;
 use vari_select::Target;
 
+use crate::builders::Builders;
 use crate::error::ServeError;
 use crate::fingerprint::fingerprint;
 use crate::flight::{Flights, Outcome};
@@ -37,6 +38,8 @@ pub(crate) struct State {
     logged: Mutex<HashSet<String>>,
     /// Upstream failures warned about, and when.
     warned: Mutex<HashMap<String, Instant>>,
+    /// The threads page builds run on.
+    pub(crate) builders: Builders,
 }
 
 impl State {
@@ -47,6 +50,7 @@ impl State {
         page_ttl: Duration,
         failure_ttl: Duration,
         rewrites: Rewrites,
+        builders: Builders,
     ) -> Self {
         Self {
             client: Arc::new(client),
@@ -62,6 +66,7 @@ impl State {
             metadata: Mutex::new(HashMap::new()),
             logged: Mutex::new(HashSet::new()),
             warned: Mutex::new(HashMap::new()),
+            builders,
         }
     }
 
@@ -81,7 +86,7 @@ impl State {
                 self.failure_ttl,
                 || {
                     let (state, name) = (self.clone(), name.clone());
-                    spawn_unsent(move || pages::build(state, name))
+                    self.builders.spawn(move || pages::build(state, name))
                 },
             )
             .await
@@ -108,7 +113,7 @@ impl State {
                 self.failure_ttl,
                 || {
                     let client = self.client.clone();
-                    spawn_unsent(move || root::build(client))
+                    self.builders.spawn(move || root::build(client))
                 },
             )
             .await
@@ -166,22 +171,4 @@ impl State {
             false => tracing::warn!("{message}"),
         }
     }
-}
-
-/// Runs the future `make()` returns as a task of its own, on a thread of the blocking pool that
-/// drives it with the runtime's handle.
-///
-/// Why not `tokio::spawn`: the selector's and the client's futures hold streams of closures over
-/// borrowed data, for which rustc cannot prove `Send` ("implementation of `FnOnce` is not
-/// general enough", rust-lang/rust#102211) although nothing in them is tied to a thread. Only
-/// `Send` inputs cross to the thread; the future is made and polled there. Page builds are
-/// rare (once per project per TTL), so a pool thread each is cheap.
-fn spawn_unsent<T, F, Fut>(make: F) -> tokio::task::JoinHandle<Result<T, ServeError>>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = Result<T, ServeError>>,
-{
-    let handle = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || handle.block_on(make()))
 }

@@ -107,15 +107,8 @@ fn sources_text(client: &ClientSettings) -> String {
 }
 
 /// A runtime for a server: the proxy answers on worker threads while the calling thread waits
-/// (for a signal, or for the installer).
+/// (for a signal, or for the installer). Its threads are bounded ([`vari_proxy::server_runtime`]).
 pub(super) fn server_runtime() -> Result<tokio::runtime::Runtime, CliError> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(
-            std::thread::available_parallelism()
-                .map(|n| n.get().min(4))
-                .unwrap_or(2),
-        )
-        .enable_all()
-        .build()
+    vari_proxy::server_runtime()
         .map_err(|e| CliError::Other(format!("cannot start the network runtime: {e}")))
 }
