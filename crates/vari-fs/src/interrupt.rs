@@ -176,8 +176,10 @@ pub fn on_signal(hook: impl Fn(i32) + Send + Sync + 'static) -> HookGuard {
 /// included; it then gets the signal twice, which pip and uv treat as one interruption.)
 #[cfg(unix)]
 pub fn forward_to(pid: u32) -> HookGuard {
-    on_signal(move |signal| {
-        let target = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw);
+    let forward = move |signal| {
+        let target = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw);
         let signal = match signal {
             signal_hook::consts::SIGINT => rustix::process::Signal::INT,
             _ => rustix::process::Signal::TERM,
@@ -186,7 +188,14 @@ pub fn forward_to(pid: u32) -> HookGuard {
             // The child may have exited already: nothing to tell it then.
             let _ = rustix::process::kill_process(target, signal);
         }
-    })
+    };
+    let guard = on_signal(forward);
+    // A signal that came while the child was being started is its too.
+    let pending = registry().pending;
+    if let Some(signal) = pending {
+        forward(signal);
+    }
+    guard
 }
 
 /// While alive, a SIGINT or SIGTERM is recorded instead of acted on (hooks still run).

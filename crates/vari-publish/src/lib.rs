@@ -100,3 +100,18 @@ pub use validate::{
     validate, FetchError, HttpSite, LocalSite, Problem, Severity, SiteReader, ValidateError,
     ValidationReport,
 };
+
+/// Entry points for the fuzz targets (`fuzz/`); not a stable API.
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Parses a build state file as `index build` does: `Ok(None)` for one that is ignored,
+    /// `Ok(Some(outputs))` for one that is trusted (the site files it lists), `Err(key)` for one
+    /// refused.
+    pub fn parse_state(bytes: &[u8]) -> Result<Option<Vec<String>>, String> {
+        match crate::state::parse(bytes) {
+            Ok(None) => Ok(None),
+            Ok(Some(state)) => Ok(Some(state.outputs.into_iter().collect())),
+            Err(problem) => Err(format!("{}: {}", problem.key, problem.problem)),
+        }
+    }
+}

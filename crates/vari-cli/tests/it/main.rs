@@ -5,6 +5,7 @@ mod common;
 mod cache;
 mod config;
 mod detect;
+mod fs_guard;
 mod hostile_index;
 mod index;
 mod install;
