@@ -10,4 +10,5 @@ mod eviction;
 mod files;
 mod installers;
 mod pages;
+mod remote_links;
 mod targets;
