@@ -171,6 +171,7 @@ pub(crate) async fn download(
 ) -> Result<Downloaded, ClientError> {
     let expected = expected_hash(file);
     let hasher = Hasher::new(expected.as_ref().map(|(a, _)| *a));
+    http.check_reach(&file.url)?;
     if file.url.scheme() == "file" {
         return copy_local(file, dest, hasher, expected, progress);
     }

@@ -72,6 +72,15 @@ pub enum ClientError {
         /// What the body is and the settings that raise the ceiling.
         names: &'static crate::limits::CeilingNames,
     },
+    /// The URL leads where this client may not go: a local file when every source the user
+    /// named is remote, or a scheme other than http, https and file.
+    #[error("{url}: not fetched: {reason}")]
+    Refused {
+        /// The URL.
+        url: Url,
+        /// Why.
+        reason: &'static str,
+    },
     /// Offline, and the response is not in the cache.
     #[error("{url} is not in the cache, and offline mode forbids fetching it")]
     Offline {

@@ -20,7 +20,8 @@ use std::time::Duration;
 pub struct Limits {
     /// A simple page (PEP 503 HTML or PEP 691 JSON), project or root, and find-links pages.
     /// Default 64 MiB (the largest real project pages are a few MB); `max-page-bytes`,
-    /// `VARI_MAX_PAGE_BYTES`.
+    /// `VARI_MAX_PAGE_BYTES`. Whatever the size, a page lists at most 100,000 links (parsing
+    /// costs memory per link; the largest real pages list tens of thousands).
     pub max_page_bytes: u64,
     /// An index-level `*-variants.json` (PEP 825). Default 64 MiB (real ones are kilobytes to a
     /// few MB); `max-variants-json-bytes`, `VARI_MAX_VARIANTS_JSON_BYTES`.

@@ -50,6 +50,7 @@ fn is_absent(error: &ClientError) -> bool {
 }
 
 pub(crate) async fn sha256(http: &Http, url: &Url) -> Result<Option<String>, ClientError> {
+    http.check_reach(url)?;
     if url.scheme() == "file" {
         return sha256_local(url);
     }

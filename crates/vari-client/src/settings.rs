@@ -41,6 +41,18 @@ pub struct ClientSettings {
     pub limits: Limits,
 }
 
+impl ClientSettings {
+    /// Whether any source was named as local (a `file:` index, a find-links directory or
+    /// `file:` page): only then may the client read `file:` URLs.
+    pub fn has_local_source(&self) -> bool {
+        self.indexes.iter().any(|i| i.url().scheme() == "file")
+            || self.find_links.iter().any(|f| match f {
+                FindLinks::Directory(_) => true,
+                FindLinks::Page { url, .. } => url.scheme() == "file",
+            })
+    }
+}
+
 impl Default for ClientSettings {
     /// PyPI, first-index, the cache in `vari_fs::cache_dir()/http`, 10 s to connect, 30 s
     /// between reads, 3 retries from 250 ms, 16 requests at a time, `~/.netrc`.

@@ -117,7 +117,12 @@ fn show_says_where_each_value_came_from() {
         ])
     );
     // The human form: one row per key with its source, then the files.
-    let human = run(s.vari(&[]).env("VARI_CONFIG", "ci.toml")).expect_code(0);
+    // Wide enough for the scratch paths beside the longest key (`max-variants-json-bytes`).
+    let human = run(s
+        .vari(&[])
+        .env("VARI_CONFIG", "ci.toml")
+        .env("COLUMNS", "240"))
+    .expect_code(0);
     let row = |key: &str| {
         human
             .stdout
@@ -136,11 +141,15 @@ fn without_files_every_key_is_a_default() {
     let s = Scratch::new();
     let shown = run(&mut s.vari(&["--json"])).expect_code(0).json();
     let settings = shown["settings"].as_object().unwrap();
-    assert_eq!(settings.len(), 10);
+    assert_eq!(settings.len(), 14);
     assert!(
         settings.values().all(|v| v["layer"] == "default"),
         "{shown}"
     );
+    // The network limits show their built-in defaults.
+    assert_eq!(settings["max-page-bytes"]["value"], "67108864");
+    assert_eq!(settings["max-metadata-bytes"]["value"], "16777216");
+    assert_eq!(settings["http-deadline"]["value"], "300");
     assert_eq!(
         shown["files"],
         json!([{"layer": "user", "path": text(&s.user_file()), "found": false}])

@@ -150,6 +150,34 @@ fn a_remote_page_cannot_make_vari_read_local_files() {
 }
 
 #[test]
+fn index_validate_never_reads_a_local_file_a_remote_page_links() {
+    let root = r#"{"meta": {"api-version": "1.1"}, "projects": [{"name": "demo"}]}"#;
+    let project = r#"{"meta": {"api-version": "1.1"}, "name": "demo", "files": [
+        {"filename": "demo-1.0-py3-none-any.whl", "url": "file:///etc/passwd",
+         "hashes": {"sha256": "00"}}]}"#;
+    let base = raw_server(move |path, _, stream| {
+        let body = if path.ends_with("/demo/") {
+            project
+        } else {
+            root
+        };
+        page(stream, "application/vnd.pypi.simple.v1+json", body)
+    });
+    let mut cmd = vari();
+    cmd.args(["index", "validate", &format!("{base}/simple/")]);
+    let (run, peak) = measured(&mut cmd);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let output = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        output.contains("file:///etc/passwd: not fetched"),
+        "{output}"
+    );
+    // Reading it would have reported its real digest against the page's `00`.
+    assert!(!output.contains("the file has"), "{output}");
+    assert_bounded(peak, "index validate with a file: link");
+}
+
+#[test]
 fn an_endless_page_is_one_error_naming_the_url_and_the_limit() {
     let scratch = tempfile::tempdir().unwrap();
     let profile = profile(scratch.path());

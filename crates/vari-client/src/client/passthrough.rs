@@ -91,6 +91,7 @@ impl IndexClient {
     /// client's credentials, retries (until the headers arrive) and time limits. Nothing is
     /// cached. A missing file is [`ClientError::Status`] (404).
     pub async fn open_file(&self, url: &Url) -> Result<FileStream, ClientError> {
+        self.http.check_reach(url)?;
         if url.scheme() == "file" {
             let path = url.to_file_path().map_err(|()| ClientError::Transport {
                 url: url.clone(),
@@ -136,13 +137,26 @@ mod tests {
         let path = dir.path().join("a.bin");
         let content: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(&path, &content).unwrap();
-        let client = IndexClient::new(ClientSettings {
+        let url = url::Url::from_file_path(&path).unwrap();
+        // Every source remote: no local file is read, whoever asks.
+        let remote_only = IndexClient::new(ClientSettings {
             cache_dir: None,
             netrc: NetrcSource::Disabled,
             ..ClientSettings::default()
         })
         .unwrap();
-        let url = url::Url::from_file_path(&path).unwrap();
+        let refused = remote_only.open_file(&url).await.unwrap_err();
+        assert!(
+            matches!(refused, crate::ClientError::Refused { .. }),
+            "{refused}"
+        );
+        let client = IndexClient::new(ClientSettings {
+            find_links: vec![crate::FindLinks::Directory(dir.path().to_path_buf())],
+            cache_dir: None,
+            netrc: NetrcSource::Disabled,
+            ..ClientSettings::default()
+        })
+        .unwrap();
         let mut stream = client.open_file(&url).await.unwrap();
         assert_eq!(stream.len(), Some(content.len() as u64));
         let mut read = Vec::new();

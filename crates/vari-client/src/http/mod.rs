@@ -107,6 +107,9 @@ pub(crate) struct Http {
     connect_timeout: Duration,
     read_timeout: Duration,
     limits: Limits,
+    /// Whether the user named a local source (a `file:` index, a find-links directory or
+    /// local page): without one, no `file:` URL is read, whoever asks.
+    local_sources: bool,
     permits: Arc<Semaphore>,
     /// `host:port` of servers that answered a range request with the whole file.
     no_ranges: Mutex<HashSet<String>>,
@@ -149,10 +152,31 @@ impl Http {
             connect_timeout: settings.connect_timeout,
             read_timeout: settings.read_timeout,
             limits,
+            local_sources: settings.has_local_source(),
             permits: Arc::new(Semaphore::new(settings.concurrency.max(1))),
             no_ranges: Mutex::new(HashSet::new()),
             #[cfg(test)]
             verifier,
+        })
+    }
+
+    /// Whether this client may fetch `url` at all: http and https always; `file:` only when
+    /// the user named a local source. The second line behind the page link rule
+    /// (`simple::link_rule`), for callers that hand the client URLs of their own (an index
+    /// validator reading a remote page itself): a client whose sources are all remote never
+    /// reads the disk.
+    pub(crate) fn check_reach(&self, url: &Url) -> Result<(), ClientError> {
+        let reason = match url.scheme() {
+            "http" | "https" => return Ok(()),
+            "file" if self.local_sources => return Ok(()),
+            "file" => {
+                "local files are read only when a source is named as a local path or file: URL"
+            }
+            _ => "only http, https and file URLs are fetched",
+        };
+        Err(ClientError::Refused {
+            url: url.clone(),
+            reason,
         })
     }
 
@@ -169,6 +193,7 @@ impl Http {
         kind: BodyKind,
     ) -> Result<Option<Fetched>, ClientError> {
         let ceiling = self.limits.ceiling(kind);
+        self.check_reach(url)?;
         if url.scheme() == "file" {
             return read_local(url, ceiling);
         }
@@ -338,6 +363,7 @@ impl Http {
         url: &Url,
         range: ByteRange,
     ) -> Result<RangeAnswer, ClientError> {
+        self.check_reach(url)?;
         if url.scheme() == "file" {
             return read_local_range(url, range);
         }
@@ -457,6 +483,7 @@ impl Http {
     /// Opens a GET whose body the caller streams (downloads). Retries until the headers
     /// arrive; a body that breaks later is the caller's error to report.
     pub(crate) async fn open(&self, url: &Url) -> Result<Streaming, ClientError> {
+        self.check_reach(url)?;
         if self.mode == CacheMode::Offline {
             return Err(ClientError::Offline { url: url.clone() });
         }

@@ -15,6 +15,15 @@ pub(crate) fn parse_html(
     text: &str,
     page_url: &Url,
 ) -> Result<(Vec<RawFile>, Vec<String>), String> {
+    // The parser builds a node per tag before anything can be counted: count first (every
+    // link is a tag, and real pages have a few tags per link).
+    let tag_count = text.bytes().filter(|&b| b == b'<').count();
+    if tag_count > 3 * super::MAX_PAGE_LINKS {
+        return Err(format!(
+            "the page has {tag_count} tags, more than a page of {} links would",
+            super::MAX_PAGE_LINKS
+        ));
+    }
     let dom = tl::parse(text, tl::ParserOptions::default()).map_err(|e| e.to_string())?;
     let parser = dom.parser();
     let tags = || dom.nodes().iter().filter_map(|node| node.as_tag());
@@ -28,6 +37,12 @@ pub(crate) fn parse_html(
     let mut files = Vec::new();
     let mut problems = Vec::new();
     for tag in tags().filter(|tag| tag.name().as_bytes().eq_ignore_ascii_case(b"a")) {
+        if files.len() + problems.len() >= super::MAX_PAGE_LINKS {
+            return Err(format!(
+                "the page lists more than {} links",
+                super::MAX_PAGE_LINKS
+            ));
+        }
         let Some(href) = attribute(tag, "href") else {
             continue;
         };

@@ -11,8 +11,39 @@ use super::model::{CoreMetadata, Hashes, RawFile, Yanked};
 #[derive(Deserialize)]
 struct Page {
     meta: Meta,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "at_most_max_links")]
     files: Vec<File>,
+}
+
+/// The `files` list, refused once it passes [`super::MAX_PAGE_LINKS`] entries (while parsing:
+/// each entry costs memory before the list is complete).
+fn at_most_max_links<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<File>, D::Error> {
+    struct Bounded;
+    impl<'de> serde::de::Visitor<'de> for Bounded {
+        type Value = Vec<File>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a list of files")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Vec<File>, A::Error> {
+            let mut files = Vec::new();
+            while let Some(file) = seq.next_element()? {
+                if files.len() == super::MAX_PAGE_LINKS {
+                    return Err(serde::de::Error::custom(format!(
+                        "the page lists more than {} files",
+                        super::MAX_PAGE_LINKS
+                    )));
+                }
+                files.push(file);
+            }
+            Ok(files)
+        }
+    }
+    deserializer.deserialize_seq(Bounded)
 }
 
 #[derive(Deserialize)]

@@ -18,6 +18,11 @@ pub use model::{CoreMetadata, FileKind, FileSource, Hashes, IndexFile, PageWarni
 
 use crate::name::ProjectName;
 
+/// The most links one page may list. The largest real pages (PyTorch's nightly index) list
+/// tens of thousands of files; parsing costs a few hundred bytes per link on top of the body,
+/// so without this a hostile page of tiny links under the size ceiling would cost gigabytes.
+pub(crate) const MAX_PAGE_LINKS: usize = 100_000;
+
 /// The `Accept` header of a project page request: PEP 691 JSON first, HTML as fallback.
 pub(crate) const ACCEPT_SIMPLE: &str =
     "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01";
@@ -244,6 +249,28 @@ mod tests {
             project.files[0].url.as_str(),
             "https://files.example.com/foo-1.0-py3-none-any.whl"
         );
+    }
+
+    #[test]
+    fn pages_list_a_bounded_number_of_links() {
+        let url = Url::parse("https://example.com/simple/foo/").unwrap();
+        let links = |n: usize, close: &str| format!("<a href=\"/a\">x{close}").repeat(n);
+        let many = links(MAX_PAGE_LINKS + 1, "");
+        let err = parse_links(&url, Some("text/html"), &many).unwrap_err();
+        assert!(err.message.contains("more than 100000 links"), "{err}");
+        // Tags are counted before the parser builds a node for each.
+        let tags = links(3 * MAX_PAGE_LINKS / 2 + 1, "</a>");
+        let err = parse_links(&url, Some("text/html"), &tags).unwrap_err();
+        assert!(err.message.contains("tags"), "{err}");
+        let entry = r#"{"filename": "a", "url": "/a"},"#;
+        let json = format!(
+            r#"{{"meta": {{"api-version": "1.0"}}, "files": [{}{{"filename": "b", "url": "/b"}}]}}"#,
+            entry.repeat(MAX_PAGE_LINKS)
+        );
+        let err = parse_links(&url, Some("application/json"), &json).unwrap_err();
+        assert!(err.message.contains("more than 100000 files"), "{err}");
+        let (files, _) = parse_links(&url, Some("text/html"), &links(1000, "</a>")).unwrap();
+        assert_eq!(files.len(), 1000);
     }
 
     #[test]

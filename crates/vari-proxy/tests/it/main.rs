@@ -10,5 +10,6 @@ mod eviction;
 mod files;
 mod installers;
 mod pages;
+mod remote_links;
 mod server;
 mod targets;
