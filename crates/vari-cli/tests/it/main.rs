@@ -5,6 +5,7 @@ mod common;
 mod cache;
 mod config;
 mod detect;
+mod hostile_wheels;
 mod index;
 mod install;
 mod labels;
