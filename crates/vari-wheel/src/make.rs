@@ -336,3 +336,36 @@ impl<W: Write> Write for Tally<W> {
         self.inner.flush()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_are_direct_children_named_as_wheels() {
+        let out = Path::new("out");
+        let wheel = Path::new("in/demo-1.0-py3-none-any.whl");
+        assert_eq!(
+            wheel_output(wheel, out, "demo-1.0-py3-none-any-v3.whl").unwrap(),
+            out.join("demo-1.0-py3-none-any-v3.whl")
+        );
+        for bad in [
+            "../demo-1.0-py3-none-any.whl",
+            "/abs/demo-1.0-py3-none-any.whl",
+            "a/b-1.0-py3-none-any.whl",
+            "x\ny-1.0-py3-none-any.whl",
+            "<script>-1.0-py3-none-any.whl",
+            "demo-1.0-py3-none-any.tar.gz",
+        ] {
+            let e = wheel_output(wheel, out, bad).unwrap_err();
+            assert!(
+                matches!(*e.kind, WheelErrorKind::Write { .. }),
+                "{bad}: {e}"
+            );
+        }
+        for bad in ["..", ".", "a/b", "/x", "", "a/"] {
+            assert_eq!(child_of(out, bad), None, "{bad}");
+        }
+        assert_eq!(child_of(out, "x.json"), Some(out.join("x.json")));
+    }
+}

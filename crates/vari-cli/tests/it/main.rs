@@ -7,6 +7,7 @@ mod config;
 mod detect;
 mod fs_guard;
 mod hostile_index;
+mod hostile_wheels;
 mod index;
 mod install;
 mod labels;
