@@ -14,6 +14,7 @@ mod metadata_release;
 mod ordering;
 mod output_safety;
 mod profiles;
+mod proxy_server;
 mod rank;
 mod rank_release;
 mod readme_examples;
