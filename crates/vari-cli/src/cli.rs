@@ -279,6 +279,9 @@ pub(crate) struct ProxyArgs {
     pub bind: std::net::SocketAddr,
 
     /// Allow a non-loopback --bind address: anyone who can connect sees what the indexes hold.
+    /// It also serves requests naming any host; without it only those naming localhost, a
+    /// loopback address or the --bind address are (others get 421), so that a web page cannot
+    /// reach the proxy through DNS rebinding.
     #[arg(long)]
     pub allow_remote: bool,
 }

@@ -17,6 +17,7 @@ mod metadata_release;
 mod ordering;
 mod output_safety;
 mod profiles;
+mod proxy_server;
 mod rank;
 mod rank_release;
 mod readme_examples;

@@ -58,8 +58,12 @@ async fn requests_naming_another_host_are_refused_with_one_log_line() {
         assert!(!body.contains("torch-2.10"));
     }
     // An absolute-form target names its host too.
-    let (status, _) =
-        get_with_host(addr, "http://rebound.example/simple/torch/", &addr.to_string()).await;
+    let (status, _) = get_with_host(
+        addr,
+        "http://rebound.example/simple/torch/",
+        &addr.to_string(),
+    )
+    .await;
     assert_eq!(status, 421);
     // Fifty-one refusals, one line (the next one is due ten seconds later at the earliest).
     let lines: Vec<_> = logs()
@@ -150,7 +154,10 @@ async fn idle_connections_make_room_for_clients_that_ask() {
         let read = tokio::time::timeout(SAFETY_NET, stream.read(&mut byte))
             .await
             .unwrap_or_else(|_| panic!("idle connection {i} is still open"));
-        assert!(matches!(read, Ok(0) | Err(_)), "idle connection {i}: {read:?}");
+        assert!(
+            matches!(read, Ok(0) | Err(_)),
+            "idle connection {i}: {read:?}"
+        );
     }
     proxy.shutdown().await;
 }
