@@ -84,7 +84,8 @@ pub(crate) fn read(input: &Input) -> Result<ReadDist, BuildError> {
 
 /// Streams `path` through SHA-256.
 pub(crate) fn hash_file(path: &Path) -> std::io::Result<(String, u64)> {
-    let mut file = File::open(path)?;
+    // A regular file only: a FIFO or device would never end (vari_fs::input).
+    let mut file = vari_fs::open_input(path)?;
     let mut hasher = Sha256::new();
     let size = std::io::copy(&mut file, &mut hasher)?;
     Ok((hex(&hasher.finalize()), size))

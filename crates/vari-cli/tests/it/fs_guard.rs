@@ -133,7 +133,11 @@ fn index_build_refuses_a_state_file_naming_paths_outside_the_site() {
             site.as_os_str(),
         ])
         .expect_one_error(&[".vari-index-state.json", "outputs[", "remove the file"]);
-        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me", "{outside}");
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "keep me",
+            "{outside}"
+        );
     }
 }
 
@@ -539,7 +543,7 @@ fn links_planted_in_the_cache_are_replaced_never_written_through() {
         .stderr(Stdio::null())
         .status()
         .unwrap();
-    assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
     assert_eq!(
         names(&outside),
         ["victim"],

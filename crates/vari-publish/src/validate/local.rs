@@ -1,6 +1,5 @@
 //! A site directory on this machine, as [`crate::build`] writes it.
 
-use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
@@ -16,6 +15,8 @@ use super::ValidateError;
 #[derive(Debug, Clone)]
 pub struct LocalSite {
     simple: Url,
+    /// The site directory, canonical: no link on a page may lead a read outside it.
+    root: PathBuf,
 }
 
 impl LocalSite {
@@ -28,7 +29,10 @@ impl LocalSite {
         let absolute = std::fs::canonicalize(dir).map_err(site_error)?;
         let simple = Url::from_directory_path(absolute.join("simple"))
             .map_err(|()| site_error(std::io::Error::other("cannot be expressed as a file URL")))?;
-        Ok(Self { simple })
+        Ok(Self {
+            simple,
+            root: absolute,
+        })
     }
 
     fn path_of(&self, url: &Url) -> Result<PathBuf, FetchError> {
@@ -37,10 +41,24 @@ impl LocalSite {
                 url: url.to_string(),
             });
         }
-        url.to_file_path().map_err(|()| FetchError::Failed {
+        let path = url.to_file_path().map_err(|()| FetchError::Failed {
             url: url.to_string(),
             message: format!("{url}: not a local path"),
-        })
+        })?;
+        // A page of the site is input like any other: its links may name only files of the
+        // site (`..` is resolved by the URL join; a link inside the site resolved by the file
+        // system).
+        let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if !path.starts_with(&self.root) || !real.starts_with(&self.root) {
+            return Err(FetchError::Failed {
+                url: url.to_string(),
+                message: format!(
+                    "{url}: links outside the site {}, which validation does not read",
+                    self.root.display()
+                ),
+            });
+        }
+        Ok(path)
     }
 
     fn page(&self, relative: &str) -> Result<(Url, Option<Vec<u8>>), FetchError> {
@@ -84,7 +102,10 @@ impl SiteReader for LocalSite {
 
     fn fetch(&self, url: &Url) -> Result<Option<Vec<u8>>, FetchError> {
         let path = self.path_of(url)?;
-        not_found_is_none(std::fs::read(&path), &path, url)
+        // A regular file, opened without blocking, up to a ceiling (vari_fs::input).
+        let read =
+            vari_fs::read_input(&path, vari_fs::InputKind::Metadata).map_err(std::io::Error::from);
+        not_found_is_none(read, &path, url)
     }
 
     fn file_sha256(&self, url: &Url) -> Result<Option<String>, FetchError> {
@@ -98,9 +119,43 @@ impl SiteReader for LocalSite {
         filename: &str,
     ) -> Result<Option<VariantMetadata>, FetchError> {
         let path = self.path_of(url)?;
-        match not_found_is_none(File::open(&path), &path, url)? {
+        let opened = vari_fs::open_input(&path).map_err(std::io::Error::from);
+        match not_found_is_none(opened, &path, url)? {
             None => Ok(None),
             Some(file) => read_wheel_variant(BufReader::new(file), url, filename),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_may_lead_only_to_files_of_the_site() {
+        let dir = tempfile::tempdir().unwrap();
+        let site_dir = dir.path().join("site");
+        std::fs::create_dir_all(site_dir.join("files")).unwrap();
+        std::fs::write(site_dir.join("files/a.whl"), b"wheel").unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, b"secret").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&secret, site_dir.join("files/link.whl")).unwrap();
+        let site = LocalSite::new(&site_dir).unwrap();
+        let page = site.simple.join("a/").unwrap();
+        let inside = page.join("../../files/a.whl").unwrap();
+        assert_eq!(site.fetch(&inside).unwrap().unwrap(), b"wheel");
+        let mut outside = vec![
+            page.join("../../../secret").unwrap(),
+            Url::from_file_path(&secret).unwrap(),
+        ];
+        if cfg!(unix) {
+            outside.push(page.join("../../files/link.whl").unwrap());
+        }
+        for url in outside {
+            let err = site.fetch(&url).unwrap_err().to_string();
+            assert!(err.contains("links outside the site"), "{url}: {err}");
+            assert!(site.file_sha256(&url).is_err(), "{url}");
         }
     }
 }
