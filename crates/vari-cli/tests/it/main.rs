@@ -11,6 +11,7 @@ mod labels;
 mod list;
 mod metadata;
 mod metadata_release;
+mod nesting;
 mod ordering;
 mod output_safety;
 mod profiles;

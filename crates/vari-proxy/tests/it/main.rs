@@ -9,5 +9,6 @@ mod concurrency;
 mod eviction;
 mod files;
 mod installers;
+mod nesting;
 mod pages;
 mod targets;
