@@ -20,5 +20,6 @@ mod rank_release;
 mod readme_examples;
 mod repack_select;
 mod scan;
+mod scan_limits;
 mod select;
 mod wheel;
