@@ -264,7 +264,7 @@ impl RepackConfig {
             message,
         };
         vari_core::check_toml_depth(text)
-            .map_err(|e| err(format!("line {}", e.line), format!("not valid TOML: {e}")))?;
+            .map_err(|e| err(String::new(), format!("not valid TOML: {e}")))?;
         let raw: file::Config = toml::from_str(text).map_err(|e| {
             let message = e.message().to_owned();
             let key = e
