@@ -43,6 +43,9 @@ pub(crate) fn read_settings(
 /// Parses a TOML document (a leading byte-order mark is ignored).
 pub(crate) fn parse<'t>(text: &'t str, path: &Path) -> Result<ImDocument<&'t str>, ConfigError> {
     let text = vari_core::strip_bom(text);
+    // The message names the line already.
+    vari_core::check_toml_depth(text)
+        .map_err(|e| ConfigError::at(path, "", None, format!("not valid TOML: {e}")))?;
     ImDocument::parse(text).map_err(|e| {
         let message = e.message().lines().collect::<Vec<_>>().join("; ");
         let line = e.span().map(|s| line_of(text, s.start));

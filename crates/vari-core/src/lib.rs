@@ -14,8 +14,10 @@
 //! - [`profile`]: the `vari-profile/1` document — a target's supported properties.
 //! - [`ordering`]: ranking variants for a target, with user preferences (§6).
 //! - [`markers`]: the target marker environment and variant environment markers (§7).
+//! - [`check_toml_depth`]: the nesting limit every TOML input is checked against.
 //! - [`Diagnostic`]: the one problem report (key path + message) every reader returns.
 
+mod depth;
 mod diagnostic;
 pub mod filename;
 pub mod label;
@@ -27,6 +29,7 @@ pub mod ordering;
 pub mod profile;
 pub mod project;
 
+pub use depth::{check_toml_depth, TooDeep, MAX_DOCUMENT_DEPTH};
 pub use diagnostic::{strip_bom, Diagnostic};
 pub use names::{
     FeatureName, FeatureRef, FeatureValue, NameError, Namespace, Property, VariantLabel,

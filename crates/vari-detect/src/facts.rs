@@ -222,6 +222,7 @@ pub fn profile_from_facts(
     base_dir: &Path,
     host: Option<&Profile>,
 ) -> Result<FactsProfile, FactsError> {
+    vari_core::check_toml_depth(text).map_err(|e| FactsError::Syntax(e.to_string()))?;
     let root: Table = vari_core::strip_bom(text)
         .parse()
         .map_err(|e: toml::de::Error| FactsError::Syntax(e.to_string()))?;

@@ -142,6 +142,8 @@ fn read(path: &Path, pyproject: bool) -> Result<Option<UvFile>, IndexSourceError
         Err(_) if path.is_dir() => return Ok(None),
         Err(e) => return Err(file_error(path, "", e.to_string())),
     };
+    vari_core::check_toml_depth(&text)
+        .map_err(|e| file_error(path, "", format!("not valid TOML: {e}")))?;
     let mut table: Table = text
         .parse()
         .map_err(|e: toml::de::Error| file_error(path, "", e.message().to_owned()))?;
@@ -326,6 +328,23 @@ mod tests {
         write(&dir.path().join("uv.toml"), "index-url = [\n");
         let e = discover(&env(&[], dir.path())).unwrap_err();
         assert!(e.to_string().contains("uv.toml"), "{e}");
+    }
+
+    #[test]
+    fn a_file_nested_too_deep_is_named_not_a_stack_overflow() {
+        // Inline tables of dotted keys inside each other: past the toml crate's own limit.
+        let key = ["b"; 78].join(".");
+        let mut text = format!("{key} = ");
+        for _ in 0..78 {
+            text.push_str(&format!("{{{key} = "));
+        }
+        text.push('1');
+        text.push_str(&"}".repeat(78));
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("uv.toml"), &text);
+        let e = discover(&env(&[], dir.path())).unwrap_err().to_string();
+        assert!(e.contains("uv.toml"), "{e}");
+        assert!(e.contains("more than the limit of 64"), "{e}");
     }
 
     #[test]

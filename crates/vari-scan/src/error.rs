@@ -4,6 +4,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::fatbin::FatbinError;
+use crate::member::{INFLATE_FLOOR, MAX_INFLATE_RATIO, MAX_MEMBER_SIZE};
 
 /// A wheel that could not be scanned. Displays as `<wheel>: <member>: <problem>`.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +35,21 @@ pub enum ScanProblem {
     /// The wheel is not a zip archive this reader can read.
     #[error("not a readable zip archive: {0}")]
     Archive(String),
+    /// An ELF member declares more decompressed bytes than a member may have: more than
+    /// 100 times its compressed size beyond 8 MiB (a zip bomb), or more than 16 GiB.
+    #[error(
+        "the archive declares {declared} bytes, more than the {limit} this member may \
+         decompress to ({} times its compressed size, at least {} MiB, at most {} GiB)",
+        MAX_INFLATE_RATIO,
+        INFLATE_FLOOR >> 20,
+        MAX_MEMBER_SIZE >> 30
+    )]
+    TooLarge {
+        /// The decompressed size the archive declares.
+        declared: u64,
+        /// The most this member may decompress to.
+        limit: u64,
+    },
     /// A member starts like an ELF file but is not a readable one.
     #[error("not a readable ELF file: {0}")]
     Elf(String),

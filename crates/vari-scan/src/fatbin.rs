@@ -35,8 +35,14 @@ const FLAG_LZ4: u64 = 0x2000;
 const FLAG_ZSTD: u64 = 0x8000;
 /// The ELF machine number of CUDA cubins.
 const EM_CUDA: u16 = 190;
-/// A decompressed payload larger than this is treated as corrupt rather than allocated.
+/// A declared decompressed size above this is treated as corrupt (the largest real cubins are
+/// tens of megabytes). Nothing is allocated from a declared size: only an entry's first bytes are
+/// ever decompressed.
 const MAX_DECOMPRESSED: u64 = 4 << 30;
+/// The most an LZ4 block can expand: each byte of a length extension adds 255 bytes of output.
+const LZ4_MAX_RATIO: u64 = 255;
+/// The most a Zstandard frame can expand: a 4-byte RLE block gives a 128 KiB block.
+const ZSTD_MAX_RATIO: u64 = 128 << 10 >> 2;
 
 /// What an entry carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -269,8 +275,9 @@ fn parse_entry(
 
 /// The first bytes of an entry's payload after decompression: enough for an ELF header.
 ///
-/// Zstandard frames are decoded only as far as needed; LZ4 blocks have no such prefix decoding in
-/// `lz4_flex`, so they are decoded whole (into a reused buffer; LZ4 decodes at GB/s).
+/// The declared decompressed size is checked against [`MAX_DECOMPRESSED`] and against what the
+/// stored bytes can possibly expand to, then only the first bytes are decoded, whatever size is
+/// declared: memory is bounded by the prefix, not by the header.
 fn payload_prefix<'a>(
     stored: &'a [u8],
     compression: Compression,
@@ -281,15 +288,17 @@ fn payload_prefix<'a>(
     match compression {
         Compression::None => Ok(&stored[..stored.len().min(PREFIX)]),
         Compression::Lz4 => {
-            if decompressed_len > MAX_DECOMPRESSED {
-                return Err(format!("implausible decompressed size {decompressed_len}"));
-            }
-            scratch.clear();
-            scratch.resize(decompressed_len as usize, 0);
-            let n = lz4_flex::block::decompress_into(stored, scratch).map_err(|e| e.to_string())?;
-            Ok(&scratch[..n.min(PREFIX)])
+            check_declared(decompressed_len, stored.len(), LZ4_MAX_RATIO)?;
+            lz4_block_prefix(stored, PREFIX, scratch)?;
+            Ok(&scratch[..])
         }
         Compression::Zstd => {
+            let (frame, _) = ruzstd::frame::read_frame_header(stored).map_err(|e| e.to_string())?;
+            check_declared(
+                frame.header.frame_content_size(),
+                stored.len(),
+                ZSTD_MAX_RATIO,
+            )?;
             let mut decoder = ruzstd::StreamingDecoder::new(stored).map_err(|e| e.to_string())?;
             scratch.clear();
             (&mut decoder)
@@ -299,6 +308,82 @@ fn payload_prefix<'a>(
             Ok(&scratch[..])
         }
     }
+}
+
+/// A declared decompressed size must be below the ceiling and within what `stored` bytes can
+/// expand to at the format's largest ratio.
+fn check_declared(declared: u64, stored: usize, max_ratio: u64) -> Result<(), String> {
+    let possible = (stored as u64).saturating_mul(max_ratio);
+    if declared > MAX_DECOMPRESSED {
+        return Err(format!(
+            "declared decompressed size {declared} is above the limit of {MAX_DECOMPRESSED} bytes"
+        ));
+    }
+    if declared > possible {
+        return Err(format!(
+            "declared decompressed size {declared} is more than its {stored} compressed bytes \
+             can hold"
+        ));
+    }
+    Ok(())
+}
+
+/// Decodes the first `want` bytes of an LZ4 block (all of it when it is shorter) into `out`.
+///
+/// `lz4_flex` decodes only whole blocks, into a buffer of the whole decompressed size; the
+/// format is simple enough to stop early here. A block is a run of sequences: a token (literal
+/// count, match length), the literals, then a 2-byte back offset and the match, except in the
+/// last sequence, which ends the block after its literals.
+fn lz4_block_prefix(block: &[u8], want: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    out.clear();
+    let mut at = 0;
+    while out.len() < want && at < block.len() {
+        let token = block[at];
+        at += 1;
+        let literals = lz4_length(block, &mut at, usize::from(token >> 4))?;
+        let end = at
+            .checked_add(literals)
+            .filter(|&end| end <= block.len())
+            .ok_or("LZ4 literals run past the end of the block")?;
+        let take = literals.min(want - out.len());
+        out.extend_from_slice(&block[at..at + take]);
+        at = end;
+        if at == block.len() || out.len() == want {
+            break;
+        }
+        if block.len() - at < 2 {
+            return Err("LZ4 match offset runs past the end of the block".to_owned());
+        }
+        let offset = usize::from(u16_at(block, at));
+        at += 2;
+        if offset == 0 || offset > out.len() {
+            return Err(format!("LZ4 match offset {offset} points before the data"));
+        }
+        let len = lz4_length(block, &mut at, usize::from(token & 0xf))?.saturating_add(4);
+        for _ in 0..len.min(want - out.len()) {
+            out.push(out[out.len() - offset]);
+        }
+    }
+    Ok(())
+}
+
+/// A sequence length: the token's nibble, and when it is 15, extension bytes up to the first
+/// that is not 255.
+fn lz4_length(block: &[u8], at: &mut usize, nibble: usize) -> Result<usize, String> {
+    let mut len = nibble;
+    if nibble == 15 {
+        loop {
+            let byte = *block
+                .get(*at)
+                .ok_or("LZ4 length runs past the end of the block")?;
+            *at += 1;
+            len = len.saturating_add(usize::from(byte));
+            if byte != 255 {
+                break;
+            }
+        }
+    }
+    Ok(len)
 }
 
 /// What a cubin's ELF header says about its target.

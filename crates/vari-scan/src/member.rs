@@ -31,9 +31,22 @@ use crate::error::ScanProblem;
 pub(crate) type MemberError = (Option<String>, ScanProblem);
 
 /// Up to this much of the member buffer is allocated before reading, whatever size the archive
-/// declares; beyond it the buffer grows as data actually arrives (a corrupt size must not
-/// allocate terabytes).
-const UP_FRONT: usize = 1 << 30;
+/// declares; beyond it the buffer grows as data actually arrives (a declared size is not trusted
+/// for allocation: a member declaring 2^40 bytes allocated 1 GiB when this was 1 GiB).
+const UP_FRONT: usize = 1 << 20;
+
+/// A member may inflate to at most this many times its compressed size (beyond
+/// [`INFLATE_FLOOR`]). Real libraries compress 2 to 10 times; deflate reaches 1032 times on
+/// zeros, which is what a zip bomb is made of.
+pub(crate) const MAX_INFLATE_RATIO: u64 = 100;
+
+/// Members up to this size are read whatever their ratio (a small library padded with zeros
+/// compresses far better than 100 to 1, and costs nothing).
+pub(crate) const INFLATE_FLOOR: u64 = 8 << 20;
+
+/// No member is read beyond this size, whatever its ratio (the largest real CUDA libraries are
+/// about 2 GiB).
+pub(crate) const MAX_MEMBER_SIZE: u64 = 16 << 30;
 
 /// How much compressed data is read from the file at a time: large enough that inflating runs
 /// in its fast loop almost all the time, small enough to stay in the cache.
@@ -52,14 +65,19 @@ pub(crate) struct MemberReader {
     input: Vec<u8>,
     /// The inflater, reset for each member.
     inflater: Inflate,
+    /// The archive file's length: no member holds more compressed bytes than that, whatever it
+    /// declares.
+    archive_len: u64,
 }
 
 impl MemberReader {
-    pub(crate) fn new() -> Self {
+    /// Buffers for reading the members of an archive file `archive_len` bytes long.
+    pub(crate) fn new(archive_len: u64) -> Self {
         Self {
             data: Vec::new(),
             input: vec![0; CHUNK],
             inflater: Inflate::new(false, 15),
+            archive_len,
         }
     }
 
@@ -76,10 +94,16 @@ impl MemberReader {
                 }
                 let name = raw.name().to_owned();
                 let declared = raw.size();
+                let limit = inflate_limit(raw.compressed_size(), self.archive_len);
                 let crc32 = raw.crc32();
                 let stored = raw.compression() == CompressionMethod::Stored;
                 let result = if stored {
-                    read_if_elf(&mut Checked::new(&mut raw, crc32), declared, &mut self.data)
+                    read_if_elf(
+                        &mut Checked::new(&mut raw, crc32),
+                        declared,
+                        limit,
+                        &mut self.data,
+                    )
                 } else {
                     self.inflater.reset(false);
                     let mut inflated = Inflated {
@@ -93,13 +117,14 @@ impl MemberReader {
                     read_if_elf(
                         &mut Checked::new(&mut inflated, crc32),
                         declared,
+                        limit,
                         &mut self.data,
                     )
                 };
                 return match result {
                     Ok(Some(len)) => Ok(Some((name, &self.data[..len]))),
                     Ok(None) => Ok(None),
-                    Err(e) => Err((Some(name), e.into())),
+                    Err(e) => Err((Some(name), e)),
                 };
             }
             // The zip crate's reader decides (and names the error when it cannot read it).
@@ -113,10 +138,11 @@ impl MemberReader {
         }
         let name = member.name().to_owned();
         let declared = member.size();
-        match read_if_elf(&mut member, declared, &mut self.data) {
+        let limit = inflate_limit(member.compressed_size(), self.archive_len);
+        match read_if_elf(&mut member, declared, limit, &mut self.data) {
             Ok(Some(len)) => Ok(Some((name, &self.data[..len]))),
             Ok(None) => Ok(None),
-            Err(e) => Err((Some(name), e.into())),
+            Err(e) => Err((Some(name), e)),
         }
     }
 }
@@ -130,17 +156,33 @@ fn readable_here(raw: &zip::read::ZipFile<'_, File>) -> bool {
         )
 }
 
+/// The most a member of `compressed` bytes, in an archive file of `archive_len` bytes, may
+/// decompress to: [`MAX_INFLATE_RATIO`] times what it can really hold, at least
+/// [`INFLATE_FLOOR`], at most [`MAX_MEMBER_SIZE`].
+pub(crate) fn inflate_limit(compressed: u64, archive_len: u64) -> u64 {
+    compressed
+        .min(archive_len)
+        .saturating_mul(MAX_INFLATE_RATIO)
+        .clamp(INFLATE_FLOOR, MAX_MEMBER_SIZE)
+}
+
 /// Reads a member's data from `source` into `data` if it begins with the ELF magic; returns its
 /// length. The data must be exactly `declared` bytes long: one more read past them must find
-/// the end (which is also where the CRC-32 is checked).
+/// the end (which is also where the CRC-32 is checked). A member declaring more than `limit`
+/// is refused before its data is read; as the read stops at the declared size, no member
+/// decompresses beyond the limit.
 fn read_if_elf(
     source: &mut impl Read,
     declared: u64,
+    limit: u64,
     data: &mut Vec<u8>,
-) -> io::Result<Option<usize>> {
+) -> Result<Option<usize>, ScanProblem> {
     let mut magic = [0u8; 4];
     if read_up_to(source, &mut magic)? < magic.len() || magic != ELF_MAGIC {
         return Ok(None);
+    }
+    if declared > limit {
+        return Err(ScanProblem::TooLarge { declared, limit });
     }
     let declared_len = usize::try_from(declared).unwrap_or(usize::MAX);
     ensure_len(data, declared_len.min(UP_FRONT).max(magic.len()));
@@ -156,7 +198,7 @@ fn read_if_elf(
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     // One more read reaches the end of the member, where the CRC-32 is checked.
@@ -165,7 +207,8 @@ fn read_if_elf(
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("the archive declares {declared} bytes, the data differs"),
-        ));
+        )
+        .into());
     }
     Ok(Some(filled))
 }

@@ -5,7 +5,7 @@
 //! Members are shared out among worker threads (one per core, each with its own handle on the
 //! archive): inflating and decoding are CPU-bound, so a wheel of many libraries scans in
 //! parallel. Memory use is, per worker, the largest ELF member it reads (its buffer is kept for
-//! all the members it reads: see `member`).
+//! all the members it reads: see `member`, which also bounds what a member may decompress to).
 
 use std::fs::File;
 use std::num::NonZeroUsize;
@@ -40,7 +40,7 @@ pub struct WheelScan {
 /// ```
 pub fn scan_wheel(wheel: impl AsRef<Path>) -> Result<WheelScan, ScanError> {
     let wheel = wheel.as_ref();
-    let archive = open(wheel)?;
+    let (archive, archive_len) = open(wheel)?;
     let members = archive.len();
     let workers = thread::available_parallelism()
         .map_or(1, NonZeroUsize::get)
@@ -50,14 +50,14 @@ pub fn scan_wheel(wheel: impl AsRef<Path>) -> Result<WheelScan, ScanError> {
     let first_error = AtomicUsize::new(usize::MAX);
     let mut archives = vec![archive];
     for _ in 1..workers {
-        archives.push(open(wheel)?);
+        archives.push(open(wheel)?.0);
     }
     let outcomes: Vec<WorkerOutcome> = thread::scope(|scope| {
         let handles: Vec<_> = archives
             .into_iter()
             .map(|mut archive| {
                 let (next, first_error) = (&next, &first_error);
-                scope.spawn(move || work(wheel, &mut archive, next, first_error))
+                scope.spawn(move || work(wheel, archive_len, &mut archive, next, first_error))
             })
             .collect();
         handles
@@ -93,26 +93,30 @@ struct WorkerOutcome {
     errors: Vec<(usize, ScanError)>,
 }
 
-fn open(wheel: &Path) -> Result<ZipArchive<File>, ScanError> {
+/// The archive, and the file's length.
+fn open(wheel: &Path) -> Result<(ZipArchive<File>, u64), ScanError> {
     let fail = |problem| ScanError {
         wheel: wheel.to_owned(),
         member: None,
         problem,
     };
     let file = File::open(wheel).map_err(|e| fail(ScanProblem::Io(e)))?;
-    ZipArchive::new(file).map_err(|e| fail(ScanProblem::Archive(e.to_string())))
+    let len = file.metadata().map_err(|e| fail(ScanProblem::Io(e)))?.len();
+    let archive = ZipArchive::new(file).map_err(|e| fail(ScanProblem::Archive(e.to_string())))?;
+    Ok((archive, len))
 }
 
 /// One worker: takes member indices in increasing order until none are left or a member before
 /// the next one has failed.
 fn work(
     wheel: &Path,
+    archive_len: u64,
     archive: &mut ZipArchive<File>,
     next: &AtomicUsize,
     first_error: &AtomicUsize,
 ) -> WorkerOutcome {
     let mut outcome = WorkerOutcome::default();
-    let mut reader = MemberReader::new();
+    let mut reader = MemberReader::new(archive_len);
     loop {
         let index = next.fetch_add(1, Ordering::Relaxed);
         if index >= archive.len() || index > first_error.load(Ordering::Relaxed) {

@@ -336,12 +336,17 @@ pub fn read_profile(path: &Path, context: DetectContext) -> Result<Hardware, Tar
 
 /// Whether text that failed as JSON parses as a TOML table (a facts file with another name).
 fn looks_like_toml(text: &str) -> bool {
-    !text.trim_start().starts_with('{') && text.parse::<toml::Table>().is_ok()
+    !text.trim_start().starts_with('{')
+        && vari_core::check_toml_depth(text).is_ok()
+        && text.parse::<toml::Table>().is_ok()
 }
 
 /// Whether a facts document says `inherit = "host"` (malformed TOML is reported by the facts
 /// reader itself).
 fn inherits_from_host(text: &str) -> bool {
+    if vari_core::check_toml_depth(text).is_err() {
+        return false;
+    }
     text.parse::<toml::Table>()
         .ok()
         .and_then(|t| {

@@ -266,6 +266,8 @@ impl RepackConfig {
             key,
             message,
         };
+        vari_core::check_toml_depth(text)
+            .map_err(|e| err(String::new(), format!("not valid TOML: {e}")))?;
         let raw: file::Config = toml::from_str(text).map_err(|e| {
             let message = e.message().to_owned();
             let key = e

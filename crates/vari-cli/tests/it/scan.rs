@@ -10,7 +10,7 @@ use crate::common::vari_run;
 // The ELF and wheel builders of vari-scan's own integration tests: one copy of that code.
 #[path = "../../../vari-scan/tests/it/support.rs"]
 #[allow(dead_code)]
-mod support;
+pub(crate) mod support;
 
 use support::{code, fatbin, wheel, Elf, CUDA12_FATBIN, CUDA13_FATBIN};
 

@@ -44,6 +44,22 @@ pub enum MarkerError {
         /// What is wrong.
         message: String,
     },
+    /// Parentheses are nested deeper than [`MAX_MARKER_DEPTH`](super::MAX_MARKER_DEPTH):
+    /// refused before parsing, whose recursion could otherwise exhaust the stack.
+    #[error(
+        "invalid marker `{marker}` ({length} characters): parentheses nested {depth} deep, more \
+         than the limit of {limit}"
+    )]
+    TooDeep {
+        /// The start of the marker (it can be very long).
+        marker: String,
+        /// The marker's length in characters.
+        length: usize,
+        /// How deep its parentheses nest.
+        depth: usize,
+        /// The limit, [`MAX_MARKER_DEPTH`](super::MAX_MARKER_DEPTH).
+        limit: usize,
+    },
     /// A value given for the target environment is invalid (e.g. a Python version that is not a
     /// PEP 440 version).
     #[error("invalid target environment value {value:?} for `{field}`: {message}")]

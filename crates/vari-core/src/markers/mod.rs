@@ -24,6 +24,7 @@
 //! ```
 
 mod context;
+mod depth;
 mod env;
 mod error;
 mod eval;
@@ -37,10 +38,12 @@ use pep508_rs::{ExtraName, PackageName};
 use crate::metadata::requirement_name;
 
 pub use context::VariantMarkerContext;
+pub use depth::MAX_MARKER_DEPTH;
 pub use env::{TargetEnvironment, MARKER_NAMES};
 pub use error::MarkerError;
 pub use resolve::Resolved;
 
+pub(crate) use depth::check_marker_depth;
 pub(crate) use resolve::mentions_variant_variable;
 
 /// A parsed marker, for evaluating one marker many times (e.g. an `enable-if` against several
@@ -419,6 +422,52 @@ mod tests {
             requirement_applies("; os_name == 'posix'", &e, &c),
             Err(MarkerError::Requirement { .. })
         ));
+    }
+
+    #[test]
+    fn deep_nesting_is_a_typed_error_at_every_entry_point() {
+        // 60,000 levels overflowed the stack of both parsers (the test thread's 2 MiB in a few
+        // thousand). Variant and standard comparisons take different paths: both are checked.
+        let (e, c) = (env(), gpu());
+        for atom in [r#"os_name == "posix""#, r#""nvidia" in variant_namespaces"#] {
+            let marker = format!("{}{atom}{}", "(".repeat(60_000), ")".repeat(60_000));
+            let too_deep = |error: MarkerError| {
+                assert!(
+                    matches!(
+                        error,
+                        MarkerError::TooDeep {
+                            depth: 60_000,
+                            limit: 64,
+                            ..
+                        }
+                    ),
+                    "{error:?}"
+                )
+            };
+            too_deep(Marker::parse(&marker).unwrap_err());
+            too_deep(evaluate_marker(&marker, &e, &c).unwrap_err());
+            too_deep(requirement_applies(&format!("a; {marker}"), &e, &c).unwrap_err());
+            let message =
+                crate::metadata::parse_requirement(&format!("a>=1; {marker}")).unwrap_err();
+            assert!(message.contains("nested 60000 deep"), "{message}");
+            // Whatever `pep508_rs` takes for the start of the marker.
+            let message =
+                crate::metadata::parse_requirement(&format!("a @ https://h/x.whl;{marker}"))
+                    .unwrap_err();
+            assert!(message.contains("nested 60000 deep"), "{message}");
+            let metadata = format!("Name: a\nRequires-Dist: b; {marker}\n");
+            if mentions_variant_variable(&marker) {
+                too_deep(crate::metadata::resolve_variant_markers(&metadata, &c).unwrap_err());
+            } else {
+                assert_eq!(
+                    crate::metadata::resolve_variant_markers(&metadata, &c),
+                    Ok(None)
+                );
+            }
+        }
+        let nested = |n| format!("{}os_name == 'a'{}", "(".repeat(n), ")".repeat(n));
+        assert!(Marker::parse(&nested(MAX_MARKER_DEPTH)).is_ok());
+        assert!(Marker::parse(&nested(MAX_MARKER_DEPTH + 1)).is_err());
     }
 
     #[test]

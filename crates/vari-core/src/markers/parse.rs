@@ -172,7 +172,10 @@ fn tokenize(marker: &str) -> Result<Vec<Token>, MarkerError> {
 }
 
 /// Parses `marker` (the text after `;` in a requirement, or an `enable-if` value).
+///
+/// The nesting is checked first: the parser recurses once per parenthesis.
 pub(crate) fn parse(marker: &str) -> Result<Expr, MarkerError> {
+    super::check_marker_depth(marker)?;
     let tokens = tokenize(marker)?;
     if tokens.is_empty() {
         return Err(syntax(marker, 0, "empty marker"));

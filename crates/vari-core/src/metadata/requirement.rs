@@ -16,7 +16,9 @@
 //!   `fuzz/fuzz_targets/metadata.rs`, input in `fuzz/regressions/metadata/`). Outside quoted
 //!   strings a marker is ASCII (names, operators, spaces), so such a marker is refused.
 //!
-//! All are rejected here before `pep508_rs` sees them.
+//! All are rejected here before `pep508_rs` sees them. So is a marker nested deeper than
+//! [`MAX_MARKER_DEPTH`](crate::markers::MAX_MARKER_DEPTH): `pep508_rs` recurses once per
+//! parenthesis, and 60,000 of them overflow the stack.
 
 use std::str::FromStr;
 
@@ -35,6 +37,9 @@ use pep508_rs::{Requirement, VerbatimUrl};
 /// ```
 pub fn parse_requirement(text: &str) -> Result<Requirement<VerbatimUrl>, String> {
     check_names(text)?;
+    // The whole text too: the part before the marker nests one level at most (`a (>=1)`), so
+    // this holds whatever `pep508_rs` takes for the start of the marker.
+    crate::markers::check_marker_depth(text).map_err(|e| e.to_string())?;
     if let (_, Some(marker)) = crate::markers::split_requirement(text) {
         check_marker_text(marker)?;
     }
@@ -61,9 +66,11 @@ const VERSION_MARKERS: [&str; 4] = [
 ];
 
 /// Refuses what `pep508_rs` panics on in a marker: a character outside ASCII that is not in
-/// a quoted string, and `"literal" ~= marker` where the marker is not a version. Quoted text
-/// is skipped: PEP 508 strings have no escapes.
+/// a quoted string, and `"literal" ~= marker` where the marker is not a version; and what
+/// overflows its stack, parentheses nested deeper than the limit. Quoted text is skipped: PEP 508
+/// strings have no escapes.
 pub(crate) fn check_marker_text(text: &str) -> Result<(), String> {
+    crate::markers::check_marker_depth(text).map_err(|e| e.to_string())?;
     let bytes = text.as_bytes();
     let mut quote: Option<u8> = None;
     for (i, &b) in bytes.iter().enumerate() {

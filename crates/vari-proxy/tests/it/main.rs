@@ -9,6 +9,7 @@ mod concurrency;
 mod eviction;
 mod files;
 mod installers;
+mod nesting;
 mod pages;
 mod remote_links;
 mod server;

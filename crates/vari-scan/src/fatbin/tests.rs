@@ -231,3 +231,85 @@ fn truncated_entry_header() {
     assert_eq!(e.offset, 16);
     assert!(e.problem.contains("truncated entry header"), "{e}");
 }
+
+#[test]
+fn lz4_prefix_matches_the_whole_block_decoder() {
+    let bytes = section(CUDA12);
+    let mut scratch = Vec::new();
+    for &(offset, _, _) in &CUDA12_RAW {
+        let h = &bytes[offset..];
+        let payload = &h[u32_at(h, 4) as usize..][..u32_at(h, 16) as usize];
+        let whole = lz4_flex::block::decompress(payload, u64_at(h, 56) as usize).unwrap();
+        for want in [0, 1, 4, 64, 1000, whole.len(), whole.len() + 10] {
+            lz4_block_prefix(payload, want, &mut scratch).unwrap();
+            assert_eq!(
+                scratch[..],
+                whole[..want.min(whole.len())],
+                "{offset} {want}"
+            );
+        }
+    }
+}
+
+/// A one-container section holding one entry of `kind` with `flags`, `payload` and the declared
+/// decompressed size `declared`.
+fn one_entry(kind: u16, flags: u64, payload: &[u8], declared: u64) -> Vec<u8> {
+    let mut entry = vec![0u8; 64];
+    entry[0..2].copy_from_slice(&kind.to_le_bytes());
+    entry[4..8].copy_from_slice(&64u32.to_le_bytes());
+    entry[8..16].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    entry[16..20].copy_from_slice(&(payload.len() as u32).to_le_bytes());
+    entry[28..32].copy_from_slice(&90u32.to_le_bytes());
+    entry[40..48].copy_from_slice(&flags.to_le_bytes());
+    entry[56..64].copy_from_slice(&declared.to_le_bytes());
+    entry.extend_from_slice(payload);
+    let mut section = Vec::new();
+    section.extend_from_slice(&FATBIN_MAGIC.to_le_bytes());
+    section.extend_from_slice(&1u16.to_le_bytes());
+    section.extend_from_slice(&16u16.to_le_bytes());
+    section.extend_from_slice(&(entry.len() as u64).to_le_bytes());
+    section.extend_from_slice(&entry);
+    section
+}
+
+#[test]
+fn declared_sizes_are_checked_before_anything_is_decompressed() {
+    // The first cubin of the real section, LZ4-compressed, with lying sizes.
+    let real = section(CUDA12);
+    let h = &real[0x10..];
+    let payload = &h[64..][..u32_at(h, 16) as usize];
+    let too_much = format!("more than its {} compressed bytes can hold", payload.len());
+    for (declared, expected) in [
+        (4u64 << 30, too_much.as_str()),
+        (payload.len() as u64 * LZ4_MAX_RATIO + 1, &too_much),
+        (5 << 30, "above the limit of 4294967296 bytes"),
+        (u64::MAX, "above the limit"),
+    ] {
+        let e = problem(&one_entry(KIND_ELF, FLAG_LZ4, payload, declared));
+        assert!(e.problem.contains(expected), "{declared}: {e}");
+        assert!(e.problem.contains("sm_90 entry"), "{e}");
+    }
+    // A declared size the data could hold is not trusted for allocation either: only the prefix
+    // is decoded (4 GiB were allocated and zeroed here before).
+    let declared = (payload.len() as u64) * LZ4_MAX_RATIO;
+    let mut scratch = Vec::new();
+    let head = payload_prefix(payload, Compression::Lz4, declared, &mut scratch).unwrap();
+    assert_eq!(&head[..4], b"\x7fELF");
+    assert!(scratch.capacity() < 4096, "{}", scratch.capacity());
+    let entries = parse_fatbin(&one_entry(KIND_ELF, FLAG_LZ4, payload, declared)).unwrap();
+    assert_eq!(entries[0].kind, Some(CodeKind::Sass));
+}
+
+#[test]
+fn a_zstd_frame_declaring_more_than_its_bytes_can_hold_is_refused() {
+    // A frame header (magic, single segment, 8-byte content size of 4 GiB) and one RLE block.
+    let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0xe0];
+    frame.extend_from_slice(&(4u64 << 30).to_le_bytes());
+    frame.extend_from_slice(&[0x03, 0x00, 0x02, 0x7f]);
+    let e = problem(&one_entry(KIND_ELF, FLAG_ZSTD, &frame, 4 << 30));
+    assert!(
+        e.problem
+            .contains("declared decompressed size 4294967296 is more than its 17"),
+        "{e}"
+    );
+}

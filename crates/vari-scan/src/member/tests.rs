@@ -64,8 +64,9 @@ fn through_zip(archive: &mut ZipArchive<File>, index: usize) -> Outcome {
     }
     let name = member.name().to_owned();
     let declared = member.size();
+    let limit = inflate_limit(member.compressed_size(), u64::MAX);
     let mut data = Vec::new();
-    match read_if_elf(&mut member, declared, &mut data) {
+    match read_if_elf(&mut member, declared, limit, &mut data) {
         Ok(Some(len)) => Ok(Some((name, data[..len].to_vec()))),
         Ok(None) => Ok(None),
         Err(e) => Err((Some(name), e.to_string())),
@@ -89,7 +90,7 @@ fn stored_and_deflated_members_read_as_written() {
         ("empty", b"", CompressionMethod::Deflated),
     ]);
     let mut archive = open(&dir, &bytes);
-    let mut reader = MemberReader::new();
+    let mut reader = MemberReader::new(u64::MAX);
     let expected: [Option<&[u8]>; 8] = [
         Some(&big),
         Some(&small),
@@ -122,7 +123,7 @@ fn the_buffer_is_allocated_for_elf_members_only_and_kept() {
         ("small.so", &lib[..1000], CompressionMethod::Deflated),
     ]);
     let mut archive = open(&dir, &bytes);
-    let mut reader = MemberReader::new();
+    let mut reader = MemberReader::new(u64::MAX);
     assert_eq!(direct(&mut reader, &mut archive, 0).unwrap(), None);
     assert!(reader.data.is_empty());
     direct(&mut reader, &mut archive, 1).unwrap().unwrap();
@@ -206,7 +207,7 @@ fn metadata_damage(good: &[u8]) -> Vec<Vec<u8>> {
 /// Reads member 0 of every variant both ways; returns the outcomes (direct, through zip).
 fn outcomes(variants: &[Vec<u8>]) -> Vec<(Outcome, Outcome)> {
     let dir = tempfile::tempdir().unwrap();
-    let mut reader = MemberReader::new();
+    let mut reader = MemberReader::new(u64::MAX);
     variants
         .iter()
         .map(|bytes| {
@@ -316,5 +317,60 @@ fn other_methods_go_through_zip() {
     let mut archive = open(&dir, &bytes);
     let want = through_zip(&mut archive, 0);
     assert!(want.is_err(), "{want:?}");
-    assert_eq!(direct(&mut MemberReader::new(), &mut archive, 0), want);
+    assert_eq!(
+        direct(&mut MemberReader::new(u64::MAX), &mut archive, 0),
+        want
+    );
+}
+
+#[test]
+fn the_limit_is_a_ratio_of_what_the_member_can_hold_with_a_floor_and_a_ceiling() {
+    assert_eq!(inflate_limit(1000, u64::MAX), INFLATE_FLOOR);
+    assert_eq!(inflate_limit(1 << 20, u64::MAX), 100 << 20);
+    // A compressed size larger than the archive counts as the archive.
+    assert_eq!(inflate_limit(1 << 40, 1 << 20), 100 << 20);
+    assert_eq!(inflate_limit(u64::MAX, u64::MAX), MAX_MEMBER_SIZE);
+}
+
+#[test]
+fn a_member_inflating_beyond_the_ratio_is_refused_before_it_is_read() {
+    // 20 MiB of an ELF magic and zeros deflates about 1000 times: a zip bomb.
+    let dir = tempfile::tempdir().unwrap();
+    let mut bomb = ELF_MAGIC.to_vec();
+    bomb.resize(20 << 20, 0);
+    let bytes = archive(&[("bomb.so", &bomb, CompressionMethod::Deflated)]);
+    let mut archive = open(&dir, &bytes);
+    let mut reader = MemberReader::new(bytes.len() as u64);
+    let (name, problem) = direct(&mut reader, &mut archive, 0).unwrap_err();
+    assert_eq!(name.as_deref(), Some("bomb.so"));
+    assert!(
+        problem.starts_with("the archive declares 20971520 bytes, more than the 8388608"),
+        "{problem}"
+    );
+    assert_eq!(reader.data.capacity(), 0, "nothing was allocated for it");
+}
+
+#[test]
+fn a_declared_size_is_not_trusted_for_allocation() {
+    // A stored member of 70,000 bytes declaring 8 MiB (within the limit): the buffer grows as
+    // data arrives, to no more than one up-front allocation here, and the lie is found.
+    let lib = elf_like(70_000, 7);
+    let mut bytes = archive(&[("lib.so", &lib, CompressionMethod::Stored)]);
+    let central = central_header(&bytes);
+    for at in [22, central + 24] {
+        bytes[at..at + 4].copy_from_slice(&(8u32 << 20).to_le_bytes());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut archive = open(&dir, &bytes);
+    let mut reader = MemberReader::new(bytes.len() as u64);
+    let (_, problem) = direct(&mut reader, &mut archive, 0).unwrap_err();
+    assert_eq!(
+        problem,
+        "the archive declares 8388608 bytes, the data differs"
+    );
+    assert!(
+        reader.data.capacity() <= UP_FRONT,
+        "{}",
+        reader.data.capacity()
+    );
 }

@@ -198,6 +198,8 @@ fn lenient(
 /// Key paths start with `variant.` (`variant.providers.x86_64.requires`).
 pub fn read_pyproject(text: &str) -> Result<VariantMetadata, Vec<MetadataError>> {
     let text = strip_bom(text);
+    crate::check_toml_depth(text)
+        .map_err(|e| vec![MetadataError::document(format!("invalid TOML: {e}"))])?;
     let root = parse_toml(text).map_err(|e| vec![toml_syntax("invalid TOML", text, &e)])?;
     let Node::Object(entries) = &root else {
         return Err(vec![MetadataError::new("", "expected a TOML table")]);

@@ -1330,3 +1330,45 @@ fn labels_over_16_characters_are_errors_in_the_0_0_x_drafts_only() {
         }
     }
 }
+
+#[test]
+fn deeply_nested_documents_are_errors_not_stack_overflows() {
+    // JSON: serde_json stops at 128 levels, and skips what it does not build without
+    // recursing; the compactor does not recurse either. An error every time, never a crash.
+    let json = format!(
+        "{{\"variants\": {}{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    for kind in [SourceKind::IndexFile, SourceKind::WheelFile] {
+        assert!(read_json(&json, kind).is_err());
+        assert!(read_json_lenient(&json, kind).is_err());
+    }
+    let mut compact = CompactJson::default();
+    compact.push(json.as_bytes());
+    assert!(read_compact_json_lenient(compact, SourceKind::IndexFile).is_err());
+    let e = crate::Profile::read_json(&json).unwrap_err();
+    assert!(e.message.contains("recursion limit exceeded"), "{e}");
+
+    // TOML: arrays, and inline tables of dotted keys inside each other, which the toml crate's
+    // own limit lets through (they overflowed the stack).
+    let key = ["b"; 78].join(".");
+    let mut tables = format!("[variant]\n{key} = ");
+    for _ in 0..78 {
+        tables.push_str(&format!("{{{key} = "));
+    }
+    tables.push('1');
+    tables.push_str(&"}".repeat(78));
+    let arrays = format!("[variant]\nx = {}", "[".repeat(100_000));
+    for text in [tables, arrays] {
+        let errors = read_pyproject(&text).unwrap_err();
+        assert_eq!(errors.len(), 1);
+        let message = errors[0].to_string();
+        assert!(
+            message.starts_with("invalid TOML: nested ")
+                && message
+                    .contains("levels deep, more than the limit of 64 (first exceeded on line 2)"),
+            "{message}"
+        );
+    }
+}
