@@ -20,4 +20,7 @@ mod readme_examples;
 mod repack_select;
 mod scan;
 mod select;
+// Packaging is tested for the platform the release scripts are run on here.
+#[cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
+mod ship;
 mod wheel;
