@@ -9,7 +9,11 @@ from vari import find_vari_bin
 
 
 def _run() -> None:
-    vari = find_vari_bin()
+    try:
+        vari = find_vari_bin()
+    except FileNotFoundError as e:
+        sys.stderr.write(f"error: {e}\n")
+        sys.exit(1)
     if sys.platform == "win32":
         # Windows has no exec: run the binary as a child and pass its exit status on.
         import subprocess
