@@ -17,15 +17,23 @@ use vari_core::{Namespace, Property, VariantLabel};
 /// Detect what this machine supports, rank the variants of a release for it, and check, combine
 /// and convert variant metadata.
 #[derive(Debug, Parser)]
-#[command(name = "vari", version, propagate_version = true, max_term_width = 100)]
+#[command(name = "vari", disable_version_flag = true, max_term_width = 100)]
 pub(crate) struct Cli {
     /// Print diagnostics on stderr (-v: debug, -vv: trace). `RUST_LOG` takes precedence.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
 
-    /// The command to run.
+    /// Print the version, the commit it was built from and the target triple, and exit.
+    #[arg(short = 'V', long)]
+    pub version: bool,
+
+    /// With --version: print `{"name", "version", "commit", "target"}` as JSON.
+    #[arg(long, requires = "version")]
+    pub json: bool,
+
+    /// The command to run (every invocation but `vari --version` names one).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 /// The top-level commands.

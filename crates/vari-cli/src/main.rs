@@ -10,11 +10,12 @@ mod error;
 mod load;
 mod output;
 mod table;
+mod version;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use crate::cli::{Cli, Command};
 
@@ -32,8 +33,20 @@ fn main() -> ExitCode {
     vari_detect::child::run_probe_child_if_requested();
 
     let cli = Cli::parse();
-    init_tracing(cli.verbose, quiet_level(&cli.command));
-    match commands::run(cli) {
+    if cli.version {
+        return version::print(cli.json);
+    }
+    let Some(command) = cli.command else {
+        // What clap says for a missing subcommand (exit 2), now that `--version` alone is valid.
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::MissingSubcommand,
+                "a command is required (see `vari --help`)",
+            )
+            .exit()
+    };
+    init_tracing(cli.verbose, quiet_level(&command));
+    match commands::run(command) {
         Ok(code) => code,
         Err(e) => {
             use owo_colors::OwoColorize;

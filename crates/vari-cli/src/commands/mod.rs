@@ -20,14 +20,14 @@ mod wheel;
 use std::process::ExitCode;
 
 use crate::cli::{
-    CacheCommand, Cli, Command, ConfigCommand, IndexCommand, MetadataCommand, WheelCommand,
+    CacheCommand, Command, ConfigCommand, IndexCommand, MetadataCommand, WheelCommand,
 };
 use crate::error::CliError;
 
 /// Runs the command; `Ok` carries the exit status of a command that completed (validation may
 /// complete and still report invalid files with status 1).
-pub(crate) fn run(cli: Cli) -> Result<ExitCode, CliError> {
-    match cli.command {
+pub(crate) fn run(command: Command) -> Result<ExitCode, CliError> {
+    match command {
         Command::Detect(args) => detect::run(&args),
         Command::Rank(args) => rank::run(&args),
         Command::Snapshot(args) => snapshot::run(&args),

@@ -26,4 +26,7 @@ mod repack_select;
 mod scan;
 mod scan_limits;
 mod select;
+// Packaging is tested for the platform the release scripts are run on here.
+#[cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
+mod ship;
 mod wheel;
