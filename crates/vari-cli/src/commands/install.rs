@@ -6,7 +6,9 @@
 //! vari.toml names, else the ones the installer would use on its own (its variables, pip's
 //! configuration files, else PyPI); the installer sees the proxy alone. The target and the
 //! selection options are `vari select`'s. The exit status is the installer's; when it fails,
-//! each requirement nothing fits gets the explanation `vari select` gives.
+//! the upstream failures the proxy met get an `error:` line each (naming the URL and the
+//! cause), else each requirement nothing fits gets the explanation `vari select` gives. Only
+//! what the installer wrote in this run is reported as installed.
 
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, ExitStatus};
@@ -133,19 +135,29 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
             chosen: k.served.label.clone().unwrap_or_default(),
         })
         .collect();
+    // Installed in this run (a variant or not) or already named: not "kept".
     let reported: Vec<&str> = outcome
         .installed
         .iter()
         .map(|c| c.served.project.as_str())
         .chain(kept.iter().map(|k| k.project.as_str()))
+        .chain(outcome.written.iter().map(String::as_str))
         .collect();
-    let more = kept_requirements(args, &config, client.clone(), target.clone(), &reported);
-    kept.extend(more);
+    // After a failure nothing was installed, and what is there was not "kept" by choice.
+    if outcome.status.success() {
+        let more = kept_requirements(args, &config, client.clone(), target.clone(), &reported);
+        kept.extend(more);
+    }
     for k in &kept {
         output::warn(&kept_text(k, request.installer.kind));
     }
     if !outcome.status.success() {
-        explain_failure(args, &config, client, target);
+        match outcome.upstream_failures.is_empty() {
+            true => explain_failure(args, &config, client, target),
+            // The installer says only that nothing matched: name what failed. Asking the
+            // sources again to explain the choice would meet the same failure.
+            false => upstream_failures(&outcome.upstream_failures),
+        }
     }
     Ok(exit_code(outcome.status))
 }
@@ -522,6 +534,41 @@ fn explain_failure(
     }
 }
 
+/// How many upstream failures get their own `error:` line; the rest are counted.
+const SHOWN_FAILURES: usize = 5;
+
+/// One `error:` line per upstream failure the proxy met while the installer asked (it failed
+/// and cannot say why), naming the source's URL and what failed.
+fn upstream_failures(failures: &[vari_proxy::UpstreamFailure]) {
+    for failure in failures.iter().take(SHOWN_FAILURES) {
+        let message = failure
+            .message
+            .strip_prefix("upstream: ")
+            .unwrap_or(&failure.message);
+        error_line(&printable(&format!(
+            "the installer failed: cannot read the package index for {}: {message}",
+            failure.what
+        )));
+    }
+    if failures.len() > SHOWN_FAILURES {
+        error_line(&format!(
+            "and {} more upstream failures (see the log above)",
+            failures.len() - SHOWN_FAILURES
+        ));
+    }
+}
+
+/// `text` with control characters escaped (`\u{1b}`): the upstream's words reach the terminal,
+/// and an index must not be able to move the cursor or rewrite what was printed.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_unicode().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
+}
+
 /// `error: <message>` on stderr, as the command line's own errors are printed.
 fn error_line(message: &str) {
     use owo_colors::OwoColorize;
@@ -548,4 +595,17 @@ fn exit_code(status: ExitStatus) -> ExitCode {
         }
     }
     ExitCode::FAILURE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upstream_words_cannot_steer_the_terminal() {
+        assert_eq!(
+            printable("http://x/simple/a/: 500 \u{1b}[2Jgone\r"),
+            "http://x/simple/a/: 500 \\u{1b}[2Jgone\\u{d}"
+        );
+    }
 }
