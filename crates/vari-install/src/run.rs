@@ -32,6 +32,12 @@ pub struct InstallOutcome {
     /// Distributions the installer left as they were although the proxy chose another variant
     /// of the same version (pip's "Requirement already satisfied").
     pub kept: Vec<KeptDistribution>,
+    /// Distributions the installer wrote in this run as another variant (or as the plain
+    /// wheel) than the proxy presented for their version: they came from the installer's own
+    /// cache, filled by an earlier run when the upstream offered other files (uv reuses a
+    /// cached wheel by index URL and file name without comparing hashes, and the proxy shows
+    /// every variant under the plain name). Only uv can do this; pip checks the listed hash.
+    pub stale: Vec<KeptDistribution>,
     /// Everything the proxy presented and served.
     pub journal: Vec<Served>,
     /// The distributions the installer wrote in this run (normalised names), variants or not:
@@ -106,7 +112,7 @@ pub async fn install(
     let status = waited
         .map_err(|e| InstallError::Lost(e.to_string()))?
         .map_err(|source| InstallError::Spawn { program, source })?;
-    let (installed, kept, written) = match status.success() {
+    let (installed, kept, stale, written) = match status.success() {
         true => {
             let written = before.written_since(&Snapshot::take(site_packages));
             let listing = list_installed(site_packages);
@@ -116,17 +122,18 @@ pub async fn install(
                 .filter(|d| written.contains(&d.metadata_dir))
                 .map(|d| d.normalized_name())
                 .collect();
-            let (installed, kept) = compare(&journal, &listing, &written);
-            (installed, kept, names)
+            let (installed, kept, stale) = compare(&journal, &listing, &written);
+            (installed, kept, stale, names)
         }
         // A failed installer installed nothing (pip and uv roll back); whatever is there was
         // there before, and saying it was kept would be a guess.
-        false => (Vec::new(), Vec::new(), Vec::new()),
+        false => (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
     };
     Ok(InstallOutcome {
         status,
         installed,
         kept,
+        stale,
         written,
         journal,
         upstream_failures,
@@ -136,14 +143,20 @@ pub async fn install(
 
 /// The journal's variant choices against what the environment holds afterwards (`listing`),
 /// `written` being the `.dist-info` directories the installer wrote: the ones installed now
-/// (once per distribution), and the versions kept as another variant.
+/// (once per distribution), the versions kept as another variant, and the ones written now as
+/// another variant than presented ([`InstallOutcome::stale`]).
 fn compare(
     journal: &[Served],
     listing: &Installed,
     written: &[PathBuf],
-) -> (Vec<InstalledChoice>, Vec<KeptDistribution>) {
+) -> (
+    Vec<InstalledChoice>,
+    Vec<KeptDistribution>,
+    Vec<KeptDistribution>,
+) {
     let mut installed: Vec<InstalledChoice> = Vec::new();
     let mut kept: Vec<KeptDistribution> = Vec::new();
+    let mut stale: Vec<KeptDistribution> = Vec::new();
     for served in journal {
         let Some(label) = served.label.as_deref() else {
             continue;
@@ -168,22 +181,28 @@ fn compare(
                 served: served.clone(),
                 installed: dist.variant.clone(),
             }),
-            None => {}
+            None => stale.push(KeptDistribution {
+                served: served.clone(),
+                installed: dist.variant.clone(),
+            }),
         }
     }
-    // A version presented for several tag sets counts as kept only when none of its choices
-    // is what is installed.
-    kept.retain(|k| {
-        !journal.iter().any(|s| {
+    // A version presented for several tag sets counts as kept (or stale) only when none of
+    // its choices is what is installed.
+    let presented = |k: &KeptDistribution| {
+        journal.iter().any(|s| {
             normalize(&s.project) == normalize(&k.served.project)
                 && s.version == k.served.version
                 && s.label.as_deref() == k.installed.as_ref().map(|v| v.label.as_str())
         })
-    });
-    kept.dedup_by(|a, b| {
-        a.served.project == b.served.project && a.served.version == b.served.version
-    });
-    (installed, kept)
+    };
+    for list in [&mut kept, &mut stale] {
+        list.retain(|k| !presented(k));
+        list.dedup_by(|a, b| {
+            a.served.project == b.served.project && a.served.version == b.served.version
+        });
+    }
+    (installed, kept, stale)
 }
 
 #[cfg(test)]
@@ -227,7 +246,7 @@ mod tests {
         // Written in this run with that label: reported, with its properties, once however
         // many tag sets presented it.
         let twice = [served("1.0", "v3", false), served("1.0", "v3", true)];
-        let (installed, kept) = compare(&twice, &list_installed(&sites), &now);
+        let (installed, kept, _) = compare(&twice, &list_installed(&sites), &now);
         assert_eq!(installed.len(), 1);
         assert_eq!(
             installed[0].variant.property_list()[0].to_string(),
@@ -236,10 +255,11 @@ mod tests {
         assert!(kept.is_empty());
         // Downloaded through the proxy but not written in this run (the installer failed, or
         // kept what was there): not reported as installed.
-        let (installed, kept) = compare(&[served("1.0", "v3", true)], &list_installed(&sites), &[]);
+        let (installed, kept, _) =
+            compare(&[served("1.0", "v3", true)], &list_installed(&sites), &[]);
         assert!(installed.is_empty() && kept.is_empty());
         // Presented, not written, and something else is installed: kept.
-        let (installed, kept) =
+        let (installed, kept, _) =
             compare(&[served("1.0", "v4", false)], &list_installed(&sites), &[]);
         assert!(installed.is_empty());
         assert_eq!(kept[0].installed.as_ref().unwrap().label.as_str(), "v3");
@@ -254,12 +274,18 @@ mod tests {
             0
         );
         let plain = site(None);
-        let (installed, kept) = compare(
+        let (installed, kept, _) = compare(
             &[served("1.0", "v3", false)],
             &list_installed(&[plain.path().into()]),
             &[],
         );
         assert!(installed.is_empty());
         assert!(kept[0].installed.is_none());
+        // Written now as another variant than presented: from the installer's cache.
+        let (installed, kept, stale) =
+            compare(&[served("1.0", "v4", true)], &list_installed(&sites), &now);
+        assert!(installed.is_empty() && kept.is_empty());
+        assert_eq!(stale[0].installed.as_ref().unwrap().label.as_str(), "v3");
+        assert_eq!(stale[0].served.label.as_deref(), Some("v4"));
     }
 }

@@ -151,6 +151,9 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
     for k in &kept {
         output::warn(&kept_text(k, request.installer.kind));
     }
+    for s in &outcome.stale {
+        output::warn(&stale_text(s, request.installer.kind));
+    }
     if !outcome.status.success() {
         match outcome.upstream_failures.is_empty() {
             true => explain_failure(args, &config, client, target),
@@ -376,6 +379,27 @@ fn kept_text(kept: &Kept, kind: InstallerKind) -> String {
         "{} {} was already installed as {installed}, and the installer kept it; the choice for \
          this target is variant {}: to replace it, give {kind} {flag} (after `--`)",
         kept.project, kept.version, kept.chosen,
+    )
+}
+
+/// `vari-demo 1.0.0 was installed as variant cu126 from uv's cache, …; the choice for this
+/// target is variant cu128: …`.
+fn stale_text(stale: &vari_install::KeptDistribution, kind: InstallerKind) -> String {
+    let installed = match &stale.installed {
+        Some(variant) => format!("variant {}", variant.label),
+        None => "the plain wheel (no variant)".to_owned(),
+    };
+    let refresh = match kind {
+        InstallerKind::Uv => format!("--refresh-package {}", stale.served.project),
+        InstallerKind::Pip => "--no-cache-dir".to_owned(),
+    };
+    format!(
+        "{} {} was installed as {installed} from {kind}'s cache (kept from an earlier run, when \
+         the index offered other files); the choice for this target is now variant {}: to get \
+         it, give {kind} {refresh} (after `--`)",
+        stale.served.project,
+        stale.served.version,
+        stale.served.label.as_deref().unwrap_or_default(),
     )
 }
 

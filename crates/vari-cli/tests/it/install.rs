@@ -1031,3 +1031,68 @@ fn regenerating_the_demo_gives_the_committed_files() {
         );
     }
 }
+
+/// uv reuses a cached wheel by index URL and file name without comparing hashes, and the proxy
+/// shows every variant under the plain name: when the index gains a better variant of a version
+/// uv cached, uv installs the cached one. vari says so, and how to get the choice.
+#[test]
+fn a_variant_uv_took_from_its_cache_instead_of_the_choice_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    for entry in std::fs::read_dir(demo()).unwrap().flatten() {
+        let name = entry.file_name().into_string().unwrap();
+        if name.ends_with(".whl") && !name.contains("-cu128") || name.ends_with(".json") {
+            std::fs::copy(entry.path(), files.join(&name)).unwrap();
+        }
+    }
+    let index = crate::counting_index::CountingIndex::start(&files);
+    let first_venv = bare_venv(&dir.path().join("first"));
+    let first = run(&mut install_from(
+        dir.path(),
+        &first_venv,
+        &index.url,
+        &uv(),
+        &[],
+    ))
+    .expect_code(0);
+    assert_installed(&first, &first_venv, Some("cu126"), true, "without cu128");
+    // The better build is published.
+    let cu128 = "vari_demo-1.0.0-py3-none-any-cu128.whl";
+    std::fs::copy(demo().join(cu128), files.join(cu128)).unwrap();
+    let second_venv = bare_venv(&dir.path().join("second"));
+    let second = run(&mut install_from(
+        dir.path(),
+        &second_venv,
+        &index.url,
+        &uv(),
+        &[],
+    ))
+    .expect_code(0);
+    assert_eq!(module_label(&second_venv).as_deref(), Some("cu126"));
+    assert!(
+        second.stderr.lines().any(|l| l
+            == "warning: vari-demo 1.0.0 was installed as variant cu126 from uv's cache (kept \
+                from an earlier run, when the index offered other files); the choice for this \
+                target is now variant cu128: to get it, give uv --refresh-package vari-demo \
+                (after `--`)"),
+        "{}",
+        second.stderr
+    );
+    assert!(
+        !second.stdout.contains("installed vari-demo"),
+        "{}",
+        second.stdout
+    );
+    // The advice works.
+    let third_venv = bare_venv(&dir.path().join("third"));
+    let third = run(&mut install_from(
+        dir.path(),
+        &third_venv,
+        &index.url,
+        &uv(),
+        &["--", "--refresh-package", "vari-demo"],
+    ))
+    .expect_code(0);
+    assert_installed(&third, &third_venv, Some("cu128"), true, "refreshed");
+}
