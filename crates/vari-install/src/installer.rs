@@ -13,9 +13,12 @@
 //! would read removed from its environment (the proxy reads them in its place), and when its
 //! configuration files name sources, `--config-file` with a copy of its settings without them. uv keeps
 //! downloaded wheels under the index URL and the file name and reuses them without comparing
-//! hashes; its cache is safe to use because the proxy's index URL names the target
-//! (`/t/{fingerprint}/simple/`, see `vari_proxy::RunningProxy::index_url`): another target,
-//! even on a port used before, is another URL, so uv never reuses another variant's wheel.
+//! hashes; its cache is safe to use because the proxy's index URL names the target and the
+//! upstream sources (`/t/{fingerprint}/simple/`, see `vari_proxy::RunningProxy::index_url`):
+//! another target or another index, even on a port used before, is another URL, so uv never
+//! reuses another variant's wheel. And it is reused: the port is derived from the same
+//! fingerprint ([`crate::stable_port`]), so the same configuration is the same URL run after
+//! run.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};

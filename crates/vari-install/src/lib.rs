@@ -11,7 +11,11 @@
 //!   their variables, pip's configuration files, else PyPI).
 //! - Installing: [`install`] starts `vari-proxy` in front of those indexes, runs the
 //!   installer against it alone ([`InstallRequest::command`]), stops the proxy and reports
-//!   which variant each package was installed as, and why ([`InstalledChoice`]).
+//!   which variant each package was installed as in this run, and why ([`InstalledChoice`]),
+//!   or, when the installer failed, the upstream failures it met
+//!   ([`InstallOutcome::upstream_failures`]). The proxy's port is derived from its
+//!   configuration ([`stable_port`]), so that the installers' caches (uv's is keyed by index
+//!   URL) are reused from one run to the next.
 //!
 //! What it leaves to others: which environment is the target (`vari-python`'s one answer
 //! gives the interpreter and the site-packages directories), choosing and presenting variants
@@ -31,11 +35,13 @@
 //! assert_eq!(installed.distributions[0].to_string(), "demo 1.0 (x8664v3)");
 //! ```
 
+mod changes;
 mod index_source;
 mod ini;
 mod installer;
 mod list;
 mod run;
+pub mod stable_port;
 mod uv_config;
 
 pub use index_source::{
@@ -51,6 +57,5 @@ pub use list::{
     VARIANT_JSON,
 };
 pub use run::{
-    install, installed_choices, InstallError, InstallOutcome, InstalledChoice, KeptDistribution,
-    TEMPORARY_PREFIX,
+    install, InstallError, InstallOutcome, InstalledChoice, KeptDistribution, TEMPORARY_PREFIX,
 };

@@ -1,21 +1,25 @@
-//! One installation through the proxy: the proxy started in front of the upstream sources, the
-//! installer run against it with its output going straight to the terminal, the proxy stopped,
-//! and which variant each package was installed as, and why.
+//! One installation through the proxy: the proxy started in front of the upstream sources (on
+//! a stable port, [`crate::stable_port`]), the installer run against it with its output going
+//! straight to the terminal, the proxy stopped, and which variant each package was installed
+//! as, and why.
 //!
 //! What counts as "installed from a variant choice": a variant wheel the proxy presented whose
 //! distribution is in the environment afterwards with that label in its `variant.json`, and
-//! which the installer downloaded in this run (a distribution that was already there is not
-//! reported again).
+//! whose `.dist-info` directory the installer wrote in this run ([`crate::changes`]): a
+//! distribution that was already there is not reported again, whether the installer found it
+//! satisfied or failed and left it; and when the installer fails, nothing is reported as
+//! installed.
 
 use std::path::PathBuf;
 use std::process::ExitStatus;
 
 use url::Url;
 use vari_core::project::normalize;
-use vari_proxy::{ProxyError, ProxySettings, Served};
+use vari_proxy::{ProxyError, ProxySettings, Served, UpstreamFailure};
 
+use crate::changes::Snapshot;
 use crate::installer::InstallRequest;
-use crate::list::{list_installed, InstalledVariant};
+use crate::list::{list_installed, Installed, InstalledVariant};
 
 /// The prefix of the temporary directories an installation makes (`vari-install-…`): those
 /// older than [`vari_fs::stale::STALE_AFTER`] are removed by the next installation.
@@ -26,13 +30,26 @@ pub const TEMPORARY_PREFIX: &str = "vari-install-";
 pub struct InstallOutcome {
     /// The installer's exit status.
     pub status: ExitStatus,
-    /// The packages installed from a variant choice, in the order the proxy presented them.
+    /// The packages installed from a variant choice in this run, in the order the proxy
+    /// presented them; empty when the installer failed.
     pub installed: Vec<InstalledChoice>,
     /// Distributions the installer left as they were although the proxy chose another variant
     /// of the same version (pip's "Requirement already satisfied").
     pub kept: Vec<KeptDistribution>,
+    /// Distributions the installer wrote in this run as another variant (or as the plain
+    /// wheel) than the proxy presented for their version: they came from the installer's own
+    /// cache, filled by an earlier run when the upstream offered other files (uv reuses a
+    /// cached wheel by index URL and file name without comparing hashes, and the proxy shows
+    /// every variant under the plain name). Only uv can do this; pip checks the listed hash.
+    pub stale: Vec<KeptDistribution>,
     /// Everything the proxy presented and served.
     pub journal: Vec<Served>,
+    /// The distributions the installer wrote in this run (normalised names), variants or not:
+    /// none of them was "already satisfied"; empty when the installer failed.
+    pub written: Vec<String>,
+    /// The upstream sources that failed while the installer asked (each failure once): when
+    /// the installer fails, the cause it cannot name.
+    pub upstream_failures: Vec<UpstreamFailure>,
     /// The URL the installer was given.
     pub index_url: Url,
 }
@@ -75,9 +92,10 @@ pub enum InstallError {
     Lost(String),
 }
 
-/// Starts the proxy with `settings`, runs `request`'s installer against it (its output
+/// Starts the proxy with `settings` (on a stable port when they ask for any loopback port,
+/// [`crate::stable_port::start_stable`]), runs `request`'s installer against it (its output
 /// inherited, so it streams), stops the proxy, then reads `site_packages` (the target
-/// environment's) to report what was installed as which variant.
+/// environment's) to report what this run installed as which variant.
 pub async fn install(
     settings: ProxySettings,
     request: &InstallRequest,
@@ -89,7 +107,7 @@ pub async fn install(
         |name| name.starts_with(TEMPORARY_PREFIX),
         vari_fs::stale::STALE_AFTER,
     );
-    let proxy = vari_proxy::start(settings).await?;
+    let proxy = crate::stable_port::start_stable(settings).await?;
     let index_url = proxy.index_url();
     tracing::debug!("proxy listening at {index_url}");
     let mut command = request.command(&index_url);
@@ -98,6 +116,7 @@ pub async fn install(
     // SIGINT and SIGTERM are forwarded to the installer and acted on once it has exited: the
     // process then removes its temporary files and exits 130 or 143 (vari_fs::interrupt).
     let held = vari_fs::interrupt::hold();
+    let before = Snapshot::take(site_packages);
     // The installer blocks a thread of its own, so the proxy keeps answering it meanwhile.
     let waited = tokio::task::spawn_blocking(move || {
         let mut child = command.spawn()?;
@@ -107,35 +126,57 @@ pub async fn install(
     })
     .await;
     let journal = proxy.journal();
+    let upstream_failures = proxy.upstream_failures();
     proxy.shutdown().await;
     drop(held);
     let status = waited
         .map_err(|e| InstallError::Lost(e.to_string()))?
         .map_err(|source| InstallError::Spawn { program, source })?;
-    let (installed, kept) = compare(&journal, site_packages);
+    let (installed, kept, stale, written) = match status.success() {
+        true => {
+            let written = before.written_since(&Snapshot::take(site_packages));
+            let listing = list_installed(site_packages);
+            let names = listing
+                .distributions
+                .iter()
+                .filter(|d| written.contains(&d.metadata_dir))
+                .map(|d| d.normalized_name())
+                .collect();
+            let (installed, kept, stale) = compare(&journal, &listing, &written);
+            (installed, kept, stale, names)
+        }
+        // A failed installer installed nothing (pip and uv roll back); whatever is there was
+        // there before, and saying it was kept would be a guess.
+        false => (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+    };
     Ok(InstallOutcome {
         status,
         installed,
         kept,
+        stale,
+        written,
         journal,
+        upstream_failures,
         index_url,
     })
 }
 
-/// The journal's downloaded variant choices that are in `site_packages` with their label.
-pub fn installed_choices(journal: &[Served], site_packages: &[PathBuf]) -> Vec<InstalledChoice> {
-    compare(journal, site_packages).0
-}
-
-/// The journal's variant choices against what `site_packages` holds afterwards: the ones
-/// installed now, and the versions kept as another variant.
+/// The journal's variant choices against what the environment holds afterwards (`listing`),
+/// `written` being the `.dist-info` directories the installer wrote: the ones installed now
+/// (once per distribution), the versions kept as another variant, and the ones written now as
+/// another variant than presented ([`InstallOutcome::stale`]).
 fn compare(
     journal: &[Served],
-    site_packages: &[PathBuf],
-) -> (Vec<InstalledChoice>, Vec<KeptDistribution>) {
-    let listing = list_installed(site_packages);
-    let mut installed = Vec::new();
+    listing: &Installed,
+    written: &[PathBuf],
+) -> (
+    Vec<InstalledChoice>,
+    Vec<KeptDistribution>,
+    Vec<KeptDistribution>,
+) {
+    let mut installed: Vec<InstalledChoice> = Vec::new();
     let mut kept: Vec<KeptDistribution> = Vec::new();
+    let mut stale: Vec<KeptDistribution> = Vec::new();
     for served in journal {
         let Some(label) = served.label.as_deref() else {
             continue;
@@ -145,32 +186,43 @@ fn compare(
         }) else {
             continue;
         };
+        let now = written.contains(&dist.metadata_dir);
+        let reported = installed
+            .iter()
+            .any(|c| c.served.project == served.project && c.served.version == served.version);
         match dist.variant.as_ref().filter(|v| v.label.as_str() == label) {
-            Some(variant) if served.downloaded => installed.push(InstalledChoice {
+            // A version presented for several tag sets with the same label: reported once.
+            Some(variant) if now && !reported => installed.push(InstalledChoice {
                 served: served.clone(),
                 variant: variant.clone(),
             }),
             Some(_) => {}
-            None if !served.downloaded => kept.push(KeptDistribution {
+            None if !now => kept.push(KeptDistribution {
                 served: served.clone(),
                 installed: dist.variant.clone(),
             }),
-            None => {}
+            None => stale.push(KeptDistribution {
+                served: served.clone(),
+                installed: dist.variant.clone(),
+            }),
         }
     }
-    // A version presented for several tag sets counts as kept only when none of its choices
-    // is what is installed.
-    kept.retain(|k| {
-        !journal.iter().any(|s| {
+    // A version presented for several tag sets counts as kept (or stale) only when none of
+    // its choices is what is installed.
+    let presented = |k: &KeptDistribution| {
+        journal.iter().any(|s| {
             normalize(&s.project) == normalize(&k.served.project)
                 && s.version == k.served.version
                 && s.label.as_deref() == k.installed.as_ref().map(|v| v.label.as_str())
         })
-    });
-    kept.dedup_by(|a, b| {
-        a.served.project == b.served.project && a.served.version == b.served.version
-    });
-    (installed, kept)
+    };
+    for list in [&mut kept, &mut stale] {
+        list.retain(|k| !presented(k));
+        list.dedup_by(|a, b| {
+            a.served.project == b.served.project && a.served.version == b.served.version
+        });
+    }
+    (installed, kept, stale)
 }
 
 #[cfg(test)]
@@ -210,26 +262,50 @@ mod tests {
     fn installed_now_kept_as_another_variant_or_neither() {
         let v3 = site(Some("v3"));
         let sites = [v3.path().to_path_buf()];
-        // Downloaded and installed with that label: reported, with its properties.
-        let (installed, kept) = compare(&[served("1.0", "v3", true)], &sites);
+        let now = [v3.path().join("Demo-1.0.dist-info")];
+        // Written in this run with that label: reported, with its properties, once however
+        // many tag sets presented it.
+        let twice = [served("1.0", "v3", false), served("1.0", "v3", true)];
+        let (installed, kept, _) = compare(&twice, &list_installed(&sites), &now);
         assert_eq!(installed.len(), 1);
         assert_eq!(
             installed[0].variant.property_list()[0].to_string(),
             "x86_64 :: level :: v3"
         );
         assert!(kept.is_empty());
-        // Presented, not downloaded, and something else is installed: kept.
-        let (installed, kept) = compare(&[served("1.0", "v4", false)], &sites);
+        // Downloaded through the proxy but not written in this run (the installer failed, or
+        // kept what was there): not reported as installed.
+        let (installed, kept, _) =
+            compare(&[served("1.0", "v3", true)], &list_installed(&sites), &[]);
+        assert!(installed.is_empty() && kept.is_empty());
+        // Presented, not written, and something else is installed: kept.
+        let (installed, kept, _) =
+            compare(&[served("1.0", "v4", false)], &list_installed(&sites), &[]);
         assert!(installed.is_empty());
         assert_eq!(kept[0].installed.as_ref().unwrap().label.as_str(), "v3");
         // Presented for another tag set with the installed label too: not kept.
         let both = [served("1.0", "v4", false), served("1.0", "v3", false)];
-        assert!(compare(&both, &sites).1.is_empty());
+        assert!(compare(&both, &list_installed(&sites), &[]).1.is_empty());
         // Another version's choice says nothing about the installed one.
-        assert_eq!(compare(&[served("2.0", "v4", true)], &sites).0.len(), 0);
+        assert_eq!(
+            compare(&[served("2.0", "v4", true)], &list_installed(&sites), &now)
+                .0
+                .len(),
+            0
+        );
         let plain = site(None);
-        let (installed, kept) = compare(&[served("1.0", "v3", false)], &[plain.path().into()]);
+        let (installed, kept, _) = compare(
+            &[served("1.0", "v3", false)],
+            &list_installed(&[plain.path().into()]),
+            &[],
+        );
         assert!(installed.is_empty());
         assert!(kept[0].installed.is_none());
+        // Written now as another variant than presented: from the installer's cache.
+        let (installed, kept, stale) =
+            compare(&[served("1.0", "v4", true)], &list_installed(&sites), &now);
+        assert!(installed.is_empty() && kept.is_empty());
+        assert_eq!(stale[0].installed.as_ref().unwrap().label.as_str(), "v3");
+        assert_eq!(stale[0].served.label.as_deref(), Some("v4"));
     }
 }

@@ -1,6 +1,7 @@
 //! What the proxy presented and served, for a front-end that reports it (`vari install`
 //! prints which variant it installed and why): one [`Served`] per presented choice and per
-//! downloaded file, and one [`HiddenVersion`] per version no wheel of which was shown.
+//! downloaded file, one [`HiddenVersion`] per version no wheel of which was shown, and one
+//! [`UpstreamFailure`] per distinct upstream failure that answered a request with an error.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -38,6 +39,21 @@ pub struct HiddenVersion {
     pub why: String,
 }
 
+/// An upstream source that could not be read while answering an installer: the request got
+/// an error status, and the installer says only that nothing matched; a front-end names the
+/// cause from this.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamFailure {
+    /// What was asked for: a project, a file, the project list.
+    pub what: String,
+    /// What failed, on one line, naming the upstream URL.
+    pub message: String,
+}
+
+/// How many distinct upstream failures are kept: an installer retrying against a dead index
+/// repeats the same few, and a hostile or broken one must not grow the journal without end.
+const MAX_FAILURES: usize = 64;
+
 /// Every entry once, in the order first seen; a later entry for the same file updates it.
 #[derive(Default)]
 pub(crate) struct Journal {
@@ -50,6 +66,7 @@ struct Inner {
     by_file: HashMap<(String, String), usize>,
     hidden: Vec<HiddenVersion>,
     hidden_by_version: HashMap<(String, String), usize>,
+    failures: Vec<UpstreamFailure>,
 }
 
 impl Journal {
@@ -114,6 +131,19 @@ impl Journal {
         }
     }
 
+    /// Records an upstream failure, once however often it repeats; beyond [`MAX_FAILURES`]
+    /// distinct ones, the rest are dropped (the log has them).
+    pub(crate) fn upstream_failed(&self, failure: UpstreamFailure) {
+        let mut inner = self.lock();
+        if inner.failures.len() < MAX_FAILURES && !inner.failures.contains(&failure) {
+            inner.failures.push(failure);
+        }
+    }
+
+    pub(crate) fn upstream_failures(&self) -> Vec<UpstreamFailure> {
+        self.lock().failures.clone()
+    }
+
     pub(crate) fn served(&self) -> Vec<Served> {
         self.lock().served.clone()
     }
@@ -152,6 +182,22 @@ mod tests {
         assert_eq!(served.len(), 2);
         assert!(served.iter().all(|s| s.downloaded));
         assert_eq!(served[1].original, "p-1.0.tar.gz");
+    }
+
+    #[test]
+    fn upstream_failures_are_kept_once_and_bounded() {
+        let journal = Journal::default();
+        let failure = |n: usize| UpstreamFailure {
+            what: format!("p{n}"),
+            message: "upstream: http://127.0.0.1:9/simple/p/: connection refused".into(),
+        };
+        journal.upstream_failed(failure(0));
+        journal.upstream_failed(failure(0));
+        assert_eq!(journal.upstream_failures(), [failure(0)]);
+        for n in 0..MAX_FAILURES * 2 {
+            journal.upstream_failed(failure(n));
+        }
+        assert_eq!(journal.upstream_failures().len(), MAX_FAILURES);
     }
 
     #[test]

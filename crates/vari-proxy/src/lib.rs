@@ -12,7 +12,8 @@
 //!   `/files/{project}/{key}/{name}` with range requests (206, 416) and HEAD.
 //! - **URLs name the target**: all of the above is served under `/t/{fingerprint}/`, a short
 //!   hash of what decides the choices (hardware profile, marker environment, wheel tags,
-//!   selection options), and [`RunningProxy::index_url`] is that URL; files are always linked
+//!   selection options, upstream sources; [`fingerprint_of`] gives it before the proxy
+//!   starts), and [`RunningProxy::index_url`] is that URL; files are always linked
 //!   under it. uv keeps registry wheels by index URL and file name without comparing hashes,
 //!   so one URL for every target would let a proxy restarted for another target on the same
 //!   port have uv install the previous target's variant from its cache. The plain `/simple/`
@@ -53,8 +54,9 @@
 //!   (the null variant, or the non-variant wheel) and for a hidden version, which hardware the
 //!   variants are built for and why the target lacks it, as `vari select` says
 //!   ([`vari_select::NamespaceNeed::describe`]) —, upstream failures as warnings (the request
-//!   gets a 502 with the reason on one line); [`RunningProxy::journal`] and
-//!   [`RunningProxy::hidden_versions`] give the choices, downloads and hidden versions as data.
+//!   gets a 502 with the reason on one line); [`RunningProxy::journal`],
+//!   [`RunningProxy::hidden_versions`] and [`RunningProxy::upstream_failures`] give the
+//!   choices, downloads, hidden versions and upstream failures as data.
 //! - **Stopping**: [`RunningProxy::shutdown`], or [`RunningProxy::run_until`] the
 //!   [`StopSignals`] (SIGINT, SIGTERM) a front-end listens for before it announces the URL.
 //!
@@ -106,7 +108,8 @@ mod state;
 mod throttle;
 
 pub use error::ProxyError;
-pub use journal::{HiddenVersion, Served};
+pub use fingerprint::fingerprint_of;
+pub use journal::{HiddenVersion, Served, UpstreamFailure};
 pub use runtime::{server_runtime, MAX_BLOCKING_THREADS, MAX_WORKER_THREADS, THREAD_STACK_SIZE};
 pub use server::{start, RunningProxy};
 pub use settings::{

@@ -249,6 +249,12 @@ impl RunningProxy {
         self.state.journal.hidden_versions()
     }
 
+    /// The upstream failures that answered requests with an error status (a project the
+    /// upstream does not have is not one), each once, in the order first seen.
+    pub fn upstream_failures(&self) -> Vec<crate::UpstreamFailure> {
+        self.state.journal.upstream_failures()
+    }
+
     /// Stops listening, lets requests under way finish (up to a few seconds), and returns.
     pub async fn shutdown(self) {
         let _ = self.stop.send(true);

@@ -13,7 +13,7 @@ use crate::builders::Builders;
 use crate::error::ServeError;
 use crate::fingerprint::fingerprint;
 use crate::flight::{Flights, Outcome};
-use crate::journal::Journal;
+use crate::journal::{Journal, UpstreamFailure};
 use crate::pages::{self, ProjectPage};
 use crate::rewrite::Rewrites;
 use crate::root::{self, RootPage};
@@ -53,8 +53,8 @@ impl State {
         builders: Builders,
     ) -> Self {
         Self {
+            fingerprint: fingerprint(&target, &selection, client.settings()),
             client: Arc::new(client),
-            fingerprint: fingerprint(&target, &selection),
             target,
             selection,
             page_ttl,
@@ -152,7 +152,16 @@ impl State {
     /// Logs an upstream failure answering a request: a warning, unless the same one was
     /// warned about within the failure TTL (the installer retrying, answered from the failed
     /// page kept for that long: no new attempt to report), then at `debug`.
+    /// Every failure is also recorded in the journal ([`crate::UpstreamFailure`]) for the
+    /// front-end to name once the installer has failed; a project the upstream does not have
+    /// is not a failure of the upstream and is not recorded.
     pub(crate) fn upstream_failed(&self, what: &str, error: &ServeError) {
+        if error.status() != hyper::StatusCode::NOT_FOUND {
+            self.journal.upstream_failed(UpstreamFailure {
+                what: what.to_owned(),
+                message: error.one_line(),
+            });
+        }
         let message = format!("{what}: {}", error.one_line());
         let now = Instant::now();
         let repeated = {

@@ -6,7 +6,9 @@
 //! vari.toml names, else the ones the installer would use on its own (its variables, pip's
 //! configuration files, else PyPI); the installer sees the proxy alone. The target and the
 //! selection options are `vari select`'s. The exit status is the installer's; when it fails,
-//! each requirement nothing fits gets the explanation `vari select` gives.
+//! the upstream failures the proxy met get an `error:` line each (naming the URL and the
+//! cause), else each requirement nothing fits gets the explanation `vari select` gives. Only
+//! what the installer wrote in this run is reported as installed.
 
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, ExitStatus};
@@ -133,19 +135,32 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
             chosen: k.served.label.clone().unwrap_or_default(),
         })
         .collect();
+    // Installed in this run (a variant or not) or already named: not "kept".
     let reported: Vec<&str> = outcome
         .installed
         .iter()
         .map(|c| c.served.project.as_str())
         .chain(kept.iter().map(|k| k.project.as_str()))
+        .chain(outcome.written.iter().map(String::as_str))
         .collect();
-    let more = kept_requirements(args, &config, client.clone(), target.clone(), &reported);
-    kept.extend(more);
+    // After a failure nothing was installed, and what is there was not "kept" by choice.
+    if outcome.status.success() {
+        let more = kept_requirements(args, &config, client.clone(), target.clone(), &reported);
+        kept.extend(more);
+    }
     for k in &kept {
         output::warn(&kept_text(k, request.installer.kind));
     }
+    for s in &outcome.stale {
+        output::warn(&stale_text(s, request.installer.kind));
+    }
     if !outcome.status.success() {
-        explain_failure(args, &config, client, target);
+        match outcome.upstream_failures.is_empty() {
+            true => explain_failure(args, &config, client, target),
+            // The installer says only that nothing matched: name what failed. Asking the
+            // sources again to explain the choice would meet the same failure.
+            false => upstream_failures(&outcome.upstream_failures),
+        }
     }
     Ok(exit_code(outcome.status))
 }
@@ -372,6 +387,27 @@ fn kept_text(kept: &Kept, kind: InstallerKind) -> String {
     )
 }
 
+/// `vari-demo 1.0.0 was installed as variant cu126 from uv's cache, …; the choice for this
+/// target is variant cu128: …`.
+fn stale_text(stale: &vari_install::KeptDistribution, kind: InstallerKind) -> String {
+    let installed = match &stale.installed {
+        Some(variant) => format!("variant {}", variant.label),
+        None => "the plain wheel (no variant)".to_owned(),
+    };
+    let refresh = match kind {
+        InstallerKind::Uv => format!("--refresh-package {}", stale.served.project),
+        InstallerKind::Pip => "--no-cache-dir".to_owned(),
+    };
+    format!(
+        "{} {} was installed as {installed} from {kind}'s cache (kept from an earlier run, when \
+         the index offered other files); the choice for this target is now variant {}: to get \
+         it, give {kind} {refresh} (after `--`)",
+        stale.served.project,
+        stale.served.version,
+        stale.served.label.as_deref().unwrap_or_default(),
+    )
+}
+
 /// The requirements whose distribution is installed, was not installed now and did not show in
 /// the proxy's journal (the installer saw it satisfied and asked nothing), but is another
 /// variant of the version `vari select` chooses for the target.
@@ -527,6 +563,41 @@ fn explain_failure(
     }
 }
 
+/// How many upstream failures get their own `error:` line; the rest are counted.
+const SHOWN_FAILURES: usize = 5;
+
+/// One `error:` line per upstream failure the proxy met while the installer asked (it failed
+/// and cannot say why), naming the source's URL and what failed.
+fn upstream_failures(failures: &[vari_proxy::UpstreamFailure]) {
+    for failure in failures.iter().take(SHOWN_FAILURES) {
+        let message = failure
+            .message
+            .strip_prefix("upstream: ")
+            .unwrap_or(&failure.message);
+        error_line(&printable(&format!(
+            "the installer failed: cannot read the package index for {}: {message}",
+            failure.what
+        )));
+    }
+    if failures.len() > SHOWN_FAILURES {
+        error_line(&format!(
+            "and {} more upstream failures (see the log above)",
+            failures.len() - SHOWN_FAILURES
+        ));
+    }
+}
+
+/// `text` with control characters escaped (`\u{1b}`): the upstream's words reach the terminal,
+/// and an index must not be able to move the cursor or rewrite what was printed.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_unicode().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
+}
+
 /// `error: <message>` on stderr, as the command line's own errors are printed.
 fn error_line(message: &str) {
     use owo_colors::OwoColorize;
@@ -553,4 +624,17 @@ fn exit_code(status: ExitStatus) -> ExitCode {
         }
     }
     ExitCode::FAILURE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upstream_words_cannot_steer_the_terminal() {
+        assert_eq!(
+            printable("http://x/simple/a/: 500 \u{1b}[2Jgone\r"),
+            "http://x/simple/a/: 500 \\u{1b}[2Jgone\\u{d}"
+        );
+    }
 }

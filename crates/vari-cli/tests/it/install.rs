@@ -547,6 +547,141 @@ fn an_upstream_that_is_down_fails_the_installer_and_the_log_says_why() {
         "{}",
         run.stderr
     );
+    assert_upstream_named(&run, &address);
+}
+
+/// vari's own last word on an index that could not be read: an `error:` line naming the
+/// project's URL on that index, after the installer's "no matching distribution".
+fn assert_upstream_named(run: &Run, address: &str) {
+    let named = format!("http://{address}/simple/vari-demo/: ");
+    assert!(
+        run.stderr.lines().any(|l| l.starts_with(
+            "error: the installer failed: cannot read the package index for vari-demo: "
+        ) && l.contains(&named)),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `vari install --index-url INDEX --installer INSTALLER vari-demo EXTRA…` for a machine with
+/// a CUDA 12.8 driver (the cu128 variant, and its CUDA runtime dependency).
+fn install_from(
+    scratch: &Path,
+    venv: &Path,
+    index: &str,
+    installer: &Path,
+    extra: &[&str],
+) -> Command {
+    let mut command = hermetic(scratch);
+    command
+        .arg("install")
+        .arg("--python")
+        .arg(venv)
+        .args(["--index-url", index, "--installer"])
+        .arg(installer)
+        .arg("vari-demo")
+        .args(extra)
+        .env("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8")
+        .env("UV_HTTP_RETRIES", "0");
+    command
+}
+
+/// pip through vari against an index on a closed port: pip says only "no matching
+/// distribution"; vari's `error:` line names the index and what failed.
+#[test]
+fn an_unreachable_index_is_named_in_vari_s_own_error_line_with_pip() {
+    let dir = tempfile::tempdir().unwrap();
+    let venv = bare_venv(dir.path());
+    let address = free_loopback_address();
+    let index = format!("http://{address}/simple/");
+    let pip = test_venv().join("bin/pip");
+    // pip would ask the proxy five more times (it retries a 502), each after a longer pause.
+    let run = run(&mut install_from(
+        dir.path(),
+        &venv,
+        &index,
+        &pip,
+        &["--", "--retries", "0"],
+    ));
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert_upstream_named(&run, &address);
+    assert!(!run.stdout.contains("installed "), "{}", run.stdout);
+}
+
+/// uv keeps what it reads from an index under the index URL: `vari install` gives it the same
+/// URL for the same configuration, so a second install (into another environment, with the
+/// same uv cache) downloads no wheel at all, and vari still reports what uv installed.
+#[test]
+fn a_second_install_with_uv_reuses_uvs_cache_and_downloads_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = crate::counting_index::CountingIndex::start(&demo());
+    let first_venv = bare_venv(&dir.path().join("first"));
+    let first = run(&mut install_from(
+        dir.path(),
+        &first_venv,
+        &index.url,
+        &uv(),
+        &[],
+    ))
+    .expect_code(0);
+    assert_installed(&first, &first_venv, Some("cu128"), true, "first install");
+    let downloads = index.wheel_downloads();
+    assert!(downloads > 0, "{}", first.stderr);
+    let second_venv = bare_venv(&dir.path().join("second"));
+    let second = run(&mut install_from(
+        dir.path(),
+        &second_venv,
+        &index.url,
+        &uv(),
+        &[],
+    ))
+    .expect_code(0);
+    assert_installed(
+        &second,
+        &second_venv,
+        Some("cu128"),
+        true,
+        "from uv's cache",
+    );
+    assert_eq!(
+        index.wheel_downloads(),
+        downloads,
+        "the second install downloaded wheels again\n{}",
+        second.stderr
+    );
+    // uv says "Prepared N packages" when it downloaded or unpacked something.
+    assert!(!second.stderr.contains("Prepared"), "{}", second.stderr);
+}
+
+/// An earlier install of the same version is in place and the installer fails this time: vari
+/// reports nothing as installed, and exits with the installer's failure.
+#[test]
+fn a_failed_install_over_an_earlier_one_reports_nothing_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = crate::counting_index::CountingIndex::start(&demo());
+    let venv = bare_venv(dir.path());
+    let pip = test_venv().join("bin/pip");
+    let first = run(&mut install_from(dir.path(), &venv, &index.url, &pip, &[])).expect_code(0);
+    assert_installed(&first, &venv, Some("cu128"), true, "first install");
+    // pip resolves (pages and metadata answer), then cannot download the CUDA runtime.
+    index.refuse_wheels();
+    let failed = run(&mut install_from(
+        dir.path(),
+        &venv,
+        &index.url,
+        &pip,
+        &["--", "--force-reinstall", "--no-cache-dir"],
+    ));
+    assert_ne!(failed.code, 0, "{}", failed.stderr);
+    assert!(
+        !failed.stdout.lines().any(|l| l.starts_with("installed ")),
+        "{}\n{}",
+        failed.stdout,
+        failed.stderr
+    );
+    assert!(!failed.stderr.contains("warning:"), "{}", failed.stderr);
+    // What the first install put there is still there.
+    assert_eq!(module_label(&venv).as_deref(), Some("cu128"));
 }
 
 #[test]
@@ -895,4 +1030,69 @@ fn regenerating_the_demo_gives_the_committed_files() {
             "{name} differs from what examples/demo/generate writes: run it and commit the result"
         );
     }
+}
+
+/// uv reuses a cached wheel by index URL and file name without comparing hashes, and the proxy
+/// shows every variant under the plain name: when the index gains a better variant of a version
+/// uv cached, uv installs the cached one. vari says so, and how to get the choice.
+#[test]
+fn a_variant_uv_took_from_its_cache_instead_of_the_choice_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    for entry in std::fs::read_dir(demo()).unwrap().flatten() {
+        let name = entry.file_name().into_string().unwrap();
+        if name.ends_with(".whl") && !name.contains("-cu128") || name.ends_with(".json") {
+            std::fs::copy(entry.path(), files.join(&name)).unwrap();
+        }
+    }
+    let index = crate::counting_index::CountingIndex::start(&files);
+    let first_venv = bare_venv(&dir.path().join("first"));
+    let first = run(&mut install_from(
+        dir.path(),
+        &first_venv,
+        &index.url,
+        &uv(),
+        &[],
+    ))
+    .expect_code(0);
+    assert_installed(&first, &first_venv, Some("cu126"), true, "without cu128");
+    // The better build is published.
+    let cu128 = "vari_demo-1.0.0-py3-none-any-cu128.whl";
+    std::fs::copy(demo().join(cu128), files.join(cu128)).unwrap();
+    let second_venv = bare_venv(&dir.path().join("second"));
+    let second = run(&mut install_from(
+        dir.path(),
+        &second_venv,
+        &index.url,
+        &uv(),
+        &[],
+    ))
+    .expect_code(0);
+    assert_eq!(module_label(&second_venv).as_deref(), Some("cu126"));
+    assert!(
+        second.stderr.lines().any(|l| l
+            == "warning: vari-demo 1.0.0 was installed as variant cu126 from uv's cache (kept \
+                from an earlier run, when the index offered other files); the choice for this \
+                target is now variant cu128: to get it, give uv --refresh-package vari-demo \
+                (after `--`)"),
+        "{}",
+        second.stderr
+    );
+    assert!(
+        !second.stdout.contains("installed vari-demo"),
+        "{}",
+        second.stdout
+    );
+    // The advice works.
+    let third_venv = bare_venv(&dir.path().join("third"));
+    let third = run(&mut install_from(
+        dir.path(),
+        &third_venv,
+        &index.url,
+        &uv(),
+        &["--", "--refresh-package", "vari-demo"],
+    ))
+    .expect_code(0);
+    assert_installed(&third, &third_venv, Some("cu128"), true, "refreshed");
 }

@@ -4,6 +4,7 @@ mod common;
 
 mod cache;
 mod config;
+mod counting_index;
 mod detect;
 mod fs_guard;
 mod hostile_index;

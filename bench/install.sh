@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# What `vari install` costs over plain uv and plain pip, warm caches, on the same 15 packages
+# from a local static index that mirrors real PyPI files.
+#
+# 1. The set: 15 ordinary packages (PACKAGES below; numpy is the large one), their real wheels
+#    for the tools' Python downloaded once from PyPI into bench/.cache/install-wheels (reused
+#    afterwards, so the benchmark runs offline from then on).
+# 2. A static index of those files (`vari index build`), served from 127.0.0.1 by
+#    bench/serve_static.py.
+# 3. Four commands, each installing all 15 into a fresh environment (made before each run,
+#    untimed) with its own installer cache kept warm across runs (one warm-up round fills
+#    them): plain uv, `vari install` with that uv, plain pip, `vari install` with that pip.
+#    Repetitions interleaved (A B C D A B C D …), a pause before each run, wall time, medians
+#    of RUNS; ratios of vari to the plain installer. Also: how much uv's cache grew over the
+#    measured `vari install` runs (it must not: every run is the same index URL to uv).
+#
+# The target is this machine (no profile): none of these projects has variants, so the proxy
+# passes their files through, and the aim is that this costs (almost) nothing: uv through vari
+# at most 1.2x plain uv, pip through vari at most 1.10x plain pip.
+#
+# Where uv's remaining time through vari goes (uv -v): plain uv takes its cached pages as fresh
+# (the static server's Last-Modified gives them a heuristic lifetime; PyPI says max-age=600)
+# and resolves in ~15 ms without a request, while the proxy answers pages with `no-cache`, so
+# uv revalidates all 15 with it, and each is built anew (a new proxy each run: its page cache
+# is in memory) from the upstream through vari-client: ~0.5 s of "Resolved" in a debug build.
+#
+#   bench/install.sh                 (needs cargo, python3; pip and uv from /work/main/.venv or
+#                                     $VARI_TEST_VENV: scripts/test-env; PyPI on the first run)
+#   RUNS=9 bench/install.sh
+#   VARI=target/debug/vari bench/install.sh     (an already built binary instead of a release
+#                                                build)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+tools="${VARI_TEST_VENV:-$root/.venv}"
+[ -x "$tools/bin/pip" ] && [ -x "$tools/bin/uv" ] || {
+  echo "bench/install.sh: no pip and uv in $tools: run scripts/test-env" >&2
+  exit 1
+}
+if [ -n "${VARI:-}" ]; then
+  vari=$(cd "$(dirname "$VARI")" && pwd)/$(basename "$VARI")
+else
+  build_vari
+fi
+
+PACKAGES="requests urllib3 idna certifi charset-normalizer six python-dateutil tzdata packaging
+attrs click jinja2 markupsafe pyyaml numpy"
+# shellcheck disable=SC2086
+set -- $PACKAGES
+[ $# -eq 15 ] || { echo "bench/install.sh: expected 15 packages" >&2; exit 1; }
+
+wheels="$here/.cache/install-wheels"
+if ! ls "$wheels"/*.whl >/dev/null 2>&1; then
+  echo "downloading the 15 packages' wheels from PyPI into $wheels (once)"
+  mkdir -p "$wheels"
+  # shellcheck disable=SC2086
+  "$tools/bin/pip" download --quiet --disable-pip-version-check --only-binary=:all: \
+    --dest "$wheels" $PACKAGES
+fi
+
+data=$(mktemp -d)
+server=
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null
+  rm -rf "$data"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_for() { for _ in $(seq 100); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "bench/install.sh: $1 never answered" >&2; exit 1; }
+
+"$vari" index build "$wheels" -o "$data/site" >/dev/null 2>&1
+port=$(free_port)
+python3 "$here/serve_static.py" "$data/site" "$port" >/dev/null 2>&1 &
+server=$!
+index="http://127.0.0.1:$port/simple/"
+wait_for "$index"
+echo "$(ls "$wheels"/*.whl | wc -l) wheels ($(du -sh "$wheels" | cut -f1)) in a static index at $index"
+echo "vari: $vari"
+
+# Hermetic installers and vari: no user configuration, caches under $data.
+export VARI_CACHE_DIR="$data/vari-cache" VARI_NO_CONFIG=1 UV_NO_CONFIG=1 \
+  UV_CACHE_DIR="$data/uv-cache" PIP_CACHE_DIR="$data/pip-cache" PIP_CONFIG_FILE=/dev/null \
+  PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL UV_INDEX_URL UV_EXTRA_INDEX_URL UV_INDEX \
+  UV_DEFAULT_INDEX VIRTUAL_ENV 2>/dev/null || true
+
+python3 - "$tools" "$vari" "$index" "$data" "${RUNS:-5}" $PACKAGES <<'PY'
+import os, shutil, statistics, subprocess, sys, time
+
+tools, vari, index, data, runs = sys.argv[1:6]
+runs = int(runs)
+packages = sys.argv[6:]
+venv = os.path.join(data, "venv")
+python = os.path.join(venv, "bin", "python")
+uv = os.path.join(tools, "bin", "uv")
+pip = os.path.join(tools, "bin", "pip")
+commands = [
+    ("uv", [uv, "pip", "install", "--quiet", "--python", python, "--index-url", index, *packages]),
+    ("vari install (uv)", [vari, "install", "--installer", uv, "--python", python,
+                           "--index-url", index, *packages, "--", "--quiet"]),
+    ("pip", [pip, "--python", python, "install", "--quiet", "--index-url", index, *packages]),
+    ("vari install (pip)", [vari, "install", "--installer", pip, "--python", python,
+                            "--index-url", index, *packages, "--", "--quiet"]),
+]
+
+def fresh_venv():
+    shutil.rmtree(venv, ignore_errors=True)
+    subprocess.run([os.path.join(tools, "bin", "python"), "-m", "venv", "--without-pip", venv],
+                   check=True)
+
+def installed():
+    site = next(os.path.join(venv, "lib", d, "site-packages")
+                for d in os.listdir(os.path.join(venv, "lib")))
+    return sum(1 for n in os.listdir(site) if n.endswith(".dist-info"))
+
+def once(args):
+    fresh_venv()
+    time.sleep(0.2)  # let the previous process's exit settle
+    start = time.perf_counter()
+    done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{args[0]} exited with {done.returncode}:\n{done.stderr.decode()}")
+    count = installed()
+    if count != len(packages):
+        raise SystemExit(f"{' '.join(args[:3])}: {count} distributions installed, not {len(packages)}")
+    return wall
+
+def du(path):
+    total = 0
+    for top, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(top, name)).st_size
+            except OSError:
+                pass
+    return total
+
+# Warm-up round: fills uv's, pip's and vari's caches.
+for _, args in commands:
+    once(args)
+uv_cache = os.environ["UV_CACHE_DIR"]
+times = {name: [] for name, _ in commands}
+grown = 0
+for _ in range(runs):
+    for name, args in commands:
+        before = du(uv_cache) if name == "vari install (uv)" else 0
+        times[name].append(once(args))
+        if name == "vari install (uv)":
+            grown += du(uv_cache) - before
+
+median = {name: statistics.median(t) for name, t in times.items()}
+print(f"\ninstall of {len(packages)} packages into a fresh environment, warm caches, "
+      f"wall time, median of {runs} interleaved runs:")
+for name, _ in commands:
+    print(f"  {name:<20} {median[name]:7.3f} s   (runs: {', '.join(f'{t:.2f}' for t in times[name])})")
+print(f"  vari install (uv) / uv   = {median['vari install (uv)'] / median['uv']:.2f}x  (aim: <= 1.20x)")
+print(f"  vari install (pip) / pip = {median['vari install (pip)'] / median['pip']:.2f}x  (aim: <= 1.10x)")
+print(f"  uv's cache grew by {grown / 1e6:.1f} MB over the {runs} measured `vari install (uv)` runs")
+PY
