@@ -330,15 +330,18 @@ pub enum WheelErrorKind {
     /// The members declare more uncompressed bytes than the inflation ceiling allows.
     #[error(
         "its members declare {declared} uncompressed bytes, more than the ceiling of {ceiling} \
-         ({ratio} times the archive's {archive} bytes, at least {floor})",
-        ratio = crate::MAX_INFLATE_RATIO,
-        floor = crate::MIN_INFLATE_CEILING
+         ({ratio} times the archive's {archive} bytes, at least {floor}; set {env} to a larger \
+         ratio to accept it)",
+        floor = crate::MIN_INFLATE_CEILING,
+        env = crate::MAX_INFLATE_RATIO_ENV
     )]
     InflationCeiling {
         /// The sum of the members' declared uncompressed sizes.
         declared: u64,
         /// The ceiling for this archive.
         ceiling: u64,
+        /// The ratio in force ([`crate::max_inflate_ratio`]).
+        ratio: u64,
         /// The archive's size in bytes.
         archive: u64,
     },

@@ -121,12 +121,14 @@ pub(crate) fn check<R: Read + Seek>(
             .entries
             .iter()
             .fold(0u64, |sum, e| sum.saturating_add(e.uncompressed_size));
-        let ceiling = inflate_ceiling(archive);
+        let ratio = crate::max_inflate_ratio();
+        let ceiling = inflate_ceiling(archive, ratio);
         if declared > ceiling {
             inflate_safe = false;
             problems.push(WheelErrorKind::InflationCeiling {
                 declared,
                 ceiling,
+                ratio,
                 archive,
             });
         }
@@ -138,10 +140,11 @@ pub(crate) fn check<R: Read + Seek>(
     })
 }
 
-/// The most bytes the members of an archive of `archive` bytes may inflate to in all.
-pub(crate) fn inflate_ceiling(archive: u64) -> u64 {
+/// The most bytes the members of an archive of `archive` bytes may inflate to in all, `ratio`
+/// times its size but at least [`crate::MIN_INFLATE_CEILING`].
+pub(crate) fn inflate_ceiling(archive: u64, ratio: u64) -> u64 {
     archive
-        .saturating_mul(crate::MAX_INFLATE_RATIO)
+        .saturating_mul(ratio)
         .max(crate::MIN_INFLATE_CEILING)
 }
 
@@ -396,11 +399,10 @@ mod tests {
 
     #[test]
     fn the_ceiling_has_a_floor() {
-        assert_eq!(inflate_ceiling(1), crate::MIN_INFLATE_CEILING);
-        assert_eq!(
-            inflate_ceiling(1 << 40),
-            (1u64 << 40) * crate::MAX_INFLATE_RATIO
-        );
-        assert_eq!(inflate_ceiling(u64::MAX), u64::MAX);
+        let ratio = crate::MAX_INFLATE_RATIO;
+        assert_eq!(inflate_ceiling(1, ratio), crate::MIN_INFLATE_CEILING);
+        assert_eq!(inflate_ceiling(1 << 40, ratio), (1u64 << 40) * ratio);
+        assert_eq!(inflate_ceiling(1 << 40, 2000), (1u64 << 40) * 2000);
+        assert_eq!(inflate_ceiling(u64::MAX, ratio), u64::MAX);
     }
 }

@@ -39,6 +39,7 @@ mod core_metadata;
 mod error;
 mod glob;
 mod layout;
+mod limits;
 mod make;
 mod reader;
 mod record;
@@ -59,6 +60,9 @@ use vari_core::metadata::VariantMetadata;
 
 pub use crate::check::{check, check_reader, validate, Depth, Validation};
 pub use crate::error::{WheelError, WheelErrorKind};
+pub use crate::limits::{
+    max_inflate_ratio, parse_inflate_ratio, set_max_inflate_ratio, MAX_INFLATE_RATIO_ENV,
+};
 pub use crate::make::{make_variant, unmake, WrittenWheel};
 pub use crate::record::RecordCheck;
 pub use crate::repack::{
@@ -76,13 +80,14 @@ pub const MAX_VARIANT_JSON_BYTES: u64 = 16 * 1024 * 1024;
 /// The most `RECORD` may inflate to. A wheel with 100 000 files has a RECORD of ~15 MiB.
 pub const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
 
-/// How many times its own size a wheel's members may declare in all, uncompressed, when every
-/// member is read ([`validate`]): deflate cannot exceed 1032, real wheels are under 10, and a
-/// zip bomb is refused before anything is inflated. See also [`MIN_INFLATE_CEILING`].
+/// By default, how many times its own size a wheel's members may declare in all, uncompressed,
+/// when every member is read ([`validate`]): deflate cannot exceed 1032, real wheels are under
+/// 10, and a zip bomb is refused before anything is inflated. See also [`MIN_INFLATE_CEILING`];
+/// [`set_max_inflate_ratio`] changes it (the `vari` command reads [`MAX_INFLATE_RATIO_ENV`]).
 pub const MAX_INFLATE_RATIO: u64 = 200;
 
 /// The inflation ceiling of a small wheel: its members may always declare this many bytes in
-/// all (1 GiB), whatever [`MAX_INFLATE_RATIO`] times its size is.
+/// all (1 GiB), whatever [`max_inflate_ratio`] times its size is.
 pub const MIN_INFLATE_CEILING: u64 = 1 << 30;
 
 /// What [`inspect`] learned about a wheel.
