@@ -105,13 +105,14 @@ pub enum WheelErrorKind {
         /// The `*.dist-info` directories that were found but do not match.
         found: Vec<String>,
     },
-    /// More than one top-level `*.dist-info` directory matches the wheel's name and version.
+    /// More than one top-level `*.dist-info` directory: installers refuse such a wheel, and
+    /// readers would disagree on which `METADATA` and `variant.json` are its own.
     #[error(
-        "more than one `.dist-info` directory matches the filename: {}",
+        "has more than one `.dist-info` directory ({}): a wheel has exactly one",
         dirs.join(", ")
     )]
     AmbiguousDistInfo {
-        /// The matching directories.
+        /// The top-level `.dist-info` directories.
         dirs: Vec<String>,
     },
     /// `variant.json` failed to parse or validate.

@@ -82,16 +82,7 @@ pub(crate) fn check<R: Read + Seek>(
             return Err(WheelError::new(path, kind));
         }
     };
-    let mut problems = Vec::new();
-    for entry in &cd.entries {
-        if let Some(problem) = entry_problem(&cd, entry) {
-            problems.push(WheelErrorKind::UnsafeMember {
-                member: shown(cd.name(entry)),
-                problem,
-            });
-        }
-    }
-    problems.extend(duplicates(&cd));
+    let mut problems = entry_problems(&cd);
     let mut inflate_safe = true;
     let spans = match reach {
         Reach::Listing => Ok(listing_spans(&cd)),
@@ -138,6 +129,28 @@ pub(crate) fn check<R: Read + Seek>(
         problems,
         inflate_safe,
     })
+}
+
+/// Every name, type and duplicate problem of the entries (see the module docs).
+fn entry_problems(cd: &CentralDirectory) -> Vec<WheelErrorKind> {
+    let mut problems = Vec::new();
+    for entry in &cd.entries {
+        if let Some(problem) = entry_problem(cd, entry) {
+            problems.push(WheelErrorKind::UnsafeMember {
+                member: shown(cd.name(entry)),
+                problem,
+            });
+        }
+    }
+    problems.extend(duplicates(cd));
+    problems
+}
+
+/// The checks [`check`] makes at [`Reach::Listing`], for a central directory read on its own.
+pub(crate) fn listing_problems(cd: &CentralDirectory) -> Vec<WheelErrorKind> {
+    let mut problems = entry_problems(cd);
+    problems.extend(overlaps(cd, listing_spans(cd)));
+    problems
 }
 
 /// The most bytes the members of an archive of `archive` bytes may inflate to in all, `ratio`

@@ -118,6 +118,33 @@ pub fn inspect_reader<R: Read + Seek>(path: &Path, reader: R) -> Result<WheelInf
     first_problem(check_reader(path, reader, Depth::Metadata)?)
 }
 
+/// The checks [`inspect`] makes of a wheel's listing, for a central directory read on its own
+/// (a remote wheel's, fetched with range requests, as the index client does for select, the
+/// proxy and `index validate`): every member's name and type, duplicate names, data that
+/// overlaps, and the one-`.dist-info` rule. `directory` is the central directory as stored,
+/// `offset` where it starts in the archive. Returns the wheel's `.dist-info` directory, the
+/// only place its `METADATA` and `variant.json` may be read from; else the first problem.
+pub fn check_listing(
+    filename: &WheelFilename,
+    directory: &[u8],
+    offset: u64,
+) -> Result<String, WheelErrorKind> {
+    let cd = central::CentralDirectory::from_bytes(directory.to_vec(), offset).map_err(|why| {
+        WheelErrorKind::Layout {
+            reason: why.0.to_owned(),
+        }
+    })?;
+    if let Some(first) = layout::listing_problems(&cd).into_iter().next() {
+        return Err(first);
+    }
+    // Every name is UTF-8 here: the layout check refuses any other.
+    let names = cd
+        .entries
+        .iter()
+        .map(|e| std::str::from_utf8(cd.name(e)).unwrap_or_default());
+    archive::dist_info_of(filename, names)
+}
+
 /// A [`Validation`] without problems as [`WheelInfo`]; else its first problem.
 fn first_problem(v: Validation) -> Result<WheelInfo, WheelError> {
     match (v.problems.is_empty(), v.dist_info, v.record) {
