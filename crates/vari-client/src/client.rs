@@ -229,16 +229,7 @@ impl IndexClient {
                 None => tracing::debug!("{url} is advertised but missing; reading the wheel"),
             }
         }
-        let dist_info = |name: &str| {
-            name.split_once('/').is_some_and(|(dir, file)| {
-                file == "METADATA"
-                    && dir
-                        .strip_suffix(".dist-info")
-                        .and_then(|stem| stem.split_once('-'))
-                        .is_some_and(|(n, _)| vari_core::filename::normalize_name(n) == wheel.name)
-            })
-        };
-        match read_member(&self.http, &file.url, dist_info).await? {
+        match read_member(&self.http, &file.url, wheel, "METADATA").await? {
             Some((_, bytes)) => utf8(&file.url, bytes),
             None => Err(ClientError::Archive {
                 url: file.url.clone(),
@@ -277,16 +268,18 @@ impl IndexClient {
         raw::sha256(&self.http, url).await
     }
 
-    /// The first member of the wheel at `url` whose name (`pkg-1.0.dist-info/variant.json`)
-    /// `pick` accepts, with its content, read with range requests (the archive's tail, then
-    /// the member); `None` when no member matches. A missing wheel is
-    /// [`ClientError::Status`].
+    /// The member `{dist-info}/{file}` (`file` is `variant.json`, `METADATA`…) of the wheel
+    /// `wheel` at `url`, with its name and content, read with range requests (the archive's
+    /// tail, then the member) after its listing passed vari-wheel's checks (one `.dist-info`
+    /// directory, safe member names; a wheel that fails them is [`ClientError::Archive`]);
+    /// `None` when the wheel has no such member. A missing wheel is [`ClientError::Status`].
     pub async fn wheel_member(
         &self,
         url: &url::Url,
-        pick: impl Fn(&str) -> bool,
+        wheel: &vari_core::filename::WheelFilename,
+        file: &str,
     ) -> Result<Option<(String, Vec<u8>)>, ClientError> {
-        read_member(&self.http, url, pick).await
+        read_member(&self.http, url, wheel, file).await
     }
 
     /// Whether the server of `url` was found to ignore range requests in this session.

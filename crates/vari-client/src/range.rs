@@ -32,10 +32,7 @@ struct Remote<'a> {
 
 impl Remote<'_> {
     fn archive_error(&self, message: impl Into<String>) -> ClientError {
-        ClientError::Archive {
-            url: self.url.clone(),
-            message: message.into(),
-        }
+        archive_error(self.url, message)
     }
 
     fn add(&mut self, answer: RangeAnswer) {
@@ -90,12 +87,24 @@ impl Remote<'_> {
     }
 }
 
-/// The first member of the wheel at `url` whose name `pick` accepts, with its content;
-/// `None` when no member matches.
+/// An archive error about the wheel at `url` (also for when `Remote` is borrowed).
+fn archive_error(url: &Url, message: impl Into<String>) -> ClientError {
+    ClientError::Archive {
+        url: url.clone(),
+        message: message.into(),
+    }
+}
+
+/// `{dist-info}/{file}` of the wheel `wheel` at `url`, with its content; `None` when the wheel
+/// has no such member. The central directory passes vari-wheel's checks first (the ones
+/// `vari wheel inspect` makes of a local wheel: member names and types, duplicates, overlapping
+/// data, exactly one `.dist-info` directory, matching the filename), so a remote wheel is held
+/// to the same rules as a local one and its metadata is read from its one `.dist-info`.
 pub(crate) async fn read_member(
     http: &Http,
     url: &Url,
-    pick: impl Fn(&str) -> bool,
+    wheel: &vari_core::filename::WheelFilename,
+    file: &str,
 ) -> Result<Option<(String, Vec<u8>)>, ClientError> {
     let first = http.get_range(url, ByteRange::Suffix(TAIL)).await?;
     let mut remote = Remote {
@@ -117,14 +126,15 @@ pub(crate) async fn read_member(
             directory.size
         )));
     }
-    let members = {
+    let (members, dist_info) = {
         let bytes = remote.bytes(directory.offset, directory.size).await?;
-        read_directory(&bytes).map_err(|m| ClientError::Archive {
-            url: url.clone(),
-            message: m,
-        })?
+        let dist_info = vari_wheel::check_listing(wheel, &bytes, directory.offset)
+            .map_err(|e| archive_error(url, e.to_string()))?;
+        let members = read_directory(&bytes).map_err(|m| archive_error(url, m))?;
+        (members, dist_info)
     };
-    let Some(member) = members.into_iter().find(|m| pick(&m.name)) else {
+    let wanted = format!("{dist_info}/{file}");
+    let Some(member) = members.into_iter().find(|m| m.name == wanted) else {
         return Ok(None);
     };
     if member.compressed_size > MAX_MEMBER {

@@ -13,6 +13,7 @@ use std::fmt;
 use futures_util::stream::{self, StreamExt};
 use pep440_rs::Version;
 use url::Url;
+use vari_core::filename::WheelFilename;
 use vari_core::metadata::{
     combine, read_json_lenient, CombineError, MetadataError, SourceKind, VariantMetadata,
 };
@@ -249,12 +250,6 @@ async fn from_index_files(
     }))
 }
 
-/// Whether a member name is a top-level `*.dist-info/variant.json`.
-fn is_variant_json(name: &str) -> bool {
-    name.split_once('/')
-        .is_some_and(|(dir, file)| dir.ends_with(".dist-info") && file == "variant.json")
-}
-
 /// One wheel per label, its `variant.json` read with range requests, all combined.
 async fn from_wheels(
     http: &Http,
@@ -264,16 +259,22 @@ async fn from_wheels(
     concurrency: usize,
     mut warnings: Vec<String>,
 ) -> Result<VersionVariants, ClientError> {
-    let mut one_per_label: BTreeMap<&VariantLabel, &IndexFile> = BTreeMap::new();
+    let mut one_per_label: BTreeMap<&VariantLabel, (&IndexFile, &WheelFilename)> = BTreeMap::new();
     for file in project.files_of(version) {
-        if let Some(label) = file.wheel().and_then(|w| w.label.as_ref()) {
-            one_per_label.entry(label).or_insert(file);
+        if let Some(wheel) = file.wheel() {
+            if let Some(label) = wheel.label.as_ref() {
+                one_per_label.entry(label).or_insert((file, wheel));
+            }
         }
     }
-    let reads = stream::iter(one_per_label.into_iter().map(|(label, file)| async move {
-        let member = read_member(http, &file.url, is_variant_json).await;
-        (label, file, member)
-    }))
+    let reads = stream::iter(
+        one_per_label
+            .into_iter()
+            .map(|(label, (file, wheel))| async move {
+                let member = read_member(http, &file.url, wheel, "variant.json").await;
+                (label, file, member)
+            }),
+    )
     .buffer_unordered(concurrency.max(1))
     .collect::<Vec<_>>()
     .await;
@@ -355,14 +356,6 @@ async fn from_wheels(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn variant_json_members() {
-        assert!(is_variant_json("foo-1.0.dist-info/variant.json"));
-        assert!(!is_variant_json("foo-1.0.dist-info/sub/variant.json"));
-        assert!(!is_variant_json("foo/variant.json"));
-        assert!(!is_variant_json("variant.json"));
-    }
 
     #[test]
     fn unknown_schema_is_told_apart_from_corruption() {

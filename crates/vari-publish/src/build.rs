@@ -349,6 +349,9 @@ fn combine_release(
             .into_iter()
             .map(|w| format!("{filename}: {w}")),
     );
+    if let Some(warning) = no_fallback(release, &combined) {
+        warnings.push(warning);
+    }
     let sha256 = dist::hex(&<sha2::Sha256 as sha2::Digest>::digest(
         written.text.as_bytes(),
     ));
@@ -359,6 +362,24 @@ fn combine_release(
         text: written.text,
         sha256,
     }))
+}
+
+/// The warning for a variant release with neither a plain wheel nor a null variant: an
+/// installer that does not know variants sees only labelled wheels it cannot install, and
+/// fails or falls through to an sdist on another index and tries to build it.
+fn no_fallback(release: &[Dist], combined: &VariantMetadata) -> Option<String> {
+    let plain = release
+        .iter()
+        .any(|d| matches!(&d.input.kind, InputKind::Wheel(w) if w.label.is_none()));
+    if plain || combined.null_variant().is_some() {
+        return None;
+    }
+    let first = release.first()?;
+    Some(format!(
+        "{} {}: no plain wheel and no null variant; installers that do not know variants \
+         find no wheel they can install (add a plain build, or a variant with no properties)",
+        first.input.project, first.input.version
+    ))
 }
 
 fn metadata_path(filename: &str) -> String {

@@ -91,41 +91,9 @@ impl<R: Read + Seek> Archive<R> {
         }
     }
 
-    /// The wheel's `.dist-info` directory: a top-level `*.dist-info` directory holding `WHEEL` or
-    /// `METADATA` whose name and version match the filename's (names compared after wheel-name
-    /// normalisation, so case and `-_.` runs do not matter; versions compared as PEP 440).
+    /// The wheel's `.dist-info` directory (see [`dist_info_of`]).
     pub(crate) fn dist_info(&self, filename: &WheelFilename) -> Result<String, WheelError> {
-        let candidates: BTreeSet<&str> = self
-            .names()
-            .filter_map(|name| {
-                // A byte search: `split_once` with a `char` costs more on 30,000 names.
-                let slash = name.bytes().position(|b| b == b'/')?;
-                let (dir, rest) = (&name[..slash], &name[slash + 1..]);
-                let is_core_file = rest == "WHEEL" || rest == "METADATA";
-                (dir.ends_with(".dist-info") && is_core_file).then_some(dir)
-            })
-            .collect();
-        let matching: Vec<&str> = candidates
-            .iter()
-            .copied()
-            .filter(|dir| matches_filename(dir, filename))
-            .collect();
-        match matching.as_slice() {
-            [one] => Ok((*one).to_owned()),
-            [] => Err(WheelError::new(
-                &self.path,
-                WheelErrorKind::NoDistInfo {
-                    expected: format!("{}-{}.dist-info", filename.name, filename.version),
-                    found: candidates.iter().map(|d| (*d).to_owned()).collect(),
-                },
-            )),
-            many => Err(WheelError::new(
-                &self.path,
-                WheelErrorKind::AmbiguousDistInfo {
-                    dirs: many.iter().map(|d| (*d).to_owned()).collect(),
-                },
-            )),
-        }
+        dist_info_of(filename, self.names()).map_err(|kind| WheelError::new(&self.path, kind))
     }
 
     /// Streams one member through its RECORD row's hash, adding the bytes inflated to
@@ -344,12 +312,68 @@ fn read_listed<R: Read + Seek>(
     Ok(bytes)
 }
 
+/// The one rule for a wheel's `.dist-info` directory, for every reader (local wheels here,
+/// remote ones through [`crate::check_listing`]): the archive has exactly one top-level
+/// `*.dist-info` directory (as pip and uv require: with two, tools disagree on which
+/// `METADATA` and `variant.json` are the wheel's), it holds `WHEEL` or `METADATA`, and its name
+/// and version match the filename's (names compared after wheel-name normalisation, so case and
+/// `-_.` runs do not matter; versions compared as PEP 440).
+pub(crate) fn dist_info_of<'a>(
+    filename: &WheelFilename,
+    names: impl Iterator<Item = &'a str>,
+) -> Result<String, WheelErrorKind> {
+    let mut dirs: BTreeSet<&str> = BTreeSet::new();
+    let mut with_core_file: BTreeSet<&str> = BTreeSet::new();
+    for name in names {
+        // A byte search: `split_once` with a `char` costs more on 30,000 names.
+        let slash = name.bytes().position(|b| b == b'/');
+        let top = slash.map_or(name, |at| &name[..at]);
+        if !is_dist_info_name(top) {
+            continue;
+        }
+        dirs.insert(top);
+        if let Some(at) = slash {
+            let rest = &name[at + 1..];
+            if rest == "WHEEL" || rest == "METADATA" {
+                with_core_file.insert(top);
+            }
+        }
+    }
+    let expected = || format!("{}-{}.dist-info", filename.name, filename.version);
+    let found = |dirs: &BTreeSet<&str>| dirs.iter().map(|d| (*d).to_owned()).collect();
+    if dirs.len() > 1 {
+        return Err(WheelErrorKind::AmbiguousDistInfo { dirs: found(&dirs) });
+    }
+    match dirs.first() {
+        Some(dir) if with_core_file.contains(dir) && matches_filename(dir, filename) => {
+            Ok((*dir).to_owned())
+        }
+        _ => Err(WheelErrorKind::NoDistInfo {
+            expected: expected(),
+            found: found(&with_core_file),
+        }),
+    }
+}
+
+/// Whether a top-level name is a `.dist-info` directory's, in any case (a case-insensitive file
+/// system merges `X.DIST-INFO` with the real one).
+fn is_dist_info_name(top: &str) -> bool {
+    const SUFFIX: &str = ".dist-info";
+    top.len() > SUFFIX.len()
+        && top
+            .get(top.len() - SUFFIX.len()..)
+            .is_some_and(|end| end.eq_ignore_ascii_case(SUFFIX))
+}
+
 /// Whether `dir` (`{name}-{version}.dist-info`) names the same distribution and version as the
 /// wheel filename.
 fn matches_filename(dir: &str, filename: &WheelFilename) -> bool {
-    let Some(stem) = dir.strip_suffix(".dist-info") else {
+    let Some(stem) = dir.get(..dir.len().saturating_sub(".dist-info".len())) else {
         return false;
     };
+    if !is_dist_info_name(dir) {
+        return false;
+    }
     // Normalised versions never contain `-`, so the last `-` separates name from version even
     // when a tool wrote the name unescaped (`foo-bar-1.0.dist-info`).
     let Some((name, version)) = stem.rsplit_once('-') else {

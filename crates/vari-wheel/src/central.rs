@@ -127,6 +127,32 @@ impl CentralDirectory {
         })
     }
 
+    /// A central directory already read (by range requests, say): its bytes, which must be
+    /// whole entries and nothing else, and where it starts in its archive.
+    pub(crate) fn from_bytes(bytes: Vec<u8>, offset: u64) -> Result<Self, Unsupported> {
+        // Every header takes at least 46 bytes: parse as many as the bytes can hold, then
+        // require that they held exactly that many.
+        let mut count = 0u64;
+        let mut at = 0usize;
+        while at < bytes.len() {
+            let fixed = bytes
+                .get(at..at + CENTRAL_FIXED)
+                .ok_or(Unsupported("a malformed central-directory header"))?;
+            let variable = usize::from(u16_at(fixed, 28))
+                + usize::from(u16_at(fixed, 30))
+                + usize::from(u16_at(fixed, 32));
+            at += CENTRAL_FIXED + variable;
+            count += 1;
+        }
+        let entries = parse_entries(&bytes, count)?;
+        Ok(Self {
+            bytes,
+            entries,
+            offset,
+            comment: Vec::new(),
+        })
+    }
+
     /// The entry's name as stored.
     pub(crate) fn name(&self, entry: &Entry) -> &[u8] {
         let start = entry.range.start + CENTRAL_FIXED;

@@ -105,13 +105,14 @@ pub enum WheelErrorKind {
         /// The `*.dist-info` directories that were found but do not match.
         found: Vec<String>,
     },
-    /// More than one top-level `*.dist-info` directory matches the wheel's name and version.
+    /// More than one top-level `*.dist-info` directory: installers refuse such a wheel, and
+    /// readers would disagree on which `METADATA` and `variant.json` are its own.
     #[error(
-        "more than one `.dist-info` directory matches the filename: {}",
+        "has more than one `.dist-info` directory ({}): a wheel has exactly one",
         dirs.join(", ")
     )]
     AmbiguousDistInfo {
-        /// The matching directories.
+        /// The top-level `.dist-info` directories.
         dirs: Vec<String>,
     },
     /// `variant.json` failed to parse or validate.
@@ -330,15 +331,18 @@ pub enum WheelErrorKind {
     /// The members declare more uncompressed bytes than the inflation ceiling allows.
     #[error(
         "its members declare {declared} uncompressed bytes, more than the ceiling of {ceiling} \
-         ({ratio} times the archive's {archive} bytes, at least {floor})",
-        ratio = crate::MAX_INFLATE_RATIO,
-        floor = crate::MIN_INFLATE_CEILING
+         ({ratio} times the archive's {archive} bytes, at least {floor}; set {env} to a larger \
+         ratio to accept it)",
+        floor = crate::MIN_INFLATE_CEILING,
+        env = crate::MAX_INFLATE_RATIO_ENV
     )]
     InflationCeiling {
         /// The sum of the members' declared uncompressed sizes.
         declared: u64,
         /// The ceiling for this archive.
         ceiling: u64,
+        /// The ratio in force ([`crate::max_inflate_ratio`]).
+        ratio: u64,
         /// The archive's size in bytes.
         archive: u64,
     },

@@ -82,16 +82,7 @@ pub(crate) fn check<R: Read + Seek>(
             return Err(WheelError::new(path, kind));
         }
     };
-    let mut problems = Vec::new();
-    for entry in &cd.entries {
-        if let Some(problem) = entry_problem(&cd, entry) {
-            problems.push(WheelErrorKind::UnsafeMember {
-                member: shown(cd.name(entry)),
-                problem,
-            });
-        }
-    }
-    problems.extend(duplicates(&cd));
+    let mut problems = entry_problems(&cd);
     let mut inflate_safe = true;
     let spans = match reach {
         Reach::Listing => Ok(listing_spans(&cd)),
@@ -121,12 +112,14 @@ pub(crate) fn check<R: Read + Seek>(
             .entries
             .iter()
             .fold(0u64, |sum, e| sum.saturating_add(e.uncompressed_size));
-        let ceiling = inflate_ceiling(archive);
+        let ratio = crate::max_inflate_ratio();
+        let ceiling = inflate_ceiling(archive, ratio);
         if declared > ceiling {
             inflate_safe = false;
             problems.push(WheelErrorKind::InflationCeiling {
                 declared,
                 ceiling,
+                ratio,
                 archive,
             });
         }
@@ -138,10 +131,33 @@ pub(crate) fn check<R: Read + Seek>(
     })
 }
 
-/// The most bytes the members of an archive of `archive` bytes may inflate to in all.
-pub(crate) fn inflate_ceiling(archive: u64) -> u64 {
+/// Every name, type and duplicate problem of the entries (see the module docs).
+fn entry_problems(cd: &CentralDirectory) -> Vec<WheelErrorKind> {
+    let mut problems = Vec::new();
+    for entry in &cd.entries {
+        if let Some(problem) = entry_problem(cd, entry) {
+            problems.push(WheelErrorKind::UnsafeMember {
+                member: shown(cd.name(entry)),
+                problem,
+            });
+        }
+    }
+    problems.extend(duplicates(cd));
+    problems
+}
+
+/// The checks [`check`] makes at [`Reach::Listing`], for a central directory read on its own.
+pub(crate) fn listing_problems(cd: &CentralDirectory) -> Vec<WheelErrorKind> {
+    let mut problems = entry_problems(cd);
+    problems.extend(overlaps(cd, listing_spans(cd)));
+    problems
+}
+
+/// The most bytes the members of an archive of `archive` bytes may inflate to in all, `ratio`
+/// times its size but at least [`crate::MIN_INFLATE_CEILING`].
+pub(crate) fn inflate_ceiling(archive: u64, ratio: u64) -> u64 {
     archive
-        .saturating_mul(crate::MAX_INFLATE_RATIO)
+        .saturating_mul(ratio)
         .max(crate::MIN_INFLATE_CEILING)
 }
 
@@ -396,11 +412,10 @@ mod tests {
 
     #[test]
     fn the_ceiling_has_a_floor() {
-        assert_eq!(inflate_ceiling(1), crate::MIN_INFLATE_CEILING);
-        assert_eq!(
-            inflate_ceiling(1 << 40),
-            (1u64 << 40) * crate::MAX_INFLATE_RATIO
-        );
-        assert_eq!(inflate_ceiling(u64::MAX), u64::MAX);
+        let ratio = crate::MAX_INFLATE_RATIO;
+        assert_eq!(inflate_ceiling(1, ratio), crate::MIN_INFLATE_CEILING);
+        assert_eq!(inflate_ceiling(1 << 40, ratio), (1u64 << 40) * ratio);
+        assert_eq!(inflate_ceiling(1 << 40, 2000), (1u64 << 40) * 2000);
+        assert_eq!(inflate_ceiling(u64::MAX, ratio), u64::MAX);
     }
 }

@@ -39,6 +39,7 @@ mod core_metadata;
 mod error;
 mod glob;
 mod layout;
+mod limits;
 mod make;
 mod reader;
 mod record;
@@ -59,6 +60,9 @@ use vari_core::metadata::VariantMetadata;
 
 pub use crate::check::{check, check_reader, validate, Depth, Validation};
 pub use crate::error::{WheelError, WheelErrorKind};
+pub use crate::limits::{
+    max_inflate_ratio, parse_inflate_ratio, set_max_inflate_ratio, MAX_INFLATE_RATIO_ENV,
+};
 pub use crate::make::{make_variant, unmake, WrittenWheel};
 pub use crate::record::RecordCheck;
 pub use crate::repack::{
@@ -76,13 +80,14 @@ pub const MAX_VARIANT_JSON_BYTES: u64 = 16 * 1024 * 1024;
 /// The most `RECORD` may inflate to. A wheel with 100 000 files has a RECORD of ~15 MiB.
 pub const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
 
-/// How many times its own size a wheel's members may declare in all, uncompressed, when every
-/// member is read ([`validate`]): deflate cannot exceed 1032, real wheels are under 10, and a
-/// zip bomb is refused before anything is inflated. See also [`MIN_INFLATE_CEILING`].
+/// By default, how many times its own size a wheel's members may declare in all, uncompressed,
+/// when every member is read ([`validate`]): deflate cannot exceed 1032, real wheels are under
+/// 10, and a zip bomb is refused before anything is inflated. See also [`MIN_INFLATE_CEILING`];
+/// [`set_max_inflate_ratio`] changes it (the `vari` command reads [`MAX_INFLATE_RATIO_ENV`]).
 pub const MAX_INFLATE_RATIO: u64 = 200;
 
 /// The inflation ceiling of a small wheel: its members may always declare this many bytes in
-/// all (1 GiB), whatever [`MAX_INFLATE_RATIO`] times its size is.
+/// all (1 GiB), whatever [`max_inflate_ratio`] times its size is.
 pub const MIN_INFLATE_CEILING: u64 = 1 << 30;
 
 /// What [`inspect`] learned about a wheel.
@@ -111,6 +116,33 @@ pub fn inspect(path: &Path) -> Result<WheelInfo, WheelError> {
 /// carries the label) and names the wheel in errors; it is not opened.
 pub fn inspect_reader<R: Read + Seek>(path: &Path, reader: R) -> Result<WheelInfo, WheelError> {
     first_problem(check_reader(path, reader, Depth::Metadata)?)
+}
+
+/// The checks [`inspect`] makes of a wheel's listing, for a central directory read on its own
+/// (a remote wheel's, fetched with range requests, as the index client does for select, the
+/// proxy and `index validate`): every member's name and type, duplicate names, data that
+/// overlaps, and the one-`.dist-info` rule. `directory` is the central directory as stored,
+/// `offset` where it starts in the archive. Returns the wheel's `.dist-info` directory, the
+/// only place its `METADATA` and `variant.json` may be read from; else the first problem.
+pub fn check_listing(
+    filename: &WheelFilename,
+    directory: &[u8],
+    offset: u64,
+) -> Result<String, WheelErrorKind> {
+    let cd = central::CentralDirectory::from_bytes(directory.to_vec(), offset).map_err(|why| {
+        WheelErrorKind::Layout {
+            reason: why.0.to_owned(),
+        }
+    })?;
+    if let Some(first) = layout::listing_problems(&cd).into_iter().next() {
+        return Err(first);
+    }
+    // Every name is UTF-8 here: the layout check refuses any other.
+    let names = cd
+        .entries
+        .iter()
+        .map(|e| std::str::from_utf8(cd.name(e)).unwrap_or_default());
+    archive::dist_info_of(filename, names)
 }
 
 /// A [`Validation`] without problems as [`WheelInfo`]; else its first problem.

@@ -27,6 +27,7 @@ use crate::error::CliError;
 /// Runs the command; `Ok` carries the exit status of a command that completed (validation may
 /// complete and still report invalid files with status 1).
 pub(crate) fn run(command: Command) -> Result<ExitCode, CliError> {
+    apply_wheel_limits()?;
     match command {
         Command::Detect(args) => detect::run(&args),
         Command::Rank(args) => rank::run(&args),
@@ -54,6 +55,20 @@ pub(crate) fn run(command: Command) -> Result<ExitCode, CliError> {
         Command::Cache(CacheCommand::Clean(args)) => cache::clean(&args),
         Command::Cache(CacheCommand::Prune(args)) => cache::prune(&args),
     }
+}
+
+/// `VARI_MAX_INFLATE_RATIO`, read once for every command that reads wheels (validate,
+/// make-variant, repack, index build, the proxy): vari-wheel reads no environment itself.
+/// Empty counts as unset.
+fn apply_wheel_limits() -> Result<(), CliError> {
+    let value = std::env::var_os(vari_wheel::MAX_INFLATE_RATIO_ENV)
+        .map(|v| v.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if !value.trim().is_empty() {
+        let ratio = vari_wheel::parse_inflate_ratio(&value).map_err(CliError::Other)?;
+        vari_wheel::set_max_inflate_ratio(ratio);
+    }
+    Ok(())
 }
 
 /// Serialises a JSON value for stdout: pretty, with a trailing newline.

@@ -173,3 +173,63 @@ fn index_build_refuses_a_member_outside_the_install_directory() {
     .expect_one_error(&["test_package-0-py3-none-any.whl", "member `../evil.py`"]);
     assert!(!site.path().join("simple").exists());
 }
+
+/// Adds `test_package/zeros.bin` to a copy of `src` at `dst`, 1,000 deflated zeros whose
+/// local and central headers both declare 3 GiB: far past the default inflation ceiling
+/// (1 GiB for a small wheel), without the test inflating gigabytes.
+const DECLARES_3_GIB: &str = r#"
+import shutil, struct, sys, zipfile
+src, dst = sys.argv[1:3]
+shutil.copy(src, dst)
+name = b"test_package/zeros.bin"
+with zipfile.ZipFile(dst, "a", zipfile.ZIP_DEFLATED) as z:
+    z.writestr(name.decode(), bytes(1000))
+data = bytearray(open(dst, "rb").read())
+for signature, name_at, size_at in ((b"PK\x03\x04", 30, 22), (b"PK\x01\x02", 46, 24)):
+    at = 0
+    while True:
+        at = data.index(signature, at)
+        if data[at + name_at:at + name_at + len(name)] == name:
+            data[at + size_at:at + size_at + 4] = struct.pack("<I", 3 << 30)
+            break
+        at += 4
+open(dst, "wb").write(data)
+"#;
+
+#[test]
+fn the_inflation_ceiling_is_raised_by_its_environment_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let wheel = dir.path().join("test_package-0-py3-none-any.whl");
+    let built = Command::new(test_python())
+        .args(["-c", DECLARES_3_GIB])
+        .arg(data("wheels/test_package-0-py3-none-any.whl"))
+        .arg(&wheel)
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let errors = |ratio: Option<&str>| {
+        let mut cmd = crate::common::vari();
+        cmd.args(["wheel", "validate", "--json"]).arg(&wheel);
+        if let Some(ratio) = ratio {
+            cmd.env("VARI_MAX_INFLATE_RATIO", ratio);
+        }
+        let run = crate::common::run(&mut cmd).expect_code(1);
+        run.json()["files"][0]["errors"].to_string()
+    };
+    let refused = errors(None);
+    assert!(
+        refused.contains("more than the ceiling of 1073741824")
+            && refused.contains("set VARI_MAX_INFLATE_RATIO"),
+        "{refused}"
+    );
+    // Raised: the declared total is accepted; only the member's own lie remains.
+    let raised = errors(Some("10000000"));
+    assert!(!raised.contains("ceiling"), "{raised}");
+    assert!(raised.contains("test_package/zeros.bin"), "{raised}");
+    let mut cmd = crate::common::vari();
+    cmd.args(["wheel", "validate"])
+        .arg(&wheel)
+        .env("VARI_MAX_INFLATE_RATIO", "0");
+    crate::common::run(&mut cmd)
+        .expect_one_error(&["VARI_MAX_INFLATE_RATIO: `0` is not a positive integer"]);
+}

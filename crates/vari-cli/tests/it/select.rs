@@ -453,3 +453,71 @@ fn explain_stays_readable_on_a_thousand_file_page() {
     // No line is a wall of filenames.
     assert!(lines.iter().all(|l| l.chars().count() < 240), "{out}");
 }
+
+/// A wheel with a second `.dist-info` directory (first in the archive, with its own
+/// `variant.json`): installers refuse it, and a reader taking the first `variant.json` it meets
+/// would read the wrong one. Every command holds it to the same rule: `rank` and `select` from a
+/// find-links directory skip it with a warning naming it.
+#[test]
+fn a_wheel_with_two_dist_info_directories_is_refused_by_every_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = demo(dir.path());
+    std::fs::remove_file(dir.path().join("demo-1.0-variants.json")).unwrap();
+    let two = "demo-1.0-py3-none-any-v3.whl";
+    let good = std::fs::read(dir.path().join(two)).unwrap();
+    let mut source = zip::ZipArchive::new(std::io::Cursor::new(good)).unwrap();
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(dir.path().join(two)).unwrap());
+    let options = zip::write::SimpleFileOptions::default();
+    zip.start_file("aaa-1.0.dist-info/METADATA", options)
+        .unwrap();
+    zip.write_all(b"Metadata-Version: 2.1\nName: aaa\nVersion: 1.0\n")
+        .unwrap();
+    zip.start_file("aaa-1.0.dist-info/variant.json", options)
+        .unwrap();
+    zip.write_all(DOCUMENT.as_bytes()).unwrap();
+    for i in 0..source.len() {
+        zip.raw_copy_file(source.by_index_raw(i).unwrap()).unwrap();
+    }
+    zip.finish().unwrap();
+
+    let ranked = run(vari()
+        .arg("rank")
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile));
+    assert!(
+        ranked
+            .stderr
+            .lines()
+            .any(|l| l.contains(two) && l.contains("more than one `.dist-info` directory")),
+        "{}",
+        ranked.stderr
+    );
+
+    let selected = run(vari()
+        .args(["select", "demo", "--find-links"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .args([
+            "--python-version",
+            "3.12",
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+        ]));
+    assert!(
+        selected
+            .stderr
+            .lines()
+            .any(|l| l.contains(two) && l.contains("more than one `.dist-info` directory")),
+        "{}\n{}",
+        selected.stdout,
+        selected.stderr
+    );
+    assert!(
+        !selected.stdout.contains(two),
+        "{}\n{}",
+        selected.stdout,
+        selected.stderr
+    );
+}

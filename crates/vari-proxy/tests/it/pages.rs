@@ -579,3 +579,50 @@ async fn a_chosen_wheel_whose_metadata_cannot_be_read_is_listed_without_promises
     );
     proxy.shutdown().await;
 }
+
+/// A wheel with a second `.dist-info` directory (first in the archive, with its own
+/// `variant.json` describing other builds) in a find-links directory: the proxy holds it to
+/// vari-wheel's rules, as `rank` and `select` do, and skips it with a warning naming it rather
+/// than reading the wrong `variant.json`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wheel_with_two_dist_info_directories_is_skipped() {
+    use std::io::Write;
+    let flat = tempfile::tempdir().unwrap();
+    fastpkg_release(flat.path());
+    std::fs::remove_file(flat.path().join("fastpkg-1.0-variants.json")).unwrap();
+    let two = flat.path().join("fastpkg-1.0-py3-none-any-v3.whl");
+    let good = std::fs::read(&two).unwrap();
+    let mut source = zip::ZipArchive::new(std::io::Cursor::new(good)).unwrap();
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&two).unwrap());
+    let options = zip::write::SimpleFileOptions::default();
+    zip.start_file("aaa-1.0.dist-info/METADATA", options)
+        .unwrap();
+    zip.write_all(b"Metadata-Version: 2.1\nName: aaa\nVersion: 1.0\n")
+        .unwrap();
+    zip.start_file("aaa-1.0.dist-info/variant.json", options)
+        .unwrap();
+    zip.write_all(level_variants(&["v1", "v3", "v4"]).as_bytes())
+        .unwrap();
+    for i in 0..source.len() {
+        zip.raw_copy_file(source.by_index_raw(i).unwrap()).unwrap();
+    }
+    zip.finish().unwrap();
+
+    let (proxy, _scratch) = proxy_with(client(&[], &[flat.path()]), cpu_target).await;
+    let page = get_json(proxy.local_addr(), "/simple/fastpkg/")
+        .await
+        .json();
+    assert!(!files(&page).is_empty(), "{page}");
+    assert_logged(
+        "fastpkg-1.0-py3-none-any-v3.whl: has more than one `.dist-info` directory \
+         (aaa-1.0.dist-info, fastpkg-1.0.dist-info)",
+    );
+    let journal = proxy.journal();
+    assert!(
+        journal
+            .iter()
+            .all(|s| s.original != "fastpkg-1.0-py3-none-any-v3.whl"),
+        "{journal:?}"
+    );
+    proxy.shutdown().await;
+}

@@ -130,12 +130,6 @@ fn failed(url: &Url) -> impl Fn(ClientError) -> FetchError + '_ {
     }
 }
 
-fn is_variant_json(member: &str) -> bool {
-    member
-        .split_once('/')
-        .is_some_and(|(dir, file)| dir.ends_with(".dist-info") && file == "variant.json")
-}
-
 /// A wheel's `variant.json` describes exactly one variant, the one its filename names.
 fn check_label(filename: &str, member: &str, metadata: &VariantMetadata) -> Result<(), FetchError> {
     let label = vari_core::filename::WheelFilename::parse(filename)
@@ -183,16 +177,23 @@ impl SiteReader for HttpSite {
         url: &Url,
         filename: &str,
     ) -> Result<Option<VariantMetadata>, FetchError> {
-        let member = match self
-            .runtime
-            .block_on(self.client.wheel_member(url, is_variant_json))
-        {
-            Ok(member) => member,
-            Err(ClientError::Status {
-                status: 404 | 410, ..
-            }) => return Ok(None),
-            Err(e) => return Err(failed(url)(e)),
-        };
+        let wheel = vari_core::filename::WheelFilename::parse(filename).map_err(|e| {
+            FetchError::Failed {
+                url: url.to_string(),
+                message: format!("{filename}: {e}"),
+            }
+        })?;
+        let member =
+            match self
+                .runtime
+                .block_on(self.client.wheel_member(url, &wheel, "variant.json"))
+            {
+                Ok(member) => member,
+                Err(ClientError::Status {
+                    status: 404 | 410, ..
+                }) => return Ok(None),
+                Err(e) => return Err(failed(url)(e)),
+            };
         let Some((member, bytes)) = member else {
             return Err(FetchError::Failed {
                 url: url.to_string(),

@@ -177,6 +177,33 @@ fn variants_json_is_the_combination_of_the_wheels() {
         .exists());
 }
 
+/// A release of variant wheels only, with neither a plain wheel nor a null variant, is built
+/// with a warning naming it; with a plain wheel it is not.
+#[test]
+fn a_release_without_a_fallback_is_warned_about() {
+    let input = tempfile::tempdir().unwrap();
+    for level in ["v3", "v4"] {
+        WheelSpec::x86_64("fast_math", "1.2.0", level).write(input.path());
+    }
+    let site = tempfile::tempdir().unwrap();
+    let stats = build_dir(input.path(), site.path());
+    let warned: Vec<&String> = stats
+        .warnings
+        .iter()
+        .filter(|w| w.contains("no plain wheel and no null variant"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", stats.warnings);
+    assert!(warned[0].contains("1.2.0: no plain wheel"), "{}", warned[0]);
+
+    WheelSpec::plain("fast_math", "1.2.0").write(input.path());
+    let stats = build_dir(input.path(), site.path());
+    assert!(
+        stats.warnings.iter().all(|w| !w.contains("no plain wheel")),
+        "{:?}",
+        stats.warnings
+    );
+}
+
 #[test]
 fn a_conflict_fails_naming_both_wheels_and_leaves_the_site_alone() {
     let input = tempfile::tempdir().unwrap();

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use vari_wheel::{
-    inspect, make_variant, repack, replace_metadata, unmake, validate, BuildMatch, BuildRule,
-    LabelChoice, RepackConfig, RequiresDistEdit, ValidValues, VariantSpec, WheelErrorKind,
+    check_listing, inspect, make_variant, repack, replace_metadata, unmake, validate, BuildMatch,
+    BuildRule, LabelChoice, RepackConfig, RequiresDistEdit, ValidValues, VariantSpec,
+    WheelErrorKind,
 };
 
 use crate::support::{demo_entries, plain_wheel, raw_zip, snapshot, write_demo, RawEntry};
@@ -471,4 +472,80 @@ fn unmake_creates_its_output_directory() {
     .unwrap();
     let plain = unmake(&made.path, &site.out.join("c")).unwrap();
     assert_eq!(plain.path, site.out.join("c/demo-1.0-py3-none-any.whl"));
+}
+
+/// The central directory of `bytes` (no archive comment, no zip64): its bytes and offset.
+fn central_directory(bytes: &[u8]) -> (&[u8], u64) {
+    let eocd = &bytes[bytes.len() - 22..];
+    let size = u32::from_le_bytes(eocd[12..16].try_into().unwrap()) as usize;
+    let offset = u32::from_le_bytes(eocd[16..20].try_into().unwrap()) as usize;
+    (&bytes[offset..offset + size], offset as u64)
+}
+
+/// One rule for every reader: a wheel has exactly one top-level `.dist-info` directory (as pip
+/// and uv require), whatever the other is named or holds; local wheels (`inspect`, `validate`,
+/// `make_variant`) and listings read on their own (`check_listing`, what the index client
+/// uses for select and the proxy) refuse a second one.
+#[test]
+fn a_second_dist_info_directory_is_refused_by_every_reader() {
+    let filename = vari_core::filename::WheelFilename::parse("demo-1.0-py3-none-any.whl").unwrap();
+    for second in [
+        "aaa-1.0.dist-info/METADATA",
+        "demo-1.0.0.dist-info/METADATA",
+        "zzz-2.dist-info/variant.json",
+        "Other.DIST-INFO/x",
+    ] {
+        let site = Site::new();
+        let wheel = hostile_member(&site, RawEntry::stored(second, b"x"), b"x");
+        let dir = second.split('/').next().unwrap();
+        let needle = "more than one `.dist-info` directory";
+        let e = inspect(&wheel).unwrap_err().to_string();
+        assert!(e.contains(needle) && e.contains(dir), "{second}: {e}");
+        assert!(
+            messages(&wheel).iter().any(|m| m.contains(needle)),
+            "{second}"
+        );
+        site.writes_nothing(|| {
+            let e = make_variant(&wheel, &site.out, &spec(), &ValidValues::default())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(needle), "make-variant: {e}");
+        });
+        let bytes = std::fs::read(&wheel).unwrap();
+        let (directory, offset) = central_directory(&bytes);
+        let e = check_listing(&filename, directory, offset).unwrap_err();
+        assert!(
+            matches!(&e, WheelErrorKind::AmbiguousDistInfo { dirs } if dirs.len() == 2),
+            "{second}: {e}"
+        );
+    }
+    // The wheel without the second directory passes the same checks.
+    let site = Site::new();
+    let bytes = raw_zip(&demo_entries(Vec::new()), &[]);
+    let wheel = write_demo(&site.input, &bytes);
+    inspect(&wheel).unwrap();
+    let (directory, offset) = central_directory(&bytes);
+    assert_eq!(
+        check_listing(&filename, directory, offset).unwrap(),
+        "demo-1.0.dist-info"
+    );
+}
+
+/// `check_listing` applies the layout rules too (names, duplicates), not only the
+/// `.dist-info` rule.
+#[test]
+fn check_listing_applies_the_layout_rules() {
+    let filename = vari_core::filename::WheelFilename::parse("demo-1.0-py3-none-any.whl").unwrap();
+    let bytes = raw_zip(
+        &demo_entries(vec![(RawEntry::stored("../evil.py", b"x"), b"x".to_vec())]),
+        &[],
+    );
+    let (directory, offset) = central_directory(&bytes);
+    let e = check_listing(&filename, directory, offset).unwrap_err();
+    assert!(
+        matches!(&e, WheelErrorKind::UnsafeMember { member, .. } if member == "../evil.py"),
+        "{e}"
+    );
+    let e = check_listing(&filename, &directory[..directory.len() - 1], offset).unwrap_err();
+    assert!(matches!(e, WheelErrorKind::Layout { .. }), "{e}");
 }
