@@ -144,6 +144,19 @@ impl Sysroot {
     }
 }
 
+/// Reads a system file (procfs, sysfs, or a copy of one) as text: a regular file, opened without
+/// blocking, at most [`vari_fs::InputKind::System`]'s ceiling (procfs files report size 0, so the
+/// bytes read are counted).
+pub(crate) fn read_system_file(path: &Path) -> io::Result<String> {
+    let text = vari_fs::read_input_to_string(path, vari_fs::InputKind::System)?;
+    Ok(text)
+}
+
+/// Reads a system file as bytes, with [`read_system_file`]'s checks and `limit`.
+pub(crate) fn read_system_bytes(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    Ok(vari_fs::read_input_limited(path, limit)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,17 +209,4 @@ mod tests {
             Err(SysrootError::NotADirectory(_))
         ));
     }
-}
-
-/// Reads a system file (procfs, sysfs, or a copy of one) as text: a regular file, opened without
-/// blocking, at most [`vari_fs::InputKind::System`]'s ceiling (procfs files report size 0, so the
-/// bytes read are counted).
-pub(crate) fn read_system_file(path: &Path) -> io::Result<String> {
-    let text = vari_fs::read_input_to_string(path, vari_fs::InputKind::System)?;
-    Ok(text)
-}
-
-/// Reads a system file as bytes, with [`read_system_file`]'s checks and `limit`.
-pub(crate) fn read_system_bytes(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    Ok(vari_fs::read_input_limited(path, limit)?)
 }

@@ -219,17 +219,15 @@ impl Hold {
         registry().pending
     }
 
-    /// Releases the hold after the caller has stopped gracefully because of the signal (the
-    /// proxy's own handling): registered paths are removed, the signal is forgotten, the
-    /// process goes on to exit as the caller decides.
+    /// Ends the hold after the caller has stopped gracefully because of a signal (the proxy's
+    /// own handling): registered paths are removed, and signals stay the caller's for the rest
+    /// of the process (the hold is never released). Releasing it would race: the signal that
+    /// stopped the caller may reach this registry's thread only now, and must not turn a
+    /// graceful stop (status 0) into an exit with 130.
     pub fn stopped_gracefully(mut self) {
         self.released = true;
-        let mut state = registry();
-        state.holds -= 1;
-        if state.holds == 0 && state.pending.take().is_some() {
-            drop(state);
-            remove_registered();
-        }
+        registry().pending = None;
+        remove_registered();
     }
 }
 

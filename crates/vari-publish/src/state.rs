@@ -86,7 +86,7 @@ impl State {
     /// hashes it remembers are published).
     pub(crate) fn load(site: &Path) -> Result<Self, BuildError> {
         let path = state_path(site);
-        let bytes = match vari_fs::read_input(&path, vari_fs::InputKind::Config) {
+        let bytes = match vari_fs::read_input(&path, vari_fs::InputKind::Metadata) {
             Ok(bytes) => bytes,
             Err(vari_fs::InputError::Io { source, .. })
                 if source.kind() == std::io::ErrorKind::NotFound =>
