@@ -42,9 +42,11 @@ const QUOTED_HOST: usize = 80;
 
 /// Starts the proxy on the current tokio runtime and returns once it listens.
 ///
-/// Refuses a non-loopback address unless [`ProxySettings::allow_remote`] is set. Pages are
-/// built on first request, so an unreachable upstream shows as 502 answers (and warnings in
-/// the log), not as an error here.
+/// Refuses a non-loopback address unless [`ProxySettings::allow_remote`] is set; without it,
+/// only requests whose `Host` names `localhost`, a loopback address or the bound address are
+/// served (others get `421 Misdirected Request`), so that a web page cannot reach the proxy
+/// through DNS rebinding. Pages are built on first request, so an unreachable upstream shows
+/// as 502 answers (and warnings in the log), not as an error here.
 ///
 /// Rewritten wheels in the cache directory that no proxy has served for 30 days
 /// ([`vari_fs::cache_admin::DEFAULT_MAX_UNUSED`]) are removed in the background: they are as
