@@ -257,8 +257,9 @@ fn big_wheel(dir: &std::path::Path) -> Vec<u8> {
     std::fs::read(path).unwrap()
 }
 
-fn is_variant_json(name: &str) -> bool {
-    name.ends_with(".dist-info/variant.json")
+/// The demo wheel these range tests read `variant.json` from.
+fn demo_wheel() -> vari_core::filename::WheelFilename {
+    vari_core::filename::WheelFilename::parse("demo-1.0-py3-none-any-x86_64_v3.whl").unwrap()
 }
 
 #[tokio::test]
@@ -300,7 +301,7 @@ async fn a_206_with_too_much_body_keeps_only_what_was_asked() {
         url::Url::parse(&format!("{base}/files/demo-1.0-py3-none-any-x86_64_v3.whl")).unwrap();
     let client = client(quick_settings(&format!("{base}/simple/")));
     let (member, content) = client
-        .wheel_member(&url, is_variant_json)
+        .wheel_member(&url, &demo_wheel(), "variant.json")
         .await
         .unwrap()
         .unwrap();
@@ -339,7 +340,7 @@ async fn a_server_ignoring_ranges_is_streamed_through() {
             url::Url::parse(&format!("{base}/files/demo-1.0-py3-none-any-x86_64_v3.whl")).unwrap();
         let client = client(quick_settings(&format!("{base}/simple/")));
         let (_, content) = client
-            .wheel_member(&url, is_variant_json)
+            .wheel_member(&url, &demo_wheel(), "variant.json")
             .await
             .unwrap()
             .unwrap();
