@@ -195,9 +195,10 @@ impl Config {
     /// The index client's settings with the configuration's index settings put over `base`:
     /// `index-url` replaces the first index, `extra-index-url` follows it, `find-links`,
     /// `index-strategy`, `offline` and the limits (`max-page-bytes`,
-    /// `max-variants-json-bytes`, `max-metadata-bytes`, `http-deadline`) replace `base`'s. A
-    /// front-end applies its command-line options after this; the client applies the
-    /// `VARI_MAX_*_BYTES` and `VARI_HTTP_DEADLINE` variables over everything.
+    /// `max-variants-json-bytes`, `max-metadata-bytes`, `http-deadline`, `low-speed-bytes`,
+    /// `low-speed-seconds`) replace `base`'s. A front-end applies its command-line options
+    /// after this; the client applies the `VARI_MAX_*_BYTES`, `VARI_HTTP_DEADLINE` and
+    /// `VARI_LOW_SPEED_*` variables over everything.
     pub fn client_settings(&self, mut base: ClientSettings) -> ClientSettings {
         let s = &self.settings;
         if let Some(index) = &s.index_url {
@@ -221,6 +222,7 @@ impl Config {
                 &mut limits.max_variants_json_bytes,
             ),
             (&s.max_metadata_bytes, &mut limits.max_metadata_bytes),
+            (&s.low_speed_bytes, &mut limits.low_speed_bytes),
         ] {
             if let Some(setting) = setting {
                 *slot = setting.value;
@@ -228,6 +230,9 @@ impl Config {
         }
         if let Some(deadline) = &s.http_deadline {
             limits.deadline = deadline.value;
+        }
+        if let Some(window) = &s.low_speed_seconds {
+            limits.low_speed_time = window.value;
         }
         if let Some(offline) = &s.offline {
             base.cache_mode = match offline.value {
@@ -287,6 +292,10 @@ fn default_value(key: Key) -> Option<Shown> {
         }
         Key::MaxMetadataBytes => Shown::Text(Limits::default().max_metadata_bytes.to_string()),
         Key::HttpDeadline => Shown::Text(Limits::default().deadline.as_secs_f64().to_string()),
+        Key::LowSpeedBytes => Shown::Text(Limits::default().low_speed_bytes.to_string()),
+        Key::LowSpeedSeconds => {
+            Shown::Text(Limits::default().low_speed_time.as_secs_f64().to_string())
+        }
     })
 }
 
