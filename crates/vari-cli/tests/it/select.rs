@@ -232,6 +232,36 @@ fn nothing_fits_is_one_error_naming_what_would() {
 }
 
 #[test]
+fn no_variants_fetches_no_variant_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = demo(dir.path());
+    let index = serve(dir.path());
+    let out = select(&index, &profile, &["demo", "--no-variants"]).expect_code(0);
+    assert!(
+        out.stdout.contains("demo-1.0-py3-none-any.whl"),
+        "{}",
+        out.stdout
+    );
+    let seen: Vec<String> = index.server.seen().into_iter().map(|s| s.path).collect();
+    // Neither the variants.json nor a variant wheel's own variant.json (range reads) can
+    // change the answer, so neither is fetched.
+    assert!(
+        !seen.iter().any(|p| p.ends_with("-variants.json")
+            || p.ends_with("-v3.whl")
+            || p.ends_with("-v4.whl")),
+        "{seen:?}"
+    );
+    // With variants on, the same run reads the variants.json (the test can fail).
+    index.server.clear_seen();
+    select(&index, &profile, &["demo"]).expect_code(0);
+    let seen: Vec<String> = index.server.seen().into_iter().map(|s| s.path).collect();
+    assert!(
+        seen.iter().any(|p| p.ends_with("-variants.json")),
+        "{seen:?}"
+    );
+}
+
+#[test]
 fn without_an_index_the_error_says_how_to_name_one() {
     let mut cmd = vari();
     cmd.args(["select", "demo", "--python-version", "3.12"])
