@@ -3,7 +3,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use vari_client::{CacheMode, ClientSettings, IndexStrategy, IndexUrl, Limits};
+use vari_client::{CacheMode, ClientSettings, IndexStrategy, Limits};
 use vari_core::ordering::SelectionOptions;
 
 use crate::error::ConfigError;
@@ -284,7 +284,14 @@ fn default_value(key: Key) -> Option<Shown> {
         }
         Key::Profile => return None,
         Key::NoVariants | Key::Offline => Shown::Bool(false),
-        Key::IndexUrl => Shown::Text(IndexUrl::pypi().to_string()),
+        // The same answer the commands use; a variable that is not a URL is shown as given
+        // (the commands refuse it, naming it).
+        Key::IndexUrl => Shown::Text(
+            match crate::default_index(|name| std::env::var(name).ok()) {
+                Ok(index) => index.url.to_string(),
+                Err(e) => e.to_string(),
+            },
+        ),
         Key::IndexStrategy => Shown::Text(strategy_name(IndexStrategy::default()).to_owned()),
         Key::MaxPageBytes => Shown::Text(Limits::default().max_page_bytes.to_string()),
         Key::MaxVariantsJsonBytes => {
