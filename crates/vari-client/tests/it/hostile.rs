@@ -428,27 +428,33 @@ async fn dripping_streams_end_at_the_low_speed_rule() {
             "{text}"
         );
     };
-    // Downloads.
-    let out = tempfile::tempdir().unwrap();
-    let project = client.project(&name("demo")).await.unwrap();
-    let file = project.files.iter().find(|f| f.url == url).unwrap().clone();
-    check(
-        client
-            .download(&file, &out.path().join(WHEEL), &|_, _| {})
-            .await
-            .unwrap_err(),
-    );
-    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
-    // The proxy's pass-through.
-    let mut stream = client.open_file(&url).await.unwrap();
-    let err = loop {
-        match stream.chunk().await {
-            Ok(Some(_)) => {}
-            Ok(None) => panic!("the dripping body ended"),
-            Err(e) => break e,
-        }
+    // A safety net only: without the rule each of these would wait about three hours.
+    let all = async {
+        // Downloads.
+        let out = tempfile::tempdir().unwrap();
+        let project = client.project(&name("demo")).await.unwrap();
+        let file = project.files.iter().find(|f| f.url == url).unwrap().clone();
+        check(
+            client
+                .download(&file, &out.path().join(WHEEL), &|_, _| {})
+                .await
+                .unwrap_err(),
+        );
+        assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+        // The proxy's pass-through.
+        let mut stream = client.open_file(&url).await.unwrap();
+        let err = loop {
+            match stream.chunk().await {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("the dripping body ended"),
+                Err(e) => break e,
+            }
+        };
+        check(err);
+        // Hashing a file.
+        check(client.sha256(&url).await.unwrap_err());
     };
-    check(err);
-    // Hashing a file.
-    check(client.sha256(&url).await.unwrap_err());
+    tokio::time::timeout(Duration::from_secs(120), all)
+        .await
+        .expect("the dripping transfers ended");
 }
