@@ -177,7 +177,7 @@ pub(crate) async fn download(
     }
     let mut streaming = http.open(&file.url).await?;
     // Read before streaming: afterwards the body's size hint counts what is left.
-    let announced = streaming.response.content_length();
+    let announced = streaming.content_length();
     let total = announced.or(file.size);
     let mut sink = Sink {
         file: vari_fs::AtomicFile::create(dest)?,
@@ -186,15 +186,9 @@ pub(crate) async fn download(
         dest,
     };
     progress(0, total);
-    loop {
-        match streaming.response.chunk().await {
-            Ok(Some(chunk)) => {
-                sink.write(&chunk)?;
-                progress(sink.written, total);
-            }
-            Ok(None) => break,
-            Err(e) => return Err(http.body_error(&file.url, e)),
-        }
+    while let Some(chunk) = streaming.chunk().await? {
+        sink.write(&chunk)?;
+        progress(sink.written, total);
     }
     if let Some(total) = announced {
         if sink.written != total {

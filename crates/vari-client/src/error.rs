@@ -56,6 +56,27 @@ pub enum ClientError {
         /// The deadline that ran out.
         deadline: Duration,
     },
+    /// A streamed body (a download, a pass-through, a hash) arrived slower than the low-speed
+    /// rule allows: fewer than `bytes` in the last `window`.
+    #[error(
+        "{url}: the transfer was too slow: {received} bytes in the last {} s, below the \
+         low-speed limit of {bytes} bytes per {} s (change it with `low-speed-bytes` and \
+         `low-speed-seconds` in vari.toml or {} and {})",
+        window.as_secs_f64(),
+        window.as_secs_f64(),
+        crate::limits::LOW_SPEED_BYTES_ENV,
+        crate::limits::LOW_SPEED_SECONDS_ENV
+    )]
+    TooSlow {
+        /// The URL requested.
+        url: Url,
+        /// The bytes that arrived in the window.
+        received: u64,
+        /// The fewest bytes the rule asks for in a window.
+        bytes: u64,
+        /// The window.
+        window: Duration,
+    },
     /// A body is larger than the ceiling for its kind.
     #[error(
         "{url}: the {} is larger than the {limit}-byte limit (raise it with `{}` in vari.toml \

@@ -43,7 +43,10 @@
 //!     (seconds), which win over any settings. The HTTP cache stores and reads back nothing
 //!     over the ceiling. Range reads keep only the bytes asked for, whatever the server sends
 //!     (a `206` with an endless body, or the whole file from a server that ignores `Range`).
-//!     Downloads stream to disk and are bounded by the read timeout, not held in memory.
+//!     Downloads stream to disk and are not held in memory; besides the read timeout, a
+//!     streamed body (download, proxy pass-through, hashing) must bring at least 1 KiB in
+//!     every 60 s (`low-speed-bytes`, `low-speed-seconds`, `VARI_LOW_SPEED_BYTES`,
+//!     `VARI_LOW_SPEED_SECONDS`), so a server dripping bytes cannot hold it forever.
 //!   - *checked metadata*: a `*-variants.json` whose content does not have the hash its page
 //!     lists is unusable ([`UnusableReason::HashMismatch`]), like a wheel with a wrong hash.
 //!   - *messages that say what happened*: a body cut off before its `Content-Length`, an
@@ -74,8 +77,8 @@ pub use client::{FileStream, ProjectList};
 pub use download::{Downloaded, Progress};
 pub use error::{ClientError, HashMismatch};
 pub use limits::{
-    CeilingNames, InvalidLimit, Limits, HTTP_DEADLINE_ENV, MAX_METADATA_BYTES_ENV,
-    MAX_PAGE_BYTES_ENV, MAX_VARIANTS_JSON_BYTES_ENV,
+    CeilingNames, InvalidLimit, Limits, HTTP_DEADLINE_ENV, LOW_SPEED_BYTES_ENV,
+    LOW_SPEED_SECONDS_ENV, MAX_METADATA_BYTES_ENV, MAX_PAGE_BYTES_ENV, MAX_VARIANTS_JSON_BYTES_ENV,
 };
 pub use name::{InvalidProjectName, ProjectName};
 pub use raw::FetchedBody;

@@ -9,8 +9,12 @@
 //! whatever the settings say, so every command, the proxy and the index validator honour them.
 //!
 //! Files streamed to disk (downloads, the proxy's pass-through, hashing a file) are not held
-//! in memory and have no size ceiling: they are bounded by the read timeout between two
-//! reads. Range reads keep only the bytes asked for whatever the server sends.
+//! in memory and have no size ceiling and no overall deadline (a large wheel over a slow link
+//! legitimately takes long): they are bounded by the read timeout between two reads and by a
+//! low-speed rule, like curl's `--speed-limit`/`--speed-time`: fewer than
+//! [`Limits::low_speed_bytes`] in [`Limits::low_speed_time`] ends the transfer, so a server
+//! that drips a byte just inside the read timeout cannot hold one forever. Range reads keep
+//! only the bytes asked for whatever the server sends.
 
 use std::time::Duration;
 
@@ -33,21 +37,37 @@ pub struct Limits {
     /// bodies read into memory (pages, metadata, range reads). Default 300 s (a 64 MiB page at
     /// 2 Mbit/s); `http-deadline` (seconds), `VARI_HTTP_DEADLINE`.
     pub deadline: Duration,
+    /// The fewest bytes a streamed body (download, pass-through, hashing) must deliver in each
+    /// [`low_speed_time`](Self::low_speed_time) window. Default 1024 (1 KiB): a live link, even
+    /// a poor mobile one, moves that in well under a second, while a server dripping a byte
+    /// just inside the read timeout sends two or three; `low-speed-bytes`,
+    /// `VARI_LOW_SPEED_BYTES`.
+    pub low_speed_bytes: u64,
+    /// The window of the low-speed rule. Default 60 s: long enough that a connection which
+    /// stalls briefly (a proxy buffering, a congested hop) recovers, short enough that a
+    /// dripping server is dropped within a minute; `low-speed-seconds`,
+    /// `VARI_LOW_SPEED_SECONDS`.
+    pub low_speed_time: Duration,
 }
 
 /// 64 MiB.
 const PAGE_DEFAULT: u64 = 64 * 1024 * 1024;
 /// 16 MiB.
 const METADATA_DEFAULT: u64 = 16 * 1024 * 1024;
+/// 1 KiB.
+const LOW_SPEED_BYTES_DEFAULT: u64 = 1024;
 
 impl Default for Limits {
-    /// 64 MiB pages, 64 MiB `variants.json`, 16 MiB metadata, 300 s per request.
+    /// 64 MiB pages, 64 MiB `variants.json`, 16 MiB metadata, 300 s per request, streams
+    /// at least 1 KiB per 60 s.
     fn default() -> Self {
         Self {
             max_page_bytes: PAGE_DEFAULT,
             max_variants_json_bytes: PAGE_DEFAULT,
             max_metadata_bytes: METADATA_DEFAULT,
             deadline: Duration::from_secs(300),
+            low_speed_bytes: LOW_SPEED_BYTES_DEFAULT,
+            low_speed_time: Duration::from_secs(60),
         }
     }
 }
@@ -60,6 +80,10 @@ pub const MAX_VARIANTS_JSON_BYTES_ENV: &str = "VARI_MAX_VARIANTS_JSON_BYTES";
 pub const MAX_METADATA_BYTES_ENV: &str = "VARI_MAX_METADATA_BYTES";
 /// The environment variable that sets the request deadline, in seconds.
 pub const HTTP_DEADLINE_ENV: &str = "VARI_HTTP_DEADLINE";
+/// The environment variable that sets the bytes of the low-speed rule.
+pub const LOW_SPEED_BYTES_ENV: &str = "VARI_LOW_SPEED_BYTES";
+/// The environment variable that sets the window of the low-speed rule, in seconds.
+pub const LOW_SPEED_SECONDS_ENV: &str = "VARI_LOW_SPEED_SECONDS";
 
 /// An environment variable with a value that is not a limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -74,8 +98,8 @@ pub struct InvalidLimit {
 }
 
 impl Limits {
-    /// These limits with the `VARI_MAX_*_BYTES` and `VARI_HTTP_DEADLINE` variables `lookup`
-    /// finds put over them. Empty variables count as unset.
+    /// These limits with the `VARI_MAX_*_BYTES`, `VARI_HTTP_DEADLINE` and `VARI_LOW_SPEED_*`
+    /// variables `lookup` finds put over them. Empty variables count as unset.
     pub fn with_env(
         mut self,
         lookup: impl Fn(&str) -> Option<String>,
@@ -88,6 +112,7 @@ impl Limits {
                 &mut self.max_variants_json_bytes,
             ),
             (MAX_METADATA_BYTES_ENV, &mut self.max_metadata_bytes),
+            (LOW_SPEED_BYTES_ENV, &mut self.low_speed_bytes),
         ] {
             if let Some(value) = var(name) {
                 *slot = parse_bytes(&value).ok_or_else(|| InvalidLimit {
@@ -97,12 +122,17 @@ impl Limits {
                 })?;
             }
         }
-        if let Some(value) = var(HTTP_DEADLINE_ENV) {
-            self.deadline = parse_seconds(&value).ok_or_else(|| InvalidLimit {
-                variable: HTTP_DEADLINE_ENV.to_owned(),
-                value,
-                expected: "a positive number of seconds",
-            })?;
+        for (name, slot) in [
+            (HTTP_DEADLINE_ENV, &mut self.deadline),
+            (LOW_SPEED_SECONDS_ENV, &mut self.low_speed_time),
+        ] {
+            if let Some(value) = var(name) {
+                *slot = parse_seconds(&value).ok_or_else(|| InvalidLimit {
+                    variable: name.to_owned(),
+                    value,
+                    expected: "a positive number of seconds (at most 86400)",
+                })?;
+            }
         }
         Ok(self)
     }
@@ -219,16 +249,22 @@ mod tests {
                 ("VARI_MAX_PAGE_BYTES", "1000"),
                 ("VARI_HTTP_DEADLINE", "0.5"),
                 ("VARI_MAX_METADATA_BYTES", ""),
+                ("VARI_LOW_SPEED_BYTES", "10"),
+                ("VARI_LOW_SPEED_SECONDS", "2"),
             ]))
             .unwrap();
         assert_eq!(limits.max_page_bytes, 1000);
         assert_eq!(limits.deadline, Duration::from_millis(500));
         assert_eq!(limits.max_metadata_bytes, METADATA_DEFAULT);
+        assert_eq!(limits.low_speed_bytes, 10);
+        assert_eq!(limits.low_speed_time, Duration::from_secs(2));
         for bad in [
             ("VARI_MAX_PAGE_BYTES", "64MB"),
             ("VARI_MAX_VARIANTS_JSON_BYTES", "0"),
             ("VARI_HTTP_DEADLINE", "-1"),
             ("VARI_HTTP_DEADLINE", "inf"),
+            ("VARI_LOW_SPEED_BYTES", "0"),
+            ("VARI_LOW_SPEED_SECONDS", "0"),
         ] {
             let pairs: &'static [(&str, &str)] = Box::leak(Box::new([bad]));
             let err = Limits::default().with_env(env(pairs)).unwrap_err();

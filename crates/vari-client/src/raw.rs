@@ -59,18 +59,12 @@ pub(crate) async fn sha256(http: &Http, url: &Url) -> Result<Option<String>, Cli
         Err(e) if is_absent(&e) => return Ok(None),
         Err(e) => return Err(e),
     };
-    let announced = streaming.response.content_length();
+    let announced = streaming.content_length();
     let mut hasher = Sha256::new();
     let mut received = 0u64;
-    loop {
-        match streaming.response.chunk().await {
-            Ok(Some(chunk)) => {
-                hasher.update(&chunk);
-                received += chunk.len() as u64;
-            }
-            Ok(None) => break,
-            Err(e) => return Err(http.body_error(url, e)),
-        }
+    while let Some(chunk) = streaming.chunk().await? {
+        hasher.update(&chunk);
+        received += chunk.len() as u64;
     }
     // A digest of a cut-off body would be reported as a hash mismatch, which it is not.
     if let Some(total) = announced.filter(|total| *total != received) {

@@ -3,7 +3,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use vari_client::{CacheMode, ClientSettings, IndexStrategy, IndexUrl, Limits};
+use vari_client::{CacheMode, ClientSettings, IndexStrategy, Limits};
 use vari_core::ordering::SelectionOptions;
 
 use crate::error::ConfigError;
@@ -195,9 +195,10 @@ impl Config {
     /// The index client's settings with the configuration's index settings put over `base`:
     /// `index-url` replaces the first index, `extra-index-url` follows it, `find-links`,
     /// `index-strategy`, `offline` and the limits (`max-page-bytes`,
-    /// `max-variants-json-bytes`, `max-metadata-bytes`, `http-deadline`) replace `base`'s. A
-    /// front-end applies its command-line options after this; the client applies the
-    /// `VARI_MAX_*_BYTES` and `VARI_HTTP_DEADLINE` variables over everything.
+    /// `max-variants-json-bytes`, `max-metadata-bytes`, `http-deadline`, `low-speed-bytes`,
+    /// `low-speed-seconds`) replace `base`'s. A front-end applies its command-line options
+    /// after this; the client applies the `VARI_MAX_*_BYTES`, `VARI_HTTP_DEADLINE` and
+    /// `VARI_LOW_SPEED_*` variables over everything.
     pub fn client_settings(&self, mut base: ClientSettings) -> ClientSettings {
         let s = &self.settings;
         if let Some(index) = &s.index_url {
@@ -221,6 +222,7 @@ impl Config {
                 &mut limits.max_variants_json_bytes,
             ),
             (&s.max_metadata_bytes, &mut limits.max_metadata_bytes),
+            (&s.low_speed_bytes, &mut limits.low_speed_bytes),
         ] {
             if let Some(setting) = setting {
                 *slot = setting.value;
@@ -228,6 +230,9 @@ impl Config {
         }
         if let Some(deadline) = &s.http_deadline {
             limits.deadline = deadline.value;
+        }
+        if let Some(window) = &s.low_speed_seconds {
+            limits.low_speed_time = window.value;
         }
         if let Some(offline) = &s.offline {
             base.cache_mode = match offline.value {
@@ -279,7 +284,14 @@ fn default_value(key: Key) -> Option<Shown> {
         }
         Key::Profile => return None,
         Key::NoVariants | Key::Offline => Shown::Bool(false),
-        Key::IndexUrl => Shown::Text(IndexUrl::pypi().to_string()),
+        // The same answer the commands use; a variable that is not a URL is shown as given
+        // (the commands refuse it, naming it).
+        Key::IndexUrl => Shown::Text(
+            match crate::default_index(|name| std::env::var(name).ok()) {
+                Ok(index) => index.url.to_string(),
+                Err(e) => e.to_string(),
+            },
+        ),
         Key::IndexStrategy => Shown::Text(strategy_name(IndexStrategy::default()).to_owned()),
         Key::MaxPageBytes => Shown::Text(Limits::default().max_page_bytes.to_string()),
         Key::MaxVariantsJsonBytes => {
@@ -287,6 +299,10 @@ fn default_value(key: Key) -> Option<Shown> {
         }
         Key::MaxMetadataBytes => Shown::Text(Limits::default().max_metadata_bytes.to_string()),
         Key::HttpDeadline => Shown::Text(Limits::default().deadline.as_secs_f64().to_string()),
+        Key::LowSpeedBytes => Shown::Text(Limits::default().low_speed_bytes.to_string()),
+        Key::LowSpeedSeconds => {
+            Shown::Text(Limits::default().low_speed_time.as_secs_f64().to_string())
+        }
     })
 }
 

@@ -34,11 +34,15 @@ pub enum Key {
     MaxMetadataBytes,
     /// `http-deadline`: the most seconds one request may take, body included.
     HttpDeadline,
+    /// `low-speed-bytes`: the fewest bytes a streamed download must bring per window.
+    LowSpeedBytes,
+    /// `low-speed-seconds`: the window of the low-speed rule.
+    LowSpeedSeconds,
 }
 
 impl Key {
     /// Every key, in the order they are shown.
-    pub const ALL: [Key; 14] = [
+    pub const ALL: [Key; 16] = [
         Key::Prefer,
         Key::Forbid,
         Key::EnableOptional,
@@ -53,6 +57,8 @@ impl Key {
         Key::MaxVariantsJsonBytes,
         Key::MaxMetadataBytes,
         Key::HttpDeadline,
+        Key::LowSpeedBytes,
+        Key::LowSpeedSeconds,
     ];
 
     /// The key as written in a file.
@@ -72,6 +78,8 @@ impl Key {
             Key::MaxVariantsJsonBytes => "max-variants-json-bytes",
             Key::MaxMetadataBytes => "max-metadata-bytes",
             Key::HttpDeadline => "http-deadline",
+            Key::LowSpeedBytes => "low-speed-bytes",
+            Key::LowSpeedSeconds => "low-speed-seconds",
         }
     }
 
@@ -93,10 +101,13 @@ impl Key {
             Key::ExtraIndexUrl => "a list of URLs",
             Key::FindLinks => "a list of URLs or paths (relative to this file)",
             Key::IndexStrategy => "\"first-index\" or \"unsafe-best-match\"",
-            Key::MaxPageBytes | Key::MaxVariantsJsonBytes | Key::MaxMetadataBytes => {
-                "a positive number of bytes"
+            Key::MaxPageBytes
+            | Key::MaxVariantsJsonBytes
+            | Key::MaxMetadataBytes
+            | Key::LowSpeedBytes => "a positive number of bytes",
+            Key::HttpDeadline | Key::LowSpeedSeconds => {
+                "a positive number of seconds (at most 86400)"
             }
-            Key::HttpDeadline => "a positive number of seconds (at most 86400)",
         }
     }
 

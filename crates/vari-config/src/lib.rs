@@ -37,6 +37,7 @@
 //! [`Config::profile`] a profile path for the front-end's target; rendering is the CLI's.
 
 mod config;
+mod default_index;
 mod error;
 mod key;
 mod locate;
@@ -44,6 +45,7 @@ mod read;
 mod settings;
 
 pub use config::{Config, ConfigFile, Entry};
+pub use default_index::{default_index, DefaultIndex, InvalidIndexVariable, INDEX_VARIABLES};
 pub use error::ConfigError;
 pub use key::Key;
 pub use locate::{user_config_file, ConfigEnv, CONFIG_ENV, NO_CONFIG_ENV};

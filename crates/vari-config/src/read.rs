@@ -171,12 +171,13 @@ impl Reader<'_> {
                 settings.max_metadata_bytes = self.sourced(self.bytes(key, item, at)?)
             }
             Key::HttpDeadline => {
-                let seconds = item
-                    .as_float()
-                    .or_else(|| item.as_integer().map(|n| n as f64))
-                    .filter(|s| *s > 0.0 && *s <= 86_400.0)
-                    .ok_or_else(|| self.wrong_type(key, item, at))?;
-                settings.http_deadline = self.sourced(std::time::Duration::from_secs_f64(seconds));
+                settings.http_deadline = self.sourced(self.seconds(key, item, at)?)
+            }
+            Key::LowSpeedBytes => {
+                settings.low_speed_bytes = self.sourced(self.bytes(key, item, at)?)
+            }
+            Key::LowSpeedSeconds => {
+                settings.low_speed_seconds = self.sourced(self.seconds(key, item, at)?)
             }
             Key::IndexUrl => {
                 let text = self.string(key, item, at)?;
@@ -247,6 +248,16 @@ impl Reader<'_> {
     }
 
     /// A positive whole number (a byte ceiling).
+    /// A positive number of seconds, at most a day.
+    fn seconds(&self, key: Key, item: &Item, at: &str) -> Result<std::time::Duration, ConfigError> {
+        let seconds = item
+            .as_float()
+            .or_else(|| item.as_integer().map(|n| n as f64))
+            .filter(|s| *s > 0.0 && *s <= 86_400.0)
+            .ok_or_else(|| self.wrong_type(key, item, at))?;
+        Ok(std::time::Duration::from_secs_f64(seconds))
+    }
+
     fn bytes(&self, key: Key, item: &Item, at: &str) -> Result<u64, ConfigError> {
         item.as_integer()
             .filter(|n| *n > 0)
@@ -378,7 +389,7 @@ offline = true
             "/c/vari.toml: prefers: unknown key (expected one of: prefer, forbid, \
              enable-optional, profile, no-variants, index-url, extra-index-url, find-links, \
              index-strategy, offline, max-page-bytes, max-variants-json-bytes, \
-             max-metadata-bytes, http-deadline) (line 3)"
+             max-metadata-bytes, http-deadline, low-speed-bytes, low-speed-seconds) (line 3)"
         );
         let e = read("offline = \"yes\"").unwrap_err();
         assert_eq!(
@@ -397,9 +408,15 @@ offline = true
     fn limits_read_as_positive_numbers() {
         let settings = read(
             "max-page-bytes = 1000\nmax-variants-json-bytes = 2000\n\
-             max-metadata-bytes = 3000\nhttp-deadline = 2.5\n",
+             max-metadata-bytes = 3000\nhttp-deadline = 2.5\n\
+             low-speed-bytes = 10\nlow-speed-seconds = 0.5\n",
         )
         .unwrap();
+        assert_eq!(settings.low_speed_bytes.as_ref().unwrap().value, 10);
+        assert_eq!(
+            settings.low_speed_seconds.as_ref().unwrap().value,
+            std::time::Duration::from_millis(500)
+        );
         assert_eq!(settings.max_page_bytes.unwrap().value, 1000);
         assert_eq!(settings.max_variants_json_bytes.unwrap().value, 2000);
         assert_eq!(settings.max_metadata_bytes.unwrap().value, 3000);
@@ -421,6 +438,8 @@ offline = true
             "max-metadata-bytes = \"16MiB\"",
             "http-deadline = 0",
             "http-deadline = nan",
+            "low-speed-bytes = 0",
+            "low-speed-seconds = -1",
         ] {
             let e = read(bad).unwrap_err();
             assert!(

@@ -117,6 +117,10 @@ pub struct Settings {
     pub max_metadata_bytes: Option<Sourced<u64>>,
     /// `http-deadline`.
     pub http_deadline: Option<Sourced<std::time::Duration>>,
+    /// `low-speed-bytes`.
+    pub low_speed_bytes: Option<Sourced<u64>>,
+    /// `low-speed-seconds`.
+    pub low_speed_seconds: Option<Sourced<std::time::Duration>>,
 }
 
 impl Settings {
@@ -142,6 +146,8 @@ impl Settings {
             max_variants_json_bytes,
             max_metadata_bytes,
             http_deadline,
+            low_speed_bytes,
+            low_speed_seconds,
         } = stronger;
         put(&mut self.prefer, prefer);
         put(&mut self.forbid, forbid);
@@ -157,6 +163,8 @@ impl Settings {
         put(&mut self.max_variants_json_bytes, max_variants_json_bytes);
         put(&mut self.max_metadata_bytes, max_metadata_bytes);
         put(&mut self.http_deadline, http_deadline);
+        put(&mut self.low_speed_bytes, low_speed_bytes);
+        put(&mut self.low_speed_seconds, low_speed_seconds);
     }
 
     /// The value of `key` as shown to the user, with its source; `None` when no layer sets it.
@@ -171,6 +179,10 @@ impl Settings {
         fn text<T: fmt::Display>(s: &Option<Sourced<T>>) -> Option<(Shown, &Source)> {
             s.as_ref()
                 .map(|s| (Shown::Text(s.value.to_string()), &s.source))
+        }
+        fn seconds(s: &Option<Sourced<std::time::Duration>>) -> Option<(Shown, &Source)> {
+            s.as_ref()
+                .map(|s| (Shown::Text(s.value.as_secs_f64().to_string()), &s.source))
         }
         fn flag(s: &Option<Sourced<bool>>) -> Option<(Shown, &Source)> {
             s.as_ref().map(|s| (Shown::Bool(s.value), &s.source))
@@ -195,10 +207,9 @@ impl Settings {
             Key::MaxPageBytes => text(&self.max_page_bytes),
             Key::MaxVariantsJsonBytes => text(&self.max_variants_json_bytes),
             Key::MaxMetadataBytes => text(&self.max_metadata_bytes),
-            Key::HttpDeadline => self
-                .http_deadline
-                .as_ref()
-                .map(|s| (Shown::Text(s.value.as_secs_f64().to_string()), &s.source)),
+            Key::HttpDeadline => seconds(&self.http_deadline),
+            Key::LowSpeedBytes => text(&self.low_speed_bytes),
+            Key::LowSpeedSeconds => seconds(&self.low_speed_seconds),
         }
     }
 

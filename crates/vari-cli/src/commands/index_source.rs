@@ -2,21 +2,18 @@
 //! vari.toml and the pip/uv index variables under them), requirements, the target with the
 //! configured profile, selection options with the configured preferences, and the runtime.
 //!
-//! Which index when none is named: `index-url` from vari.toml, else the variables pip and uv
-//! read (`UV_DEFAULT_INDEX`, `UV_INDEX_URL`, `PIP_INDEX_URL`, in that order). There is no
-//! built-in default: selecting from an index nobody named (PyPI) would be a silent guess, and
-//! the indexes that publish variants today are not PyPI.
+//! Which index when none is named: `index-url` from vari.toml, else
+//! [`vari_config::default_index`] (the variables pip and uv read, `UV_DEFAULT_INDEX`,
+//! `UV_INDEX_URL`, `PIP_INDEX_URL`, else PyPI, as pip and uv do), the same answer `vari config
+//! show` gives. Sources named on the command line replace it, as they replace the installer's
+//! own in `vari install`.
 
-use vari_client::{CacheMode, ClientSettings, IndexClient, IndexUrl};
+use vari_client::{CacheMode, ClientSettings, IndexClient};
 use vari_select::{select_all, IndexOptions, Outcome, Request, SelectError, Target};
 
 use super::{config, rank, target};
 use crate::cli::{IndexArgs, SelectionArgs, TargetArgs};
 use crate::error::CliError;
-
-/// The variables read for the main index when neither the command line nor vari.toml names
-/// one, first set wins.
-const INDEX_VARIABLES: [&str; 3] = ["UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"];
 
 /// Everything a command needs to select from indexes.
 pub(crate) struct Session {
@@ -122,23 +119,27 @@ pub(crate) fn session(
     })
 }
 
-/// Client settings: the pip/uv variables, then vari.toml, then the command line.
+/// Client settings: the default index (the pip/uv variables, else PyPI) when the command
+/// line names no source, then vari.toml, then the command line.
 pub(crate) fn client_settings(
     index: &IndexArgs,
     config: &vari_config::Config,
 ) -> Result<ClientSettings, CliError> {
-    let mut base = ClientSettings {
-        indexes: Vec::new(),
+    let named = !index.index_url.is_empty()
+        || !index.extra_index_url.is_empty()
+        || !index.find_links.is_empty();
+    let indexes = match named {
+        true => Vec::new(),
+        false => {
+            let default = vari_config::default_index(|name| std::env::var(name).ok())
+                .map_err(|e| CliError::Other(e.to_string()))?;
+            vec![default.url]
+        }
+    };
+    let base = ClientSettings {
+        indexes,
         ..ClientSettings::default()
     };
-    if let Some((variable, value)) = INDEX_VARIABLES
-        .iter()
-        .find_map(|v| Some((*v, std::env::var(v).ok().filter(|x| !x.is_empty())?)))
-    {
-        let url =
-            IndexUrl::parse(&value).map_err(|e| CliError::Other(format!("{variable}: {e}")))?;
-        base.indexes.push(url);
-    }
     client_settings_over(base, index, config)
 }
 
@@ -168,9 +169,7 @@ pub(crate) fn client_settings_over(
     }
     if settings.indexes.is_empty() && settings.find_links.is_empty() {
         return Err(CliError::Other(
-            "no package index to select from: give --index-url URL or --find-links PATH, set \
-             index-url in vari.toml, or set UV_INDEX_URL or PIP_INDEX_URL"
-                .to_owned(),
+            "no package index to select from: give --index-url URL or --find-links PATH".to_owned(),
         ));
     }
     Ok(settings)

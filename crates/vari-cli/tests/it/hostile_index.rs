@@ -238,6 +238,49 @@ fn a_dripping_page_ends_at_the_deadline() {
 }
 
 #[test]
+fn a_dripping_wheel_ends_at_the_low_speed_rule() {
+    let scratch = tempfile::tempdir().unwrap();
+    let profile = profile(scratch.path());
+    let name = "demo-1.0-py3-none-any.whl";
+    let html = format!(r#"<a href="/files/{name}">{name}</a>"#);
+    // The page at once; the wheel one byte every 200 ms, inside any read timeout.
+    let base = raw_server(move |path, _, stream| {
+        if path.ends_with('/') {
+            return page(stream, "text/html", &html);
+        }
+        head(
+            stream,
+            "200 OK",
+            &[
+                ("content-type", "application/octet-stream".into()),
+                ("content-length", "100000".into()),
+            ],
+        );
+        for _ in 0..100_000 {
+            if stream.write_all(b"x").is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let dest = scratch.path().join("out");
+    let mut cmd = against("download", &format!("{base}/simple/"), &profile);
+    cmd.arg("-d").arg(&dest);
+    cmd.env("VARI_LOW_SPEED_BYTES", "100")
+        .env("VARI_LOW_SPEED_SECONDS", "1");
+    let (run, peak) = measured(&mut cmd);
+    run.expect_one_error(&[
+        &format!("{base}/files/{name}"),
+        "100 bytes per 1 s",
+        "low-speed-bytes",
+        "VARI_LOW_SPEED_SECONDS",
+    ]);
+    let written = std::fs::read_dir(&dest).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(written, 0, "something was left in {}", dest.display());
+    assert_bounded(peak, "download of a dripping wheel");
+}
+
+#[test]
 fn a_gzip_bomb_page_stops_at_the_ceiling() {
     let scratch = tempfile::tempdir().unwrap();
     let profile = profile(scratch.path());

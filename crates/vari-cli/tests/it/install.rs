@@ -981,7 +981,10 @@ fn install_help_gives_the_installers_default_indexes() {
     );
     let select = help("select");
     assert!(
-        select.contains("else `UV_DEFAULT_INDEX`, `UV_INDEX_URL` or `PIP_INDEX_URL`]"),
+        select.contains(
+            "else `UV_DEFAULT_INDEX`, `UV_INDEX_URL` or `PIP_INDEX_URL`, else PyPI, \
+             https://pypi.org/simple/]"
+        ),
         "{select}"
     );
 }

@@ -232,13 +232,81 @@ fn nothing_fits_is_one_error_naming_what_would() {
 }
 
 #[test]
-fn without_an_index_the_error_says_how_to_name_one() {
+fn no_variants_fetches_no_variant_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = demo(dir.path());
+    let index = serve(dir.path());
+    let out = select(&index, &profile, &["demo", "--no-variants"]).expect_code(0);
+    assert!(
+        out.stdout.contains("demo-1.0-py3-none-any.whl"),
+        "{}",
+        out.stdout
+    );
+    let seen: Vec<String> = index.server.seen().into_iter().map(|s| s.path).collect();
+    // Neither the variants.json nor a variant wheel's own variant.json (range reads) can
+    // change the answer, so neither is fetched.
+    assert!(
+        !seen.iter().any(|p| p.ends_with("-variants.json")
+            || p.ends_with("-v3.whl")
+            || p.ends_with("-v4.whl")),
+        "{seen:?}"
+    );
+    // With variants on, the same run reads the variants.json (the test can fail).
+    index.server.clear_seen();
+    select(&index, &profile, &["demo"]).expect_code(0);
+    let seen: Vec<String> = index.server.seen().into_iter().map(|s| s.path).collect();
+    assert!(
+        seen.iter().any(|p| p.ends_with("-variants.json")),
+        "{seen:?}"
+    );
+}
+
+/// `vari COMMAND ARGS` with no index named anywhere: no pip/uv index variables (unless
+/// `extra` sets one), and every proxy variable pointing at a closed port on 127.0.0.1, so a
+/// request to PyPI fails at once without reaching the network.
+fn unnamed(args: &[&str], extra: &[(&str, &str)]) -> Run {
     let mut cmd = vari();
-    cmd.args(["select", "demo", "--python-version", "3.12"])
+    cmd.args(args)
         .env_remove("UV_INDEX_URL")
         .env_remove("UV_DEFAULT_INDEX")
-        .env_remove("PIP_INDEX_URL");
-    run(&mut cmd).expect_one_error(&["no package index", "--index-url"]);
+        .env_remove("PIP_INDEX_URL")
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy");
+    for variable in [
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ] {
+        cmd.env(variable, "http://127.0.0.1:1");
+    }
+    cmd.envs(extra.iter().copied());
+    run(&mut cmd)
+}
+
+#[test]
+fn without_an_index_select_uses_the_index_config_show_reports() {
+    for (extra, expected) in [
+        (&[][..], "https://pypi.org/simple/"),
+        (
+            &[("PIP_INDEX_URL", "http://127.0.0.1:1/pip")][..],
+            "http://127.0.0.1:1/pip/",
+        ),
+    ] {
+        let shown = unnamed(&["config", "show", "--json"], extra)
+            .expect_code(0)
+            .json();
+        assert_eq!(shown["settings"]["index-url"]["value"], expected, "{shown}");
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec!["select", "demo", "--python-version", "3.12", "--refresh"];
+        let cache = dir.path().to_str().unwrap().to_owned();
+        let mut extra = extra.to_vec();
+        extra.push(("VARI_CACHE_DIR", &cache));
+        args.extend(["--python-platform", "x86_64-manylinux_2_28"]);
+        unnamed(&args, &extra).expect_one_error(&[&format!("{expected}demo/")]);
+    }
 }
 
 fn download(index: &Index, profile: &Path, dest: &Path) -> Run {

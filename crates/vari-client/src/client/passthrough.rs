@@ -19,7 +19,7 @@ pub struct FileStream {
 }
 
 enum Source {
-    Remote(Streaming),
+    Remote(Box<Streaming>),
     Local(std::fs::File, std::path::PathBuf),
 }
 
@@ -54,13 +54,7 @@ impl FileStream {
     /// The next bytes; `None` at the end. A connection that breaks is an error naming the URL.
     pub async fn chunk(&mut self) -> Result<Option<Vec<u8>>, ClientError> {
         match &mut self.source {
-            Source::Remote(streaming) => match streaming.response.chunk().await {
-                Ok(chunk) => Ok(chunk.map(Vec::from)),
-                Err(e) => Err(ClientError::Transport {
-                    url: self.url.clone(),
-                    message: crate::error::chain(&e.without_url()),
-                }),
-            },
+            Source::Remote(streaming) => Ok(streaming.chunk().await?.map(Vec::from)),
             // Chunks of a local file are read synchronously: a page-cache read of a quarter
             // megabyte is cheaper than a round trip to a blocking thread.
             Source::Local(file, path) => {
@@ -113,8 +107,8 @@ impl IndexClient {
         let streaming = self.http.open(url).await?;
         Ok(FileStream {
             url: url.clone(),
-            length: streaming.response.content_length(),
-            source: Source::Remote(streaming),
+            length: streaming.content_length(),
+            source: Source::Remote(Box::new(streaming)),
         })
     }
 

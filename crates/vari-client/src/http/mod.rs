@@ -7,6 +7,7 @@
 
 mod body;
 mod cache;
+mod stream;
 mod tls;
 
 use std::collections::HashSet;
@@ -22,10 +23,11 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use http_cache_semantics::{AfterResponse, BeforeRequest, CacheOptions, CachePolicy};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use url::Url;
 
 use self::cache::{Entry, HttpCache};
+pub(crate) use self::stream::Streaming;
 use crate::auth::CredentialStore;
 use crate::error::{chain, ClientError};
 use crate::limits::{BodyKind, Ceiling, Limits};
@@ -60,13 +62,6 @@ pub(crate) enum RangeAnswer {
         bytes: Vec<u8>,
         total: u64,
     },
-}
-
-/// An open response whose body is read by the caller, holding its slot among the parallel
-/// requests until dropped.
-pub(crate) struct Streaming {
-    pub(crate) response: reqwest::Response,
-    _permit: OwnedSemaphorePermit,
 }
 
 /// A failed attempt, and whether trying again may help.
@@ -480,8 +475,9 @@ impl Http {
             .unwrap_or(false)
     }
 
-    /// Opens a GET whose body the caller streams (downloads). Retries until the headers
-    /// arrive; a body that breaks later is the caller's error to report.
+    /// Opens a GET whose body the caller streams (downloads, pass-through, hashing). Retries
+    /// until the headers arrive; the body is then bounded by the read timeout and the
+    /// low-speed rule (see [`Streaming::chunk`]).
     pub(crate) async fn open(&self, url: &Url) -> Result<Streaming, ClientError> {
         self.check_reach(url)?;
         if self.mode == CacheMode::Offline {
@@ -507,15 +503,13 @@ impl Http {
                 Ok(response)
             })
             .await?;
-        Ok(Streaming {
+        Ok(Streaming::new(
+            url,
             response,
-            _permit: permit,
-        })
-    }
-
-    /// Maps an error met while reading a streamed body.
-    pub(crate) fn body_error(&self, url: &Url, error: reqwest::Error) -> ClientError {
-        self.failure(url, error).error
+            &self.limits,
+            self.read_timeout,
+            permit,
+        ))
     }
 
     fn request(&self, url: &Url) -> reqwest::RequestBuilder {

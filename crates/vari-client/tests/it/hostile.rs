@@ -385,3 +385,77 @@ fn gzip_bomb(mib: usize) -> Vec<u8> {
     encoder.write_all(&vec![0u8; 1024 * 1024]).unwrap();
     encoder.finish().unwrap().repeat(mib)
 }
+
+/// An index whose one file drips a byte every 100 ms: inside any read timeout, never finishing.
+fn dripping_file_server() -> String {
+    raw_server(|path, _, stream| {
+        if path.ends_with('/') {
+            let html = format!(r#"<a href="/files/{WHEEL}">{WHEEL}</a>"#);
+            return page(stream, "text/html", &html);
+        }
+        head(
+            stream,
+            "200 OK",
+            &[
+                ("content-type", "application/octet-stream".into()),
+                ("content-length", "100000".into()),
+            ],
+        );
+        for _ in 0..100_000 {
+            if stream.write_all(b"x").is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    })
+}
+
+#[tokio::test]
+async fn dripping_streams_end_at_the_low_speed_rule() {
+    let base = dripping_file_server();
+    let url = url::Url::parse(&format!("{base}/files/{WHEEL}")).unwrap();
+    let mut s = quick_settings(&format!("{base}/simple/"));
+    // About 10 bytes arrive per second; the rule asks for 100 in each second.
+    s.limits.low_speed_bytes = 100;
+    s.limits.low_speed_time = Duration::from_secs(1);
+    let client = client(s);
+    let check = |err: ClientError| {
+        assert!(matches!(err, ClientError::TooSlow { .. }), "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains(url.as_str())
+                && text.contains("100 bytes per 1 s")
+                && text.contains("VARI_LOW_SPEED_BYTES"),
+            "{text}"
+        );
+    };
+    // A safety net only: without the rule each of these would wait about three hours.
+    let all = async {
+        // Downloads.
+        let out = tempfile::tempdir().unwrap();
+        let project = client.project(&name("demo")).await.unwrap();
+        let file = project.files.iter().find(|f| f.url == url).unwrap().clone();
+        check(
+            client
+                .download(&file, &out.path().join(WHEEL), &|_, _| {})
+                .await
+                .unwrap_err(),
+        );
+        assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+        // The proxy's pass-through.
+        let mut stream = client.open_file(&url).await.unwrap();
+        let err = loop {
+            match stream.chunk().await {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("the dripping body ended"),
+                Err(e) => break e,
+            }
+        };
+        check(err);
+        // Hashing a file.
+        check(client.sha256(&url).await.unwrap_err());
+    };
+    tokio::time::timeout(Duration::from_secs(120), all)
+        .await
+        .expect("the dripping transfers ended");
+}

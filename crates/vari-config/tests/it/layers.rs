@@ -341,7 +341,8 @@ fn index_settings_reach_the_client_settings() {
     // The limits reach the client too.
     write(
         &s.cwd.join("ci.toml"),
-        "max-page-bytes = 1000\nmax-variants-json-bytes = 2000\nmax-metadata-bytes = 3000\nhttp-deadline = 4\n",
+        "max-page-bytes = 1000\nmax-variants-json-bytes = 2000\nmax-metadata-bytes = 3000\nhttp-deadline = 4\n\
+         low-speed-bytes = 50\nlow-speed-seconds = 7\n",
     );
     let config = s.load(&[("VARI_CONFIG", "ci.toml")]);
     let limits = config
@@ -356,6 +357,10 @@ fn index_settings_reach_the_client_settings() {
         (1000, 2000, 3000)
     );
     assert_eq!(limits.deadline, std::time::Duration::from_secs(4));
+    assert_eq!(
+        (limits.low_speed_bytes, limits.low_speed_time),
+        (50, std::time::Duration::from_secs(7))
+    );
     // extra-index-url alone keeps the default index first.
     write(
         &s.cwd.join("ci.toml"),

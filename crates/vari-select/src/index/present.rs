@@ -18,6 +18,7 @@ use vari_core::VariantLabel;
 
 use super::report::{CandidateFate, ChosenBecause, NamespaceNeed, VersionReport};
 use super::tag_sets::{decide, Decided, Decision};
+use super::version::variants_if_used;
 use crate::target::Target;
 
 /// One project as an installer that does not understand variants should see it.
@@ -145,7 +146,7 @@ pub async fn present(
     // Newest first, so reports and warnings come out in the order `select` gives them.
     let decided: Vec<(&Version, Decided<'_>)> = stream::iter(by_version.into_iter().rev().map(
         |(version, files)| async move {
-            let variants = client.variant_metadata(project, version).await?;
+            let variants = variants_if_used(client, project, version, options).await?;
             let decided = decide(project, version, &files, variants, target, options);
             Ok::<_, ClientError>((version, decided))
         },

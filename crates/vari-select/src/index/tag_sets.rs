@@ -96,12 +96,12 @@ impl<'r> Judgement<'r> {
 }
 
 /// Decides the files of `version` (`files`: all of them, in page order) given what the index
-/// said about its variants.
+/// said about its variants (`None`: not asked, variants being off).
 pub(crate) fn decide<'p>(
     project: &'p Project,
     version: &Version,
     files: &[&'p IndexFile],
-    variants: VersionVariants,
+    variants: Option<VersionVariants>,
     target: &Target,
     options: &SelectionOptions,
 ) -> Decided<'p> {
@@ -132,13 +132,18 @@ pub(crate) fn decide<'p>(
             }
         }
     }
+    // Labels are judged against the metadata only when it was read.
+    let read = variants.is_some();
     let VariantsRead {
         metadata,
         missing,
         from,
         unusable,
         warnings,
-    } = read_variants(project, version, variants);
+    } = match variants {
+        Some(variants) => read_variants(project, version, variants),
+        None => VariantsRead::default(),
+    };
     if let Some(why) = &unusable {
         let fate = CandidateFate::UnusableMetadata { why: why.clone() };
         for file in &eligible {
@@ -153,7 +158,7 @@ pub(crate) fn decide<'p>(
         project,
         &eligible,
         metadata.unwrap_or_else(empty_metadata),
-        unusable.is_none().then_some(&missing),
+        (read && unusable.is_none()).then_some(&missing),
     );
     let target_choice = Judgement::new(choose(&release, target, options));
     let by_location: HashMap<&str, &'p IndexFile> =

@@ -52,13 +52,15 @@ impl Judge<'_> {
             f.wheel()
                 .is_some_and(|w| w.label.is_some() && tags.wheel_priority(w).is_some())
         });
-        let read = match needs_metadata {
-            true => read_variants(
-                self.project,
-                version,
-                self.client.variant_metadata(self.project, version).await?,
-            ),
-            false => VariantsRead::default(),
+        let fetched = match needs_metadata {
+            true => variants_if_used(self.client, self.project, version, self.options).await?,
+            false => None,
+        };
+        // Without metadata read, labels are not judged against it (below).
+        let needs_metadata = fetched.is_some();
+        let read = match fetched {
+            Some(variants) => read_variants(self.project, version, variants),
+            None => VariantsRead::default(),
         };
         let VariantsRead {
             metadata,
@@ -97,6 +99,23 @@ impl Judge<'_> {
             warnings,
         })
     }
+}
+
+/// What the index says about `version`'s variants, fetched only when it can change the
+/// answer: with variants off (`--no-variants`, `no-variants = true`) no variant wheel can be
+/// chosen, so no `variants.json` and no wheel's `variant.json` is fetched (`None`), and every
+/// labelled wheel is simply rejected. `select`, `download`, `install` and the proxy's pages
+/// all ask through here.
+pub(crate) async fn variants_if_used(
+    client: &IndexClient,
+    project: &Project,
+    version: &Version,
+    options: &SelectionOptions,
+) -> Result<Option<VersionVariants>, ClientError> {
+    if options.no_variants {
+        return Ok(None);
+    }
+    client.variant_metadata(project, version).await.map(Some)
 }
 
 /// A version's variant metadata as judging uses it.
@@ -253,10 +272,17 @@ pub(crate) fn because_of(
         }
         None => {
             let variants = choice.variants.len();
-            let because = if variants == 0 {
-                ChosenBecause::NoVariants
-            } else if options.no_variants {
+            // With variants off their metadata is not read, so `variants` may be 0 although
+            // the target could install a labelled wheel.
+            let tags = target.python.tags();
+            let labelled_fit = release
+                .files
+                .iter()
+                .any(|f| f.filename.label.is_some() && tags.wheel_priority(&f.filename).is_some());
+            let because = if options.no_variants && (variants > 0 || labelled_fit) {
                 ChosenBecause::VariantsDisabled
+            } else if variants == 0 {
+                ChosenBecause::NoVariants
             } else {
                 ChosenBecause::NoVariantFits { variants }
             };
