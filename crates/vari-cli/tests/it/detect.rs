@@ -524,3 +524,27 @@ fn incomplete_or_nonsense_variables_are_errors() {
         .env("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.99");
     crate::common::run(&mut cmd).expect_one_error(&["NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.99"]);
 }
+
+#[test]
+fn detect_shows_supported_values_in_the_providers_priority_order() {
+    // Supported values are a priority list (most preferred first), not a set: detect shows them
+    // as given, never re-sorted (by text or by number); only value *sets* are sorted for display.
+    let dir = tempfile::tempdir().unwrap();
+    let path = crate::common::write_json(
+        dir.path(),
+        "p.json",
+        &serde_json::json!({
+            "schema": "vari-profile/1",
+            "namespaces": [{"namespace": "nvidia", "features": [
+                {"name": "sm_arch", "values": ["90_real", "100_real", "50_real", "80_real"],
+                 "multi_value": true}
+            ]}]
+        }),
+    );
+    let run = vari_run([Path::new("detect"), Path::new("--profile"), &path]).expect_code(0);
+    assert!(
+        run.stdout.contains("90_real 100_real 50_real 80_real"),
+        "{}",
+        run.stdout
+    );
+}

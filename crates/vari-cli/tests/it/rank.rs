@@ -431,3 +431,33 @@ fn an_empty_namespace_table_is_dropped_with_a_warning_and_its_variant_ranked() {
     );
     assert_eq!(order(&run.json()), ["gpu", "null"]);
 }
+
+#[test]
+fn a_variants_values_are_shown_in_number_order() {
+    // Value sets have no order; they are stored as text (`100_real` < `50_real`) and shown by
+    // number.
+    let dir = tempfile::tempdir().unwrap();
+    let profile = empty_profile(dir.path());
+    let document = serde_json::json!({
+        "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+        "default-priorities": {"namespace": ["nvidia"]},
+        "variants": {
+            "null": {},
+            "gpu": {"nvidia": {"sm_arch": ["100_real", "50_real", "120_real", "90_real"]}}
+        }
+    });
+    let file = write_json(dir.path(), "pkg-1.0-variants.json", &document);
+    let mut cmd = crate::common::vari();
+    cmd.env("COLUMNS", "200")
+        .arg("rank")
+        .arg(&file)
+        .arg("--profile")
+        .arg(&profile);
+    let run = crate::common::run(&mut cmd).expect_code(0);
+    assert!(
+        run.stdout
+            .contains("nvidia :: sm_arch :: 50_real 90_real 100_real 120_real"),
+        "{}",
+        run.stdout
+    );
+}
