@@ -28,7 +28,7 @@ use crate::error::CliError;
 /// complete and still report invalid files with status 1).
 pub(crate) fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
-        Command::Detect(args) => detect::run(&args),
+        Command::Detect(args) => detect::run(&args, cli.verbose > 0),
         Command::Rank(args) => rank::run(&args),
         Command::Snapshot(args) => snapshot::run(&args),
         Command::Wheel(WheelCommand::Label(args)) => wheel::label(&args),
