@@ -46,7 +46,7 @@ fn main() -> ExitCode {
             .exit()
     };
     init_tracing(cli.verbose, quiet_level(&command));
-    match commands::run(command) {
+    match commands::run(command, cli.verbose > 0) {
         Ok(code) => code,
         Err(e) => {
             use owo_colors::OwoColorize;

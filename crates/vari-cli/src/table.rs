@@ -175,7 +175,11 @@ pub(crate) fn properties_text(properties: &vari_core::metadata::VariantPropertie
     let mut lines = Vec::new();
     for (ns, features) in properties {
         for (feature, values) in features {
-            let values: Vec<&str> = values.iter().map(vari_core::FeatureValue::as_str).collect();
+            // A value set has no order of its own (it is stored in text order): show it in
+            // number order, so that `50_real` comes before `100_real`.
+            let mut values: Vec<&str> =
+                values.iter().map(vari_core::FeatureValue::as_str).collect();
+            values.sort_by(|a, b| natural_cmp(a, b));
             lines.push(format!(
                 "{ns} :: {feature} :: {}",
                 abbreviate(&values, VALUES_SHOWN)
@@ -183,6 +187,58 @@ pub(crate) fn properties_text(properties: &vari_core::metadata::VariantPropertie
         }
     }
     lines.join("\n")
+}
+
+/// Compares value texts for display, runs of digits by their number (`9 < 50 < 100`, so
+/// `50_real < 100_real` and `12.9 < 12.10`), the rest as text; equal numbers with different
+/// leading zeros, then everything else, fall back to plain text order, so the order is total.
+///
+/// For display only: selection never uses it (priorities come from providers and metadata).
+pub(crate) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let (n, rest_x) = split_digits(x);
+                let (m, rest_y) = split_digits(y);
+                // Compared as digit strings (no overflow): longer without leading zeros is larger.
+                let (n, m) = (trim_zeros(n), trim_zeros(m));
+                let by_number = n.len().cmp(&m.len()).then_with(|| n.cmp(m));
+                if by_number != Ordering::Equal {
+                    return by_number;
+                }
+                (x, y) = (rest_x, rest_y);
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(d);
+                }
+                (x, y) = (&x[1..], &y[1..]);
+            }
+        }
+    }
+}
+
+/// The leading run of ASCII digits of `s`, and the rest.
+fn split_digits(s: &[u8]) -> (&[u8], &[u8]) {
+    let end = s
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(s.len());
+    s.split_at(end)
+}
+
+/// `digits` without leading zeros.
+fn trim_zeros(digits: &[u8]) -> &[u8] {
+    let start = digits
+        .iter()
+        .position(|&b| b != b'0')
+        .unwrap_or(digits.len());
+    &digits[start..]
 }
 
 /// Abbreviates a long list of values: up to `keep` leading values, `…`, the last value and the
@@ -251,6 +307,43 @@ mod tests {
             wrap("averyveryverylongword x", 5),
             ["averyveryverylongword", "  x"]
         );
+    }
+
+    #[test]
+    fn values_are_shown_in_number_order() {
+        let mut v = vec![
+            "100_real",
+            "50_real",
+            "90_real",
+            "120_real",
+            "9_real",
+            "100_virtual",
+            "12.10",
+            "12.9",
+            "a",
+            "007",
+            "7",
+        ];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            v,
+            [
+                "007",
+                "7",
+                "9_real",
+                "12.9",
+                "12.10",
+                "50_real",
+                "90_real",
+                "100_real",
+                "100_virtual",
+                "120_real",
+                "a"
+            ]
+        );
+        // Digit runs longer than any integer type compare without overflow.
+        let big = "1".repeat(60);
+        assert_eq!(natural_cmp(&big, "2"), std::cmp::Ordering::Greater);
     }
 
     #[test]

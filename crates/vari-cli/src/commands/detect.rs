@@ -17,8 +17,13 @@ use crate::table::{abbreviate, Cell, Table};
 /// Values shown before a long list is abbreviated.
 const VALUES_SHOWN: usize = 2;
 
-/// Runs detection (or reads the profile) and prints the supported properties.
-pub(super) fn run(args: &DetectArgs) -> Result<ExitCode, CliError> {
+/// `abi_dependency` packages listed before the rest are summarised (an environment has one
+/// per installed package, about a hundred).
+const ABI_PACKAGES_SHOWN: usize = 3;
+
+/// Runs detection (or reads the profile) and prints the supported properties; `list_all`
+/// (`-v`) lists every `abi_dependency` package instead of summarising them.
+pub(super) fn run(args: &DetectArgs, list_all: bool) -> Result<ExitCode, CliError> {
     let mut settings = target::settings(&args.target)?;
     settings.use_cache = !args.no_cache;
     let target = Target::resolve(&settings).map_err(target::target_error)?;
@@ -33,9 +38,11 @@ pub(super) fn run(args: &DetectArgs) -> Result<ExitCode, CliError> {
         output::note(note);
     }
     let text = match (&hardware.detection, &hardware.sysroot) {
-        (Some(detection), Some(sysroot)) if !args.json => detection_human(detection, sysroot),
+        (Some(detection), Some(sysroot)) if !args.json => {
+            detection_human(detection, sysroot, list_all)
+        }
         _ if args.json => hardware.profile.to_json(),
-        _ => profile_human(&hardware.profile, &hardware.source.to_string()),
+        _ => profile_human(&hardware.profile, &hardware.source.to_string(), list_all),
     };
     if args.json {
         output::print_data(&text)?;
@@ -63,12 +70,29 @@ fn platform_text(profile: &Profile) -> String {
 /// The rows of one present namespace: one per feature, the features whose only value is `on`
 /// gathered on one `(on)` row (x86_64 and aarch64 report dozens), then a `(source)` row.
 ///
-/// Feature names cannot contain parentheses, so the two pseudo-rows cannot be mistaken for
+/// Unless `list_all`, `abi_dependency` (one feature per installed package) shows its first
+/// [`ABI_PACKAGES_SHOWN`] packages and a `(more)` row with the count of the rest.
+///
+/// Feature names cannot contain parentheses, so the pseudo-rows cannot be mistaken for
 /// features.
-fn feature_rows(table: &mut Table, namespace: &str, features: &[FeatureSupport], source: &str) {
+fn feature_rows(
+    table: &mut Table,
+    namespace: &str,
+    features: &[FeatureSupport],
+    source: &str,
+    list_all: bool,
+) {
     let ns_style = Style::new().bold().cyan();
     let mut rows: Vec<(String, String)> = Vec::new();
     let mut switched_on: Vec<&str> = Vec::new();
+    let summarise = !list_all
+        && namespace == vari_core::Namespace::ABI_DEPENDENCY
+        && features.len() > ABI_PACKAGES_SHOWN + 1;
+    let (features, hidden) = if summarise {
+        features.split_at(ABI_PACKAGES_SHOWN)
+    } else {
+        (features, &[][..])
+    };
     for feature in features {
         let only_on = feature.values.len() == 1 && feature.values[0].as_str() == "on";
         if only_on && !feature.multi_value {
@@ -84,6 +108,16 @@ fn feature_rows(table: &mut Table, namespace: &str, features: &[FeatureSupport],
     }
     if !switched_on.is_empty() {
         rows.push((ON_ROW.to_owned(), switched_on.join(" ")));
+    }
+    if !hidden.is_empty() {
+        rows.push((
+            "(more)".to_owned(),
+            format!(
+                "… and {} more packages ({} in all; --json or -v lists all)",
+                hidden.len(),
+                features.len() + hidden.len()
+            ),
+        ));
     }
     if !source.is_empty() {
         rows.push(("(source)".to_owned(), source.to_owned()));
@@ -141,12 +175,12 @@ fn features_text(table: &Table) -> String {
     format!("{rendered}{note}")
 }
 
-fn detection_human(detection: &Detection, sysroot: &Sysroot) -> String {
+fn detection_human(detection: &Detection, sysroot: &Sysroot, list_all: bool) -> String {
     let profile = detection.profile();
     let mut present = new_table();
     let mut absent = Table::new(&["namespace", "time", "why"]);
     for report in &detection.reports {
-        add_report(&mut present, &mut absent, report);
+        add_report(&mut present, &mut absent, report, list_all);
     }
     let origin = if sysroot.is_host() {
         if detection.from_cache {
@@ -183,7 +217,7 @@ fn detection_human(detection: &Detection, sysroot: &Sysroot) -> String {
     text
 }
 
-fn add_report(present: &mut Table, absent: &mut Table, report: &ProviderReport) {
+fn add_report(present: &mut Table, absent: &mut Table, report: &ProviderReport, list_all: bool) {
     let time = duration_text(report.elapsed);
     match &report.features {
         Some(features) => {
@@ -191,7 +225,13 @@ fn add_report(present: &mut Table, absent: &mut Table, report: &ProviderReport) 
                 Some(note) => format!("{}; {note} ({time})", report.source),
                 None => format!("{} ({time})", report.source),
             };
-            feature_rows(present, report.namespace.as_str(), features, &source);
+            feature_rows(
+                present,
+                report.namespace.as_str(),
+                features,
+                &source,
+                list_all,
+            );
         }
         None => {
             // The note says why; the source of an absent namespace adds nothing to it.
@@ -205,11 +245,17 @@ fn add_report(present: &mut Table, absent: &mut Table, report: &ProviderReport) 
     }
 }
 
-fn profile_human(profile: &Profile, origin: &str) -> String {
+fn profile_human(profile: &Profile, origin: &str, list_all: bool) -> String {
     let mut table = new_table();
     for ns in &profile.namespaces {
         let source = ns.source.as_deref().unwrap_or("");
-        feature_rows(&mut table, ns.namespace.as_str(), &ns.features, source);
+        feature_rows(
+            &mut table,
+            ns.namespace.as_str(),
+            &ns.features,
+            source,
+            list_all,
+        );
     }
     let mut text = format!("{} ({origin})\n\n", platform_text(profile).bold());
     text.push_str(&features_text(&table));

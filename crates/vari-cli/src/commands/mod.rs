@@ -25,11 +25,11 @@ use crate::cli::{
 use crate::error::CliError;
 
 /// Runs the command; `Ok` carries the exit status of a command that completed (validation may
-/// complete and still report invalid files with status 1).
-pub(crate) fn run(command: Command) -> Result<ExitCode, CliError> {
+/// complete and still report invalid files with status 1). `verbose` is the global `-v` (some human outputs list more with it).
+pub(crate) fn run(command: Command, verbose: bool) -> Result<ExitCode, CliError> {
     apply_wheel_limits()?;
     match command {
-        Command::Detect(args) => detect::run(&args),
+        Command::Detect(args) => detect::run(&args, verbose),
         Command::Rank(args) => rank::run(&args),
         Command::Snapshot(args) => snapshot::run(&args),
         Command::Wheel(WheelCommand::Label(args)) => wheel::label(&args),

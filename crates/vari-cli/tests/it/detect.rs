@@ -524,3 +524,81 @@ fn incomplete_or_nonsense_variables_are_errors() {
         .env("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.99");
     crate::common::run(&mut cmd).expect_one_error(&["NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "8.99"]);
 }
+
+#[test]
+fn detect_shows_supported_values_in_the_providers_priority_order() {
+    // Supported values are a priority list (most preferred first), not a set: detect shows them
+    // as given, never re-sorted (by text or by number); only value *sets* are sorted for display.
+    let dir = tempfile::tempdir().unwrap();
+    let path = crate::common::write_json(
+        dir.path(),
+        "p.json",
+        &serde_json::json!({
+            "schema": "vari-profile/1",
+            "namespaces": [{"namespace": "nvidia", "features": [
+                {"name": "sm_arch", "values": ["90_real", "100_real", "50_real", "80_real"],
+                 "multi_value": true}
+            ]}]
+        }),
+    );
+    let run = vari_run([Path::new("detect"), Path::new("--profile"), &path]).expect_code(0);
+    assert!(
+        run.stdout.contains("90_real 100_real 50_real 80_real"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn abi_dependency_packages_are_summarised_unless_asked_for() {
+    // An environment gives one abi_dependency feature per installed package: the human output
+    // shows the first few and a count; `-v` and `--json` list them all.
+    let dir = tempfile::tempdir().unwrap();
+    let features: Vec<serde_json::Value> = (0..10)
+        .map(|i| serde_json::json!({"name": format!("pkg{i:02}"), "values": [format!("1.{i}")]}))
+        .collect();
+    let path = crate::common::write_json(
+        dir.path(),
+        "p.json",
+        &serde_json::json!({
+            "schema": "vari-profile/1",
+            "namespaces": [{"namespace": "abi_dependency", "features": features}]
+        }),
+    );
+    let listed = |out: &str| {
+        (0..10)
+            .filter(|i| out.contains(&format!("pkg{i:02} ")))
+            .count()
+    };
+    let run = vari_run([Path::new("detect"), Path::new("--profile"), &path]).expect_code(0);
+    assert_eq!(listed(&run.stdout), 3, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("… and 7 more packages (10 in all; --json or -v lists all)"),
+        "{}",
+        run.stdout
+    );
+    let run = vari_run([
+        Path::new("-v"),
+        Path::new("detect"),
+        Path::new("--profile"),
+        &path,
+    ])
+    .expect_code(0);
+    assert_eq!(listed(&run.stdout), 10, "{}", run.stdout);
+    assert!(!run.stdout.contains("more packages"), "{}", run.stdout);
+    let run = vari_run([
+        Path::new("detect"),
+        Path::new("--profile"),
+        &path,
+        Path::new("--json"),
+    ])
+    .expect_code(0);
+    assert_eq!(
+        run.json()["namespaces"][0]["features"]
+            .as_array()
+            .unwrap()
+            .len(),
+        10
+    );
+}

@@ -390,3 +390,74 @@ fn bad_inputs_fail_with_one_error_line() {
     vari_run(["rank", "x.json", "--prefer", "Not A Pattern"]).expect_code(2);
     vari_run(["rank", "x.json", "--variant", "a", "--no-variants"]).expect_code(2);
 }
+
+#[test]
+fn an_empty_namespace_table_is_dropped_with_a_warning_and_its_variant_ranked() {
+    // PEP 825 0.1.1 allows `"unused": {}` in a variant (uv drops it): the variant stays.
+    let dir = tempfile::tempdir().unwrap();
+    let profile = write_json(
+        dir.path(),
+        "gpu.json",
+        &serde_json::json!({
+            "schema": "vari-profile/1",
+            "namespaces": [{"namespace": "nvidia", "features": [
+                {"name": "sm_arch", "values": ["90_real"]}
+            ]}]
+        }),
+    );
+    let document = serde_json::json!({
+        "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+        "default-priorities": {"namespace": ["nvidia"]},
+        "variants": {
+            "null": {},
+            "gpu": {"nvidia": {"sm_arch": ["90_real"]}, "unused": {}}
+        }
+    });
+    let file = write_json(dir.path(), "pkg-1.0-variants.json", &document);
+    let mut cmd = crate::common::vari();
+    cmd.arg("rank")
+        .arg(&file)
+        .arg("--profile")
+        .arg(&profile)
+        .arg("--json");
+    let run = crate::common::run(&mut cmd).expect_code(0);
+    let warnings: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(warnings[0].starts_with("warning: "), "{}", warnings[0]);
+    assert!(
+        warnings[0].contains("variants.gpu.unused") && warnings[0].contains("empty"),
+        "{}",
+        warnings[0]
+    );
+    assert_eq!(order(&run.json()), ["gpu", "null"]);
+}
+
+#[test]
+fn a_variants_values_are_shown_in_number_order() {
+    // Value sets have no order; they are stored as text (`100_real` < `50_real`) and shown by
+    // number.
+    let dir = tempfile::tempdir().unwrap();
+    let profile = empty_profile(dir.path());
+    let document = serde_json::json!({
+        "$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+        "default-priorities": {"namespace": ["nvidia"]},
+        "variants": {
+            "null": {},
+            "gpu": {"nvidia": {"sm_arch": ["100_real", "50_real", "120_real", "90_real"]}}
+        }
+    });
+    let file = write_json(dir.path(), "pkg-1.0-variants.json", &document);
+    let mut cmd = crate::common::vari();
+    cmd.env("COLUMNS", "200")
+        .arg("rank")
+        .arg(&file)
+        .arg("--profile")
+        .arg(&profile);
+    let run = crate::common::run(&mut cmd).expect_code(0);
+    assert!(
+        run.stdout
+            .contains("nvidia :: sm_arch :: 50_real 90_real 100_real 120_real"),
+        "{}",
+        run.stdout
+    );
+}

@@ -60,6 +60,22 @@ impl Issues {
         self.list.insert(at.min(self.list.len()), issue);
     }
 
+    /// Records a problem in the current section and scope at position `at` of the list, for a
+    /// problem known only after the ones it should precede.
+    pub(super) fn insert_scoped(
+        &mut self,
+        at: usize,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        let issue = Issue {
+            order: self.order,
+            variant: self.variant.clone(),
+            error: MetadataError::new(path, message),
+        };
+        self.list.insert(at.min(self.list.len()), issue);
+    }
+
     /// Adds the problems and warnings of a sub-walk recorded apart, in the current section.
     pub(super) fn append(&mut self, other: Issues) {
         let order = self.order;

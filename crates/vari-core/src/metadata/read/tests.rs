@@ -423,10 +423,53 @@ fn the_null_label_must_have_no_properties() {
 }
 
 #[test]
-fn a_namespace_in_a_variant_must_list_features() {
-    let mut doc = doc_0_0_3();
-    set(&mut doc, "/variants/x", json!({"nvidia": {}}));
-    only(&doc, "variants.x.nvidia: must list at least one feature");
+fn an_empty_namespace_table_in_a_variant_is_dropped_with_a_warning() {
+    // Both schemas allow it (no `minProperties`); uv drops it; so does vari, and says so.
+    for mut doc in [doc_0_0_3(), doc_0_1(), doc_0_2()] {
+        let gpu = doc["variants"]
+            .as_object()
+            .and_then(|v| v.iter().find(|(l, _)| *l != "null"))
+            .map(|(l, p)| (l.clone(), p.clone()))
+            .unwrap();
+        let expected = read_json(&doc.to_string(), SourceKind::IndexFile).unwrap();
+        // Listed or not in default-priorities: an empty table uses no namespace.
+        for ns in ["nvidia", "unused"] {
+            let mut with_empty = gpu.1.clone();
+            with_empty[ns] = json!({});
+            let mut doc = doc.clone();
+            set(&mut doc, &format!("/variants/{}", gpu.0), with_empty);
+            let (meta, warnings) =
+                read_json_with_warnings(&doc.to_string(), SourceKind::IndexFile).unwrap();
+            if ns == "unused" {
+                assert_eq!(meta, expected);
+            }
+            let shown: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+            assert_eq!(
+                shown,
+                [format!(
+                    "variants.{}.{ns}: empty namespace table (no features); ignored",
+                    gpu.0
+                )]
+            );
+        }
+        // The only namespace of a variant empty: what is left is a variant without
+        // properties, under the null-variant rules (a second one is an error).
+        set(&mut doc, "/variants/x", json!({"unused": {}}));
+        assert!(read_json(&doc.to_string(), SourceKind::IndexFile).is_err());
+    }
+}
+
+#[test]
+fn an_unlisted_namespace_is_still_reported_before_its_features_problems() {
+    let mut doc = doc_0_1();
+    set(&mut doc, "/variants/x", json!({"other": {"f": []}}));
+    assert_eq!(
+        errors_of(&doc.to_string(), SourceKind::IndexFile),
+        [
+            "variants.x.other: namespace \"other\" is not listed in default-priorities.namespace",
+            "variants.x.other.f: must list at least one value",
+        ]
+    );
 }
 
 #[test]

@@ -444,27 +444,34 @@ impl<'de> Visitor<'de> for PropertiesVisitor<'_, '_, 'de> {
                 map.next_value::<IgnoredAny>()?;
                 continue;
             }
-            if let Some(known) = cx.known_namespaces {
-                if !known.contains(&namespace) {
-                    cx.issues.add(
-                        ns_path(),
-                        format!("namespace \"{ns}\" is not listed in default-priorities.namespace"),
-                    );
-                }
-            }
+            // Where a problem with the namespace itself goes: before its features' problems,
+            // but only known once the table is read (an empty table is dropped, not checked).
+            let namespace_issue_at = cx.issues.count();
             let found = map.next_value_seed(FeaturesSeed {
                 namespace: &namespace,
                 path: &ns_path,
                 issues: &mut *cx.issues,
                 names: &mut cx.names,
             })?;
-            match found {
-                Ok((features, keys)) => {
-                    if keys == 0 {
-                        cx.issues.add(ns_path(), "must list at least one feature");
-                    }
-                    out.push((namespace, features));
+            let empty_table = matches!(found, Ok((_, 0)));
+            if let (Some(known), false) = (cx.known_namespaces, empty_table) {
+                if !known.contains(&namespace) {
+                    cx.issues.insert_scoped(
+                        namespace_issue_at,
+                        ns_path(),
+                        format!("namespace \"{ns}\" is not listed in default-priorities.namespace"),
+                    );
                 }
+            }
+            match found {
+                Ok((_, 0)) => {
+                    // The schemas (PEP 817, PEP 825 0.1.1) allow an empty namespace table; it
+                    // says nothing about the variant, so it is dropped (as uv does), with a
+                    // warning: vari itself never writes one.
+                    cx.issues
+                        .warn(ns_path(), "empty namespace table (no features); ignored");
+                }
+                Ok((features, _)) => out.push((namespace, features)),
                 Err(kind) => cx
                     .issues
                     .add(ns_path(), format!("expected an object, found {kind}")),
