@@ -71,6 +71,11 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 wait_for() { for _ in $(seq 100); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "bench/install.sh: $1 never answered" >&2; exit 1; }
 
 "$vari" index build "$wheels" -o "$data/site" >/dev/null 2>&1
+# A mirror is built once and served for a while, not rebuilt before each install: date its
+# pages an hour back, so the Last-Modified heuristic (10 % of the page's age) gives plain uv and
+# vari's client the same few minutes of freshness that a real static mirror's pages get (pages
+# written a second ago would be stale for both at once; PyPI itself says max-age=600).
+find "$data/site" -exec touch -d '1 hour ago' {} +
 port=$(free_port)
 python3 "$here/serve_static.py" "$data/site" "$port" >/dev/null 2>&1 &
 server=$!

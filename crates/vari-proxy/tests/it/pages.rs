@@ -359,6 +359,35 @@ async fn target_pages_stay_fresh_as_long_as_upstream_and_proxy_allow() {
     }
 }
 
+/// A new proxy (a new `vari install`) over the same cache builds a page from the upstream's
+/// page kept in vari's HTTP cache while the upstream allows, without asking it again; one the
+/// upstream said to revalidate is asked for again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_proxy_reads_a_fresh_upstream_page_from_the_http_cache() {
+    let (_dir, index) = upstream(&[plainpkg_release]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let upstream_page = "/simple/plainpkg/";
+    for (upstream_says, asked) in [
+        ("no-cache", 1),
+        ("no-cache", 2),
+        ("max-age=300", 3),
+        ("max-age=300", 3),
+    ] {
+        index.set(|k| k.cache_control = Some(upstream_says.to_owned()));
+        let mut settings = client(&[index.index_url()], &[]);
+        settings.cache_dir = Some(cache.path().join("http"));
+        let (proxy, _scratch) = proxy_with(settings, cpu_target).await;
+        let reply = get_json(proxy.local_addr(), "/simple/plainpkg/").await;
+        assert_eq!(reply.status, 200);
+        assert_eq!(
+            upstream_requests(&index, upstream_page),
+            asked,
+            "{upstream_says}"
+        );
+        proxy.shutdown().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn projects_without_variants_pass_through() {
     let (dir, index) = upstream(&[plainpkg_release]).await;
