@@ -107,6 +107,7 @@ impl IndexClient {
             let Some(fetched) = self.http.get(&page, ACCEPT_SIMPLE, BodyKind::Page).await? else {
                 continue;
             };
+            project.limit_freshness(fetched.fresh_for);
             let body = crate::simple::page_text(&fetched.body);
             let (mut raw, problems) =
                 parse_links(&fetched.url, fetched.content_type.as_deref(), &body)?;

@@ -23,7 +23,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
@@ -104,6 +104,9 @@ pub(crate) struct ProjectPage {
     pub(crate) name: ProjectName,
     /// When the upstream was read.
     pub(crate) built: Instant,
+    /// Until when the upstream allowed its pages to be used without asking again (`None`:
+    /// no HTTP page set a limit, only the proxy's own page TTL applies).
+    pub(crate) upstream_fresh_until: Option<Instant>,
     pub(crate) entries: Vec<Entry>,
     /// The rows as rendered (rewritten copies with their hash once built).
     rows: Vec<Listed>,
@@ -120,12 +123,25 @@ impl ProjectPage {
 
     /// The same entries rendered again (a rewritten copy now has its hash).
     pub(crate) fn rerendered(&self, rewrites: &Rewrites) -> Self {
-        render(
+        let mut page = render(
             self.name.clone(),
             self.built,
             self.entries.clone(),
             rewrites,
-        )
+        );
+        page.upstream_fresh_until = self.upstream_fresh_until;
+        page
+    }
+
+    /// How long a client may keep this page without asking again: what is left of the
+    /// proxy's page TTL (`ttl`) and of the upstream's own freshness, whichever ends first.
+    pub(crate) fn client_max_age(&self, ttl: Duration) -> Duration {
+        let now = Instant::now();
+        let proxy_left = (self.built + ttl).saturating_duration_since(now);
+        match self.upstream_fresh_until {
+            Some(until) => proxy_left.min(until.saturating_duration_since(now)),
+            None => proxy_left,
+        }
     }
 
     /// Whether the page lists `key` as a rewritten copy without its hash.
@@ -277,7 +293,10 @@ pub(crate) async fn build(state: Arc<State>, name: ProjectName) -> Result<Projec
         presentation.shown.len(),
         presentation.hidden.len()
     );
-    Ok(render(name, Instant::now(), entries, &state.rewrites))
+    let mut page = render(name, Instant::now(), entries, &state.rewrites);
+    // Counted from before the upstream was read, so the build's own time is not added.
+    page.upstream_fresh_until = project.fresh_for.map(|fresh| started + fresh);
+    Ok(page)
 }
 
 /// (version, wheel name without label) of the tag sets whose variants are all hidden as
@@ -491,6 +510,7 @@ fn render(
         html: Rendered::new(render_html::project(name.as_str(), &rows), "h"),
         name,
         built,
+        upstream_fresh_until: None,
         entries,
         rows,
         by_key,

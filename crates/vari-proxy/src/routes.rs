@@ -9,6 +9,7 @@
 //! - GET and HEAD only (405 otherwise); anything else 404.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use http::header::{
     ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_NONE_MATCH, RANGE, VARY,
@@ -69,7 +70,8 @@ pub(crate) async fn handle<B>(state: Arc<State>, request: Request<B>) -> Respons
                     &format!("{prefix}/simple/{project}/"),
                 );
             }
-            project_page(&state, &project, headers, head).await
+            let cacheable = !prefix.is_empty();
+            project_page(&state, &project, cacheable, headers, head).await
         }
         ["files", project, key, name] => {
             let decoded = decode(project);
@@ -124,7 +126,13 @@ async fn root(state: &Arc<State>, headers: &HeaderMap, head: bool) -> Response<B
         return not_acceptable(head);
     };
     match state.root().await {
-        Ok(page) => page_answer(pick(format, &page.json, &page.html), format, headers, head),
+        Ok(page) => page_answer(
+            pick(format, &page.json, &page.html),
+            format,
+            None,
+            headers,
+            head,
+        ),
         Err(e) => {
             state.upstream_failed("the project list", &e);
             text(e.status(), &e.one_line(), head)
@@ -132,9 +140,13 @@ async fn root(state: &Arc<State>, headers: &HeaderMap, head: bool) -> Response<B
     }
 }
 
+/// A project's page. `cacheable`: asked for under the target's own prefix, whose URL changes
+/// with the target, so a client may keep the page as long as it stays fresh; under the
+/// `/simple/` alias a kept page could be another target's choice, so it is always revalidated.
 async fn project_page(
     state: &Arc<State>,
     project: &ProjectName,
+    cacheable: bool,
     headers: &HeaderMap,
     head: bool,
 ) -> Response<Body> {
@@ -142,7 +154,13 @@ async fn project_page(
         return not_acceptable(head);
     };
     match state.page(project).await {
-        Ok(page) => page_answer(pick(format, &page.json, &page.html), format, headers, head),
+        Ok(page) => page_answer(
+            pick(format, &page.json, &page.html),
+            format,
+            cacheable.then(|| page.client_max_age(state.page_ttl)),
+            headers,
+            head,
+        ),
         Err(e) => {
             if e.status() != StatusCode::NOT_FOUND {
                 state.upstream_failed(project.as_str(), &e);
@@ -175,8 +193,15 @@ fn not_acceptable(head: bool) -> Response<Body> {
     )
 }
 
-/// A rendered page, or 304 when the client holds it already.
-fn page_answer(page: &Rendered, format: Format, headers: &HeaderMap, head: bool) -> Response<Body> {
+/// A rendered page, or 304 when the client holds it already. `max_age`: how long the client
+/// may keep it without asking again (`None`: ask every time).
+fn page_answer(
+    page: &Rendered,
+    format: Format,
+    max_age: Option<Duration>,
+    headers: &HeaderMap,
+    head: bool,
+) -> Response<Body> {
     let unchanged = headers
         .get(IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
@@ -194,9 +219,15 @@ fn page_answer(page: &Rendered, format: Format, headers: &HeaderMap, head: bool)
         HeaderValue::from_static(format.content_type()),
     );
     out.insert(VARY, HeaderValue::from_static("Accept"));
-    // Clients keep the page but ask again each time (cheaply, with the entity tag): what
-    // the proxy shows follows the upstream and the copies it has built.
-    out.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Without a max-age, clients keep the page but ask again each time (cheaply, with the
+    // entity tag): what the proxy shows follows the upstream and the copies it has built.
+    // With one, no longer than both the upstream and the proxy's page TTL allow.
+    let cache_control = max_age
+        .map(|age| age.as_secs())
+        .filter(|&secs| secs > 0)
+        .and_then(|secs| HeaderValue::from_str(&format!("max-age={secs}")).ok())
+        .unwrap_or(HeaderValue::from_static("no-cache"));
+    out.insert(CACHE_CONTROL, cache_control);
     if let Ok(tag) = HeaderValue::from_str(&page.etag) {
         out.insert(ETAG, tag);
     }

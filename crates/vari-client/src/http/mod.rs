@@ -40,6 +40,9 @@ pub(crate) struct Fetched {
     pub(crate) content_type: Option<String>,
     /// The URL after redirects, against which relative links resolve.
     pub(crate) url: Url,
+    /// How much longer the server allows a cache to use this answer without asking again
+    /// (zero when it must be revalidated; `None` for a local file).
+    pub(crate) fresh_for: Option<Duration>,
 }
 
 /// Which bytes of a file to ask for.
@@ -632,6 +635,7 @@ fn not_modified_response(received: &Received, sent: &HeaderMap) -> http::Respons
 
 fn fetched(entry: Entry) -> Fetched {
     Fetched {
+        fresh_for: Some(entry.policy.time_to_live(SystemTime::now())),
         body: entry.body,
         content_type: entry.content_type,
         url: entry.final_url,
@@ -713,6 +717,7 @@ fn read_local(url: &Url, ceiling: Ceiling) -> Result<Option<Fetched>, ClientErro
         body,
         content_type,
         url: url.clone(),
+        fresh_for: None,
     }))
 }
 

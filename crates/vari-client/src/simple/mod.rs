@@ -76,6 +76,10 @@ pub struct Project {
     pub warnings: Vec<PageWarning>,
     /// The pages and directories that contributed, in order.
     pub sources: Vec<FileSource>,
+    /// How much longer the index pages read may be used without asking again: the least
+    /// of what their servers allowed (`Cache-Control`, `Expires`); `None` when no page came
+    /// from an HTTP server.
+    pub fresh_for: Option<std::time::Duration>,
 }
 
 impl Project {
@@ -87,7 +91,17 @@ impl Project {
             variants_json: BTreeMap::new(),
             warnings: Vec::new(),
             sources: Vec::new(),
+            fresh_for: None,
         }
+    }
+
+    /// Notes that one page read may be used for `fresh_for` more: the project is fresh as
+    /// long as its least fresh page.
+    pub(crate) fn limit_freshness(&mut self, fresh_for: Option<std::time::Duration>) {
+        self.fresh_for = match (self.fresh_for, fresh_for) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
 
     /// Parses one project page (HTML or JSON, as `content_type` says) served at `page_url`
@@ -167,6 +181,7 @@ impl Project {
         }
         self.warnings.extend(other.warnings);
         self.sources.extend(other.sources);
+        self.limit_freshness(other.fresh_for);
     }
 
     /// Whether any source listed a file of the project.

@@ -300,6 +300,94 @@ async fn pages_are_negotiated_and_names_redirected() {
     proxy.shutdown().await;
 }
 
+/// The `max-age` a page answer carries (`None` when it says `no-cache`).
+fn max_age(reply: &Reply) -> Option<u64> {
+    let value = reply.header("cache-control").unwrap();
+    match value.strip_prefix("max-age=") {
+        Some(secs) => Some(secs.parse().unwrap()),
+        None => {
+            assert_eq!(value, "no-cache");
+            None
+        }
+    }
+}
+
+/// Under the target's own URL a page may be kept as long as both the upstream (its
+/// `Cache-Control`) and the proxy's page TTL allow, 304s included, so an installer with a
+/// warm cache need not ask again; under the `/simple/` alias, which another target's proxy
+/// may answer on the same address, it is always revalidated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn target_pages_stay_fresh_as_long_as_upstream_and_proxy_allow() {
+    for (upstream_says, longest) in [
+        (Some("max-age=30"), Some(30)),
+        (
+            Some("max-age=86400"),
+            Some(vari_proxy::DEFAULT_PAGE_TTL.as_secs()),
+        ),
+        (Some("no-cache"), None),
+        (None, None),
+    ] {
+        let (_dir, index) = upstream(&[plainpkg_release]).await;
+        index.set(|k| k.cache_control = upstream_says.map(str::to_owned));
+        let (proxy, _scratch) = proxy_over(&index, cpu_target).await;
+        let addr = proxy.local_addr();
+        let page = format!("{}plainpkg/", proxy.index_url().path());
+
+        let first = request(addr, "GET", &page, &[]).await;
+        assert_eq!(first.status, 200, "{upstream_says:?}");
+        let age = max_age(&first);
+        match longest {
+            Some(longest) => assert!(
+                age.is_some_and(|age| (1..=longest).contains(&age)),
+                "{upstream_says:?}: {age:?}"
+            ),
+            None => assert_eq!(age, None, "{upstream_says:?}"),
+        }
+        let etag = first.header("etag").unwrap().to_owned();
+        let again = request(addr, "GET", &page, &[("If-None-Match", &etag)]).await;
+        assert_eq!(again.status, 304);
+        assert_eq!(
+            max_age(&again).is_some(),
+            longest.is_some(),
+            "{upstream_says:?}"
+        );
+
+        let alias = request(addr, "GET", "/simple/plainpkg/", &[]).await;
+        assert_eq!(alias.status, 200);
+        assert_eq!(max_age(&alias), None, "the alias is revalidated");
+        proxy.shutdown().await;
+    }
+}
+
+/// A new proxy (a new `vari install`) over the same cache builds a page from the upstream's
+/// page kept in vari's HTTP cache while the upstream allows, without asking it again; one the
+/// upstream said to revalidate is asked for again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_proxy_reads_a_fresh_upstream_page_from_the_http_cache() {
+    let (_dir, index) = upstream(&[plainpkg_release]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let upstream_page = "/simple/plainpkg/";
+    for (upstream_says, asked) in [
+        ("no-cache", 1),
+        ("no-cache", 2),
+        ("max-age=300", 3),
+        ("max-age=300", 3),
+    ] {
+        index.set(|k| k.cache_control = Some(upstream_says.to_owned()));
+        let mut settings = client(&[index.index_url()], &[]);
+        settings.cache_dir = Some(cache.path().join("http"));
+        let (proxy, _scratch) = proxy_with(settings, cpu_target).await;
+        let reply = get_json(proxy.local_addr(), "/simple/plainpkg/").await;
+        assert_eq!(reply.status, 200);
+        assert_eq!(
+            upstream_requests(&index, upstream_page),
+            asked,
+            "{upstream_says}"
+        );
+        proxy.shutdown().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn projects_without_variants_pass_through() {
     let (dir, index) = upstream(&[plainpkg_release]).await;
