@@ -16,11 +16,14 @@ use std::path::{Path, PathBuf};
 use pep440_rs::Version;
 use rayon::prelude::*;
 use vari_core::filename::variants_json_filename;
-use vari_core::metadata::{combine, read_json, write_json, SourceKind, VariantMetadata};
+use vari_core::metadata::{
+    combine, metadata_differences, missing_fallback_warning, read_json, write_json, SourceKind,
+    VariantMetadata,
+};
 
 use crate::dist::{self, DistFacts, ReadDist};
 use crate::error::BuildError;
-use crate::inputs::{discover, Input, InputKind, Skipped};
+use crate::inputs::{discover, Discovered, Input, InputKind, Skipped};
 use crate::pages;
 use crate::place::{place, FilePlacement};
 use crate::site::{
@@ -99,7 +102,9 @@ pub struct BuildStats {
     pub removed: usize,
     /// Files of the input directory that are not distributions.
     pub skipped: Vec<Skipped>,
-    /// What a `*-variants.json`'s schema generation could not express (one sentence each).
+    /// What needs the publisher's attention, one sentence each: what a `*-variants.json`'s
+    /// schema generation could not express, a release without a fallback, a `*-variants.json`
+    /// in the input that does not match the wheels.
     pub warnings: Vec<String>,
 }
 
@@ -124,7 +129,11 @@ struct Dist {
 /// ```
 pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
     let site = options.site.as_path();
-    let (inputs, skipped) = discover(&options.input)?;
+    let Discovered {
+        inputs,
+        variants_json: found_variants_json,
+        skipped,
+    } = discover(&options.input)?;
     let state = State::load(site)?;
 
     // Phase 1: read.
@@ -185,6 +194,9 @@ pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
                 variants_files.push(file);
             }
         }
+    }
+    for (path, filename) in &found_variants_json {
+        check_found_variants_json(path, filename, &variants_files, &mut stats);
     }
 
     // Phase 3: write. Distribution files and their `.metadata` files in parallel (the bulk of
@@ -364,22 +376,76 @@ fn combine_release(
     }))
 }
 
-/// The warning for a variant release with neither a plain wheel nor a null variant: an
-/// installer that does not know variants sees only labelled wheels it cannot install, and
-/// fails or falls through to an sdist on another index and tries to build it.
+/// The warning for a variant release with neither a plain wheel nor a null variant (see
+/// [`missing_fallback_warning`]).
 fn no_fallback(release: &[Dist], combined: &VariantMetadata) -> Option<String> {
     let plain = release
         .iter()
         .any(|d| matches!(&d.input.kind, InputKind::Wheel(w) if w.label.is_none()));
-    if plain || combined.null_variant().is_some() {
-        return None;
-    }
     let first = release.first()?;
-    Some(format!(
-        "{} {}: no plain wheel and no null variant; installers that do not know variants \
-         find no wheel they can install (add a plain build, or a variant with no properties)",
-        first.input.project, first.input.version
-    ))
+    let name = format!("{} {}", first.input.project, first.input.version);
+    missing_fallback_warning(&name, plain, combined)
+}
+
+/// The most a `*-variants.json` found in the input directory may hold to be compared (real
+/// ones are a few KiB; one of thousands of variants a few MiB).
+const MAX_FOUND_VARIANTS_JSON_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Checks a `*-variants.json` found among the inputs (`wheel repack` writes one beside its
+/// wheels) against the one this build combined from the wheels, which is the one published.
+/// One that matches is accepted silently; one that differs is a warning saying how; one for a
+/// release without variant wheels in the input is reported as not published.
+fn check_found_variants_json(
+    path: &Path,
+    filename: &str,
+    combined: &[VariantsFile],
+    stats: &mut BuildStats,
+) {
+    let Some(published) = combined.iter().find(|f| f.filename == filename) else {
+        stats.skipped.push(Skipped {
+            path: path.to_owned(),
+            reason: "no variant wheel of this release is in the directory (a `*-variants.json` \
+                     is published only as combined from the wheels)"
+                .to_owned(),
+        });
+        stats.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        return;
+    };
+    let found = match read_bounded(path, MAX_FOUND_VARIANTS_JSON_BYTES) {
+        Ok(text) => read_json(&text, SourceKind::IndexFile).map_err(|errors| {
+            let first = errors.first().map(ToString::to_string).unwrap_or_default();
+            format!("it is not valid variant metadata: {first}")
+        }),
+        Err(reason) => Err(reason),
+    };
+    let expected = read_json(&published.text, SourceKind::IndexFile);
+    let differences = match (found, expected) {
+        (Ok(found), Ok(expected)) => metadata_differences(&expected, &found).join("; "),
+        (Err(reason), _) => reason,
+        // What this build wrote always reads back; should it not, say so rather than guess.
+        (Ok(_), Err(_)) => "it could not be compared".to_owned(),
+    };
+    if !differences.is_empty() {
+        stats.warnings.push(format!(
+            "{}: does not match the wheels beside it ({differences}); the index publishes the \
+             one combined from the wheels",
+            path.display()
+        ));
+    }
+}
+
+/// The UTF-8 text of `path`, or why it could not be read (at most `limit` bytes).
+fn read_bounded(path: &Path, limit: u64) -> Result<String, String> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path).map_err(|e| format!("it could not be read: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("it could not be read: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("it is larger than {limit} bytes"));
+    }
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_owned())
 }
 
 fn metadata_path(filename: &str) -> String {

@@ -2,8 +2,9 @@
 //!
 //! Wheels are named by their (PEP 427 / PEP 825) filename; source distributions by
 //! `{name}-{version}.tar.gz` or `.zip` (PEP 625), split at the last `-` so that legacy names with
-//! dashes still parse. Everything else (README files, a `*-variants.json` written by hand,
-//! directories) is skipped and reported, never guessed at.
+//! dashes still parse. A `*-variants.json` (the one `wheel repack` writes beside its wheels) is
+//! listed apart, to be checked against the one the build combines. Everything else (README
+//! files, directories) is skipped and reported, never guessed at.
 
 use std::path::{Path, PathBuf};
 
@@ -49,13 +50,25 @@ pub struct Skipped {
     pub reason: String,
 }
 
-/// Lists the distributions directly in `dir` (not in subdirectories), sorted by file name.
-pub(crate) fn discover(dir: &Path) -> Result<(Vec<Input>, Vec<Skipped>), BuildError> {
+/// What the input directory holds.
+#[derive(Debug, Default)]
+pub(crate) struct Discovered {
+    /// The distributions, sorted by file name.
+    pub(crate) inputs: Vec<Input>,
+    /// The `*-variants.json` files (path, file name), sorted by file name.
+    pub(crate) variants_json: Vec<(PathBuf, String)>,
+    /// Everything else, sorted by path.
+    pub(crate) skipped: Vec<Skipped>,
+}
+
+/// Lists the distributions directly in `dir` (not in subdirectories).
+pub(crate) fn discover(dir: &Path) -> Result<Discovered, BuildError> {
     let list_error = |source| BuildError::ListInput {
         path: dir.to_owned(),
         source,
     };
     let mut inputs = Vec::new();
+    let mut variants_json = Vec::new();
     let mut skipped = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(list_error)? {
         let entry = entry.map_err(list_error)?;
@@ -85,6 +98,10 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<Input>, Vec<Skipped>), BuildEr
             Ok(_) => continue,
             Err(source) => return Err(BuildError::Read { path, source }),
         };
+        if filename.ends_with(VARIANTS_JSON_SUFFIX) {
+            variants_json.push((path, filename));
+            continue;
+        }
         match classify(&filename) {
             Ok((project, version, kind)) => inputs.push(Input {
                 path,
@@ -98,9 +115,17 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<Input>, Vec<Skipped>), BuildEr
         }
     }
     inputs.sort_by(|a, b| a.filename.cmp(&b.filename));
+    variants_json.sort_by(|a, b| a.1.cmp(&b.1));
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((inputs, skipped))
+    Ok(Discovered {
+        inputs,
+        variants_json,
+        skipped,
+    })
 }
+
+/// How a release's `{name}-{version}-variants.json` ends.
+const VARIANTS_JSON_SUFFIX: &str = "-variants.json";
 
 /// The endings of distribution files.
 const DIST_SUFFIXES: [&str; 3] = [".whl", ".tar.gz", ".zip"];

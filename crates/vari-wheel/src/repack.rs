@@ -18,7 +18,10 @@ use std::str::FromStr;
 
 use pep440_rs::Version;
 use vari_core::filename::{normalize_name, variants_json_filename, WheelFilename};
-use vari_core::metadata::{combine, read_pyproject, write_json, SchemaGeneration, VariantMetadata};
+use vari_core::metadata::{
+    combine, missing_fallback_warning, read_pyproject, write_json, SchemaGeneration,
+    VariantMetadata,
+};
 use vari_core::{FeatureRef, Namespace, Property, VariantLabel};
 
 use crate::archive::Archive;
@@ -439,6 +442,7 @@ pub fn repack(
             .push(p);
     }
     let mut indexes = Vec::new();
+    let mut release_warnings = Vec::new();
     for ((name, _), members) in &releases {
         let version = &members[0].release.1;
         let file = variants_json_filename(name, version);
@@ -472,6 +476,12 @@ pub fn repack(
             message: "not a file name in the output directory".to_owned(),
         })?;
         indexes.push((path, written.text));
+        // Every wheel repack writes is labelled, so only a null variant can be the fallback.
+        release_warnings.extend(missing_fallback_warning(
+            &format!("{name} {version}"),
+            false,
+            &combined,
+        ));
     }
     if let Some(first) = plans.first() {
         create_out_dir(&first.wheel, out_dir)?;
@@ -507,6 +517,7 @@ pub fn repack(
         })?;
         output.variants_json.push(path);
     }
+    output.warnings.extend(release_warnings);
     Ok(output)
 }
 

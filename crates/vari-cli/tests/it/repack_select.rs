@@ -124,3 +124,52 @@ fn the_cupy_example_without_a_gpu_says_nvidia_is_needed() {
         failed.stderr
     );
 }
+
+/// `vari index build` over the directory `wheel repack` wrote (`-o`) as `run` reports it.
+fn index_build(input: &Path, site: &Path) -> Run {
+    vari_run([
+        "index".as_ref(),
+        "build".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        site.as_os_str(),
+    ])
+    .expect_code(0)
+}
+
+/// The `*-variants.json` that `wheel repack` writes beside its wheels is accepted silently by
+/// `index build` when it matches them; tampered with, it is a warning naming the file and what
+/// differs (and the index still publishes the one combined from the wheels).
+#[test]
+fn index_build_accepts_the_variants_json_repack_wrote_and_names_a_tampered_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let repacked = repacked_cupy(dir.path());
+    let variants_json = repacked.join("cupy-13.4.0-variants.json");
+    assert!(variants_json.is_file());
+
+    let built = index_build(&repacked, &dir.path().join("index"));
+    assert!(!built.stderr.contains("variants.json"), "{}", built.stderr);
+
+    let text = std::fs::read_to_string(&variants_json).unwrap();
+    let tampered = text.replace("\"12.0\"", "\"12.8\"");
+    assert_ne!(text, tampered);
+    std::fs::write(&variants_json, tampered).unwrap();
+    let built = index_build(&repacked, &dir.path().join("index"));
+    let warning = built
+        .stderr
+        .lines()
+        .find(|l| l.contains("cupy-13.4.0-variants.json"))
+        .unwrap_or_else(|| panic!("{}", built.stderr));
+    assert!(
+        warning.starts_with("warning: ")
+            && warning.contains("does not match the wheels")
+            && warning.contains(
+                "variant `cu12` has nvidia :: cuda_version_lower_bound :: 12.8 where its wheel \
+                 has nvidia :: cuda_version_lower_bound :: 12.0"
+            ),
+        "{warning}"
+    );
+    let published =
+        std::fs::read_to_string(dir.path().join("index/files/cupy-13.4.0-variants.json")).unwrap();
+    assert_eq!(published, text);
+}

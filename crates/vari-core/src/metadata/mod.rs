@@ -5,6 +5,8 @@
 //!   with every problem reported as a [`MetadataError`] (key path + message).
 //! - [`write_json`]: [`VariantMetadata`] → deterministic JSON of a chosen generation.
 //! - [`combine`]: several documents (wheels, index files) → one.
+//! - [`metadata_differences`], [`missing_fallback_warning`]: checks on one release's combined
+//!   metadata.
 //! - [`check_single_values`]: the single-value rule, with the providers' knowledge passed in
 //!   as a [`FeatureKinds`].
 //! - [`resolve_variant_markers`]: a wheel's core metadata with its variant markers decided for
@@ -17,6 +19,7 @@ mod generation;
 mod model;
 mod provider;
 mod read;
+mod release;
 mod requirement;
 pub use requirement::parse_requirement;
 
@@ -38,6 +41,7 @@ pub use read::{
     read_compact_json_lenient, read_json, read_json_lenient, read_json_with_warnings,
     read_pyproject, CompactJson, CompactReadError, SourceKind,
 };
+pub use release::{metadata_differences, missing_fallback_warning};
 pub use sorted::{SortedMap, SortedMapIter, SortedSet};
 pub use variant_markers::resolve_variant_markers;
 pub use write::{write_json, Written};

@@ -27,11 +27,9 @@ fn fixture_wheels_make_one_project_with_its_variants_json() {
     let stats = build_dir(&fixture_wheels(), site.path());
     assert_eq!((stats.projects, stats.files, stats.read), (1, 7, 7));
     assert_eq!(stats.variants_json, ["test_package-0-variants.json"]);
-    // The hand-made variants.json beside the fixtures is not a distribution.
-    assert_eq!(stats.skipped.len(), 1);
-    assert!(stats.skipped[0]
-        .path
-        .ends_with("test_package-0-variants.json"));
+    // The variants.json beside the fixtures matches the wheels: accepted without a word.
+    assert_eq!(stats.skipped, []);
+    assert_eq!(stats.warnings, Vec::<String>::new());
 
     let root = site_json(site.path(), "simple/index.json");
     assert_pep691_root(&root);
@@ -202,6 +200,33 @@ fn a_release_without_a_fallback_is_warned_about() {
         "{:?}",
         stats.warnings
     );
+}
+
+/// A `*-variants.json` in the input that is not variant metadata is a warning naming it (the
+/// index publishes the one combined from the wheels); one for a release without variant wheels
+/// in the input is reported as not published.
+#[test]
+fn a_variants_json_that_is_not_the_wheels_is_named() {
+    let input = tempfile::tempdir().unwrap();
+    WheelSpec::x86_64("fast_math", "1.2.0", "v3").write(input.path());
+    WheelSpec::plain("fast_math", "1.2.0").write(input.path());
+    std::fs::write(input.path().join("fast_math-1.2.0-variants.json"), "{").unwrap();
+    std::fs::write(input.path().join("other-1.0-variants.json"), "{}").unwrap();
+    let site = tempfile::tempdir().unwrap();
+    let stats = build_dir(input.path(), site.path());
+    assert_eq!(stats.warnings.len(), 1, "{:?}", stats.warnings);
+    assert!(
+        stats.warnings[0].contains("fast_math-1.2.0-variants.json: does not match the wheels")
+            && stats.warnings[0].contains("not valid variant metadata"),
+        "{}",
+        stats.warnings[0]
+    );
+    assert_eq!(stats.skipped.len(), 1, "{:?}", stats.skipped);
+    assert!(stats.skipped[0].path.ends_with("other-1.0-variants.json"));
+    assert!(stats.skipped[0]
+        .reason
+        .contains("no variant wheel of this release"));
+    assert!(!site.path().join("files/other-1.0-variants.json").exists());
 }
 
 #[test]

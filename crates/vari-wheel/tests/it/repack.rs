@@ -106,6 +106,15 @@ fn pytorch_builds_become_the_real_torch_2_10_release() {
     assert_eq!(ours.providers, real.providers);
     assert_eq!(ours.static_properties, real.static_properties);
     assert_eq!(ours.variants, real.variants);
+    // The CPU build is the null variant: installers that do not know variants have a fallback.
+    assert!(
+        result
+            .warnings
+            .iter()
+            .all(|w| !w.contains("no null variant")),
+        "{:?}",
+        result.warnings
+    );
 }
 
 #[test]
@@ -173,6 +182,14 @@ fn cupy_distributions_are_renamed_into_one_release() {
     .unwrap();
     let labels: Vec<&str> = combined.variants.keys().map(|l| l.as_str()).collect();
     assert_eq!(labels, ["cu11", "cu12"]);
+    // Only GPU builds: an installer that does not know variants finds nothing to install.
+    let warned: Vec<&String> = result
+        .warnings
+        .iter()
+        .filter(|w| w.contains("no plain wheel and no null variant"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{:?}", result.warnings);
+    assert!(warned[0].starts_with("cupy 13.4.0: "), "{}", warned[0]);
 }
 
 #[test]
