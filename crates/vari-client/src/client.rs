@@ -111,6 +111,10 @@ impl IndexClient {
             let body = crate::simple::page_text(&fetched.body);
             let (mut raw, problems) =
                 parse_links(&fetched.url, fetched.content_type.as_deref(), &body)?;
+            // The page is no longer needed: freed before its links are classified, so its
+            // text and the files built from it are not held at once.
+            drop(body);
+            drop(fetched);
             self.keep_link_credentials(&mut raw);
             project.add(
                 raw,

@@ -200,14 +200,14 @@ fn listed(
             "{prefix}/files/{project}/{key}/{}",
             encode_segment(filename)
         ),
-        hashes: file.hashes.0.clone(),
+        hashes: file.hashes.to_map(),
         requires_python: file.requires_python.as_ref().map(ToString::to_string),
         yanked: file.yanked.as_ref().map(|y| y.reason.clone()),
         size: file.size,
         upload_time: file.upload_time.clone(),
         core_metadata: match &file.core_metadata {
             CoreMetadata::Absent => None,
-            CoreMetadata::Available(hashes) => Some(hashes.0.clone()),
+            CoreMetadata::Available(hashes) => Some(hashes.to_map()),
         },
     }
 }

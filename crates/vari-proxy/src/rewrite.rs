@@ -342,7 +342,7 @@ fn digest(path: &Path) -> Result<(String, u64), String> {
 
 #[cfg(test)]
 mod tests {
-    use vari_client::{ClientSettings, FileKind, FileSource, Hashes};
+    use vari_client::{ClientSettings, FileKind, FileSource};
 
     use super::*;
 
@@ -356,7 +356,7 @@ mod tests {
             filename: name.to_owned(),
             kind: FileKind::Wheel(name.parse().unwrap()),
             url: url.clone(),
-            hashes: Hashes([("sha256".to_owned(), "ab".repeat(32))].into()),
+            hashes: [("sha256", "ab".repeat(32))].into_iter().collect(),
             requires_python: None,
             yanked: None,
             core_metadata: CoreMetadata::Absent,

@@ -1,7 +1,7 @@
 //! `vari select`, `vari download` and `vari index validate` against indexes that misbehave on
 //! purpose (raw sockets on 127.0.0.1): links to local files, endless, dripping, compressed
-//! and truncated pages, ranges answered with endless bodies. Each run's peak memory is read
-//! from `wait4`'s rusage and must stay under 256 MB.
+//! and truncated pages, ranges answered with endless bodies, pages of 100,000 wheels. Each
+//! run's peak memory is read from `wait4`'s rusage and must stay under 256 MB.
 
 use std::io::Write;
 use std::path::Path;
@@ -419,4 +419,65 @@ fn gzip_bomb(mib: usize) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     encoder.write_all(&vec![0u8; 1024 * 1024]).unwrap();
     encoder.finish().unwrap().repeat(mib)
+}
+
+/// A project page in `format` (`json` or `html`) listing `count` valid wheels of `demo`, each
+/// with a SHA-256 and a `requires-python`, linked to `/files/` on the same server.
+fn many_wheels_page(format: &str, count: usize) -> String {
+    let wheels = (0..count).map(|i| {
+        let name = format!("demo-{}.{}-py3-none-any.whl", i / 10, i % 10);
+        (format!("/files/{name}"), format!("{i:064x}"), name)
+    });
+    if format == "json" {
+        let files: Vec<String> = wheels
+            .map(|(url, digest, name)| {
+                format!(
+                    r#"{{"filename": "{name}", "url": "{url}", "hashes": {{"sha256": "{digest}"}}, "requires-python": ">=3.8"}}"#
+                )
+            })
+            .collect();
+        format!(
+            r#"{{"meta": {{"api-version": "1.1"}}, "name": "demo", "files": [{}]}}"#,
+            files.join(",\n")
+        )
+    } else {
+        wheels
+            .map(|(url, digest, name)| {
+                format!(
+                    "<a href=\"{url}#sha256={digest}\" data-requires-python=\"&gt;=3.8\">{name}</a>\n"
+                )
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_page_of_100000_wheels_is_selected_from_within_the_memory_ceiling() {
+    let scratch = tempfile::tempdir().unwrap();
+    let profile = profile(scratch.path());
+    let json = Arc::new(many_wheels_page("json", 100_000));
+    let html = Arc::new(many_wheels_page("html", 100_000));
+    let base = raw_server(move |path, _, stream| match path {
+        "/json/demo/" => page(stream, "application/vnd.pypi.simple.v1+json", &json),
+        "/html/demo/" => page(stream, "text/html", &html),
+        // The wheels themselves are not served: their dependencies stay unknown (a warning).
+        _ => head(stream, "404 Not Found", &[("content-length", "0".into())]),
+    });
+    for format in ["json", "html"] {
+        let (run, peak) = measured(&mut against(
+            "select",
+            &format!("{base}/{format}/"),
+            &profile,
+        ));
+        assert_eq!(run.code, 0, "{format}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("demo-9999.9-py3-none-any.whl"),
+            "{format}: {}",
+            run.stdout
+        );
+        assert_bounded(
+            peak,
+            &format!("select on a {format} page of 100,000 wheels"),
+        );
+    }
 }

@@ -3,33 +3,37 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use url::Url;
 
 use super::html::{filename_of, fragment_hashes};
 use super::model::{CoreMetadata, Hashes, RawFile, Yanked};
 
+/// The page with each file entry left as its text: an entry is parsed into a [`File`] and
+/// turned into a [`RawFile`] one at a time, so a page of 100,000 files never holds every
+/// entry's parsed form (maps, strings) at once next to the files built from them.
 #[derive(Deserialize)]
-struct Page {
+struct Page<'a> {
     meta: Meta,
-    #[serde(default, deserialize_with = "at_most_max_links")]
-    files: Vec<File>,
+    #[serde(borrow, default, deserialize_with = "at_most_max_links")]
+    files: Vec<&'a RawValue>,
 }
 
 /// The `files` list, refused once it passes [`super::MAX_PAGE_LINKS`] entries (while parsing:
 /// each entry costs memory before the list is complete).
 fn at_most_max_links<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
-) -> Result<Vec<File>, D::Error> {
+) -> Result<Vec<&'de RawValue>, D::Error> {
     struct Bounded;
     impl<'de> serde::de::Visitor<'de> for Bounded {
-        type Value = Vec<File>;
+        type Value = Vec<&'de RawValue>;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("a list of files")
         }
         fn visit_seq<A: serde::de::SeqAccess<'de>>(
             self,
             mut seq: A,
-        ) -> Result<Vec<File>, A::Error> {
+        ) -> Result<Vec<&'de RawValue>, A::Error> {
             let mut files = Vec::new();
             while let Some(file) = seq.next_element()? {
                 if files.len() == super::MAX_PAGE_LINKS {
@@ -99,7 +103,9 @@ pub(crate) fn parse_json(
     }
     let mut problems = Vec::new();
     let mut files = Vec::with_capacity(page.files.len());
-    for file in page.files {
+    for (position, entry) in page.files.into_iter().enumerate() {
+        let file: File = serde_json::from_str(entry.get())
+            .map_err(|e| format!("invalid JSON page: files[{position}]: {e}"))?;
         let mut url = match page_url.join(&file.url) {
             Ok(url) => url,
             Err(e) => {

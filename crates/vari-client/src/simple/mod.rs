@@ -156,20 +156,27 @@ impl Project {
                 file
             })
             .collect();
-        let files = classify(raw, &self.name, &source, location, &mut self.warnings);
+        let mut files = classify(raw, &self.name, &source, location, &mut self.warnings);
         self.sources.push(source);
-        // Sized once: growing a vector of thousands of files by doubling copies it into
-        // fresh pages each time.
-        self.files.reserve(files.len());
-        for file in files {
-            match &file.kind {
-                FileKind::VariantsJson { version } => self
-                    .variants_json
-                    .entry(version.clone())
-                    .or_default()
-                    .push(file),
-                _ => self.files.push(file),
-            }
+        // The `variants.json` links are moved to the end in place (a stable sort keeps page
+        // order on both sides) and split off, so the wheels stay in the vector `classify` built:
+        // a page of 100,000 files is not copied into a second vector of the same size.
+        let is_variants_json =
+            |file: &IndexFile| matches!(file.kind, FileKind::VariantsJson { .. });
+        if files.iter().any(is_variants_json) {
+            files.sort_by_key(is_variants_json);
+        }
+        let first = files.partition_point(|file| !is_variants_json(file));
+        for file in files.split_off(first) {
+            self.variants_json
+                .entry(file.version().clone())
+                .or_default()
+                .push(file);
+        }
+        if self.files.is_empty() {
+            self.files = files;
+        } else {
+            self.files.append(&mut files);
         }
     }
 

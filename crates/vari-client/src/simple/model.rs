@@ -8,8 +8,12 @@ use url::Url;
 use vari_core::filename::WheelFilename;
 
 /// Hashes of a file as the index gives them: algorithm (lowercase) → hex digest (lowercase).
+///
+/// Kept as a short list sorted by algorithm, not a map: a file has one or two hashes, and a
+/// `BTreeMap` allocates a node of eleven slots (over 500 bytes) for even one, which on a page
+/// of 100,000 files is most of the memory the page costs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Hashes(pub BTreeMap<String, String>);
+pub struct Hashes(Vec<(String, String)>);
 
 impl Hashes {
     /// The SHA-256 digest, if the index gave one.
@@ -19,7 +23,10 @@ impl Hashes {
 
     /// The digest for `algorithm` (`sha256`, `sha384`, `sha512`, `md5`…).
     pub fn get(&self, algorithm: &str) -> Option<&str> {
-        self.0.get(algorithm).map(String::as_str)
+        self.0
+            .binary_search_by(|(known, _)| known.as_str().cmp(algorithm))
+            .ok()
+            .map(|at| self.0[at].1.as_str())
     }
 
     /// Whether no hash was given.
@@ -27,11 +34,39 @@ impl Hashes {
         self.0.is_empty()
     }
 
+    /// Every `(algorithm, digest)`, by algorithm.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(a, d)| (a.as_str(), d.as_str()))
+    }
+
+    /// The hashes as a map (for serialising).
+    pub fn to_map(&self) -> BTreeMap<String, String> {
+        self.0.iter().cloned().collect()
+    }
+
+    /// Adds a hash (lowercased); a later digest for the same algorithm replaces the earlier,
+    /// as a map would. Empty algorithms or digests are ignored.
     pub(crate) fn insert(&mut self, algorithm: &str, digest: &str) {
-        if !algorithm.is_empty() && !digest.is_empty() {
-            self.0
-                .insert(algorithm.to_ascii_lowercase(), digest.to_ascii_lowercase());
+        if algorithm.is_empty() || digest.is_empty() {
+            return;
         }
+        let algorithm = algorithm.to_ascii_lowercase();
+        let digest = digest.to_ascii_lowercase();
+        match self.0.binary_search_by(|(known, _)| known.cmp(&algorithm)) {
+            Ok(at) => self.0[at].1 = digest,
+            Err(at) => self.0.insert(at, (algorithm, digest)),
+        }
+    }
+}
+
+impl<A: AsRef<str>, D: AsRef<str>> FromIterator<(A, D)> for Hashes {
+    /// Hashes from `(algorithm, digest)` pairs, lowercased, empty ones skipped.
+    fn from_iter<I: IntoIterator<Item = (A, D)>>(pairs: I) -> Self {
+        let mut hashes = Self::default();
+        for (algorithm, digest) in pairs {
+            hashes.insert(algorithm.as_ref(), digest.as_ref());
+        }
+        hashes
     }
 }
 
@@ -155,5 +190,29 @@ pub struct PageWarning {
 impl fmt::Display for PageWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_behave_as_a_map_of_lowercase_names() {
+        let hashes: Hashes = [("SHA512", "CC"), ("sha256", "aa"), ("", "x"), ("md5", "")]
+            .into_iter()
+            .collect();
+        assert_eq!(hashes.sha256(), Some("aa"));
+        assert_eq!(hashes.get("sha512"), Some("cc"));
+        assert_eq!(hashes.get("md5"), None);
+        let mut again = hashes.clone();
+        again.insert("sha256", "BB");
+        assert_eq!(again.sha256(), Some("bb"));
+        assert_eq!(
+            again.iter().collect::<Vec<_>>(),
+            [("sha256", "bb"), ("sha512", "cc")]
+        );
+        assert_eq!(again.to_map().len(), 2);
+        assert!(Hashes::default().is_empty());
     }
 }
