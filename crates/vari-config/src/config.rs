@@ -184,6 +184,20 @@ impl Config {
         }
     }
 
+    /// The file ceilings the configuration raises (`max-input-bytes`, `max-inflate-ratio`), for
+    /// a front-end to apply once at start-up; the environment's `VARI_MAX_INPUT_BYTES` and
+    /// `VARI_MAX_INFLATE_RATIO` win over them.
+    pub fn file_limits(&self) -> FileLimits {
+        FileLimits {
+            max_input_bytes: self.settings.max_input_bytes.as_ref().map(|s| s.value),
+            max_inflate_ratio: self
+                .settings
+                .max_inflate_ratio
+                .as_ref()
+                .and_then(|s| std::num::NonZeroU64::new(s.value)),
+        }
+    }
+
     /// The configured target profile (absolute, or relative to the current directory when the
     /// file that set it was named by a relative `VARI_CONFIG` without a current directory). A
     /// front-end uses it only when the command line names no profile and no other hardware
@@ -303,6 +317,10 @@ fn default_value(key: Key) -> Option<Shown> {
         Key::LowSpeedSeconds => {
             Shown::Text(Limits::default().low_speed_time.as_secs_f64().to_string())
         }
+        // The ceiling the key raises: that of configs and profiles (metadata files have a
+        // larger one, raised by the same key).
+        Key::MaxInputBytes => Shown::Text(vari_fs::InputKind::Config.default_limit().to_string()),
+        Key::MaxInflateRatio => Shown::Text(vari_wheel::MAX_INFLATE_RATIO.to_string()),
     })
 }
 
@@ -325,4 +343,13 @@ fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
         )),
         Err(e) => Err(ConfigError::file(path, e.problem())),
     }
+}
+
+/// The file ceilings a configuration sets ([`Config::file_limits`]); `None` where it sets none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FileLimits {
+    /// `max-input-bytes`: raises the ceilings of configs, profiles and metadata files.
+    pub max_input_bytes: Option<u64>,
+    /// `max-inflate-ratio`: how many times its size a wheel's members may inflate to in all.
+    pub max_inflate_ratio: Option<std::num::NonZeroU64>,
 }

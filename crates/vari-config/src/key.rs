@@ -38,11 +38,15 @@ pub enum Key {
     LowSpeedBytes,
     /// `low-speed-seconds`: the window of the low-speed rule.
     LowSpeedSeconds,
+    /// `max-input-bytes`: raises the size ceiling of input files (configs, profiles, metadata).
+    MaxInputBytes,
+    /// `max-inflate-ratio`: how many times its size a wheel's members may inflate to in all.
+    MaxInflateRatio,
 }
 
 impl Key {
     /// Every key, in the order they are shown.
-    pub const ALL: [Key; 16] = [
+    pub const ALL: [Key; 18] = [
         Key::Prefer,
         Key::Forbid,
         Key::EnableOptional,
@@ -59,6 +63,8 @@ impl Key {
         Key::HttpDeadline,
         Key::LowSpeedBytes,
         Key::LowSpeedSeconds,
+        Key::MaxInputBytes,
+        Key::MaxInflateRatio,
     ];
 
     /// The key as written in a file.
@@ -80,6 +86,8 @@ impl Key {
             Key::HttpDeadline => "http-deadline",
             Key::LowSpeedBytes => "low-speed-bytes",
             Key::LowSpeedSeconds => "low-speed-seconds",
+            Key::MaxInputBytes => "max-input-bytes",
+            Key::MaxInflateRatio => "max-inflate-ratio",
         }
     }
 
@@ -104,7 +112,9 @@ impl Key {
             Key::MaxPageBytes
             | Key::MaxVariantsJsonBytes
             | Key::MaxMetadataBytes
-            | Key::LowSpeedBytes => "a positive number of bytes",
+            | Key::LowSpeedBytes
+            | Key::MaxInputBytes => "a positive number of bytes",
+            Key::MaxInflateRatio => "a positive whole number",
             Key::HttpDeadline | Key::LowSpeedSeconds => {
                 "a positive number of seconds (at most 86400)"
             }

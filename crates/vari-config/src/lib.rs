@@ -44,7 +44,7 @@ mod locate;
 mod read;
 mod settings;
 
-pub use config::{Config, ConfigFile, Entry};
+pub use config::{Config, ConfigFile, Entry, FileLimits};
 pub use default_index::{default_index, DefaultIndex, InvalidIndexVariable, INDEX_VARIABLES};
 pub use error::ConfigError;
 pub use key::Key;

@@ -179,6 +179,13 @@ impl Reader<'_> {
             Key::LowSpeedSeconds => {
                 settings.low_speed_seconds = self.sourced(self.seconds(key, item, at)?)
             }
+            Key::MaxInputBytes => {
+                settings.max_input_bytes = self.sourced(self.bytes(key, item, at)?)
+            }
+            // A positive integer, as `bytes` reads one.
+            Key::MaxInflateRatio => {
+                settings.max_inflate_ratio = self.sourced(self.bytes(key, item, at)?)
+            }
             Key::IndexUrl => {
                 let text = self.string(key, item, at)?;
                 let url = IndexUrl::parse(text)

@@ -121,6 +121,10 @@ pub struct Settings {
     pub low_speed_bytes: Option<Sourced<u64>>,
     /// `low-speed-seconds`.
     pub low_speed_seconds: Option<Sourced<std::time::Duration>>,
+    /// `max-input-bytes`.
+    pub max_input_bytes: Option<Sourced<u64>>,
+    /// `max-inflate-ratio`.
+    pub max_inflate_ratio: Option<Sourced<u64>>,
 }
 
 impl Settings {
@@ -148,6 +152,8 @@ impl Settings {
             http_deadline,
             low_speed_bytes,
             low_speed_seconds,
+            max_input_bytes,
+            max_inflate_ratio,
         } = stronger;
         put(&mut self.prefer, prefer);
         put(&mut self.forbid, forbid);
@@ -165,6 +171,8 @@ impl Settings {
         put(&mut self.http_deadline, http_deadline);
         put(&mut self.low_speed_bytes, low_speed_bytes);
         put(&mut self.low_speed_seconds, low_speed_seconds);
+        put(&mut self.max_input_bytes, max_input_bytes);
+        put(&mut self.max_inflate_ratio, max_inflate_ratio);
     }
 
     /// The value of `key` as shown to the user, with its source; `None` when no layer sets it.
@@ -210,6 +218,8 @@ impl Settings {
             Key::HttpDeadline => seconds(&self.http_deadline),
             Key::LowSpeedBytes => text(&self.low_speed_bytes),
             Key::LowSpeedSeconds => seconds(&self.low_speed_seconds),
+            Key::MaxInputBytes => text(&self.max_input_bytes),
+            Key::MaxInflateRatio => text(&self.max_inflate_ratio),
         }
     }
 

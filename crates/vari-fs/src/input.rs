@@ -12,10 +12,22 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The variable that raises the ceiling of [`InputKind::Config`] and [`InputKind::Metadata`]
 /// files, in bytes (it never lowers them).
 pub const MAX_INPUT_BYTES_ENV: &str = "VARI_MAX_INPUT_BYTES";
+
+/// A ceiling raised by the program for this process ([`raise_input_limit`]; 0 when not raised).
+static RAISED: AtomicU64 = AtomicU64::new(0);
+
+/// Raises the ceiling of [`InputKind::Config`] and [`InputKind::Metadata`] files to `bytes` for
+/// the rest of this process (a front-end applies its configuration's `max-input-bytes` once at
+/// start-up). Like [`MAX_INPUT_BYTES_ENV`], it never lowers a ceiling; with both, the larger
+/// counts.
+pub fn raise_input_limit(bytes: u64) {
+    RAISED.store(bytes, Ordering::Relaxed);
+}
 
 /// What an input file is, which sets its default ceiling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,16 +42,18 @@ pub enum InputKind {
 }
 
 impl InputKind {
-    /// The ceiling in bytes, taking [`MAX_INPUT_BYTES_ENV`] into account.
+    /// The ceiling in bytes, taking [`MAX_INPUT_BYTES_ENV`] and [`raise_input_limit`] into
+    /// account.
     pub fn limit(self) -> u64 {
         let default = self.default_limit();
         if self == InputKind::System {
             return default;
         }
-        std::env::var(MAX_INPUT_BYTES_ENV)
+        let from_env = std::env::var(MAX_INPUT_BYTES_ENV)
             .ok()
             .and_then(|v| v.trim().parse::<u64>().ok())
-            .map_or(default, |raised| raised.max(default))
+            .unwrap_or(0);
+        default.max(from_env).max(RAISED.load(Ordering::Relaxed))
     }
 
     /// The ceiling in bytes when nothing raises it.
@@ -64,7 +78,7 @@ pub enum InputError {
         what: &'static str,
     },
     /// The file is larger than the ceiling.
-    #[error("{}: is larger than the limit of {limit} bytes (raise it with {MAX_INPUT_BYTES_ENV})", .path.display())]
+    #[error("{}: is larger than the limit of {limit} bytes (raise it with `max-input-bytes` in vari.toml or {MAX_INPUT_BYTES_ENV})", .path.display())]
     TooLarge {
         /// The file.
         path: PathBuf,
@@ -93,7 +107,8 @@ impl InputError {
         match self {
             InputError::NotRegular { what, .. } => format!("is {what}, not a regular file"),
             InputError::TooLarge { limit, .. } => format!(
-                "is larger than the limit of {limit} bytes (raise it with {MAX_INPUT_BYTES_ENV})"
+                "is larger than the limit of {limit} bytes (raise it with `max-input-bytes` in \
+                 vari.toml or {MAX_INPUT_BYTES_ENV})"
             ),
             InputError::NotUtf8 { .. } => "is not UTF-8".to_owned(),
             InputError::Io { source, .. } => source.to_string(),

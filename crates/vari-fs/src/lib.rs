@@ -46,7 +46,8 @@ pub use atomic::{write_atomic, AtomicFile, WriteError, WriteErrorKind};
 pub use cache::{cache_dir, cache_dir_with, CACHE_DIR_ENV};
 pub use cache_write::{ensure_cache_dir, open_cache_file, read_cache_file, write_cache_file};
 pub use input::{
-    open_input, read_input, read_input_limited, read_input_to_string, InputError, InputKind,
+    open_input, raise_input_limit, read_input, read_input_limited, read_input_to_string,
+    InputError, InputKind,
 };
 pub use process::{run_with_timeout, ProcessOutput, RunError};
 pub use safe_path::{

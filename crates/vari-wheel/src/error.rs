@@ -331,8 +331,8 @@ pub enum WheelErrorKind {
     /// The members declare more uncompressed bytes than the inflation ceiling allows.
     #[error(
         "its members declare {declared} uncompressed bytes, more than the ceiling of {ceiling} \
-         ({ratio} times the archive's {archive} bytes, at least {floor}; set {env} to a larger \
-         ratio to accept it)",
+         ({ratio} times the archive's {archive} bytes, at least {floor}; set `max-inflate-ratio` \
+         in vari.toml or {env} to a larger ratio to accept it)",
         floor = crate::MIN_INFLATE_CEILING,
         env = crate::MAX_INFLATE_RATIO_ENV
     )]

@@ -57,10 +57,21 @@ pub(crate) fn run(command: Command, verbose: bool) -> Result<ExitCode, CliError>
     }
 }
 
-/// `VARI_MAX_INFLATE_RATIO`, read once for every command that reads wheels (validate,
-/// make-variant, repack, index build, the proxy): vari-wheel reads no environment itself.
-/// Empty counts as unset.
+/// The file ceilings, applied once for every command: `max-input-bytes` and
+/// `max-inflate-ratio` from vari.toml, then `VARI_MAX_INFLATE_RATIO` over the ratio (vari-wheel
+/// reads no environment itself; empty counts as unset; `VARI_MAX_INPUT_BYTES` is read by
+/// vari-fs, the larger of it and the file's value counting). A configuration that cannot be
+/// read sets nothing here: the commands that use it report why.
 fn apply_wheel_limits() -> Result<(), CliError> {
+    if let Ok(config) = vari_config::Config::from_process_env() {
+        let limits = config.file_limits();
+        if let Some(bytes) = limits.max_input_bytes {
+            vari_fs::raise_input_limit(bytes);
+        }
+        if let Some(ratio) = limits.max_inflate_ratio {
+            vari_wheel::set_max_inflate_ratio(ratio);
+        }
+    }
     let value = std::env::var_os(vari_wheel::MAX_INFLATE_RATIO_ENV)
         .map(|v| v.to_string_lossy().into_owned())
         .unwrap_or_default();

@@ -141,7 +141,7 @@ fn without_files_every_key_is_a_default() {
     let s = Scratch::new();
     let shown = run(&mut s.vari(&["--json"])).expect_code(0).json();
     let settings = shown["settings"].as_object().unwrap();
-    assert_eq!(settings.len(), 16);
+    assert_eq!(settings.len(), 18);
     assert!(
         settings.values().all(|v| v["layer"] == "default"),
         "{shown}"
@@ -152,6 +152,9 @@ fn without_files_every_key_is_a_default() {
     assert_eq!(settings["http-deadline"]["value"], "300");
     assert_eq!(settings["low-speed-bytes"]["value"], "1024");
     assert_eq!(settings["low-speed-seconds"]["value"], "60");
+    // So do the file ceilings.
+    assert_eq!(settings["max-input-bytes"]["value"], "16777216");
+    assert_eq!(settings["max-inflate-ratio"]["value"], "200");
     assert_eq!(
         shown["files"],
         json!([{"layer": "user", "path": text(&s.user_file()), "found": false}])

@@ -552,3 +552,41 @@ fn links_planted_in_the_cache_are_replaced_never_written_through() {
     let meta = std::fs::symlink_metadata(&entry).unwrap();
     assert!(meta.is_file(), "the link was replaced by the cache file");
 }
+
+#[test]
+fn the_input_ceiling_is_raised_by_vari_toml_or_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    // A real profile, padded past the 16 MiB ceiling of configs and profiles.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut text = std::fs::read_to_string(root.join("examples/profiles/gpu-node.toml")).unwrap();
+    text.push_str(&" ".repeat(17 << 20));
+    text.push('\n');
+    let profile = dir.path().join("big-profile.toml");
+    std::fs::write(&profile, text).unwrap();
+    let config = dir.path().join("vari.toml");
+    std::fs::write(&config, "max-input-bytes = 33554432\n").unwrap();
+    let what = "detect --profile (too large)";
+    let (code, stderr) = run_bounded(vari().args(["detect", "--profile"]).arg(&profile), what);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("larger than the limit of 16777216 bytes")
+            && stderr.contains("`max-input-bytes` in vari.toml or VARI_MAX_INPUT_BYTES"),
+        "{stderr}"
+    );
+    let raised_by_file = run_bounded(
+        vari()
+            .args(["detect", "--profile"])
+            .arg(&profile)
+            .env("VARI_CONFIG", &config),
+        "detect --profile with max-input-bytes",
+    );
+    assert_eq!(raised_by_file.0, 0, "{}", raised_by_file.1);
+    let raised_by_env = run_bounded(
+        vari()
+            .args(["detect", "--profile"])
+            .arg(&profile)
+            .env("VARI_MAX_INPUT_BYTES", "33554432"),
+        "detect --profile with VARI_MAX_INPUT_BYTES",
+    );
+    assert_eq!(raised_by_env.0, 0, "{}", raised_by_env.1);
+}

@@ -219,13 +219,24 @@ fn the_inflation_ceiling_is_raised_by_its_environment_variable() {
     let refused = errors(None);
     assert!(
         refused.contains("more than the ceiling of 1073741824")
-            && refused.contains("set VARI_MAX_INFLATE_RATIO"),
+            && refused.contains("`max-inflate-ratio` in vari.toml or VARI_MAX_INFLATE_RATIO"),
         "{refused}"
     );
     // Raised: the declared total is accepted; only the member's own lie remains.
     let raised = errors(Some("10000000"));
     assert!(!raised.contains("ceiling"), "{raised}");
     assert!(raised.contains("test_package/zeros.bin"), "{raised}");
+    // The same ratio from vari.toml.
+    let config = wheel.with_file_name("vari.toml");
+    std::fs::write(&config, "max-inflate-ratio = 10000000\n").unwrap();
+    let mut cmd = crate::common::vari();
+    cmd.args(["wheel", "validate", "--json"])
+        .arg(&wheel)
+        .env("VARI_CONFIG", &config);
+    let from_file =
+        crate::common::run(&mut cmd).expect_code(1).json()["files"][0]["errors"].to_string();
+    assert!(!from_file.contains("ceiling"), "{from_file}");
+    assert!(from_file.contains("test_package/zeros.bin"), "{from_file}");
     let mut cmd = crate::common::vari();
     cmd.args(["wheel", "validate"])
         .arg(&wheel)
