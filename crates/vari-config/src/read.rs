@@ -396,7 +396,8 @@ offline = true
             "/c/vari.toml: prefers: unknown key (expected one of: prefer, forbid, \
              enable-optional, profile, no-variants, index-url, extra-index-url, find-links, \
              index-strategy, offline, max-page-bytes, max-variants-json-bytes, \
-             max-metadata-bytes, http-deadline, low-speed-bytes, low-speed-seconds) (line 3)"
+             max-metadata-bytes, http-deadline, low-speed-bytes, low-speed-seconds, \
+             max-input-bytes, max-inflate-ratio) (line 3)"
         );
         let e = read("offline = \"yes\"").unwrap_err();
         assert_eq!(

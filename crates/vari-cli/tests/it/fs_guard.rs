@@ -556,37 +556,60 @@ fn links_planted_in_the_cache_are_replaced_never_written_through() {
 #[test]
 fn the_input_ceiling_is_raised_by_vari_toml_or_the_environment() {
     let dir = tempfile::tempdir().unwrap();
-    // A real profile, padded past the 16 MiB ceiling of configs and profiles.
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut text = std::fs::read_to_string(root.join("examples/profiles/gpu-node.toml")).unwrap();
+    // Configs: a real setting padded past their 16 MiB ceiling, raised by the variable (a
+    // config file cannot raise the ceiling it is read under).
+    let big_config = dir.path().join("big-vari.toml");
+    let mut text = "offline = true\n".to_owned();
     text.push_str(&" ".repeat(17 << 20));
     text.push('\n');
-    let profile = dir.path().join("big-profile.toml");
-    std::fs::write(&profile, text).unwrap();
-    let config = dir.path().join("vari.toml");
-    std::fs::write(&config, "max-input-bytes = 33554432\n").unwrap();
-    let what = "detect --profile (too large)";
-    let (code, stderr) = run_bounded(vari().args(["detect", "--profile"]).arg(&profile), what);
+    std::fs::write(&big_config, text).unwrap();
+    let show = |env: Option<&str>| {
+        let mut command = vari();
+        command
+            .args(["config", "show"])
+            .env("VARI_CONFIG", &big_config);
+        if let Some(bytes) = env {
+            command.env("VARI_MAX_INPUT_BYTES", bytes);
+        }
+        run_bounded(&mut command, "config show (a large config)")
+    };
+    let (code, stderr) = show(None);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("larger than the limit of 16777216 bytes")
             && stderr.contains("`max-input-bytes` in vari.toml or VARI_MAX_INPUT_BYTES"),
         "{stderr}"
     );
-    let raised_by_file = run_bounded(
-        vari()
-            .args(["detect", "--profile"])
-            .arg(&profile)
-            .env("VARI_CONFIG", &config),
-        "detect --profile with max-input-bytes",
+    let (code, stderr) = show(Some("33554432"));
+    assert_eq!(code, 0, "{stderr}");
+
+    // Metadata files (a profile here): a sparse file past their 256 MiB ceiling, raised by
+    // vari.toml's `max-input-bytes`; raised, the file is read and fails as the zeros it holds.
+    let sparse = dir.path().join("profile.toml");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(300 << 20)
+        .unwrap();
+    let config = dir.path().join("vari.toml");
+    std::fs::write(&config, "max-input-bytes = 419430400\n").unwrap();
+    let detect = |config: Option<&Path>| {
+        let mut command = vari();
+        command.args(["detect", "--profile"]).arg(&sparse);
+        if let Some(config) = config {
+            command.env("VARI_CONFIG", config);
+        }
+        run_bounded(&mut command, "detect --profile (a sparse giant)")
+    };
+    let (code, stderr) = detect(None);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("larger than the limit of 268435456 bytes"),
+        "{stderr}"
     );
-    assert_eq!(raised_by_file.0, 0, "{}", raised_by_file.1);
-    let raised_by_env = run_bounded(
-        vari()
-            .args(["detect", "--profile"])
-            .arg(&profile)
-            .env("VARI_MAX_INPUT_BYTES", "33554432"),
-        "detect --profile with VARI_MAX_INPUT_BYTES",
+    let (code, stderr) = detect(Some(&config));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        !stderr.contains("larger than the limit") && stderr.contains("profile.toml"),
+        "{stderr}"
     );
-    assert_eq!(raised_by_env.0, 0, "{}", raised_by_env.1);
 }
