@@ -175,7 +175,7 @@ pub(crate) struct RankArgs {
 pub(crate) struct IndexArgs {
     /// A simple-API index (PEP 503/691), most important first (repeatable) [default:
     /// `index-url` from vari.toml, else `UV_DEFAULT_INDEX`, `UV_INDEX_URL` or `PIP_INDEX_URL`,
-    /// else PyPI, https://pypi.org/simple/].
+    /// else PyPI, `https://pypi.org/simple/`].
     #[arg(short = 'i', long, value_name = "URL")]
     pub index_url: Vec<vari_client::IndexUrl>,
 

@@ -983,7 +983,7 @@ fn install_help_gives_the_installers_default_indexes() {
     assert!(
         select.contains(
             "else `UV_DEFAULT_INDEX`, `UV_INDEX_URL` or `PIP_INDEX_URL`, else PyPI, \
-             https://pypi.org/simple/]"
+             `https://pypi.org/simple/`]"
         ),
         "{select}"
     );
