@@ -434,17 +434,10 @@ fn check_found_variants_json(
     }
 }
 
-/// The UTF-8 text of `path`, or why it could not be read (at most `limit` bytes).
+/// The UTF-8 text of `path`, or why it could not be read (at most `limit` bytes), read as every
+/// input file is (`vari_fs::read_input_limited`: a regular file, opened without blocking).
 fn read_bounded(path: &Path, limit: u64) -> Result<String, String> {
-    use std::io::Read as _;
-    let file = std::fs::File::open(path).map_err(|e| format!("it could not be read: {e}"))?;
-    let mut bytes = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("it could not be read: {e}"))?;
-    if bytes.len() as u64 > limit {
-        return Err(format!("it is larger than {limit} bytes"));
-    }
+    let bytes = vari_fs::read_input_limited(path, limit).map_err(|e| e.problem())?;
     String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_owned())
 }
 

@@ -680,34 +680,21 @@ fn read_local(url: &Url, ceiling: Ceiling) -> Result<Option<Fetched>, ClientErro
     if path.is_dir() {
         path.push("index.html");
     }
-    let io = |path: &std::path::Path, source| ClientError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let size = match std::fs::metadata(&path) {
-        Ok(metadata) if metadata.is_file() => metadata.len(),
-        Ok(_) => {
-            let source = std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "not a regular file (a FIFO or a device cannot be a page)",
-            );
-            return Err(io(&path, source));
+    // vari-fs's one reader of input files: opened without blocking, refused unless regular
+    // (a FIFO or a device cannot be a page), read up to the ceiling.
+    let body = match vari_fs::read_input_limited(&path, ceiling.bytes) {
+        Ok(body) => body,
+        Err(vari_fs::InputError::TooLarge { .. }) => return Err(ceiling.exceeded(url)),
+        Err(vari_fs::InputError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            return Ok(None)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(io(&path, source)),
+        Err(e) => {
+            let source = std::io::Error::new(std::io::ErrorKind::InvalidInput, e.problem());
+            return Err(ClientError::Io { path, source });
+        }
     };
-    let too_large = || ceiling.exceeded(url);
-    if size > ceiling.bytes {
-        return Err(too_large());
-    }
-    let file = std::fs::File::open(&path).map_err(|e| io(&path, e))?;
-    let mut body = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    file.take(ceiling.bytes + 1)
-        .read_to_end(&mut body)
-        .map_err(|e| io(&path, e))?;
-    if body.len() as u64 > ceiling.bytes {
-        return Err(too_large());
-    }
     let content_type = match path.extension().and_then(|e| e.to_str()) {
         Some("json") => Some("application/json".to_owned()),
         Some("html" | "htm") => Some("text/html".to_owned()),
