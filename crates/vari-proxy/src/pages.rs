@@ -92,7 +92,7 @@ impl Rendered {
     pub(crate) fn new(body: Vec<u8>, suffix: &str) -> Self {
         let digest = Sha256::digest(&body);
         Self {
-            etag: format!("\"{}-{suffix}\"", hex(&digest[..12])),
+            etag: format!("\"{}-{suffix}\"", hex::encode(&digest[..12])),
             body: Bytes::from(body),
         }
     }
@@ -153,17 +153,13 @@ impl ProjectPage {
     }
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
+    hex::encode(Sha256::digest(bytes))
 }
 
 /// The key of an upstream file: a digest of its URL, stable across rebuilds of the page.
 fn file_key(url: &Url) -> String {
-    hex(&Sha256::digest(url.as_str().as_bytes())[..8])
+    hex::encode(&Sha256::digest(url.as_str().as_bytes())[..8])
 }
 
 /// How the bytes of the upstream file at `url` reach the installer.

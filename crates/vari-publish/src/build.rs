@@ -364,7 +364,7 @@ fn combine_release(
     if let Some(warning) = no_fallback(release, &combined) {
         warnings.push(warning);
     }
-    let sha256 = dist::hex(&<sha2::Sha256 as sha2::Digest>::digest(
+    let sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
         written.text.as_bytes(),
     ));
     Ok(Some(VariantsFile {
