@@ -33,9 +33,11 @@ pub type Progress<'a> = &'a (dyn Fn(u64, Option<u64>) + Send + Sync);
 
 /// The strongest hash the index gives that can be checked.
 fn expected_hash(file: &IndexFile) -> Option<(&'static str, String)> {
-    ["sha512", "sha384", "sha256"]
-        .into_iter()
-        .find_map(|algorithm| Some((algorithm, file.hashes.get(algorithm)?.to_owned())))
+    use vari_simple::HashAlgorithm::{Sha256, Sha384, Sha512};
+    [Sha512, Sha384, Sha256].into_iter().find_map(|algorithm| {
+        let digest = file.hashes.get(&algorithm)?.to_owned();
+        Some((algorithm.known_name()?, digest))
+    })
 }
 
 /// SHA-256 always (reported), plus the index's algorithm when it is another.

@@ -86,7 +86,6 @@ mod build;
 mod dist;
 mod error;
 mod inputs;
-mod pages;
 mod place;
 mod site;
 mod state;

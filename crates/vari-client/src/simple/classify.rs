@@ -140,7 +140,7 @@ fn starts_with_project(filename: &str, project: &ProjectName) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simple::model::{CoreMetadata, Hashes};
+    use vari_simple::{CoreMetadata, Hashes};
 
     fn raw(filename: &str) -> RawFile {
         RawFile {

@@ -1,0 +1,123 @@
+//! # vari-simple
+//!
+//! The simple-repository page model, in one place for everyone who reads or writes pages:
+//! the index client (reading indexes and find-links pages), the proxy (serving pages) and
+//! `vari-publish` (`index build` writes a static site, `index validate` reads one back).
+//!
+//! - [`PageFile`]: one file as a project page lists it, with [`Hashes`] keyed by a typed
+//!   [`HashAlgorithm`], `requires-python`, [`Yanked`] (PEP 592), [`CoreMetadata`] (PEP 658 and
+//!   PEP 714), size and upload time (PEP 700). The `{name}-{version}-variants.json` files of
+//!   PEP 825 are plain files of the page, told apart by their name (the client classifies).
+//! - Reading: [`parse_project`] (PEP 691 JSON or PEP 503 HTML, as [`PageFormat::detect`]
+//!   says), [`parse_root`] for project lists; both bounded ([`MAX_PAGE_LINKS`]).
+//! - Writing: [`render_project_json`], [`render_project_html`], [`render_root_json`],
+//!   [`render_root_html`], in a [`PageStyle`]: the proxy and the index builder emit pages
+//!   through the same renderers, and differ only where the style says so.
+//! - URL path segments: [`encode_segment`] and [`decode_segment`] (the `percent-encoding`
+//!   crate).
+//!
+//! Why a crate of its own, and not a module of `vari-core`: reading pages needs an HTML
+//! parser (`tl`), HTML escaping and URL resolution (`url`), which the wheel-variant format and
+//! everything else built on `vari-core` (detection, scanning) have no use for. It sits below
+//! `vari-client`, `vari-proxy` and `vari-publish`, above nothing of vari's, and does no I/O:
+//! bodies come in as text, pages go out as bytes.
+
+mod encode;
+mod hashes;
+mod html;
+mod json;
+mod model;
+mod style;
+
+pub use encode::{decode_segment, decode_segment_lossy, encode_segment, SegmentSet};
+pub use hashes::{HashAlgorithm, Hashes};
+pub use html::{render_project_html, render_root_html};
+pub use json::{parse_root_json, render_project_json, render_root_json};
+pub use model::{api_version, CoreMetadata, PageFile, ProjectPage, Yanked};
+pub use style::PageStyle;
+
+use url::Url;
+
+/// The most links one page may list. The largest real pages (PyTorch's nightly index) list
+/// tens of thousands of files; parsing costs a few hundred bytes per link on top of the body,
+/// so without this a hostile page of tiny links under the size ceiling would cost gigabytes.
+pub const MAX_PAGE_LINKS: usize = 100_000;
+
+/// The two page formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageFormat {
+    /// PEP 503 HTML.
+    Html,
+    /// PEP 691 JSON.
+    Json,
+}
+
+impl PageFormat {
+    /// The format a response's `Content-Type` announces; without one, the body decides.
+    pub fn detect(content_type: Option<&str>, body: &str) -> Self {
+        let content_type = content_type.unwrap_or_default().to_ascii_lowercase();
+        if content_type.contains("json") {
+            Self::Json
+        } else if content_type.contains("html") {
+            Self::Html
+        } else if body.trim_start().starts_with('{') {
+            Self::Json
+        } else {
+            Self::Html
+        }
+    }
+}
+
+/// The files of a project page, and the links that were skipped (each a message).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParsedPage {
+    /// The files, in page order, their URLs absolute and without fragment.
+    pub files: Vec<PageFile<Url>>,
+    /// Links that could not be read, in words (the caller names the page).
+    pub problems: Vec<String>,
+}
+
+/// Parses a project page served at `page_url` (after redirects: relative links resolve
+/// against it, or against the HTML page's `<base href>`). A whole page that cannot be read is
+/// the error, in words.
+///
+/// ```
+/// let url = url::Url::parse("https://example.com/simple/foo/").unwrap();
+/// let html = r#"<a href="foo-1.0-py3-none-any.whl#sha256=AA">x</a>"#;
+/// let page = vari_simple::parse_project(&url, vari_simple::PageFormat::Html, html).unwrap();
+/// assert_eq!(page.files[0].hashes.sha256(), Some("aa"));
+/// assert_eq!(page.files[0].url.as_str(), "https://example.com/simple/foo/foo-1.0-py3-none-any.whl");
+/// ```
+pub fn parse_project(page_url: &Url, format: PageFormat, body: &str) -> Result<ParsedPage, String> {
+    match format {
+        PageFormat::Json => json::parse_project(body, page_url),
+        PageFormat::Html => html::parse_project(body, page_url),
+    }
+}
+
+/// The project names of a root page: the JSON `projects` list (none when there is no such
+/// list), or each anchor's text (PEP 503 says it is the name), else the last segment of its
+/// `href`.
+pub fn parse_root(page_url: &Url, format: PageFormat, body: &str) -> Result<Vec<String>, String> {
+    match format {
+        PageFormat::Json => Ok(json::parse_root_json(body)?.unwrap_or_default()),
+        PageFormat::Html => html::parse_root(body, page_url),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_lists_without_a_list_are_told_apart() {
+        let url = Url::parse("https://example.com/simple/").unwrap();
+        let bare = r#"{"meta": {"api-version": "1.0"}}"#;
+        assert_eq!(parse_root_json(bare).unwrap(), None);
+        assert!(parse_root(&url, PageFormat::Json, bare).unwrap().is_empty());
+        let listed = r#"{"meta": {"api-version": "1.0"}, "projects": [{"name": "A"}]}"#;
+        assert_eq!(parse_root_json(listed).unwrap(), Some(vec!["A".to_owned()]));
+        let html = r#"<a href="/simple/b-c/"></a>"#;
+        assert_eq!(parse_root(&url, PageFormat::Html, html).unwrap(), ["b-c"]);
+    }
+}
