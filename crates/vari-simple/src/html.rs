@@ -340,6 +340,16 @@ mod tests {
         }
     }
 
+    /// The page of project `a` listing `files`, in `style`.
+    fn rendered(files: &[PageFile], style: &PageStyle) -> String {
+        let project = ProjectPage {
+            name: "a",
+            files,
+            versions: &[],
+        };
+        String::from_utf8(render_project_html(project, style)).unwrap()
+    }
+
     #[test]
     fn anchors_carry_every_attribute_escaped() {
         let mut a = file("a<b>-1.0-py3-none-any.whl", "/files/a/k1/a\".whl");
@@ -351,12 +361,7 @@ mod tests {
         a.size = Some(1);
         a.core_metadata = CoreMetadata::Available(Hashes::sha256_of("cd"));
         let files = [a];
-        let project = ProjectPage {
-            name: "a",
-            files: &files,
-            versions: &[],
-        };
-        let html = String::from_utf8(render_project_html(project, &PageStyle::SERVED)).unwrap();
+        let html = rendered(&files, &PageStyle::SERVED);
         assert_eq!(
             html,
             "<!DOCTYPE html>\n<html>\n  <head>\n    <meta name=\"pypi:repository-version\" \
@@ -366,21 +371,14 @@ mod tests {
              data-core-metadata=\"sha256=cd\" data-yanked=\"bad &quot;build&quot;\">\
              a&lt;b&gt;-1.0-py3-none-any.whl</a><br />\n  </body>\n</html>\n"
         );
-        let written = render_project_html(project, &PageStyle::STATIC_SITE);
-        assert!(String::from_utf8(written).unwrap().contains("</a><br>\n"));
+        assert!(rendered(&files, &PageStyle::STATIC_SITE).contains("</a><br>\n"));
     }
 
     #[test]
     fn unknown_hashes_and_metadata_without_hash() {
         let mut a = file("a-1.0.tar.gz", "/files/a/k/a-1.0.tar.gz");
         a.core_metadata = CoreMetadata::Available(Hashes::default());
-        let files = [a];
-        let project = ProjectPage {
-            name: "a",
-            files: &files,
-            versions: &[],
-        };
-        let html = String::from_utf8(render_project_html(project, &PageStyle::SERVED)).unwrap();
+        let html = rendered(&[a], &PageStyle::SERVED);
         assert!(
             html.contains("<a href=\"/files/a/k/a-1.0.tar.gz\" data-dist-info-metadata=\"true\""),
             "{html}"
