@@ -17,7 +17,7 @@ use crate::encode::decode_segment;
 use crate::hashes::{HashAlgorithm, Hashes};
 use crate::model::{api_version, CoreMetadata, PageFile, ProjectPage, Yanked};
 use crate::style::PageStyle;
-use crate::{ParsedPage, MAX_PAGE_LINKS};
+use crate::{ParsedPage, SkippedLink, MAX_PAGE_LINKS};
 
 /// Every `<a href>` on the page. Links whose href cannot be resolved are returned as problems.
 pub(crate) fn parse_project(text: &str, page_url: &Url) -> Result<ParsedPage, String> {
@@ -52,10 +52,11 @@ pub(crate) fn parse_project(text: &str, page_url: &Url) -> Result<ParsedPage, St
             Ok(url) => url,
             Err(e) => {
                 let text = tag.inner_text(parser);
-                problems.push(format!(
-                    "link `{}`: invalid href `{href}`: {e}",
-                    text.trim()
-                ));
+                problems.push(SkippedLink::InvalidHref {
+                    text: text.trim().to_owned(),
+                    href,
+                    reason: e.to_string(),
+                });
                 continue;
             }
         };
@@ -312,7 +313,7 @@ mod tests {
         let ParsedPage { files, problems } = parse_project(html, &page()).unwrap();
         assert!(files.is_empty());
         assert_eq!(problems.len(), 1);
-        assert!(problems[0].contains("bad"), "{problems:?}");
+        assert!(problems[0].to_string().contains("bad"), "{problems:?}");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::hashes::Hashes;
 use crate::html::{filename_of, fragment_hashes};
 use crate::model::{api_version, CoreMetadata, PageFile, ProjectPage, Yanked};
 use crate::style::PageStyle;
-use crate::{ParsedPage, MAX_PAGE_LINKS};
+use crate::{ParsedPage, SkippedLink, MAX_PAGE_LINKS};
 
 /// The page with each file entry left as its text: an entry is parsed into a [`File`] and
 /// turned into a [`PageFile`] one at a time, so a page of 100,000 files never holds every
@@ -111,10 +111,11 @@ pub(crate) fn parse_project(text: &str, page_url: &Url) -> Result<ParsedPage, St
         let mut url = match page_url.join(&file.url) {
             Ok(url) => url,
             Err(e) => {
-                problems.push(format!(
-                    "{}: invalid url `{}`: {e}",
-                    file.filename, file.url
-                ));
+                problems.push(SkippedLink::InvalidUrl {
+                    filename: file.filename,
+                    url: file.url,
+                    reason: e.to_string(),
+                });
                 continue;
             }
         };

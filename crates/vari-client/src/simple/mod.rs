@@ -209,7 +209,8 @@ pub(crate) fn parse_links(
             url: page_url.clone(),
             message,
         })?;
-    let (mut files, mut problems) = (parsed.files, parsed.problems);
+    let mut files = parsed.files;
+    let mut problems: Vec<String> = parsed.problems.iter().map(ToString::to_string).collect();
     files.retain(|file| match link_rule::refusal(page_url, &file.url) {
         None => true,
         Some(why) => {

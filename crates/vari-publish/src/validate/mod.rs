@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use url::Url;
 use vari_core::filename::{variants_json_filename, WheelFilename};
 use vari_core::metadata::{combine, properties_of, read_json, SourceKind, VariantMetadata};
-use vari_simple::{CoreMetadata, PageFormat};
+use vari_simple::{CoreMetadata, PageFormat, SkippedLink};
 
 pub use http::HttpSite;
 pub use local::LocalSite;
@@ -225,9 +225,20 @@ impl<'a> ProjectCheck<'a> {
                 return (0, self.problems);
             }
         };
-        // Links that do not resolve to a URL.
-        for problem in &page.problems {
-            self.error_on_page(problem.clone());
+        for skipped in &page.problems {
+            let problem = match skipped {
+                SkippedLink::InvalidUrl {
+                    filename,
+                    url,
+                    reason,
+                } => error(
+                    &self.page_path,
+                    Some(format!("files.{filename}.url")),
+                    format!("`{url}` is not a URL: {reason}"),
+                ),
+                other => error(&self.page_path, None, other.to_string()),
+            };
+            self.problems.push(problem);
         }
         for file in &page.files {
             self.check_hashes(file);
