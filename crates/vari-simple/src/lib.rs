@@ -158,4 +158,67 @@ mod tests {
         let html = r#"<a href="/simple/b-c/"></a>"#;
         assert_eq!(parse_root(&url, PageFormat::Html, html).unwrap(), ["b-c"]);
     }
+
+    #[test]
+    fn pages_read_back_as_written_in_either_style() {
+        let files = vec![
+            PageFile {
+                filename: "a-1.0+cu128-py3-none-any.whl".to_owned(),
+                url: encode_segment("a-1.0+cu128-py3-none-any.whl", SegmentSet::Unreserved),
+                hashes: Hashes::sha256_of("AB"),
+                requires_python: Some(">=3.9,<4".to_owned()),
+                yanked: Some(Yanked {
+                    reason: Some("bad \"build\" & more".to_owned()),
+                }),
+                core_metadata: CoreMetadata::Available(Hashes::sha256_of("cd")),
+                size: Some(7),
+                upload_time: None,
+            },
+            PageFile {
+                filename: "a-1.0-variants.json".to_owned(),
+                url: "a-1.0-variants.json".to_owned(),
+                hashes: Hashes::sha256_of("ef"),
+                requires_python: None,
+                yanked: None,
+                core_metadata: CoreMetadata::Absent,
+                size: Some(3),
+                upload_time: None,
+            },
+        ];
+        let versions = ["1.0".to_owned()];
+        let page = ProjectPage {
+            name: "a",
+            files: &files,
+            versions: &versions,
+        };
+        let url = Url::parse("https://example.com/simple/a/").unwrap();
+        for style in [PageStyle::SERVED, PageStyle::STATIC_SITE] {
+            let json = render_project_json(page, &style);
+            let html = render_project_html(page, &style);
+            for (format, body) in [(PageFormat::Json, json), (PageFormat::Html, html)] {
+                let body = String::from_utf8(body).unwrap();
+                let read = parse_project(&url, format, &body).unwrap();
+                assert!(read.problems.is_empty(), "{format:?}: {:?}", read.problems);
+                assert_eq!(read.files.len(), files.len(), "{format:?}");
+                for (read, written) in read.files.iter().zip(&files) {
+                    assert_eq!(read.filename, written.filename, "{format:?}");
+                    assert_eq!(read.url, url.join(&written.url).unwrap(), "{format:?}");
+                    assert_eq!(read.hashes, written.hashes, "{format:?}");
+                    assert_eq!(read.requires_python, written.requires_python);
+                    assert_eq!(read.yanked, written.yanked, "{format:?}");
+                    assert_eq!(read.core_metadata, written.core_metadata, "{format:?}");
+                    // Sizes are PEP 691's only.
+                    let size = written.size.filter(|_| format == PageFormat::Json);
+                    assert_eq!(read.size, size, "{format:?}");
+                }
+            }
+            let names = ["A.b", "c"];
+            let root = render_root_json(names.into_iter(), &style);
+            let root = String::from_utf8(root).unwrap();
+            assert_eq!(parse_root(&url, PageFormat::Json, &root).unwrap(), names);
+            let root = render_root_html(names.into_iter().map(|n| (n, n)), &style);
+            let root = String::from_utf8(root).unwrap();
+            assert_eq!(parse_root(&url, PageFormat::Html, &root).unwrap(), names);
+        }
+    }
 }
