@@ -497,16 +497,10 @@ fn project_page(
 
 /// A link to a file of the site with its SHA-256 and size (every file's page entry has both).
 fn link(filename: &str, url: String, sha256: &str, size: u64) -> PageFile {
-    PageFile {
-        filename: filename.to_owned(),
-        url,
-        hashes: Hashes::sha256_of(sha256),
-        requires_python: None,
-        yanked: None,
-        core_metadata: CoreMetadata::Absent,
-        size: Some(size),
-        upload_time: None,
-    }
+    let mut link = PageFile::new(filename, url);
+    link.hashes = Hashes::sha256_of(sha256);
+    link.size = Some(size);
+    link
 }
 
 /// Writes site files atomically when their content changed, and remembers every path it

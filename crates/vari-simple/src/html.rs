@@ -329,16 +329,7 @@ mod tests {
     }
 
     fn file(filename: &str, url: &str) -> PageFile {
-        PageFile {
-            filename: filename.into(),
-            url: url.into(),
-            hashes: Hashes::default(),
-            requires_python: None,
-            yanked: None,
-            core_metadata: CoreMetadata::Absent,
-            size: None,
-            upload_time: None,
-        }
+        PageFile::new(filename, url.to_owned())
     }
 
     /// The page of project `a` listing `files`, in `style`.

@@ -42,6 +42,23 @@ pub struct PageFile<L = String> {
     pub upload_time: Option<String>,
 }
 
+impl<L> PageFile<L> {
+    /// A file known by name and link only: no hashes, `requires-python`, yank, core metadata,
+    /// size or upload time (set the fields that are known).
+    pub fn new(filename: impl Into<String>, url: L) -> Self {
+        Self {
+            filename: filename.into(),
+            url,
+            hashes: Hashes::default(),
+            requires_python: None,
+            yanked: None,
+            core_metadata: CoreMetadata::Absent,
+            size: None,
+            upload_time: None,
+        }
+    }
+}
+
 /// A project page to write.
 #[derive(Debug, Clone, Copy)]
 pub struct ProjectPage<'a> {
