@@ -51,7 +51,8 @@ pub(crate) fn split_credentials(mut url: Url) -> (Url, Option<Credentials>) {
     if url.username().is_empty() && url.password().is_none() {
         return (url, None);
     }
-    let decode = |s: &str| percent_decode(s).unwrap_or_else(|| s.to_owned());
+    let decode =
+        |s: &str| vari_simple::decode_segment(s).map_or_else(|| s.to_owned(), |s| s.into_owned());
     let credentials = Credentials {
         username: decode(url.username()),
         password: url.password().map(decode),
@@ -65,23 +66,6 @@ pub(crate) fn split_credentials(mut url: Url) -> (Url, Option<Credentials>) {
 /// A URL as it may be shown: without user name and password.
 pub(crate) fn redact(url: &Url) -> Url {
     split_credentials(url.clone()).0
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// Where to read netrc credentials from.

@@ -219,7 +219,7 @@ impl IndexClient {
             match self.http.get(&url, "*/*", BodyKind::Metadata).await? {
                 Some(fetched) => {
                     if let Some(expected) = hashes.sha256() {
-                        let actual = download::hex(&sha2::Sha256::digest(&fetched.body));
+                        let actual = hex::encode(sha2::Sha256::digest(&fetched.body));
                         if actual != expected {
                             return Err(ClientError::HashMismatch(Box::new(HashMismatch {
                                 url,

@@ -33,9 +33,11 @@ pub type Progress<'a> = &'a (dyn Fn(u64, Option<u64>) + Send + Sync);
 
 /// The strongest hash the index gives that can be checked.
 fn expected_hash(file: &IndexFile) -> Option<(&'static str, String)> {
-    ["sha512", "sha384", "sha256"]
-        .into_iter()
-        .find_map(|algorithm| Some((algorithm, file.hashes.get(algorithm)?.to_owned())))
+    use vari_simple::HashAlgorithm::{Sha256, Sha384, Sha512};
+    [Sha512, Sha384, Sha256].into_iter().find_map(|algorithm| {
+        let digest = file.hashes.get(&algorithm)?.to_owned();
+        Some((algorithm.known_name()?, digest))
+    })
 }
 
 /// SHA-256 always (reported), plus the index's algorithm when it is another.
@@ -73,10 +75,10 @@ impl Hasher {
 
     /// (SHA-256, the other digest or SHA-256 again), lowercase hex.
     fn finish(self) -> (String, String) {
-        let sha256 = hex(&self.sha256.finalize());
+        let sha256 = hex::encode(self.sha256.finalize());
         let other = match self.other {
-            Some(OtherHash::Sha384(h)) => hex(&h.finalize()),
-            Some(OtherHash::Sha512(h)) => hex(&h.finalize()),
+            Some(OtherHash::Sha384(h)) => hex::encode(h.finalize()),
+            Some(OtherHash::Sha512(h)) => hex::encode(h.finalize()),
             None => sha256.clone(),
         };
         (sha256, other)
@@ -101,16 +103,6 @@ pub(crate) fn check_whole(file: &IndexFile, bytes: &[u8]) -> Result<(), Box<Hash
         expected,
         actual,
     }))
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 /// A sink that hashes and counts what it writes to the atomic file.

@@ -8,7 +8,6 @@ use crate::http::Http;
 use crate::limits::BodyKind;
 use crate::settings::FindLinks;
 use crate::simple::{parse_links, RawFile};
-use crate::simple::{CoreMetadata, Hashes};
 
 /// Every link of a source, before classification, and the problems met reading it.
 #[derive(Debug, Default)]
@@ -60,16 +59,9 @@ fn list_directory(dir: &std::path::Path) -> Result<Links, ClientError> {
         let Ok(url) = Url::from_file_path(entry.path()) else {
             continue;
         };
-        links.files.push(RawFile {
-            filename,
-            url,
-            hashes: Hashes::default(),
-            requires_python: None,
-            yanked: None,
-            core_metadata: CoreMetadata::Absent,
-            size: std::fs::metadata(entry.path()).ok().map(|m| m.len()),
-            upload_time: None,
-        });
+        let mut file = RawFile::new(filename, url);
+        file.size = std::fs::metadata(entry.path()).ok().map(|m| m.len());
+        links.files.push(file);
     }
     // Directory order is the file system's; sort so results do not depend on it.
     links.files.sort_by(|a, b| a.filename.cmp(&b.filename));

@@ -86,8 +86,8 @@ pub use settings::{
     CacheMode, ClientSettings, CredentialsSlot, FindLinks, IndexStrategy, IndexUrl, InvalidUrl,
 };
 pub use simple::{
-    CoreMetadata, FileKind, FileSource, Hashes, IndexFile, PageError, PageFormat, PageWarning,
-    Project, Yanked,
+    CoreMetadata, FileKind, FileSource, HashAlgorithm, Hashes, IndexFile, PageError, PageFormat,
+    PageWarning, Project, Yanked,
 };
 pub use variants::{
     DescribedVariants, MetadataOrigin, UnusableReason, UnusableVariants, VersionVariants,

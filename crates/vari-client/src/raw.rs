@@ -7,7 +7,6 @@ use std::io::Read;
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use crate::download::hex;
 use crate::error::ClientError;
 use crate::http::Http;
 use crate::limits::BodyKind;
@@ -73,7 +72,7 @@ pub(crate) async fn sha256(http: &Http, url: &Url) -> Result<Option<String>, Cli
             message: format!("the connection closed after {received} of {total} bytes"),
         });
     }
-    Ok(Some(hex(&hasher.finalize())))
+    Ok(Some(hex::encode(hasher.finalize())))
 }
 
 fn sha256_local(url: &Url) -> Result<Option<String>, ClientError> {
@@ -96,5 +95,5 @@ fn sha256_local(url: &Url) -> Result<Option<String>, ClientError> {
             Err(source) => return Err(ClientError::Io { path, source }),
         }
     }
-    Ok(Some(hex(&hasher.finalize())))
+    Ok(Some(hex::encode(hasher.finalize())))
 }

@@ -226,6 +226,36 @@ impl WheelFilename {
     pub fn variants_json_name(&self) -> String {
         variants_json_filename(&self.name, &self.version)
     }
+
+    /// The tag triple as the name writes it, compressed sets joined by `.`
+    /// (`cp312-cp312-manylinux_2_28_x86_64`, `py2.py3-none-any`): the one writer of it, for the
+    /// file name itself and for every report that shows which tags a wheel has.
+    ///
+    /// ```
+    /// use vari_core::filename::WheelFilename;
+    /// let wheel = WheelFilename::parse("a-1.0-py2.py3-none-any-cu12.whl").unwrap();
+    /// assert_eq!(wheel.tag_triple().to_string(), "py2.py3-none-any");
+    /// ```
+    pub fn tag_triple(&self) -> TagTriple<'_> {
+        TagTriple(self)
+    }
+}
+
+/// A wheel name's tag triple, written by [`WheelFilename::tag_triple`].
+#[derive(Debug, Clone, Copy)]
+pub struct TagTriple<'a>(&'a WheelFilename);
+
+impl fmt::Display for TagTriple<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let wheel = self.0;
+        write!(
+            f,
+            "{}-{}-{}",
+            wheel.python_tags.join("."),
+            wheel.abi_tags.join("."),
+            wheel.platform_tags.join(".")
+        )
+    }
 }
 
 impl FromStr for WheelFilename {
@@ -242,13 +272,7 @@ impl fmt::Display for WheelFilename {
         if let Some(build) = &self.build {
             write!(f, "-{build}")?;
         }
-        write!(
-            f,
-            "-{}-{}-{}",
-            self.python_tags.join("."),
-            self.abi_tags.join("."),
-            self.platform_tags.join(".")
-        )?;
+        write!(f, "-{}", self.tag_triple())?;
         if let Some(label) = &self.label {
             write!(f, "-{label}")?;
         }

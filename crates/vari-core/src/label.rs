@@ -44,12 +44,7 @@ fn digest_prefix<'a>(sorted: impl IntoIterator<Item = &'a Property>) -> String {
         hasher.update(property.to_string().as_bytes());
         hasher.update(b"\n");
     }
-    let digest = hasher.finalize();
-    let mut hex = String::with_capacity(LABEL_HEX_DIGITS);
-    for byte in digest.iter().take(LABEL_HEX_DIGITS / 2) {
-        hex.push_str(&format!("{byte:02x}"));
-    }
-    hex
+    hex::encode(&hasher.finalize()[..LABEL_HEX_DIGITS / 2])
 }
 
 #[cfg(test)]

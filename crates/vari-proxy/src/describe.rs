@@ -138,12 +138,7 @@ pub(crate) fn fate(fate: &CandidateFate) -> String {
 
 /// The tag triple of a wheel name (`cp312-cp312-manylinux_2_28_x86_64`), for log lines.
 pub(crate) fn tags(wheel: &vari_core::filename::WheelFilename) -> String {
-    format!(
-        "{}-{}-{}",
-        wheel.python_tags.join("."),
-        wheel.abi_tags.join("."),
-        wheel.platform_tags.join(".")
-    )
+    wheel.tag_triple().to_string()
 }
 
 #[cfg(test)]

@@ -20,7 +20,6 @@ use vari_client::ClientSettings;
 use vari_core::ordering::SelectionOptions;
 use vari_select::Target;
 
-use crate::pages::hex;
 use crate::settings::ProxySettings;
 
 /// How many bytes of the SHA-256 the fingerprint keeps (12 hex digits: a collision between
@@ -77,5 +76,5 @@ pub(crate) fn fingerprint(
         )
         .as_bytes(),
     );
-    hex(&hash.finalize()[..BYTES])
+    hex::encode(&hash.finalize()[..BYTES])
 }

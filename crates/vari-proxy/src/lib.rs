@@ -35,7 +35,8 @@
 //!   name a download after the link, not the final URL), else read from disk (`file:`
 //!   sources) or streamed through.
 //! - **Caching**: upstream pages and `variants.json` come through `vari-client` (its HTTP
-//!   cache); a presented page is rendered once per format and kept in memory for
+//!   cache); a presented page is rendered (by `vari_simple`, as `index build` renders its
+//!   pages, in the `SERVED` style) once per format and kept in memory for
 //!   [`ProxySettings::page_ttl`]; concurrent requests for a page wait for one build; a page
 //!   that could not be built answers with the same error for [`ProxySettings::failure_ttl`]
 //!   (installers retry a 502 at once, and each retry would reach the upstream again).
@@ -90,12 +91,9 @@ mod fingerprint;
 mod flight;
 mod host;
 mod journal;
-mod model;
 mod negotiate;
 mod pages;
 mod range;
-mod render_html;
-mod render_json;
 mod response;
 mod rewrite;
 mod root;

@@ -20,7 +20,7 @@
 //! journalled; the proxy redirects to upstreams that need no credentials, reads `file:`
 //! sources from disk, and streams the rest.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,17 +28,19 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 use url::Url;
-use vari_client::{ClientError, CoreMetadata, IndexClient, IndexFile, ProjectName};
+use vari_client::{ClientError, CoreMetadata, Hashes, IndexClient, IndexFile, ProjectName};
 use vari_core::metadata::resolve_variant_markers;
 use vari_select::{HiddenBecause, Presentation, Shown, ShownVariant};
+use vari_simple::{PageFile, PageStyle};
 
 use crate::describe;
 use crate::error::ServeError;
 use crate::journal::{HiddenVersion, Served};
-use crate::model::{encode_segment, Listed};
 use crate::rewrite::{RewriteJob, Rewrites};
 use crate::state::State;
-use crate::{render_html, render_json};
+
+/// The proxy's pages are laid out as served pages (compact; see [`PageStyle`]).
+const STYLE: PageStyle = PageStyle::SERVED;
 
 /// How a file's bytes reach the installer.
 #[derive(Debug, Clone)]
@@ -72,7 +74,7 @@ pub(crate) struct Entry {
     /// The path segment that tells files of the project apart.
     pub(crate) key: String,
     /// The row as listed (for a rewritten copy, without hash and size; see [`render`]).
-    pub(crate) listed: Listed,
+    pub(crate) listed: PageFile,
     /// The upstream file.
     pub(crate) file: IndexFile,
     /// For the journal: version, label and why.
@@ -92,7 +94,7 @@ impl Rendered {
     pub(crate) fn new(body: Vec<u8>, suffix: &str) -> Self {
         let digest = Sha256::digest(&body);
         Self {
-            etag: format!("\"{}-{suffix}\"", hex(&digest[..12])),
+            etag: format!("\"{}-{suffix}\"", hex::encode(&digest[..12])),
             body: Bytes::from(body),
         }
     }
@@ -109,7 +111,7 @@ pub(crate) struct ProjectPage {
     pub(crate) upstream_fresh_until: Option<Instant>,
     pub(crate) entries: Vec<Entry>,
     /// The rows as rendered (rewritten copies with their hash once built).
-    rows: Vec<Listed>,
+    rows: Vec<PageFile>,
     by_key: HashMap<String, usize>,
     pub(crate) json: Rendered,
     pub(crate) html: Rendered,
@@ -153,17 +155,13 @@ impl ProjectPage {
     }
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
+    hex::encode(Sha256::digest(bytes))
 }
 
 /// The key of an upstream file: a digest of its URL, stable across rebuilds of the page.
 fn file_key(url: &Url) -> String {
-    hex(&Sha256::digest(url.as_str().as_bytes())[..8])
+    hex::encode(&Sha256::digest(url.as_str().as_bytes())[..8])
 }
 
 /// How the bytes of the upstream file at `url` reach the installer.
@@ -193,22 +191,19 @@ fn listed(
     key: &str,
     filename: &str,
     file: &IndexFile,
-) -> Listed {
-    Listed {
+) -> PageFile {
+    PageFile {
         filename: filename.to_owned(),
-        href: format!(
+        url: format!(
             "{prefix}/files/{project}/{key}/{}",
-            encode_segment(filename)
+            STYLE.file_segment(filename)
         ),
-        hashes: file.hashes.to_map(),
+        hashes: file.hashes.clone(),
         requires_python: file.requires_python.as_ref().map(ToString::to_string),
-        yanked: file.yanked.as_ref().map(|y| y.reason.clone()),
+        yanked: file.yanked.clone(),
         size: file.size,
         upload_time: file.upload_time.clone(),
-        core_metadata: match &file.core_metadata {
-            CoreMetadata::Absent => None,
-            CoreMetadata::Available(hashes) => Some(hashes.to_map()),
-        },
+        core_metadata: file.core_metadata.clone(),
     }
 }
 
@@ -439,7 +434,7 @@ fn deliver_variant(
             );
             let job = RewriteJob::new(file, &shown.filename, None, &variant.markers);
             entry.delivery = Delivery::Rewrite(Arc::new(job));
-            entry.listed.core_metadata = None;
+            entry.listed.core_metadata = CoreMetadata::Absent;
             entry.metadata = MetadataDelivery::None;
             return "";
         }
@@ -465,7 +460,7 @@ fn deliver_variant(
         }
     };
     // The proxy holds the text, so it serves it (PEP 658) whether or not the upstream does.
-    entry.listed.core_metadata = Some([("sha256".to_owned(), sha256_hex(&bytes))].into());
+    entry.listed.core_metadata = CoreMetadata::Available(Hashes::sha256_of(&sha256_hex(&bytes)));
     entry.metadata = MetadataDelivery::Text(bytes);
     note
 }
@@ -477,18 +472,18 @@ fn render(
     entries: Vec<Entry>,
     rewrites: &Rewrites,
 ) -> ProjectPage {
-    let rows: Vec<Listed> = entries
+    let rows: Vec<PageFile> = entries
         .iter()
         .map(|entry| {
             let mut row = entry.listed.clone();
             if let Delivery::Rewrite(job) = &entry.delivery {
                 match rewrites.known(job) {
                     Some(built) => {
-                        row.hashes = [("sha256".to_owned(), built.sha256.clone())].into();
+                        row.hashes = Hashes::sha256_of(&built.sha256);
                         row.size = Some(built.size);
                     }
                     None => {
-                        row.hashes = BTreeMap::new();
+                        row.hashes = Hashes::default();
                         row.size = None;
                     }
                 }
@@ -499,6 +494,11 @@ fn render(
     let versions: BTreeSet<pep440_rs::Version> =
         entries.iter().map(|e| e.file.version().clone()).collect();
     let versions: Vec<String> = versions.iter().map(ToString::to_string).collect();
+    let page = vari_simple::ProjectPage {
+        name: name.as_str(),
+        files: &rows,
+        versions: &versions,
+    };
     let by_key = entries
         .iter()
         .enumerate()
@@ -506,8 +506,8 @@ fn render(
         .map(|(at, entry)| (entry.key.clone(), at))
         .collect();
     ProjectPage {
-        json: Rendered::new(render_json::project(name.as_str(), &rows, &versions), "j"),
-        html: Rendered::new(render_html::project(name.as_str(), &rows), "h"),
+        json: Rendered::new(vari_simple::render_project_json(page, &STYLE), "j"),
+        html: Rendered::new(vari_simple::render_project_html(page, &STYLE), "h"),
         name,
         built,
         upstream_fresh_until: None,

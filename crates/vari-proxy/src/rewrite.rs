@@ -26,7 +26,6 @@ use vari_core::markers::VariantMarkerContext;
 
 use crate::error::ServeError;
 use crate::flight::{Flights, Outcome};
-use crate::pages::hex;
 
 /// A copy to build.
 #[derive(Debug)]
@@ -80,11 +79,11 @@ impl RewriteJob {
             id.push_str(&format!("property:{property}\n"));
         }
         match &metadata {
-            Some(text) => id.push_str(&format!("metadata:{}\n", hex(&Sha256::digest(text)))),
+            Some(text) => id.push_str(&format!("metadata:{}\n", hex::encode(Sha256::digest(text)))),
             None => id.push_str("metadata:read from the wheel\n"),
         }
         Self {
-            key: hex(&Sha256::digest(id.as_bytes())[..16]),
+            key: hex::encode(&Sha256::digest(id.as_bytes())[..16]),
             file: file.clone(),
             shown_as: shown_as.to_owned(),
             metadata,
@@ -337,7 +336,7 @@ fn digest(path: &Path) -> Result<(String, u64), String> {
             Err(e) => return Err(format!("{}: {e}", path.display())),
         }
     }
-    Ok((hex(&hasher.finalize()), size))
+    Ok((hex::encode(hasher.finalize()), size))
 }
 
 #[cfg(test)]

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use vari_client::IndexClient;
+use vari_simple::{render_root_html, render_root_json, PageStyle};
 
 use crate::error::ServeError;
 use crate::pages::Rendered;
-use crate::{render_html, render_json};
 
 /// The project list, ready to answer.
 #[derive(Debug)]
@@ -23,11 +23,13 @@ pub(crate) async fn build(client: Arc<IndexClient>) -> Result<RootPage, ServeErr
     for warning in &list.warnings {
         tracing::info!("project list: {warning}");
     }
-    let json = render_json::root(list.projects.values().map(String::as_str));
-    let html = render_html::root(
+    let style = &PageStyle::SERVED;
+    let json = render_root_json(list.projects.values().map(String::as_str), style);
+    let html = render_root_html(
         list.projects
             .iter()
             .map(|(normal, shown)| (normal.as_str(), shown.as_str())),
+        style,
     );
     Ok(RootPage {
         built: Instant::now(),

@@ -237,26 +237,10 @@ fn page_answer(
     response
 }
 
-/// Percent-decodes a path segment (invalid escapes are kept as they are).
+/// Percent-decodes a path segment (invalid escapes are kept as they are, bytes that are not
+/// UTF-8 replaced).
 fn decode(segment: &str) -> String {
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Some(byte) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
-            {
-                out.push(byte);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    vari_simple::decode_segment_lossy(segment).into_owned()
 }
 
 #[cfg(test)]

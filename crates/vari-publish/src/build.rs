@@ -24,12 +24,12 @@ use vari_core::metadata::{
 use crate::dist::{self, DistFacts, ReadDist};
 use crate::error::BuildError;
 use crate::inputs::{discover, Discovered, Input, InputKind, Skipped};
-use crate::pages;
 use crate::place::{place, FilePlacement};
 use crate::site::{
-    external_file_url, files_path, relative_file_url, FileLink, ProjectPage, FILES_DIR, SIMPLE_DIR,
+    external_file_url, files_path, relative_file_url, ProjectPage, FILES_DIR, SIMPLE_DIR, STYLE,
 };
 use crate::state::{InputState, State};
+use vari_simple::{CoreMetadata, Hashes, PageFile};
 
 /// Reports the progress of reading inputs (the slow phase). The CLI draws a bar with it.
 pub trait Progress: Sync {
@@ -239,22 +239,22 @@ pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
         writer.create_dir(&dir)?;
         writer.write(
             &format!("{dir}/index.html"),
-            pages::project_html(&page).as_bytes(),
+            &vari_simple::render_project_html(page.view(), &STYLE),
         )?;
         writer.write(
             &format!("{dir}/index.json"),
-            pages::project_json(&page).as_bytes(),
+            &vari_simple::render_project_json(page.view(), &STYLE),
         )?;
         stats.files += releases.values().map(Vec::len).sum::<usize>();
         names.push(name.as_str());
     }
     writer.write(
         &format!("{SIMPLE_DIR}/index.html"),
-        pages::root_html(&names).as_bytes(),
+        &vari_simple::render_root_html(names.iter().map(|name| (*name, *name)), &STYLE),
     )?;
     writer.write(
         &format!("{SIMPLE_DIR}/index.json"),
-        pages::root_json(&names).as_bytes(),
+        &vari_simple::render_root_json(names.iter().copied(), &STYLE),
     )?;
     stats.removed = writer.remove_stale()?;
     stats.written = writer.written;
@@ -364,7 +364,7 @@ fn combine_release(
     if let Some(warning) = no_fallback(release, &combined) {
         warnings.push(warning);
     }
-    let sha256 = dist::hex(&<sha2::Sha256 as sha2::Digest>::digest(
+    let sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
         written.text.as_bytes(),
     ));
     Ok(Some(VariantsFile {
@@ -456,34 +456,34 @@ fn project_page(
 ) -> ProjectPage {
     let mut files = Vec::new();
     for (version, dists) in releases {
-        let mut links: Vec<FileLink> = dists
+        let mut links: Vec<PageFile> = dists
             .iter()
-            .map(|d| FileLink {
-                filename: d.input.filename.clone(),
-                url: match placement {
+            .map(|d| {
+                let url = match placement {
                     FilePlacement::External { base_url } => {
                         external_file_url(base_url, &d.input.filename)
                     }
                     _ => relative_file_url(&d.input.filename),
-                },
-                sha256: d.facts.sha256.clone(),
-                size: d.facts.size,
-                requires_python: d.facts.requires_python.clone(),
-                core_metadata_sha256: d.facts.core_metadata_sha256.clone(),
+                };
+                let mut link = link(&d.input.filename, url, &d.facts.sha256, d.facts.size);
+                link.requires_python = d.facts.requires_python.clone();
+                if let Some(sha256) = &d.facts.core_metadata_sha256 {
+                    link.core_metadata = CoreMetadata::Available(Hashes::sha256_of(sha256));
+                }
+                link
             })
             .collect();
         if let Some(file) = variants_files
             .iter()
             .find(|f| f.project == name && &f.version == version)
         {
-            links.push(FileLink {
-                filename: file.filename.clone(),
-                url: relative_file_url(&file.filename),
-                sha256: file.sha256.clone(),
-                size: file.text.len() as u64,
-                requires_python: None,
-                core_metadata_sha256: None,
-            });
+            let url = relative_file_url(&file.filename);
+            links.push(link(
+                &file.filename,
+                url,
+                &file.sha256,
+                file.text.len() as u64,
+            ));
         }
         links.sort_by(|a, b| a.filename.cmp(&b.filename));
         files.extend(links);
@@ -493,6 +493,14 @@ fn project_page(
         versions: releases.keys().map(ToString::to_string).collect(),
         files,
     }
+}
+
+/// A link to a file of the site with its SHA-256 and size (every file's page entry has both).
+fn link(filename: &str, url: String, sha256: &str, size: u64) -> PageFile {
+    let mut link = PageFile::new(filename, url);
+    link.hashes = Hashes::sha256_of(sha256);
+    link.size = Some(size);
+    link
 }
 
 /// Writes site files atomically when their content changed, and remembers every path it

@@ -53,15 +53,6 @@ pub(crate) struct ReadDist {
     pub(crate) variant: Option<VariantMetadata>,
 }
 
-/// Lowercase hex of a SHA-256 digest.
-pub(crate) fn hex(digest: &[u8]) -> String {
-    use std::fmt::Write as _;
-    digest.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
-
 /// Reads `input` (see the module docs).
 pub(crate) fn read(input: &Input) -> Result<ReadDist, BuildError> {
     let path = input.path.as_path();
@@ -71,7 +62,7 @@ pub(crate) fn read(input: &Input) -> Result<ReadDist, BuildError> {
     };
     if input.fingerprint.size <= IN_MEMORY_LIMIT {
         let bytes = std::fs::read(path).map_err(io_error)?;
-        let sha256 = hex(&Sha256::digest(&bytes));
+        let sha256 = hex::encode(Sha256::digest(&bytes));
         let size = bytes.len() as u64;
         read_with(input, sha256, size, || Ok(Cursor::new(bytes.as_slice())))
     } else {
@@ -88,7 +79,7 @@ pub(crate) fn hash_file(path: &Path) -> std::io::Result<(String, u64)> {
     let mut file = vari_fs::open_input(path)?;
     let mut hasher = Sha256::new();
     let size = std::io::copy(&mut file, &mut hasher)?;
-    Ok((hex(&hasher.finalize()), size))
+    Ok((hex::encode(hasher.finalize()), size))
 }
 
 /// The wheel part of [`read`], over any reader `open` gives (memory or disk).
@@ -122,7 +113,7 @@ fn read_with<R: Read + Seek>(
     let metadata_member = format!("{}/METADATA", info.dist_info);
     let core_metadata = read_member(&mut archive, path, &metadata_member)?;
     facts.requires_python = requires_python(&core_metadata);
-    facts.core_metadata_sha256 = Some(hex(&Sha256::digest(&core_metadata)));
+    facts.core_metadata_sha256 = Some(hex::encode(Sha256::digest(&core_metadata)));
     if info.metadata.is_some() {
         // `inspect` has checked this member (RECORD hash, one variant, label); the raw text is
         // kept so that a rebuild combines exactly what the wheel carries.
@@ -199,6 +190,6 @@ mod tests {
 
     #[test]
     fn hex_is_lowercase_and_padded() {
-        assert_eq!(hex(&[0, 10, 255]), "000aff");
+        assert_eq!(hex::encode([0, 10, 255]), "000aff");
     }
 }

@@ -14,6 +14,10 @@
 //! are not meaningful for it. Plain pip and uv ignore the variant wheels (they cannot parse their
 //! filenames) and install the non-variant wheel.
 //!
+//! The pages are written by `vari_simple`, the page model the proxy writes its pages with (in
+//! the `STATIC_SITE` style: indented JSON, `+` escaped in file links), and [`validate`] reads
+//! them back with the reader the index client uses.
+//!
 //! Builds are incremental (a state file remembers what each unchanged input held, so only new
 //! or changed files are opened), deterministic (sorted, no timestamps: two builds of the same
 //! inputs are byte-identical), parallel (rayon) and atomic per file (through `vari_fs`).
@@ -86,7 +90,6 @@ mod build;
 mod dist;
 mod error;
 mod inputs;
-mod pages;
 mod place;
 mod site;
 mod state;

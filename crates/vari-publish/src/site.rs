@@ -11,13 +11,17 @@
 //! ```
 //!
 //! Project pages link files relatively (`../../files/…`), so the site works under any URL prefix.
+//! File names in links are percent-encoded but for RFC 3986's unreserved characters: local
+//! versions' `+` too, which some servers and object stores read as a space (as PyPI does).
+
+use vari_simple::{PageFile, PageStyle};
 
 /// The directory of the simple pages.
 pub(crate) const SIMPLE_DIR: &str = "simple";
 /// The directory of the files.
 pub(crate) const FILES_DIR: &str = "files";
-/// The PEP 691 / PEP 700 API version the pages declare (1.1 adds `versions` and `size`).
-pub(crate) const API_VERSION: &str = "1.1";
+/// How the site's pages are laid out (see [`PageStyle::STATIC_SITE`]).
+pub(crate) const STYLE: PageStyle = PageStyle::STATIC_SITE;
 
 /// A project's page.
 #[derive(Debug, Clone)]
@@ -26,25 +30,20 @@ pub(crate) struct ProjectPage {
     pub(crate) name: String,
     /// Every version with a file, in ascending PEP 440 order.
     pub(crate) versions: Vec<String>,
-    /// The links, in a stable order (by version, then file name).
-    pub(crate) files: Vec<FileLink>,
+    /// The links, in a stable order (by version, then file name), each with its SHA-256 and
+    /// size.
+    pub(crate) files: Vec<PageFile>,
 }
 
-/// One link on a project page.
-#[derive(Debug, Clone)]
-pub(crate) struct FileLink {
-    /// The file name shown as the link text.
-    pub(crate) filename: String,
-    /// The URL, relative to the project page or absolute.
-    pub(crate) url: String,
-    /// Lowercase hex SHA-256.
-    pub(crate) sha256: String,
-    /// Size in bytes.
-    pub(crate) size: u64,
-    /// `Requires-Python` of the distribution.
-    pub(crate) requires_python: Option<String>,
-    /// SHA-256 of the `{url}.metadata` file, when there is one.
-    pub(crate) core_metadata_sha256: Option<String>,
+impl ProjectPage {
+    /// The page as the renderers take it.
+    pub(crate) fn view(&self) -> vari_simple::ProjectPage<'_> {
+        vari_simple::ProjectPage {
+            name: &self.name,
+            files: &self.files,
+            versions: &self.versions,
+        }
+    }
 }
 
 /// The path of a site file relative to the site root, `/`-separated.
@@ -54,7 +53,7 @@ pub(crate) fn files_path(filename: &str) -> String {
 
 /// The URL, relative to a project page, of a file under `files/`.
 pub(crate) fn relative_file_url(filename: &str) -> String {
-    format!("../../{FILES_DIR}/{}", percent_encode(filename))
+    format!("../../{FILES_DIR}/{}", STYLE.file_segment(filename))
 }
 
 /// `{base}/{filename}`, for files hosted elsewhere.
@@ -62,23 +61,8 @@ pub(crate) fn external_file_url(base: &str, filename: &str) -> String {
     format!(
         "{}/{}",
         base.trim_end_matches('/'),
-        percent_encode(filename)
+        STYLE.file_segment(filename)
     )
-}
-
-/// Percent-encodes everything but RFC 3986 unreserved characters. File names are ASCII letters,
-/// digits, `.`, `_`, `-` except for local versions (`+cu128`), whose `+` some servers and object
-/// stores read as a space; encoding it is what PyPI does. (Too small a need for a dependency.)
-pub(crate) fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

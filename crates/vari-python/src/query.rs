@@ -153,7 +153,7 @@ impl Querier {
         let dir = self.cache_dir.as_ref()?;
         let bytes = serde_json::to_vec(key).ok()?;
         let digest = Sha256::digest(&bytes);
-        let name: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        let name = hex::encode(&digest[..16]);
         Some(dir.join("python").join(format!("{name}.json")))
     }
 
@@ -201,10 +201,7 @@ fn cache_key(program: &Path) -> Option<CacheKey> {
         real_modified_ns: modified_ns(&meta),
         real_size: meta.len(),
         pyvenv_cfg,
-        script_sha256: Sha256::digest(SCRIPT.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
+        script_sha256: hex::encode(Sha256::digest(SCRIPT.as_bytes())),
     })
 }
 

@@ -251,10 +251,5 @@ fn file_verdicts<'a>(
 
 /// `py3-none-any`, with compressed tag sets joined by `.` as in the file name.
 pub(crate) fn tag_triples(filename: &vari_core::filename::WheelFilename) -> String {
-    format!(
-        "{}-{}-{}",
-        filename.python_tags.join("."),
-        filename.abi_tags.join("."),
-        filename.platform_tags.join(".")
-    )
+    filename.tag_triple().to_string()
 }

@@ -303,14 +303,7 @@ pub(crate) fn nothing_fits(request: &Request, resolution: &Resolution, target: &
 /// `cp312-cp312-win_amd64` from a wheel name (`sdist` for anything else).
 fn tag_part(filename: &str) -> String {
     vari_core::filename::WheelFilename::parse(filename)
-        .map(|w| {
-            format!(
-                "{}-{}-{}",
-                w.python_tags.join("."),
-                w.abi_tags.join("."),
-                w.platform_tags.join(".")
-            )
-        })
+        .map(|w| w.tag_triple().to_string())
         .unwrap_or_else(|_| "sdist".to_owned())
 }
 

@@ -116,15 +116,7 @@ fn inspect_human(v: &Validation) -> String {
     if let Some(build) = &f.build {
         row("build", format!("{}{}", build.number, build.suffix));
     }
-    row(
-        "tags",
-        format!(
-            "{}-{}-{}",
-            f.python_tags.join("."),
-            f.abi_tags.join("."),
-            f.platform_tags.join(".")
-        ),
-    );
+    row("tags", f.tag_triple().to_string());
     match (&f.label, &v.metadata) {
         (Some(label), Some(meta)) => {
             row("label", label.to_string());

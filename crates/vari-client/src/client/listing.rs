@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
 use url::Url;
 
 use super::IndexClient;
@@ -77,64 +76,13 @@ fn add(list: &mut ProjectList, names: Vec<String>, location: &str) {
     }
 }
 
-#[derive(Deserialize)]
-struct RootPage {
-    #[serde(default)]
-    projects: Vec<RootProject>,
-}
-
-#[derive(Deserialize)]
-struct RootProject {
-    name: String,
-}
-
-/// The project names of a root page: the JSON `projects` list, or each anchor's text (PEP 503
-/// says it is the name), else the last segment of its `href`.
+/// The project names of a root page (see [`vari_simple::parse_root`]).
 fn root_names(
     page_url: &Url,
     content_type: Option<&str>,
     body: &str,
 ) -> Result<Vec<String>, String> {
-    match PageFormat::detect(content_type, body) {
-        PageFormat::Json => {
-            let page: RootPage =
-                serde_json::from_str(body).map_err(|e| format!("invalid JSON page: {e}"))?;
-            Ok(page.projects.into_iter().map(|p| p.name).collect())
-        }
-        PageFormat::Html => {
-            let dom = tl::parse(body, tl::ParserOptions::default()).map_err(|e| e.to_string())?;
-            let parser = dom.parser();
-            let mut names = Vec::new();
-            for tag in dom.nodes().iter().filter_map(|node| node.as_tag()) {
-                if !tag.name().as_bytes().eq_ignore_ascii_case(b"a") {
-                    continue;
-                }
-                let text = html_escape::decode_html_entities(&tag.inner_text(parser))
-                    .trim()
-                    .to_owned();
-                if !text.is_empty() {
-                    names.push(text);
-                    continue;
-                }
-                let href = tag
-                    .attributes()
-                    .get("href")
-                    .flatten()
-                    .map(|v| v.as_utf8_str().into_owned());
-                if let Some(segment) =
-                    href.and_then(|h| page_url.join(h.trim()).ok())
-                        .and_then(|u| {
-                            u.path_segments()?
-                                .rfind(|s| !s.is_empty())
-                                .map(str::to_owned)
-                        })
-                {
-                    names.push(segment);
-                }
-            }
-            Ok(names)
-        }
-    }
+    vari_simple::parse_root(page_url, PageFormat::detect(content_type, body), body)
 }
 
 /// The project a distribution file belongs to, from its name: a wheel's first part, or an

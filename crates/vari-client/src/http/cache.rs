@@ -84,7 +84,7 @@ impl HttpCache {
         hasher.update(b"\n");
         hasher.update(accept.as_bytes());
         let digest = hasher.finalize();
-        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        let hex = hex::encode(&digest[..16]);
         // Two levels, as git does, so no directory grows to millions of entries.
         self.dir
             .join(&hex[..2])

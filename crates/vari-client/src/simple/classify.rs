@@ -140,19 +140,10 @@ fn starts_with_project(filename: &str, project: &ProjectName) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simple::model::{CoreMetadata, Hashes};
 
     fn raw(filename: &str) -> RawFile {
-        RawFile {
-            filename: filename.into(),
-            url: url::Url::parse(&format!("https://example.com/{filename}")).unwrap(),
-            hashes: Hashes::default(),
-            requires_python: None,
-            yanked: None,
-            core_metadata: CoreMetadata::Absent,
-            size: None,
-            upload_time: None,
-        }
+        let url = url::Url::parse(&format!("https://example.com/{filename}")).unwrap();
+        RawFile::new(filename, url)
     }
 
     fn run(names: &[&str], project: &str) -> (Vec<IndexFile>, Vec<PageWarning>) {

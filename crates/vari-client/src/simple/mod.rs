@@ -1,8 +1,6 @@
 //! Simple-repository pages: PEP 503 HTML, PEP 691 JSON, and the [`Project`] they describe.
 
 mod classify;
-mod html;
-mod json;
 mod link_rule;
 mod model;
 
@@ -14,43 +12,14 @@ use vari_core::VariantLabel;
 
 pub(crate) use classify::classify;
 pub(crate) use model::RawFile;
-pub use model::{CoreMetadata, FileKind, FileSource, Hashes, IndexFile, PageWarning, Yanked};
+pub use model::{FileKind, FileSource, IndexFile, PageWarning};
+pub use vari_simple::{CoreMetadata, HashAlgorithm, Hashes, PageFormat, Yanked};
 
 use crate::name::ProjectName;
-
-/// The most links one page may list. The largest real pages (PyTorch's nightly index) list
-/// tens of thousands of files; parsing costs a few hundred bytes per link on top of the body,
-/// so without this a hostile page of tiny links under the size ceiling would cost gigabytes.
-pub(crate) const MAX_PAGE_LINKS: usize = 100_000;
 
 /// The `Accept` header of a project page request: PEP 691 JSON first, HTML as fallback.
 pub(crate) const ACCEPT_SIMPLE: &str =
     "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01";
-
-/// The two page formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PageFormat {
-    /// PEP 503 HTML.
-    Html,
-    /// PEP 691 JSON.
-    Json,
-}
-
-impl PageFormat {
-    /// The format a response's `Content-Type` announces; without one, the body decides.
-    pub fn detect(content_type: Option<&str>, body: &str) -> Self {
-        let content_type = content_type.unwrap_or_default().to_ascii_lowercase();
-        if content_type.contains("json") {
-            Self::Json
-        } else if content_type.contains("html") {
-            Self::Html
-        } else if body.trim_start().starts_with('{') {
-            Self::Json
-        } else {
-            Self::Html
-        }
-    }
-}
 
 /// A page that could not be read at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -234,14 +203,14 @@ pub(crate) fn parse_links(
     content_type: Option<&str>,
     body: &str,
 ) -> Result<(Vec<RawFile>, Vec<String>), PageError> {
-    let parsed = match PageFormat::detect(content_type, body) {
-        PageFormat::Json => json::parse_json(body, page_url),
-        PageFormat::Html => html::parse_html(body, page_url),
-    };
-    let (mut files, mut problems) = parsed.map_err(|message| PageError {
-        url: page_url.clone(),
-        message,
-    })?;
+    let format = PageFormat::detect(content_type, body);
+    let parsed =
+        vari_simple::parse_project(page_url, format, body).map_err(|message| PageError {
+            url: page_url.clone(),
+            message,
+        })?;
+    let mut files = parsed.files;
+    let mut problems: Vec<String> = parsed.problems.iter().map(ToString::to_string).collect();
     files.retain(|file| match link_rule::refusal(page_url, &file.url) {
         None => true,
         Some(why) => {
@@ -276,6 +245,7 @@ mod tests {
     #[test]
     fn pages_list_a_bounded_number_of_links() {
         let url = Url::parse("https://example.com/simple/foo/").unwrap();
+        const MAX_PAGE_LINKS: usize = vari_simple::MAX_PAGE_LINKS;
         let links = |n: usize, close: &str| format!("<a href=\"/a\">x{close}").repeat(n);
         let many = links(MAX_PAGE_LINKS + 1, "");
         let err = parse_links(&url, Some("text/html"), &many).unwrap_err();

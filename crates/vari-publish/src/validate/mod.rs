@@ -11,6 +11,11 @@
 //! directory; [`HttpSite`] reads a served index with the index client (range reads for each
 //! wheel's `variant.json`, hashes computed while streaming). Files a reader cannot reach (a local site whose wheels are linked by URL) are
 //! reported as not checked, never as valid.
+//!
+//! Pages are read with the shared page model (`vari_simple`, as the index client reads them and
+//! the proxy and `index build` write them): the same bounds (100,000 links a page), API 1.x
+//! only, hashes from the `hashes` map or the URL fragment, PEP 714's `core-metadata` or the
+//! older `dist-info-metadata`.
 
 mod http;
 mod local;
@@ -21,10 +26,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use pep440_rs::Version;
 use rayon::prelude::*;
-use serde::Deserialize;
 use url::Url;
 use vari_core::filename::{variants_json_filename, WheelFilename};
 use vari_core::metadata::{combine, properties_of, read_json, SourceKind, VariantMetadata};
+use vari_simple::{CoreMetadata, PageFormat, SkippedLink};
 
 pub use http::HttpSite;
 pub use local::LocalSite;
@@ -95,32 +100,8 @@ pub enum ValidateError {
     Fetch(#[from] FetchError),
 }
 
-/// The parts of a PEP 691 project list that validation reads.
-#[derive(Deserialize)]
-struct RootPage {
-    projects: Vec<RootProject>,
-}
-
-#[derive(Deserialize)]
-struct RootProject {
-    name: String,
-}
-
-/// The parts of a PEP 691 project page that validation reads.
-#[derive(Deserialize)]
-struct ProjectPage {
-    files: Vec<PageFile>,
-}
-
-#[derive(Deserialize)]
-struct PageFile {
-    filename: String,
-    url: String,
-    #[serde(default)]
-    hashes: BTreeMap<String, String>,
-    #[serde(rename = "core-metadata", default)]
-    core_metadata: Option<serde_json::Value>,
-}
+/// A file of a project page, as the shared page model reads it (`vari_simple`).
+type PageFile = vari_simple::PageFile<Url>;
 
 /// The page path used in messages.
 const ROOT_PAGE: &str = "simple/index.json";
@@ -136,8 +117,16 @@ pub fn validate(reader: &dyn SiteReader) -> Result<ValidationReport, ValidateErr
         ));
         return Ok(report);
     };
-    let root: RootPage = match serde_json::from_slice(&bytes) {
-        Ok(root) => root,
+    let listed = std::str::from_utf8(&bytes)
+        .map_err(|_| "it is not UTF-8".to_owned())
+        .and_then(vari_simple::parse_root_json);
+    let projects = match listed {
+        Ok(Some(projects)) => projects,
+        Ok(None) => {
+            let message = "not a PEP 691 project list: it has no `projects` list";
+            report.problems.push(error(ROOT_PAGE, None, message));
+            return Ok(report);
+        }
         Err(e) => {
             report.problems.push(error(
                 ROOT_PAGE,
@@ -147,10 +136,9 @@ pub fn validate(reader: &dyn SiteReader) -> Result<ValidationReport, ValidateErr
             return Ok(report);
         }
     };
-    let names: BTreeSet<String> = root
-        .projects
-        .into_iter()
-        .map(|p| vari_core::project::normalize(&p.name))
+    let names: BTreeSet<String> = projects
+        .iter()
+        .map(|name| vari_core::project::normalize(name))
         .collect();
     let checked: Vec<(usize, Vec<Problem>)> = names
         .par_iter()
@@ -200,7 +188,7 @@ struct ProjectCheck<'a> {
 struct LinkedWheel<'a> {
     filename: &'a str,
     parsed: WheelFilename,
-    url: Option<Url>,
+    url: &'a Url,
 }
 
 impl<'a> ProjectCheck<'a> {
@@ -215,14 +203,19 @@ impl<'a> ProjectCheck<'a> {
     }
 
     fn run(mut self) -> (usize, Vec<Problem>) {
-        let (base, page) = match self.reader.project_page(self.name) {
-            Ok(Some((base, bytes))) => match serde_json::from_slice::<ProjectPage>(&bytes) {
-                Ok(page) => (base, page),
-                Err(e) => {
-                    self.error_on_page(format!("not a PEP 691 project page: {e}"));
-                    return (0, self.problems);
+        let page = match self.reader.project_page(self.name) {
+            Ok(Some((base, bytes))) => {
+                let page = std::str::from_utf8(&bytes)
+                    .map_err(|_| "it is not UTF-8".to_owned())
+                    .and_then(|text| vari_simple::parse_project(&base, PageFormat::Json, text));
+                match page {
+                    Ok(page) => page,
+                    Err(e) => {
+                        self.error_on_page(format!("not a PEP 691 project page: {e}"));
+                        return (0, self.problems);
+                    }
                 }
-            },
+            }
             Ok(None) => {
                 self.error_on_page("missing, but the project list links it".to_owned());
                 return (0, self.problems);
@@ -232,13 +225,25 @@ impl<'a> ProjectCheck<'a> {
                 return (0, self.problems);
             }
         };
-        let urls: Vec<Option<Url>> = page.files.iter().map(|f| self.resolve(&base, f)).collect();
-        for (file, url) in page.files.iter().zip(&urls) {
-            if let Some(url) = url {
-                self.check_hashes(file, url);
-            }
+        for skipped in &page.problems {
+            let problem = match skipped {
+                SkippedLink::InvalidUrl {
+                    filename,
+                    url,
+                    reason,
+                } => error(
+                    &self.page_path,
+                    Some(format!("files.{filename}.url")),
+                    format!("`{url}` is not a URL: {reason}"),
+                ),
+                other => error(&self.page_path, None, other.to_string()),
+            };
+            self.problems.push(problem);
         }
-        self.check_releases(&page, &urls);
+        for file in &page.files {
+            self.check_hashes(file);
+        }
+        self.check_releases(&page.files);
         if self.unreachable > 0 {
             let page_path = self.page_path.clone();
             self.problems.push(warning(
@@ -258,24 +263,10 @@ impl<'a> ProjectCheck<'a> {
         self.problems.push(error(&page_path, None, message));
     }
 
-    fn resolve(&mut self, base: &Url, file: &PageFile) -> Option<Url> {
-        match base.join(&file.url) {
-            Ok(url) => Some(url),
-            Err(e) => {
-                let page_path = self.page_path.clone();
-                self.problems.push(error(
-                    &page_path,
-                    Some(format!("files.{}.url", file.filename)),
-                    format!("`{}` is not a URL: {e}", file.url),
-                ));
-                None
-            }
-        }
-    }
-
     /// The file's and its `.metadata` file's SHA-256 against the page.
-    fn check_hashes(&mut self, file: &PageFile, url: &Url) {
-        let expected = file.hashes.get("sha256");
+    fn check_hashes(&mut self, file: &PageFile) {
+        let url = &file.url;
+        let expected = file.hashes.sha256();
         match self.reader.file_sha256(url) {
             Ok(Some(actual)) => {
                 if let Some(expected) = expected.filter(|e| !e.eq_ignore_ascii_case(&actual)) {
@@ -299,12 +290,10 @@ impl<'a> ProjectCheck<'a> {
                 .problems
                 .push(error(&file.filename, None, e.to_string())),
         }
-        let Some(expected) = file
-            .core_metadata
-            .as_ref()
-            .and_then(|v| v.get("sha256"))
-            .and_then(|v| v.as_str())
-        else {
+        let CoreMetadata::Available(hashes) = &file.core_metadata else {
+            return;
+        };
+        let Some(expected) = hashes.sha256() else {
             return;
         };
         let metadata_name = format!("{}.metadata", file.filename);
@@ -331,9 +320,9 @@ impl<'a> ProjectCheck<'a> {
 
     /// Per release with variant wheels: its `variants.json` is linked, valid, and agrees with
     /// each wheel.
-    fn check_releases(&mut self, page: &ProjectPage, urls: &[Option<Url>]) {
+    fn check_releases(&mut self, files: &[PageFile]) {
         let mut releases: BTreeMap<Version, Vec<LinkedWheel<'_>>> = BTreeMap::new();
-        for (file, url) in page.files.iter().zip(urls) {
+        for file in files {
             let Ok(parsed) = WheelFilename::parse(&file.filename) else {
                 continue;
             };
@@ -344,14 +333,14 @@ impl<'a> ProjectCheck<'a> {
                     .push(LinkedWheel {
                         filename: &file.filename,
                         parsed,
-                        url: url.clone(),
+                        url: &file.url,
                     });
             }
         }
         for wheels in releases.values() {
             let first = &wheels[0].parsed;
             let expected = variants_json_filename(&first.name, &first.version);
-            let Some(position) = page.files.iter().position(|f| f.filename == expected) else {
+            let Some(linked) = files.iter().find(|f| f.filename == expected) else {
                 let page_path = self.page_path.clone();
                 self.problems.push(error(
                     &page_path,
@@ -363,8 +352,7 @@ impl<'a> ProjectCheck<'a> {
                 ));
                 continue;
             };
-            let Some(url) = &urls[position] else { continue };
-            if let Some(index) = self.read_variants_json(&expected, url) {
+            if let Some(index) = self.read_variants_json(&expected, &linked.url) {
                 self.check_wheels(&expected, &index, wheels);
             }
         }
@@ -414,8 +402,7 @@ impl<'a> ProjectCheck<'a> {
                     format!("missing: {} has this label", wheel.filename),
                 ));
             }
-            let Some(url) = &wheel.url else { continue };
-            let wheel_meta = match self.reader.wheel_variant(url, wheel.filename) {
+            let wheel_meta = match self.reader.wheel_variant(wheel.url, wheel.filename) {
                 Ok(Some(meta)) => meta,
                 Ok(None) => continue, // missing: reported by the hash check
                 Err(FetchError::NotReachable { .. }) => continue,

@@ -44,7 +44,7 @@ pub trait SiteReader: Sync {
     fn file_sha256(&self, url: &Url) -> Result<Option<String>, FetchError> {
         Ok(self
             .fetch(url)?
-            .map(|bytes| crate::dist::hex(&Sha256::digest(&bytes))))
+            .map(|bytes| hex::encode(Sha256::digest(&bytes))))
     }
 
     /// The checked `variant.json` of the variant wheel `filename` at `url` (its label agrees
