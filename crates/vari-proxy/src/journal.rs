@@ -6,6 +6,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use vari_select::ShownBecause;
+
 /// A wheel the proxy presented in place of others, or a file downloaded through it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Served {
@@ -19,7 +21,10 @@ pub struct Served {
     pub original: String,
     /// The variant label; `None` for a non-variant file.
     pub label: Option<String>,
-    /// Why this file was presented, in a few words.
+    /// Why this file was presented, as data: what a front-end words (`vari install` with its
+    /// own vocabulary, without selecting again).
+    pub because: ShownBecause,
+    /// Why this file was presented, in the proxy's few words (its log line's).
     pub why: String,
     /// Whether an installer downloaded it through the proxy.
     pub downloaded: bool,
@@ -164,6 +169,7 @@ mod tests {
             shown_as: "p-1.0-py3-none-any.whl".into(),
             original: original.into(),
             label: label.map(str::to_owned),
+            because: ShownBecause::NoVariantsForTags,
             why: "best".into(),
             downloaded: false,
         }
