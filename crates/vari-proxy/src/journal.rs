@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use vari_select::ShownBecause;
+use vari_select::{ShownBecause, VersionReport};
 
 /// A wheel the proxy presented in place of others, or a file downloaded through it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +37,9 @@ pub struct HiddenVersion {
     pub project: String,
     /// The version.
     pub version: String,
+    /// Why no wheel fits the target, as data: the selector's report of the version (every
+    /// file's fate, and what the variants need).
+    pub report: VersionReport,
     /// Why no wheel fits the target, worded to follow "{project} {version}": when hardware
     /// would change that, which hardware its variants are built for and why the target lacks
     /// it, as `vari select` says it ("has no build for this machine: builds for NVIDIA GPUs
@@ -212,6 +215,13 @@ mod tests {
         let hidden = |why: &str| HiddenVersion {
             project: "p".into(),
             version: "2.0".into(),
+            report: VersionReport {
+                version: "2.0".parse().unwrap(),
+                files: Vec::new(),
+                variants: Vec::new(),
+                needs: Vec::new(),
+                metadata_from: None,
+            },
             why: why.into(),
         };
         assert!(journal.hidden(hidden("a")));

@@ -258,6 +258,7 @@ pub(crate) async fn build(state: Arc<State>, name: ProjectName) -> Result<Projec
         let hidden = HiddenVersion {
             project: name.to_string(),
             version: report.version.to_string(),
+            report: report.clone(),
             why: describe::hidden_version(report, &state.target),
         };
         let line = format!(
