@@ -32,12 +32,12 @@ use vari_client::{ClientError, CoreMetadata, IndexClient, IndexFile, ProjectName
 use vari_core::metadata::resolve_variant_markers;
 use vari_select::{Presentation, Shown, ShownBecause, ShownVariant};
 
+use crate::context::Context as State;
 use crate::describe;
 use crate::error::ServeError;
 use crate::journal::{HiddenVersion, Served};
 use crate::model::{encode_segment, Listed};
 use crate::rewrite::{RewriteJob, Rewrites};
-use crate::state::State;
 use crate::{render_html, render_json};
 
 /// How a file's bytes reach the installer.
