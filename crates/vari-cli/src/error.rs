@@ -1,10 +1,14 @@
-//! The CLI's failures, each rendered as the one-line reason `vari` prints after `error: `.
+//! The CLI's failures, each rendered as the one-line reason `vari` prints after `error: `, and
+//! the other one-line diagnostics on stderr (`warning:`, `note:`): everything a command says on
+//! stderr, so that any module can report without reaching for the stdout writers.
 //!
 //! The stable contract (`spec/cli.md`) is one line naming the file, the key path inside it when
 //! there is one, and what is wrong: `error: <file>: <key path>: <message>`.
 
 use std::io;
 use std::path::{Path, PathBuf};
+
+use owo_colors::OwoColorize;
 
 /// Why a command failed (exit status 1).
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +81,29 @@ pub(crate) fn one_line(text: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// Prints `warning: <message>` on stderr (one line).
+pub(crate) fn warn(message: &str) {
+    stderr_line("warning:".yellow().bold(), message);
+}
+
+/// Prints `note: <message>` on stderr (one line): a decision the user may want to know about.
+pub(crate) fn note(message: &str) {
+    stderr_line("note:".cyan().bold(), message);
+}
+
+/// Prints `error: <message>` on stderr (one line), as a failing command's error is printed, for
+/// errors a command reports and goes on (exiting with another status).
+pub(crate) fn error_line(message: &str) {
+    stderr_line("error:".red().bold(), message);
+}
+
+fn stderr_line(prefix: impl std::fmt::Display, message: &str) {
+    use std::io::Write;
+    let mut err = anstream::stderr().lock();
+    // stderr is best effort: there is nowhere left to report a failure to write to it.
+    let _ = writeln!(err, "{prefix} {}", one_line(message));
 }
 
 /// `key: ` when there is a key, else nothing.

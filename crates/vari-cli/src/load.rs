@@ -116,7 +116,7 @@ pub(crate) fn read_metadata(path: &Path) -> Result<VariantMetadata, CliError> {
                 metadata::read_json_with_warnings(&read_text(path)?, kind.source_kind())
                     .map_err(|e| metadata_error(path, &e))?;
             for warning in &warnings {
-                crate::output::warn(&format!(
+                crate::error::warn(&format!(
                     "{}: {}: {}",
                     path.display(),
                     warning.path,
@@ -133,6 +133,47 @@ pub(crate) fn read_metadata(path: &Path) -> Result<VariantMetadata, CliError> {
             None,
             "is a directory; give the metadata files or wheels in it",
         )),
+    }
+}
+
+/// One problem: the key inside the file (when there is one) and the message.
+pub(crate) type Problem = (Option<String>, String);
+
+/// Every problem of a wheel, for `vari wheel validate` and `vari metadata validate`: every
+/// member against RECORD, the dist-info name, the label against variant.json. Each problem is
+/// `(key, message)`; the message names the archive member.
+pub(crate) fn validation_problems(wheel: &Path) -> Vec<Problem> {
+    match vari_wheel::validate(wheel) {
+        Err(e) => wheel_problems(&e),
+        Ok(v) => v.errors().flat_map(|e| wheel_problems(&e)).collect(),
+    }
+}
+
+/// Warns (one `warning:` line each) where a variant wheel's declared `sm_arch`, `x86_64 ::
+/// level` or `cuda_version_lower_bound` disagrees with what its binaries contain. A plain or
+/// unreadable wheel has nothing to compare (its problems are reported elsewhere).
+pub(crate) fn warn_declared_vs_code(wheel: &std::path::Path) {
+    let Ok(info) = vari_wheel::inspect(wheel) else {
+        return;
+    };
+    let Some(meta) = info.metadata else {
+        return;
+    };
+    let declared: Vec<vari_core::Property> = meta
+        .variants
+        .values()
+        .flat_map(vari_core::metadata::properties_of)
+        .collect();
+    if declared.is_empty() {
+        return;
+    }
+    match vari_scan::scan_wheel(wheel) {
+        Ok(scan) => {
+            for warning in scan.check_declared(&declared) {
+                crate::error::warn(&warning.to_string());
+            }
+        }
+        Err(e) => crate::error::warn(&format!("cannot compare with the code: {e}")),
     }
 }
 

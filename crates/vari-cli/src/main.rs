@@ -7,8 +7,10 @@
 mod cli;
 mod commands;
 mod error;
+mod explain;
 mod load;
 mod output;
+mod settings;
 mod table;
 mod version;
 

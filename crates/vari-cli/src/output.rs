@@ -8,7 +8,8 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::error::{one_line, CliError};
+use crate::error::CliError;
+pub(crate) use crate::error::{note, warn};
 
 /// Prints `text` to stdout in one write. ANSI styles are stripped unless stdout is a terminal that
 /// wants colour (`NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE` are honoured by `anstream`).
@@ -58,19 +59,12 @@ pub(crate) fn stdout_result(written: io::Result<()>) -> Result<(), CliError> {
     }
 }
 
-/// Prints `warning: <message>` on stderr (one line).
-pub(crate) fn warn(message: &str) {
-    use owo_colors::OwoColorize;
-    let mut err = anstream::stderr().lock();
-    // stderr is best effort: there is nowhere left to report a failure to write a warning.
-    let _ = writeln!(err, "{} {}", "warning:".yellow().bold(), one_line(message));
-}
-
-/// Prints `note: <message>` on stderr (one line): a decision the user may want to know about.
-pub(crate) fn note(message: &str) {
-    use owo_colors::OwoColorize;
-    let mut err = anstream::stderr().lock();
-    let _ = writeln!(err, "{} {}", "note:".cyan().bold(), one_line(message));
+/// Serialises a JSON value for stdout: pretty, with a trailing newline.
+pub(crate) fn json_text(value: &serde_json::Value) -> String {
+    // Serialising a `serde_json::Value` cannot fail (all keys are strings).
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 /// Writes `contents` to `dest` atomically (`vari_fs::write_atomic`: through symbolic links,

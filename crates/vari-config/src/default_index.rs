@@ -8,8 +8,19 @@
 
 use vari_client::IndexUrl;
 
-/// The variables read for the main index, first set wins.
-pub const INDEX_VARIABLES: [&str; 3] = ["UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"];
+/// uv's variables for its default index, first set wins (`UV_INDEX_URL` is the older name).
+/// `vari-install` reads uv's own sources with the same list.
+pub const UV_DEFAULT_INDEX_VARIABLES: [&str; 2] = ["UV_DEFAULT_INDEX", "UV_INDEX_URL"];
+
+/// pip's variable for its index.
+pub const PIP_INDEX_VARIABLE: &str = "PIP_INDEX_URL";
+
+/// The variables read for the main index, first set wins: uv's, then pip's.
+pub const INDEX_VARIABLES: [&str; 3] = [
+    UV_DEFAULT_INDEX_VARIABLES[0],
+    UV_DEFAULT_INDEX_VARIABLES[1],
+    PIP_INDEX_VARIABLE,
+];
 
 /// The index used when neither the command line nor vari.toml names one.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -45,7 +45,10 @@ mod read;
 mod settings;
 
 pub use config::{Config, ConfigFile, Entry, FileLimits};
-pub use default_index::{default_index, DefaultIndex, InvalidIndexVariable, INDEX_VARIABLES};
+pub use default_index::{
+    default_index, DefaultIndex, InvalidIndexVariable, INDEX_VARIABLES, PIP_INDEX_VARIABLE,
+    UV_DEFAULT_INDEX_VARIABLES,
+};
 pub use error::ConfigError;
 pub use key::Key;
 pub use locate::{user_config_file, ConfigEnv, CONFIG_ENV, NO_CONFIG_ENV};

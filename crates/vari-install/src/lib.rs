@@ -17,6 +17,11 @@
 //!   configuration ([`stable_port`]), so that the installers' caches (uv's is keyed by index
 //!   URL) are reused from one run to the next.
 //!
+//! - Planning and reporting: [`Plan`] (the installer, the proxy's sources, what hides the
+//!   installer's own sources, the target it installs for), and after the run what the journal
+//!   cannot say because the installer never asked ([`kept_requirements`], [`unmet`]) and the
+//!   exit status ([`InstallOutcome::exit_code`]).
+//!
 //! What it leaves to others: which environment is the target (`vari-python`'s one answer
 //! gives the interpreter and the site-packages directories), choosing and presenting variants
 //! (`vari-select`, `vari-proxy`), and printing (the front-end).
@@ -39,9 +44,12 @@ mod changes;
 mod index_source;
 mod ini;
 mod installer;
+mod installer_env;
 mod list;
+mod plan;
 mod run;
 pub mod stable_port;
+mod unasked;
 mod uv_config;
 
 pub use index_source::{
@@ -56,6 +64,8 @@ pub use list::{
     list_installed, Installed, InstalledDistribution, InstalledVariant, VariantJsonProblem,
     VARIANT_JSON,
 };
+pub use plan::{HiddenSources, Plan, PlanError};
 pub use run::{
     install, InstallError, InstallOutcome, InstalledChoice, KeptDistribution, TEMPORARY_PREFIX,
 };
+pub use unasked::{kept_requirements, unmet, KeptRequirement};

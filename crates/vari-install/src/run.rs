@@ -54,6 +54,38 @@ pub struct InstallOutcome {
     pub index_url: Url,
 }
 
+impl InstallOutcome {
+    /// The exit status vari ends with: the installer's, a signal as the shell reports it
+    /// (128 + N), else 1.
+    pub fn exit_code(&self) -> u8 {
+        exit_code(self.status)
+    }
+
+    /// The projects the proxy answered for (normalised): the journal says all there is to say
+    /// about them, so they are never selected again after the installer ran.
+    pub fn asked(&self) -> Vec<&str> {
+        let mut asked: Vec<&str> = self.journal.iter().map(|s| s.project.as_str()).collect();
+        asked.extend(self.written.iter().map(String::as_str));
+        asked.sort_unstable();
+        asked.dedup();
+        asked
+    }
+}
+
+fn exit_code(status: ExitStatus) -> u8 {
+    if let Some(code) = status.code() {
+        return u8::try_from(code).unwrap_or(1);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return u8::try_from(128 + signal).unwrap_or(1);
+        }
+    }
+    1
+}
+
 /// A package installed from a variant wheel the proxy chose.
 #[derive(Debug, Clone)]
 pub struct InstalledChoice {
@@ -236,6 +268,10 @@ mod tests {
             shown_as: format!("demo-{version}-py3-none-any.whl"),
             original: format!("demo-{version}-py3-none-any-{label}.whl"),
             label: Some(label.into()),
+            because: vari_select::ShownBecause::Variant {
+                because: vari_select::ChosenBecause::BestVariant { selectable: 1 },
+                needs: Vec::new(),
+            },
             why: "best".into(),
             downloaded,
         }

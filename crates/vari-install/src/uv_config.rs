@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use toml::{Table, Value};
 
-use crate::index_source::{IndexSourceError, InstallerEnv, Origin};
+use crate::installer_env::{parse_bool, IndexSourceError, InstallerEnv, Origin};
 
 /// The keys that say where packages come from, at the top level and in `[pip]`: the proxy
 /// reads them, and uv's copy of the settings goes without them.
@@ -60,7 +60,7 @@ pub(crate) struct FoundValue {
 /// uv's configuration files for `env`, highest precedence first.
 pub(crate) fn discover(env: &InstallerEnv) -> Result<Vec<UvFile>, IndexSourceError> {
     if let Some(value) = env.var("UV_NO_CONFIG") {
-        if crate::index_source::parse_bool(value).ok_or_else(|| IndexSourceError {
+        if parse_bool(value).ok_or_else(|| IndexSourceError {
             origin: Origin::Variable("UV_NO_CONFIG".to_owned()),
             message: format!("`{value}` is not a boolean"),
         })? {

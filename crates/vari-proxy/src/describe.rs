@@ -2,9 +2,23 @@
 //! presented, and why a version has no wheel for the target.
 
 use vari_select::{
-    CandidateFate, ChosenBecause, HiddenBecause, NamespaceNeed, Target, VariantRejection,
-    VersionReport,
+    CandidateFate, ChosenBecause, HiddenBecause, NamespaceNeed, ShownBecause, Target,
+    VariantRejection, VersionReport,
 };
+
+/// Why a file is shown, for the log and the journal's [`crate::Served::why`].
+pub(crate) fn shown(shown: &ShownBecause, target: &Target) -> String {
+    match shown {
+        ShownBecause::ProjectHasNoVariants => "the project has no variants".to_owned(),
+        ShownBecause::NoVariantsForTags => "no variant wheels for these tags".to_owned(),
+        ShownBecause::NotAWheel => "a source distribution, served as it is".to_owned(),
+        ShownBecause::Variant { because, needs: n } => self::because(because, &needs(n, target)),
+        ShownBecause::Fallback { needs: n, .. } if !n.is_empty() => {
+            format!("the non-variant wheel: {}", needs(n, target))
+        }
+        ShownBecause::Fallback { first_fate, .. } => fate(first_fate),
+    }
+}
 
 /// Why a shown variant wheel (or the non-variant wheel kept in place of variants) was chosen;
 /// `needs`: for a fallback, what the version's variants need that the target lacks, in words

@@ -6,6 +6,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use vari_select::{ShownBecause, VersionReport};
+
 /// A wheel the proxy presented in place of others, or a file downloaded through it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Served {
@@ -19,7 +21,10 @@ pub struct Served {
     pub original: String,
     /// The variant label; `None` for a non-variant file.
     pub label: Option<String>,
-    /// Why this file was presented, in a few words.
+    /// Why this file was presented, as data: what a front-end words (`vari install` with its
+    /// own vocabulary, without selecting again).
+    pub because: ShownBecause,
+    /// Why this file was presented, in the proxy's few words (its log line's).
     pub why: String,
     /// Whether an installer downloaded it through the proxy.
     pub downloaded: bool,
@@ -32,6 +37,9 @@ pub struct HiddenVersion {
     pub project: String,
     /// The version.
     pub version: String,
+    /// Why no wheel fits the target, as data: the selector's report of the version (every
+    /// file's fate, and what the variants need).
+    pub report: VersionReport,
     /// Why no wheel fits the target, worded to follow "{project} {version}": when hardware
     /// would change that, which hardware its variants are built for and why the target lacks
     /// it, as `vari select` says it ("has no build for this machine: builds for NVIDIA GPUs
@@ -164,6 +172,7 @@ mod tests {
             shown_as: "p-1.0-py3-none-any.whl".into(),
             original: original.into(),
             label: label.map(str::to_owned),
+            because: ShownBecause::NoVariantsForTags,
             why: "best".into(),
             downloaded: false,
         }
@@ -206,6 +215,13 @@ mod tests {
         let hidden = |why: &str| HiddenVersion {
             project: "p".into(),
             version: "2.0".into(),
+            report: VersionReport {
+                version: "2.0".parse().unwrap(),
+                files: Vec::new(),
+                variants: Vec::new(),
+                needs: Vec::new(),
+                metadata_from: None,
+            },
             why: why.into(),
         };
         assert!(journal.hidden(hidden("a")));

@@ -84,6 +84,7 @@
 
 mod builders;
 mod connections;
+mod context;
 mod describe;
 mod error;
 mod files;

@@ -30,14 +30,14 @@ use sha2::{Digest, Sha256};
 use url::Url;
 use vari_client::{ClientError, CoreMetadata, Hashes, IndexClient, IndexFile, ProjectName};
 use vari_core::metadata::resolve_variant_markers;
-use vari_select::{HiddenBecause, Presentation, Shown, ShownVariant};
+use vari_select::{Presentation, Shown, ShownBecause, ShownVariant};
 use vari_simple::{PageFile, PageStyle};
 
+use crate::context::Context as State;
 use crate::describe;
 use crate::error::ServeError;
 use crate::journal::{HiddenVersion, Served};
 use crate::rewrite::{RewriteJob, Rewrites};
-use crate::state::State;
 
 /// The proxy's pages are laid out as served pages (compact; see [`PageStyle`]).
 const STYLE: PageStyle = PageStyle::SERVED;
@@ -245,31 +245,15 @@ pub(crate) async fn build(state: Arc<State>, name: ProjectName) -> Result<Projec
         }
     }))
     .await;
-    // For versions whose choice is a fallback: what their variants need, in words.
-    let needs: HashMap<String, String> = presentation
-        .fallback_needs
-        .iter()
-        .map(|(version, needs)| {
-            let text = describe::needs(needs, &state.target);
-            (version.to_string(), text)
-        })
-        .collect();
-    let fallbacks = fallback_groups(&presentation, &needs);
     let mut entries = Vec::with_capacity(presentation.shown.len());
     for (shown, text) in presentation.shown.iter().zip(texts) {
-        entries.push(entry(
-            &state,
-            &presentation,
-            shown,
-            text,
-            &fallbacks,
-            &needs,
-        ));
+        entries.push(entry(&state, &presentation, shown, text));
     }
     for report in &presentation.hidden_versions {
         let hidden = HiddenVersion {
             project: name.to_string(),
             version: report.version.to_string(),
+            report: report.clone(),
             why: describe::hidden_version(report, &state.target),
         };
         let line = format!(
@@ -294,34 +278,6 @@ pub(crate) async fn build(state: Arc<State>, name: ProjectName) -> Result<Projec
     Ok(page)
 }
 
-/// (version, wheel name without label) of the tag sets whose variants are all hidden as
-/// unusable, with why: their non-variant wheel is shown in their place. The reason is what the
-/// version's variants need (`needs`, by version) when hardware would change it, else the first
-/// variant's fate.
-fn fallback_groups(
-    presentation: &Presentation,
-    needs: &HashMap<String, String>,
-) -> HashMap<(String, String), String> {
-    let mut groups = HashMap::new();
-    for hidden in &presentation.hidden {
-        let HiddenBecause::Unusable(fate) = &hidden.why else {
-            continue;
-        };
-        let Some(wheel) = hidden.file.wheel().filter(|w| w.label.is_some()) else {
-            continue;
-        };
-        let mut plain = wheel.clone();
-        plain.label = None;
-        let version = wheel.version.to_string();
-        let why = match needs.get(&version) {
-            Some(needs) => format!("the non-variant wheel: {needs}"),
-            None => describe::fate(fate),
-        };
-        groups.entry((version, plain.to_string())).or_insert(why);
-    }
-    groups
-}
-
 fn log(level: tracing::Level, line: &str) {
     match level {
         tracing::Level::WARN => tracing::warn!("{line}"),
@@ -336,8 +292,6 @@ fn entry(
     presentation: &Presentation,
     shown: &Shown,
     text: Option<Result<Arc<str>, ClientError>>,
-    fallbacks: &HashMap<(String, String), String>,
-    needs: &HashMap<String, String>,
 ) -> Entry {
     let name = &presentation.name;
     let file = &shown.file;
@@ -360,11 +314,8 @@ fn entry(
             shown_as: shown.filename.clone(),
             original: file.filename.clone(),
             label: None,
-            why: match (presentation.has_variants, file.wheel()) {
-                (false, _) => "the project has no variants".to_owned(),
-                (true, Some(_)) => "no variant wheels for these tags".to_owned(),
-                (true, None) => "a source distribution, served as it is".to_owned(),
-            },
+            because: shown.because.clone(),
+            why: describe::shown(&shown.because, &state.target),
             downloaded: false,
         },
         delivery,
@@ -374,8 +325,6 @@ fn entry(
     let line = match (&shown.variant, text) {
         (Some(variant), Some(text)) => {
             entry.served.label = Some(variant.label.to_string());
-            let needs = needs.get(&entry.served.version).map_or("", String::as_str);
-            entry.served.why = describe::because(&variant.because, needs);
             let note = deliver_variant(state, &mut entry, shown, variant, text);
             format!(
                 "{} {} {tags}: serving label {} as {} ({}{note})",
@@ -389,13 +338,10 @@ fn entry(
         _ => {
             // A non-variant wheel shown because its tag set's variants are all unusable is a
             // choice too; any other file is not.
-            let Some(reason) = file
-                .wheel()
-                .and_then(|w| fallbacks.get(&(w.version.to_string(), w.to_string())))
-            else {
+            if !matches!(shown.because, ShownBecause::Fallback { .. }) {
                 return entry;
-            };
-            entry.served.why = reason.clone();
+            }
+            let reason = &entry.served.why;
             format!(
                 "{} {} {tags}: serving the non-variant wheel {} ({reason})",
                 entry.served.project, entry.served.version, entry.served.shown_as

@@ -1,45 +1,35 @@
-//! What every request shares: the client, the target, the caches (pages, the root list,
-//! METADATA texts, rewritten wheels) and the journal.
+//! What every request shares: the [`Context`] (client, target, journal, …) and the caches of
+//! the pages built with it (the projects' pages and the project list), each built once for
+//! everyone asking.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::ops::Deref;
+use std::sync::Arc;
+use std::time::Duration;
 
-use vari_client::{ClientError, IndexClient, IndexFile, ProjectName};
+use vari_client::{IndexClient, ProjectName};
 use vari_core::ordering::SelectionOptions;
 use vari_select::Target;
 
 use crate::builders::Builders;
-use crate::error::ServeError;
-use crate::fingerprint::fingerprint;
+use crate::context::Context;
 use crate::flight::{Flights, Outcome};
-use crate::journal::{Journal, UpstreamFailure};
 use crate::pages::{self, ProjectPage};
 use crate::rewrite::Rewrites;
 use crate::root::{self, RootPage};
 
 pub(crate) struct State {
-    pub(crate) client: Arc<IndexClient>,
-    pub(crate) target: Target,
-    pub(crate) selection: SelectionOptions,
-    /// The target's fingerprint ([`crate::fingerprint`]), in its URLs.
-    pub(crate) fingerprint: String,
-    pub(crate) page_ttl: Duration,
-    /// How long a failed page build is answered from memory.
-    pub(crate) failure_ttl: Duration,
-    pub(crate) pages: Flights<ProjectPage>,
-    pub(crate) root: Flights<RootPage>,
-    pub(crate) rewrites: Rewrites,
-    pub(crate) journal: Journal,
-    /// METADATA texts of variant wheels by URL and hash: read once, however often the page is
-    /// rebuilt (range reads are not in the HTTP cache).
-    metadata: Mutex<HashMap<String, Arc<str>>>,
-    /// Messages already logged at their level (repeats go to `debug`).
-    logged: Mutex<HashSet<String>>,
-    /// Upstream failures warned about, and when.
-    warned: Mutex<HashMap<String, Instant>>,
-    /// The threads page builds run on.
-    pub(crate) builders: Builders,
+    context: Arc<Context>,
+    pages: Flights<ProjectPage>,
+    root: Flights<RootPage>,
+}
+
+/// The context's fields and methods, read through the state as before.
+impl Deref for State {
+    type Target = Context;
+
+    fn deref(&self) -> &Context {
+        &self.context
+    }
 }
 
 impl State {
@@ -52,27 +42,20 @@ impl State {
         rewrites: Rewrites,
         builders: Builders,
     ) -> Self {
-        Self {
-            fingerprint: fingerprint(&target, &selection, client.settings()),
-            client: Arc::new(client),
+        let context = Context::new(
+            client,
             target,
             selection,
             page_ttl,
             failure_ttl,
+            rewrites,
+            builders,
+        );
+        Self {
+            context: Arc::new(context),
             pages: Flights::default(),
             root: Flights::default(),
-            rewrites,
-            journal: Journal::default(),
-            metadata: Mutex::new(HashMap::new()),
-            logged: Mutex::new(HashSet::new()),
-            warned: Mutex::new(HashMap::new()),
-            builders,
         }
-    }
-
-    /// The path prefix of the target's own URLs: `/t/{fingerprint}`.
-    pub(crate) fn prefix(&self) -> String {
-        format!("/t/{}", self.fingerprint)
     }
 
     /// The page of `name`: cached while younger than the TTL, else built once for everyone
@@ -85,8 +68,8 @@ impl State {
                 |page| page.built.elapsed() < ttl,
                 self.failure_ttl,
                 || {
-                    let (state, name) = (self.clone(), name.clone());
-                    self.builders.spawn(move || pages::build(state, name))
+                    let (context, name) = (self.context.clone(), name.clone());
+                    self.builders.spawn(move || pages::build(context, name))
                 },
             )
             .await
@@ -117,67 +100,5 @@ impl State {
                 },
             )
             .await
-    }
-
-    /// The METADATA text of a variant wheel (PEP 658, else range reads of the wheel).
-    pub(crate) async fn core_metadata(&self, file: &IndexFile) -> Result<Arc<str>, ClientError> {
-        let key = format!("{} {}", file.url, file.hashes.sha256().unwrap_or_default());
-        if let Some(text) = self.lock_metadata().get(&key) {
-            return Ok(text.clone());
-        }
-        let text: Arc<str> = self.client.core_metadata(file).await?.into();
-        self.lock_metadata().insert(key, text.clone());
-        Ok(text)
-    }
-
-    fn lock_metadata(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<str>>> {
-        self.metadata.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Logs `message` at `level` the first time, at `debug` afterwards.
-    pub(crate) fn log_once(&self, level: tracing::Level, message: String) {
-        let first = self
-            .logged
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(message.clone());
-        match (first, level) {
-            (true, tracing::Level::WARN) => tracing::warn!("{message}"),
-            (true, tracing::Level::ERROR) => tracing::error!("{message}"),
-            (true, _) => tracing::info!("{message}"),
-            (false, _) => tracing::debug!("{message}"),
-        }
-    }
-
-    /// Logs an upstream failure answering a request: a warning, unless the same one was
-    /// warned about within the failure TTL (the installer retrying, answered from the failed
-    /// page kept for that long: no new attempt to report), then at `debug`.
-    /// Every failure is also recorded in the journal ([`crate::UpstreamFailure`]) for the
-    /// front-end to name once the installer has failed; a project the upstream does not have
-    /// is not a failure of the upstream and is not recorded.
-    pub(crate) fn upstream_failed(&self, what: &str, error: &ServeError) {
-        if error.status() != hyper::StatusCode::NOT_FOUND {
-            self.journal.upstream_failed(UpstreamFailure {
-                what: what.to_owned(),
-                message: error.one_line(),
-            });
-        }
-        let message = format!("{what}: {}", error.one_line());
-        let now = Instant::now();
-        let repeated = {
-            let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
-            warned.retain(|_, at| now.duration_since(*at) < self.failure_ttl);
-            match warned.contains_key(&message) {
-                true => true,
-                false => {
-                    warned.insert(message.clone(), now);
-                    false
-                }
-            }
-        };
-        match repeated {
-            true => tracing::debug!("{message}"),
-            false => tracing::warn!("{message}"),
-        }
     }
 }

@@ -110,6 +110,22 @@ impl<'a> Choice<'a> {
     pub fn variant(&self, label: &str) -> Option<&VariantVerdict<'a>> {
         self.variants.iter().find(|v| v.label.as_str() == label)
     }
+
+    /// Whether `label` is the null variant: the one without properties
+    /// ([`vari_core::ordering::is_null_variant`], the rule the ranking puts it last by); a
+    /// label the release does not describe counts by its name.
+    pub fn is_null_variant(&self, label: &VariantLabel) -> bool {
+        match self.variant(label.as_str()) {
+            Some(verdict) => vari_core::ordering::is_null_variant(verdict.properties),
+            None => label.is_null(),
+        }
+    }
+
+    /// Whether no variant with properties fits: every selectable label (if any) is the null
+    /// variant, so the choice is the null variant, a non-variant wheel or nothing.
+    pub fn only_null_fits(&self) -> bool {
+        self.order.iter().all(|label| self.is_null_variant(label))
+    }
 }
 
 /// Chooses the wheel of `release` for `target` under the user's `options`.

@@ -31,11 +31,13 @@ mod unused;
 pub use choice::{choose, Choice, FileFate, FileVerdict, VariantRejection, VariantVerdict};
 pub use error::InputError;
 pub use index::NeedText;
-pub use index::{present, HiddenBecause, HiddenFile, Presentation, Shown, ShownVariant};
+pub use index::{
+    present, HiddenBecause, HiddenFile, Presentation, Shown, ShownBecause, ShownVariant,
+};
 pub use index::{
     select, select_all, CandidateFate, CandidateFile, Chosen, ChosenBecause, Dependency,
     IndexOptions, LabelVerdict, NamespaceNeed, Outcome, Request, RequestError, Resolution,
-    SelectError, VersionReport,
+    SelectError, VersionReport, SELECTION_TRACE,
 };
 pub use release::{
     builtin_feature_kinds, inspect_wheel, read_text, text_of, wheel_input_error, InputKind,

@@ -1,48 +1,24 @@
-//! `vari config show`, and the one place the CLI loads the lasting preferences (`vari.toml`,
-//! `pyproject.toml` `[tool.vari]`, `VARI_CONFIG`) for the selecting commands.
-//!
-//! How a selecting command applies them (`vari rank` today; `select`, `proxy` and `install`
-//! the same way): [`load`] once; the target's profile is the command line's `--profile` (or
-//! `VARI_PROFILE`), else `--sysroot`, else [`vari_config::Config::profile`]; the selection
-//! options are `config.selection(options from the command line)`, in which a list given on the
-//! command line replaces the configured one; index options go through
-//! [`vari_config::Config::client_settings`] before the command line's are applied.
+//! `vari config show`: the merged lasting preferences (`vari.toml`, `pyproject.toml`
+//! `[tool.vari]`, `VARI_CONFIG`) and where each came from. Loading them, and how the selecting
+//! commands apply them, is [`crate::settings`]'s.
 
 use std::process::ExitCode;
 
 use serde_json::{json, Map, Value};
-use vari_config::{Config, ConfigError, Entry, Shown};
+use vari_config::{Config, Entry, Shown};
 
 use crate::cli::ConfigShowArgs;
 use crate::error::CliError;
 use crate::output;
+use crate::settings::load_config;
 use crate::table::{Cell, Table};
-
-/// The merged configuration of this process's environment and current directory; files that
-/// were skipped are reported as warnings.
-pub(crate) fn load() -> Result<Config, CliError> {
-    let config = Config::from_process_env().map_err(config_error)?;
-    for skipped in &config.warnings {
-        output::warn(&format!("{skipped} (skipped)"));
-    }
-    Ok(config)
-}
-
-/// A configuration error as the CLI reports it: `FILE: KEY: MESSAGE (line N)`.
-fn config_error(e: ConfigError) -> CliError {
-    CliError::Invalid {
-        message: e.message_with_line(),
-        path: e.path,
-        key: e.key,
-    }
-}
 
 /// Prints the merged settings and where each came from.
 pub(super) fn show(args: &ConfigShowArgs) -> Result<ExitCode, CliError> {
-    let config = load()?;
+    let config = load_config()?;
     let entries = config.entries();
     if args.json {
-        output::print_data(&super::json_text(&show_json(&config, &entries)))?;
+        output::print_data(&crate::output::json_text(&show_json(&config, &entries)))?;
     } else {
         output::print(&human(&config, &entries))?;
     }

@@ -8,10 +8,10 @@ use vari_core::{FeatureSupport, Profile};
 use vari_detect::{Detection, ProviderReport, Sysroot};
 use vari_select::Target;
 
-use super::target;
 use crate::cli::DetectArgs;
 use crate::error::CliError;
 use crate::output;
+use crate::settings::{configured_target_settings, target_error};
 use crate::table::{abbreviate, Cell, Table};
 
 /// Values shown before a long list is abbreviated.
@@ -24,9 +24,11 @@ const ABI_PACKAGES_SHOWN: usize = 3;
 /// Runs detection (or reads the profile) and prints the supported properties; `list_all`
 /// (`-v`) lists every `abi_dependency` package instead of summarising them.
 pub(super) fn run(args: &DetectArgs, list_all: bool) -> Result<ExitCode, CliError> {
-    let mut settings = target::settings(&args.target)?;
+    // What this machine (or the snapshot, or the profile named) supports: the configured
+    // profile is for choosing, not for describing the hardware.
+    let mut settings = configured_target_settings(&args.target, None)?;
     settings.use_cache = !args.no_cache;
-    let target = Target::resolve(&settings).map_err(target::target_error)?;
+    let target = Target::resolve(&settings).map_err(target_error)?;
     let hardware = &target.hardware;
     for warning in &hardware.warnings {
         output::warn(&warning.to_string());

@@ -10,14 +10,15 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use vari_client::{Downloaded, IndexClient, IndexFile};
 use vari_select::Outcome;
 
-use super::index_source::{prepare, runtime};
 use crate::cli::DownloadArgs;
 use crate::error::CliError;
+use crate::explain::nothing_fits;
 use crate::output;
+use crate::settings::{runtime, FromIndexes};
 
 /// Selects and downloads.
 pub(super) fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
-    let session = prepare(
+    let session = FromIndexes::resolve(
         &args.requirements,
         &args.index,
         &args.target,
@@ -41,10 +42,10 @@ pub(super) fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
                         }
                     }
                     None => {
-                        return Err(CliError::Other(super::select::nothing_fits(
+                        return Err(CliError::Other(nothing_fits(
                             request,
                             &resolution,
-                            &session.target,
+                            session.target(),
                         )));
                     }
                 }

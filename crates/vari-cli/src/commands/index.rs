@@ -10,10 +10,10 @@ use vari_publish::{
     ValidationReport,
 };
 
-use super::json_text;
 use crate::cli::{IndexBuildArgs, IndexValidateArgs};
 use crate::error::CliError;
 use crate::output;
+use crate::output::json_text;
 
 /// A progress bar on stderr while wheels are read; drawn only when stderr is a terminal, so logs
 /// and pipes stay clean.

@@ -8,11 +8,11 @@ use serde_json::json;
 use vari_core::filename::{normalize_name, WheelFilename};
 use vari_core::metadata::{self, write_json, SchemaGeneration, VariantMetadata};
 
-use super::json_text;
 use crate::cli::{ConvertArgs, MergeArgs, ValidateArgs};
 use crate::error::CliError;
 use crate::load::{self, InputKind};
 use crate::output;
+use crate::output::json_text;
 
 /// The outcome of checking one file: every problem as `key: message`.
 struct FileCheck<'a> {
@@ -44,7 +44,7 @@ fn check_file(path: &Path) -> Vec<(Option<String>, String)> {
     let result: Result<(), Vec<(Option<String>, String)>> = match InputKind::of(path) {
         // Every member's hash and size against RECORD, not only variant.json's.
         InputKind::Wheel => {
-            let mut problems = super::wheel::validation_problems(path);
+            let mut problems = load::validation_problems(path);
             if let Ok(vari_wheel::WheelInfo {
                 metadata: Some(meta),
                 ..
@@ -180,7 +180,7 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
     cross_check(&mut checks);
     for check in &checks {
         if InputKind::of(check.path) == InputKind::Wheel {
-            super::scan::warn_declared_vs_code(check.path);
+            load::warn_declared_vs_code(check.path);
         }
     }
     let text = if args.json {

@@ -14,11 +14,10 @@ use std::process::ExitCode;
 use vari_client::ClientSettings;
 use vari_proxy::{ProxyError, ProxySettings, StopSignals};
 
-use super::config;
-use super::index_source::{client_settings, resolve_target, selection_options};
 use crate::cli::ProxyArgs;
 use crate::error::CliError;
 use crate::output;
+use crate::settings::{client_settings, load_config, server_runtime, Selecting};
 
 /// Serves until SIGINT or SIGTERM.
 pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
@@ -28,15 +27,15 @@ pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
              decides about pre-releases (pip --pre, uv --prerelease allow)",
         );
     }
-    let config = config::load()?;
+    let config = load_config()?;
     let client = client_settings(&args.index, &config)?;
     refuse_itself(&client, args.bind)?;
-    let target = resolve_target(&args.target, &config)?;
+    let selecting = Selecting::with_config(config, &args.target, &args.selection)?;
     let settings = ProxySettings {
-        selection: selection_options(&config, &args.selection),
+        selection: selecting.selection,
         bind: args.bind,
         allow_remote: args.allow_remote,
-        ..ProxySettings::new(client.clone(), target)
+        ..ProxySettings::new(client.clone(), selecting.target)
     };
     let choosing_for = settings.target.hardware.source.to_string();
     server_runtime()?.block_on(async {
@@ -104,11 +103,4 @@ fn sources_text(client: &ClientSettings) -> String {
         .chain(client.find_links.iter().map(|f| f.location()))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// A runtime for a server: the proxy answers on worker threads while the calling thread waits
-/// (for a signal, or for the installer). Its threads are bounded ([`vari_proxy::server_runtime`]).
-pub(super) fn server_runtime() -> Result<tokio::runtime::Runtime, CliError> {
-    vari_proxy::server_runtime()
-        .map_err(|e| CliError::Other(format!("cannot start the network runtime: {e}")))
 }

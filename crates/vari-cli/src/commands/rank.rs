@@ -9,17 +9,18 @@ use std::time::Instant;
 use owo_colors::Style;
 use tracing::debug;
 use vari_core::metadata::{property_refs, VariantProperties};
-use vari_core::ordering::{Rejection, SelectionOptions};
-use vari_core::{Namespace, VariantLabel};
+use vari_core::ordering::SelectionOptions;
+use vari_core::VariantLabel;
 use vari_select::{
-    choose, unused_options, Choice, FileFate, HardwareSource, InputKind, Release, Target,
-    UnusedOption, VariantRejection, VariantVerdict,
+    choose, unused_options, Choice, FileFate, InputKind, Release, Target, UnusedOption,
+    VariantVerdict,
 };
 
-use super::target;
-use crate::cli::{RankArgs, SelectionArgs};
+use crate::cli::RankArgs;
 use crate::error::CliError;
+use crate::explain::reason;
 use crate::output;
+use crate::settings::Selecting;
 use crate::table::{count, properties_text, Cell, Table};
 
 /// One entry of the `--json` `variants` list (`spec/cli.md`), borrowing from the choice so that
@@ -41,16 +42,12 @@ pub(super) fn run(args: &RankArgs) -> Result<ExitCode, CliError> {
         output::warn(&warning.to_string());
     }
     debug!(elapsed = ?started.elapsed(), variants = release.metadata.variants.len(), "read");
-    let config = super::config::load()?;
-    let target = target::resolve(&args.target, &config)?;
-    for note in &target.notes {
-        debug!("{note}");
-    }
-    for warning in &target.hardware.warnings {
-        output::warn(&warning.to_string());
-    }
     // The command line's lists replace the configured ones.
-    let options = config.selection(selection_options(&args.selection));
+    let Selecting {
+        target,
+        selection: options,
+        ..
+    } = Selecting::resolve(&args.target, &args.selection)?;
     debug!(elapsed = ?started.elapsed(), target = %target.hardware.source, "target");
     let choice = choose(&release, &target, &options);
     debug!(elapsed = ?started.elapsed(), compatible = choice.order.len(), "ranked");
@@ -89,16 +86,6 @@ fn read_release(file: &Path) -> Result<Release, CliError> {
     Release::read(file).map_err(from)
 }
 
-pub(crate) fn selection_options(args: &SelectionArgs) -> SelectionOptions {
-    SelectionOptions {
-        prefer: args.prefer.clone(),
-        forbid: args.forbid.clone(),
-        variant: args.variant.clone(),
-        no_variants: args.no_variants,
-        enable_optional: args.enable_optional.iter().cloned().collect(),
-    }
-}
-
 /// Warns about options that match nothing: a typo would otherwise pass silently.
 fn warn_unmatched(
     choice: &Choice,
@@ -125,71 +112,6 @@ fn warn_unmatched(
                 format!("--enable-optional {ns}: the release has no provider for this namespace")
             }
         });
-    }
-}
-
-/// Why a variant was rejected, worded for this command line (with its flags as hints) and, for
-/// a namespace detection found absent, what detection found.
-pub(crate) fn reason(rejection: &VariantRejection, target: &Target) -> String {
-    match rejection {
-        VariantRejection::Ranking(r) => ranking_reason(r, target),
-        VariantRejection::NoFittingWheel { tags } => format!(
-            "no wheel for this target's Python and platform (its wheels: {})",
-            tags.join(", ")
-        ),
-        VariantRejection::Unusable(why) => why.to_string(),
-    }
-}
-
-fn ranking_reason(rejection: &Rejection, target: &Target) -> String {
-    match rejection {
-        Rejection::UnsupportedNamespace {
-            namespace,
-            provider,
-        } => {
-            let provider = provider
-                .as_ref()
-                .map(|p| format!(" (provider {p})"))
-                .unwrap_or_default();
-            match (
-                &target.hardware.source,
-                target.hardware.absent_reason(namespace),
-            ) {
-                (_, Some(why)) => format!(
-                    "namespace `{namespace}` was not detected on {}: {why}",
-                    detected_where(&target.hardware.source)
-                ),
-                (HardwareSource::Host | HardwareSource::Sysroot(_), None) => format!(
-                    "namespace `{namespace}`{provider} is not detected on {}",
-                    detected_where(&target.hardware.source)
-                ),
-                (_, None) => format!(
-                    "namespace `{namespace}`{provider} is not supported: the target profile does \
-                     not list it"
-                ),
-            }
-        }
-        Rejection::OptionalNotEnabled { namespace } => {
-            format!("{rejection} {}", optional_hint(namespace))
-        }
-        Rejection::Forbidden { pattern } => format!("forbidden by --forbid {pattern}"),
-        Rejection::NotRequested { requested } => {
-            format!("not the requested variant (--variant {requested})")
-        }
-        Rejection::VariantsDisabled => "variant wheels are disabled (--no-variants)".to_owned(),
-        other => other.to_string(),
-    }
-}
-
-/// The flag that turns an optional provider on, as a hint after the reason.
-pub(crate) fn optional_hint(namespace: &Namespace) -> String {
-    format!("(turn it on with --enable-optional {namespace})")
-}
-
-fn detected_where(source: &HardwareSource) -> String {
-    match source {
-        HardwareSource::Sysroot(dir) => format!("the snapshot {}", dir.display()),
-        _ => "this machine".to_owned(),
     }
 }
 

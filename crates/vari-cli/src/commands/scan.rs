@@ -10,10 +10,10 @@ use owo_colors::{OwoColorize, Style};
 use serde_json::{json, Value};
 use vari_scan::{scan_wheel, FileScan, ScanError, WheelScan};
 
-use super::json_text;
 use crate::cli::ScanArgs;
 use crate::error::CliError;
 use crate::output;
+use crate::output::json_text;
 use crate::table::{Cell, Table};
 
 /// Scans every wheel, then prints all results at once (a failure prints nothing but the error).
@@ -133,32 +133,4 @@ fn human(scan: &WheelScan) -> String {
         );
     }
     out
-}
-
-/// Warns (one `warning:` line each) where a variant wheel's declared `sm_arch`, `x86_64 ::
-/// level` or `cuda_version_lower_bound` disagrees with what its binaries contain. A plain or
-/// unreadable wheel has nothing to compare (its problems are reported elsewhere).
-pub(crate) fn warn_declared_vs_code(wheel: &std::path::Path) {
-    let Ok(info) = vari_wheel::inspect(wheel) else {
-        return;
-    };
-    let Some(meta) = info.metadata else {
-        return;
-    };
-    let declared: Vec<vari_core::Property> = meta
-        .variants
-        .values()
-        .flat_map(vari_core::metadata::properties_of)
-        .collect();
-    if declared.is_empty() {
-        return;
-    }
-    match vari_scan::scan_wheel(wheel) {
-        Ok(scan) => {
-            for warning in scan.check_declared(&declared) {
-                crate::output::warn(&warning.to_string());
-            }
-        }
-        Err(e) => crate::output::warn(&format!("cannot compare with the code: {e}")),
-    }
 }

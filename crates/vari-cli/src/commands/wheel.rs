@@ -13,13 +13,13 @@ use vari_wheel::{
     WheelError, WheelErrorKind,
 };
 
-use super::json_text;
 use crate::cli::{
     InspectArgs, LabelArgs, MakeVariantArgs, RepackArgs, UnmakeArgs, WheelValidateArgs,
 };
 use crate::error::CliError;
-use crate::load::{self, wheel_error, wheel_problems};
+use crate::load::{self, validation_problems, wheel_error, Problem};
 use crate::output;
+use crate::output::json_text;
 use crate::table::{Cell, Table};
 
 /// Prints the default label of the given properties (`null` for none).
@@ -326,19 +326,6 @@ pub(super) fn unmake(args: &UnmakeArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// One problem: the key inside the file (when there is one) and the message.
-pub(super) type Problem = (Option<String>, String);
-
-/// Every problem of a wheel, for `vari wheel validate` and `vari metadata validate`: every
-/// member against RECORD, the dist-info name, the label against variant.json. Each problem is
-/// `(key, message)`; the message names the archive member.
-pub(super) fn validation_problems(wheel: &Path) -> Vec<Problem> {
-    match vari_wheel::validate(wheel) {
-        Err(e) => wheel_problems(&e),
-        Ok(v) => v.errors().flat_map(|e| wheel_problems(&e)).collect(),
-    }
-}
-
 /// Checks every wheel fully; exit 1 when any is invalid.
 pub(super) fn validate(args: &WheelValidateArgs) -> Result<ExitCode, CliError> {
     let checks: Vec<(&Path, Vec<Problem>)> = args
@@ -347,7 +334,7 @@ pub(super) fn validate(args: &WheelValidateArgs) -> Result<ExitCode, CliError> {
         .map(|w| (w.as_path(), validation_problems(w)))
         .collect();
     for wheel in &args.wheels {
-        super::scan::warn_declared_vs_code(wheel);
+        load::warn_declared_vs_code(wheel);
     }
     let line = |(key, message): &Problem| match key {
         Some(key) => format!("{key}: {message}"),

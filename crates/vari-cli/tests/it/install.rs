@@ -328,6 +328,57 @@ fn the_demo_installs_what_select_chooses_for_this_machine_with_a_one_line_reason
     }
 }
 
+/// `vari install` selects once per package: the proxy's choice is journalled with its reason
+/// as data, and the line printed after installing words it as `vari select` does without
+/// selecting again (each selection emits one `vari_select::selection` event, counted here).
+#[test]
+fn install_selects_once_per_package_and_words_the_choice_as_select_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let venv = bare_venv(dir.path());
+    let cuda = ("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "12.8");
+    let select = run(hermetic(dir.path())
+        .args(["select", "--json", "--no-deps", "vari-demo", "--find-links"])
+        .arg(demo())
+        .arg("--python")
+        .arg(&venv)
+        .env(cuda.0, cuda.1))
+    .expect_code(0);
+    let reason = select.json()["selections"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut command = install(dir.path(), &venv, &["--installer"]);
+    command
+        .arg(uv())
+        .env(cuda.0, cuda.1)
+        .env("RUST_LOG", "warn,vari_select::selection=debug");
+    let installed = run(&mut command).expect_code(0);
+    // One event per selection, naming the project: `… selecting NAME project=NAME`.
+    let mut selected: Vec<&str> = installed
+        .stderr
+        .lines()
+        .filter(|l| l.contains("vari_select::selection"))
+        .filter_map(|l| {
+            l.rsplit_once(" project=")
+                .map(|(_, project)| project.trim())
+        })
+        .collect();
+    selected.sort_unstable();
+    // The demo and, for CUDA, its runtime dependency: each selected once.
+    assert_eq!(
+        selected,
+        ["vari-demo", "vari-demo-cuda-runtime"],
+        "{}",
+        installed.stderr
+    );
+    let line = installed.stdout.lines().last().unwrap();
+    assert!(
+        line.starts_with("installed vari-demo 1.0.0 variant cu128 (")
+            && line.ends_with(&format!("): {reason}")),
+        "{line}"
+    );
+}
+
 #[test]
 fn uv_is_the_default_when_it_is_on_path() {
     let dir = tempfile::tempdir().unwrap();

@@ -26,7 +26,7 @@ pub(crate) mod support;
 
 pub use options::SelectionOptions;
 pub use pattern::Pattern;
-pub use rank::{rank, rank_labels, RankedVariant, Ranking};
+pub use rank::{is_null_variant, rank, rank_labels, RankedVariant, Ranking};
 pub use rejection::Rejection;
 
 #[cfg(test)]

@@ -294,13 +294,20 @@ fn user_rejection(
     }
 }
 
+/// Whether a variant is the null variant: the one without properties, whatever its label (a
+/// tolerated 0.0.x file may call it `00000000`). The one answer: the ranking puts it last, and
+/// the selector reports a choice of it as the null variant (`vari_select::ChosenBecause`).
+pub fn is_null_variant(properties: &VariantProperties) -> bool {
+    properties.is_empty()
+}
+
 /// Best first: the null variant last, then the lexicographic key comparison in which a key list
 /// beats its own prefix, then the label.
 fn compare(a: &Entry<'_>, b: &Entry<'_>, keys: &[PropertyKey]) -> Ordering {
     // The null variant is the one without properties, whatever its label (a tolerated 0.0.x
     // file may call it `00000000`).
-    (a.properties.is_empty(), a.label.is_null())
-        .cmp(&(b.properties.is_empty(), b.label.is_null()))
+    (is_null_variant(a.properties), a.label.is_null())
+        .cmp(&(is_null_variant(b.properties), b.label.is_null()))
         .then_with(|| compare_keys(&keys[a.keys.clone()], &keys[b.keys.clone()]))
         .then_with(|| a.label.cmp(b.label))
 }

@@ -12,6 +12,7 @@ mod dependencies;
 mod need_text;
 mod needs;
 mod present;
+mod presentation;
 mod report;
 mod request;
 mod screen;
@@ -20,10 +21,23 @@ mod tag_sets;
 mod version;
 
 pub use need_text::NeedText;
-pub use present::{present, HiddenBecause, HiddenFile, Presentation, Shown, ShownVariant};
+pub use present::present;
+pub use presentation::{
+    HiddenBecause, HiddenFile, Presentation, Shown, ShownBecause, ShownVariant,
+};
 pub use report::{
     CandidateFate, CandidateFile, Chosen, ChosenBecause, Dependency, LabelVerdict, NamespaceNeed,
     Outcome, Resolution, VersionReport,
 };
 pub use request::{Request, RequestError};
 pub use select::{select, select_all, IndexOptions, SelectError};
+
+/// The `tracing` target of the one event each selection for a project emits ([`select`] per
+/// request, [`present`] per page), at debug level with the project's name as `project`: how a
+/// front-end (or a test) counts how often a command selected.
+pub const SELECTION_TRACE: &str = "vari_select::selection";
+
+/// Emits the selection event for `project`.
+fn selecting(project: &vari_client::ProjectName) {
+    tracing::debug!(target: SELECTION_TRACE, project = %project, "selecting {project}");
+}

@@ -11,95 +11,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use pep440_rs::Version;
-use vari_client::{ClientError, IndexClient, IndexFile, Project, ProjectName};
-use vari_core::markers::VariantMarkerContext;
+use vari_client::{ClientError, IndexClient, IndexFile, Project};
 use vari_core::ordering::SelectionOptions;
-use vari_core::VariantLabel;
 
-use super::report::{CandidateFate, ChosenBecause, NamespaceNeed, VersionReport};
+use super::presentation::{HiddenBecause, HiddenFile, Presentation, Shown, ShownBecause};
+use super::report::{CandidateFate, NamespaceNeed};
 use super::tag_sets::{decide, Decided, Decision};
 use super::version::variants_if_used;
 use crate::target::Target;
-
-/// One project as an installer that does not understand variants should see it.
-#[derive(Debug, Clone)]
-pub struct Presentation {
-    /// The project.
-    pub name: ProjectName,
-    /// Whether any version has variant wheels or a `variants.json` (false: every file is shown
-    /// as the sources list it).
-    pub has_variants: bool,
-    /// Files the installer sees, in the upstream page's order (sources in order, then page
-    /// order).
-    pub shown: Vec<Shown>,
-    /// Files kept from the installer, each with why, in the upstream page's order.
-    pub hidden: Vec<HiddenFile>,
-    /// Versions with variant wheels of which no wheel that fits the target is shown, newest
-    /// first, each with its report: every file's fate, and [`VersionReport::needs`] (what
-    /// hardware would fit). Files for other tags may still be shown for such a version.
-    pub hidden_versions: Vec<VersionReport>,
-    /// Versions of which the target's choice is a fallback (the null variant, or a non-variant
-    /// wheel) because no variant with properties fits, newest first, each with what its
-    /// variants need that the target lacks (as [`VersionReport::needs`]); versions whose
-    /// variants need nothing hardware would change are left out.
-    pub fallback_needs: Vec<(Version, Vec<NamespaceNeed>)>,
-    /// Problems that did not stop the presentation: skipped links, unusable or partly invalid
-    /// variant metadata (newest version first).
-    pub warnings: Vec<String>,
-}
-
-/// A file the installer sees.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Shown {
-    /// The file as the upstream source lists it (URL, hashes, `requires-python`, yanked, core
-    /// metadata…).
-    pub file: IndexFile,
-    /// The name the installer sees: a variant wheel's name without its label, else the
-    /// upstream name.
-    pub filename: String,
-    /// Set when `file` is a variant wheel (the null variant included).
-    pub variant: Option<ShownVariant>,
-}
-
-/// The variant behind a shown variant wheel.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShownVariant {
-    /// Its label.
-    pub label: VariantLabel,
-    /// The values its dependencies' variant markers are evaluated against.
-    pub markers: VariantMarkerContext,
-    /// Why this variant. For a tag set the target cannot install, the best variant of that
-    /// tag set for the target's hardware.
-    pub because: ChosenBecause,
-}
-
-/// A file kept from the installer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HiddenFile {
-    /// The file as the upstream source lists it.
-    pub file: IndexFile,
-    /// Why it is hidden.
-    pub why: HiddenBecause,
-}
-
-/// Why a file is kept from the installer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HiddenBecause {
-    /// Another variant of the same version and tags is better for the target (or, for tags
-    /// the target can install, another variant of the version is the target's choice).
-    AnotherVariantChosen {
-        /// The upstream name of the variant wheel chosen instead (with its label).
-        chosen: String,
-    },
-    /// A non-variant wheel whose place a fitting variant wheel takes.
-    ReplacedByVariant {
-        /// The upstream name of that variant wheel (with its label).
-        chosen: String,
-    },
-    /// The variant cannot be used on the target (label not described, variant rejected,
-    /// unusable metadata…), as the selector judged it.
-    Unusable(CandidateFate),
-}
 
 /// What an installer that does not understand variants should see of `project` for `target`.
 ///
@@ -140,6 +59,7 @@ pub async fn present(
     target: &Target,
     options: &SelectionOptions,
 ) -> Result<Presentation, ClientError> {
+    super::selecting(&project.name);
     let by_version = labelled_versions(project);
     let has_variants = !by_version.is_empty() || !project.variants_json.is_empty();
     let concurrency = client.settings().concurrency.max(1);
@@ -179,12 +99,15 @@ pub async fn present(
             .get(file.version())
             .and_then(|d| d.get(file.filename.as_str()));
         match decision {
-            None => presentation.shown.push(as_listed(file)),
-            Some(Decision::Show(None)) => presentation.shown.push(as_listed(file)),
+            None | Some(Decision::Show(None)) => presentation.shown.push(as_listed(file)),
             Some(Decision::Show(Some(variant))) => presentation.shown.push(Shown {
                 file: file.clone(),
                 filename: without_label(file),
                 variant: Some(variant.clone()),
+                because: ShownBecause::Variant {
+                    because: variant.because.clone(),
+                    needs: needs_of(&presentation.fallback_needs, file.version()),
+                },
             }),
             Some(Decision::Hide(why)) => presentation.hidden.push(HiddenFile {
                 file: file.clone(),
@@ -192,7 +115,59 @@ pub async fn present(
             }),
         }
     }
+    explain_as_listed(&mut presentation);
     Ok(presentation)
+}
+
+/// What `version`'s variants need, when its choice is a fallback.
+fn needs_of(
+    fallback_needs: &[(Version, Vec<NamespaceNeed>)],
+    version: &Version,
+) -> Vec<NamespaceNeed> {
+    fallback_needs
+        .iter()
+        .find(|(v, _)| v == version)
+        .map(|(_, needs)| needs.clone())
+        .unwrap_or_default()
+}
+
+/// Sets why each file shown as listed is shown: a non-variant wheel whose tag set's variant
+/// wheels are all hidden as unusable stands in for them ([`ShownBecause::Fallback`], with the
+/// first such wheel's fate in page order); other wheels have no variant for their tags.
+fn explain_as_listed(presentation: &mut Presentation) {
+    let mut fallbacks: HashMap<(String, String), CandidateFate> = HashMap::new();
+    for hidden in &presentation.hidden {
+        let HiddenBecause::Unusable(fate) = &hidden.why else {
+            continue;
+        };
+        let Some(wheel) = hidden.file.wheel().filter(|w| w.label.is_some()) else {
+            continue;
+        };
+        let mut plain = wheel.clone();
+        plain.label = None;
+        fallbacks
+            .entry((wheel.version.to_string(), plain.to_string()))
+            .or_insert_with(|| fate.clone());
+    }
+    let has_variants = presentation.has_variants;
+    for shown in &mut presentation.shown {
+        if shown.variant.is_some() {
+            continue;
+        }
+        shown.because = match (has_variants, shown.file.wheel()) {
+            (false, _) => ShownBecause::ProjectHasNoVariants,
+            (true, None) => ShownBecause::NotAWheel,
+            (true, Some(wheel)) => {
+                match fallbacks.get(&(wheel.version.to_string(), wheel.to_string())) {
+                    Some(fate) => ShownBecause::Fallback {
+                        needs: needs_of(&presentation.fallback_needs, shown.file.version()),
+                        first_fate: fate.clone(),
+                    },
+                    None => ShownBecause::NoVariantsForTags,
+                }
+            }
+        };
+    }
 }
 
 /// The files of every version that has a labelled wheel, by version.
@@ -219,6 +194,7 @@ fn as_listed(file: &IndexFile) -> Shown {
         file: file.clone(),
         filename: file.filename.clone(),
         variant: None,
+        because: ShownBecause::NoVariantsForTags,
     }
 }
 

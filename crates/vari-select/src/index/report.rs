@@ -105,7 +105,7 @@ pub struct Dependency {
 }
 
 /// One considered version: every file with its fate, every variant with its verdict.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VersionReport {
     /// The version.
     pub version: Version,

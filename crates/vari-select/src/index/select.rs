@@ -2,8 +2,6 @@
 //! newest version that satisfies the specifiers and has a wheel for the target, pre-releases
 //! as pip treats them, then the file within it by [`choose`](crate::choose)'s rules.
 
-use std::str::FromStr;
-
 use futures_util::future::join_all;
 use pep440_rs::Version;
 use vari_client::{ClientError, IndexClient};
@@ -54,8 +52,14 @@ pub async fn select(
             marker: request.marker().unwrap_or_default(),
         });
     }
+    super::selecting(request.name());
     let project = client.project(request.name()).await?;
-    let python = Version::from_str(&target.python.version.full()).ok();
+    let python = target.python.version;
+    let python = Some(Version::new([
+        u64::from(python.major),
+        u64::from(python.minor),
+        u64::from(python.patch.unwrap_or(0)),
+    ]));
     let judge = Judge {
         client,
         project: &project,

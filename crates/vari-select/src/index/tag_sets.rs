@@ -12,10 +12,9 @@ use pep440_rs::Version;
 use vari_client::{IndexFile, Project, VersionVariants};
 use vari_core::filename::BuildTag;
 use vari_core::ordering::SelectionOptions;
-use vari_core::VariantLabel;
 
 use super::needs::needs;
-use super::present::{HiddenBecause, ShownVariant};
+use super::presentation::{HiddenBecause, ShownVariant};
 use super::report::{CandidateFate, LabelVerdict, NamespaceNeed, VersionReport};
 use super::screen::{screen, Screened};
 use super::version::{
@@ -239,7 +238,7 @@ pub(crate) fn decide<'p>(
 
     // The facts `select` gives for a fallback choice, computed as its report does.
     let fallback_needs = match target_choice.choice.chosen() {
-        Some(_) if target_choice.choice.order.iter().all(VariantLabel::is_null) => {
+        Some(_) if target_choice.choice.only_null_fits() => {
             let verdicts: Vec<LabelVerdict> = target_choice
                 .choice
                 .variants

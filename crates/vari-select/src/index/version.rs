@@ -256,7 +256,7 @@ pub(crate) fn because_of(
 ) -> (ChosenBecause, VariantMarkerContext) {
     match &file.filename.label {
         Some(label) => {
-            let because = match label.is_null() {
+            let because = match choice.is_null_variant(label) {
                 true => ChosenBecause::NullVariant,
                 false => ChosenBecause::BestVariant {
                     selectable: choice.order.len(),
@@ -323,7 +323,7 @@ pub(crate) fn report(
     files.extend(set_aside);
     // What would fit is worth saying whenever no variant with properties does (the choice
     // fell back to the null variant, a non-variant wheel, or nothing).
-    let needs = match choice.order.iter().all(VariantLabel::is_null) {
+    let needs = match choice.only_null_fits() {
         true => needs(&variants, target),
         false => Vec::new(),
     };

@@ -8,8 +8,8 @@ use std::path::Path;
 use vari_client::{IndexClient, Project, ProjectName};
 use vari_core::ordering::SelectionOptions;
 use vari_select::{
-    present, CandidateFate, ChosenBecause, HiddenBecause, Presentation, Shown, Target,
-    VariantRejection,
+    present, CandidateFate, ChosenBecause, HiddenBecause, Presentation, Shown, ShownBecause,
+    Target, VariantRejection,
 };
 
 use crate::index_support::{
@@ -368,6 +368,46 @@ async fn a_corrupt_variants_json_hides_only_that_versions_variant_wheels() {
         .iter()
         .any(|w| w.contains("unusable variant metadata")));
     assert!(presentation.hidden_versions.is_empty());
+}
+
+/// Every shown file carries why as data: the chosen variant with the selector's reason, and
+/// the plain wheel shown in place of variants that cannot be used with the first one's fate
+/// (the proxy words both, and `vari install` words the journal's copy, without judging again).
+#[tokio::test]
+async fn shown_files_carry_their_reason_fallbacks_included() {
+    let dir = tempfile::tempdir().unwrap();
+    demo_release(dir.path(), "1.0", &["v4", "v3", "null"], true);
+    demo_release(dir.path(), "2.0", &["v4", "v3", "null"], true);
+    std::fs::write(
+        dir.path().join("demo-2.0-variants.json"),
+        "{\"variants\": [",
+    )
+    .unwrap();
+    let (_server, presentation) = present_demo(dir.path(), 3).await;
+    let variant = shown_as(&presentation, "demo-1.0-py3-none-any.whl");
+    assert!(
+        matches!(
+            &variant.because,
+            ShownBecause::Variant {
+                because: ChosenBecause::BestVariant { .. },
+                needs,
+            } if needs.is_empty()
+        ),
+        "{:?}",
+        variant.because
+    );
+    let fallback = shown_as(&presentation, "demo-2.0-py3-none-any.whl");
+    assert!(
+        matches!(
+            &fallback.because,
+            ShownBecause::Fallback {
+                first_fate: CandidateFate::UnusableMetadata { why },
+                ..
+            } if why.contains("demo-2.0-variants.json")
+        ),
+        "{:?}",
+        fallback.because
+    );
 }
 
 #[tokio::test]

@@ -1,0 +1,333 @@
+//! Settings resolved once per command: the command line's flags, the lasting preferences
+//! (`vari.toml`, `pyproject.toml` `[tool.vari]`, `VARI_CONFIG`) and the environment become one
+//! value a command reads, so that every command applies them the same way.
+//!
+//! How the layers combine, for every selecting command (`rank`, `select`, `download`, `proxy`,
+//! `install`):
+//! - the configuration is loaded once ([`load_config`]); files it skipped are warned about;
+//! - the target's profile is the command line's `--profile` (or `VARI_PROFILE`), else
+//!   `--sysroot`, else the configured `profile` ([`resolve_target`], the one place);
+//! - the selection options are the configured preferences with the command line's lists
+//!   replacing them ([`selection_options`]);
+//! - the sources are the command line's when it names any, else vari.toml's `index-url`, else
+//!   the default index ([`vari_config::default_index`]: `UV_DEFAULT_INDEX`, `UV_INDEX_URL`,
+//!   `PIP_INDEX_URL`, else PyPI), with vari.toml's index settings under the command line's
+//!   ([`client_settings`]); `vari install` starts from its installer's own sources instead
+//!   ([`client_settings_over`]).
+//!
+//! Nothing here prints to stdout; warnings go to stderr as they are met.
+
+use vari_client::{CacheMode, ClientSettings, IndexClient};
+use vari_config::{Config, ConfigError};
+use vari_core::ordering::SelectionOptions;
+use vari_select::{
+    select_all, IndexOptions, Outcome, Request, SelectError, Target, TargetError, TargetSettings,
+};
+
+use crate::cli::{IndexArgs, SelectionArgs, TargetArgs};
+use crate::error::{warn, CliError};
+
+/// What a selecting command resolved from its flags, the configuration and the environment.
+pub(crate) struct Selecting {
+    /// The merged configuration.
+    pub(crate) config: Config,
+    /// The target, with the configured profile applied.
+    pub(crate) target: Target,
+    /// The typed target settings it was resolved from (the Python version and platform as
+    /// given, for an installer that installs for a described target).
+    pub(crate) target_settings: TargetSettings,
+    /// The selection options: the command line's lists over the configured ones.
+    pub(crate) selection: SelectionOptions,
+}
+
+impl Selecting {
+    /// Loads the configuration and resolves the target and the selection options.
+    pub(crate) fn resolve(
+        target: &TargetArgs,
+        selection: &SelectionArgs,
+    ) -> Result<Self, CliError> {
+        let config = load_config()?;
+        Self::with_config(config, target, selection)
+    }
+
+    /// [`Selecting::resolve`] with the configuration already loaded.
+    pub(crate) fn with_config(
+        config: Config,
+        target: &TargetArgs,
+        selection: &SelectionArgs,
+    ) -> Result<Self, CliError> {
+        let target_settings = configured_target_settings(target, Some(&config))?;
+        let target = resolve_target(&target_settings)?;
+        let selection = config.selection(selection_options(selection));
+        Ok(Self {
+            config,
+            target,
+            target_settings,
+            selection,
+        })
+    }
+
+    /// The options for selecting from indexes.
+    pub(crate) fn index_options(&self, pre: bool, dependencies: bool) -> IndexOptions {
+        IndexOptions {
+            selection: self.selection.clone(),
+            pre,
+            dependencies,
+        }
+    }
+}
+
+/// What `vari select` and `vari download` resolve: the requirements, the client for the
+/// sources, the target and the options.
+pub(crate) struct FromIndexes {
+    pub(crate) requests: Vec<Request>,
+    pub(crate) client: IndexClient,
+    pub(crate) selecting: Selecting,
+    pub(crate) options: IndexOptions,
+}
+
+impl FromIndexes {
+    /// Parses the requirements and resolves the sources, the target and the options.
+    pub(crate) fn resolve(
+        requirements: &[String],
+        index: &IndexArgs,
+        target: &TargetArgs,
+        selection: &SelectionArgs,
+        dependencies: bool,
+    ) -> Result<Self, CliError> {
+        let requests = parse_requests(requirements)?;
+        let config = load_config()?;
+        let sources = client_settings(index, &config)?;
+        let selecting = Selecting::with_config(config, target, selection)?;
+        let client = IndexClient::new(sources).map_err(|e| CliError::Other(e.to_string()))?;
+        let options = selecting.index_options(index.pre, dependencies);
+        Ok(Self {
+            requests,
+            client,
+            selecting,
+            options,
+        })
+    }
+
+    /// The target.
+    pub(crate) fn target(&self) -> &Target {
+        &self.selecting.target
+    }
+
+    /// Selects for every request, in their order, on `runtime`: the one the client's later
+    /// requests (downloads) run on too, since its pooled connections belong to it.
+    pub(crate) fn select_all(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+    ) -> Vec<Result<Outcome, SelectError>> {
+        runtime.block_on(select_all(
+            &self.client,
+            &self.requests,
+            &self.selecting.target,
+            &self.options,
+        ))
+    }
+}
+
+/// The merged configuration of this process's environment and current directory; files that
+/// were skipped are reported as warnings.
+pub(crate) fn load_config() -> Result<Config, CliError> {
+    let config = Config::from_process_env().map_err(config_error)?;
+    for skipped in &config.warnings {
+        warn(&format!("{skipped} (skipped)"));
+    }
+    Ok(config)
+}
+
+/// A configuration error as the CLI reports it: `FILE: KEY: MESSAGE (line N)`.
+fn config_error(e: ConfigError) -> CliError {
+    CliError::Invalid {
+        message: e.message_with_line(),
+        path: e.path,
+        key: e.key,
+    }
+}
+
+/// The target settings the options describe, with the process's environment, and with the
+/// configured profile when `config` is given and the options name no hardware source. The
+/// Python version and platform are parsed here, once.
+pub(crate) fn configured_target_settings(
+    args: &TargetArgs,
+    config: Option<&Config>,
+) -> Result<TargetSettings, CliError> {
+    let mut settings = TargetSettings::from_process_env();
+    settings.profile = args.profile.clone();
+    settings.sysroot = args.sysroot.clone();
+    settings.python.python = args.python.clone();
+    if let Some(version) = &args.python_version {
+        settings.python.version = Some(
+            version
+                .parse()
+                .map_err(|e| CliError::Other(format!("--python-version {version}: {e}")))?,
+        );
+    }
+    if let Some(platform) = &args.python_platform {
+        settings.python.platform = Some(
+            platform
+                .parse()
+                .map_err(|e| CliError::Other(format!("--python-platform {platform}: {e}")))?,
+        );
+    }
+    if settings.profile.is_none() && settings.sysroot.is_none() {
+        settings.profile = config.and_then(Config::profile).map(ToOwned::to_owned);
+    }
+    Ok(settings)
+}
+
+/// Resolves the target `settings` describe; `-v` says which Python and why, and the hardware's
+/// warnings are printed.
+pub(crate) fn resolve_target(settings: &TargetSettings) -> Result<Target, CliError> {
+    let target = Target::resolve(settings).map_err(target_error)?;
+    tracing::debug!(
+        "target Python: {} ({})",
+        target.python.version.full(),
+        target.python.origin
+    );
+    for note in &target.notes {
+        tracing::debug!("{note}");
+    }
+    for warning in &target.hardware.warnings {
+        warn(&warning.to_string());
+    }
+    Ok(target)
+}
+
+/// A target error as the CLI words it: with the flag that would help.
+pub(crate) fn target_error(error: TargetError) -> CliError {
+    match error {
+        TargetError::Input(e) => CliError::Invalid {
+            path: e.path,
+            key: e.key,
+            message: e.message,
+        },
+        TargetError::ProfileIsDirectory(path) => CliError::invalid(
+            &path,
+            None,
+            "is a directory, not a profile; to detect from a snapshot directory, use --sysroot",
+        ),
+        TargetError::Python(e) => CliError::Other(format!("{e} (see --python)")),
+        other => CliError::Other(other.to_string()),
+    }
+}
+
+/// The command line's selection options (before the configured ones are put under them).
+pub(crate) fn selection_options(args: &SelectionArgs) -> SelectionOptions {
+    SelectionOptions {
+        prefer: args.prefer.clone(),
+        forbid: args.forbid.clone(),
+        variant: args.variant.clone(),
+        no_variants: args.no_variants,
+        enable_optional: args.enable_optional.iter().cloned().collect(),
+    }
+}
+
+/// The requirements, parsed (PEP 508).
+pub(crate) fn parse_requests(requirements: &[String]) -> Result<Vec<Request>, CliError> {
+    requirements
+        .iter()
+        .map(|r| Request::parse(r).map_err(|e| CliError::Other(e.to_string())))
+        .collect()
+}
+
+/// Whether the command line names any source.
+pub(crate) fn names_sources(index: &IndexArgs) -> bool {
+    !index.index_url.is_empty() || !index.extra_index_url.is_empty() || !index.find_links.is_empty()
+}
+
+/// Client settings: the default index (the pip/uv variables, else PyPI) when the command
+/// line names no source, then vari.toml, then the command line.
+pub(crate) fn client_settings(
+    index: &IndexArgs,
+    config: &Config,
+) -> Result<ClientSettings, CliError> {
+    let indexes = match names_sources(index) {
+        true => Vec::new(),
+        false => {
+            let default = vari_config::default_index(|name| std::env::var(name).ok())
+                .map_err(|e| CliError::Other(e.to_string()))?;
+            vec![default.url]
+        }
+    };
+    let base = ClientSettings {
+        indexes,
+        ..ClientSettings::default()
+    };
+    client_settings_over(base, index, config)
+}
+
+/// `base` with vari.toml's index settings over it, then the command line's.
+pub(crate) fn client_settings_over(
+    base: ClientSettings,
+    index: &IndexArgs,
+    config: &Config,
+) -> Result<ClientSettings, CliError> {
+    let mut settings = config.client_settings(base);
+    if !index.index_url.is_empty() {
+        settings.indexes = index.index_url.clone();
+    }
+    settings
+        .indexes
+        .extend(index.extra_index_url.iter().cloned());
+    if !index.find_links.is_empty() {
+        settings.find_links = index.find_links.clone();
+    }
+    if let Some(strategy) = index.index_strategy {
+        settings.strategy = strategy;
+    }
+    if index.offline {
+        settings.cache_mode = CacheMode::Offline;
+    } else if index.refresh {
+        settings.cache_mode = CacheMode::Refresh;
+    }
+    if settings.indexes.is_empty() && settings.find_links.is_empty() {
+        return Err(CliError::Other(
+            "no package index to select from: give --index-url URL or --find-links PATH".to_owned(),
+        ));
+    }
+    Ok(settings)
+}
+
+/// A runtime for the index client: one thread is enough to wait on the network.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Other(format!("cannot start the network runtime: {e}")))
+}
+
+/// A runtime for a server: the proxy answers on worker threads while the calling thread waits
+/// (for a signal, or for the installer). Its threads are bounded ([`vari_proxy::server_runtime`]).
+pub(crate) fn server_runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    vari_proxy::server_runtime()
+        .map_err(|e| CliError::Other(format!("cannot start the network runtime: {e}")))
+}
+
+/// The file ceilings, applied once for every command: `max-input-bytes` and
+/// `max-inflate-ratio` from vari.toml, then `VARI_MAX_INFLATE_RATIO` over the ratio (vari-wheel
+/// reads no environment itself; empty counts as unset; `VARI_MAX_INPUT_BYTES` is read by
+/// vari-fs, the larger of it and the file's value counting). A configuration that cannot be
+/// read sets nothing here: the commands that use it report why.
+pub(crate) fn apply_file_limits() -> Result<(), CliError> {
+    if let Ok(config) = Config::from_process_env() {
+        let limits = config.file_limits();
+        if let Some(bytes) = limits.max_input_bytes {
+            vari_fs::raise_input_limit(bytes);
+        }
+        if let Some(ratio) = limits.max_inflate_ratio {
+            vari_wheel::set_max_inflate_ratio(ratio);
+        }
+    }
+    let value = std::env::var_os(vari_wheel::MAX_INFLATE_RATIO_ENV)
+        .map(|v| v.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if !value.trim().is_empty() {
+        let ratio = vari_wheel::parse_inflate_ratio(&value).map_err(CliError::Other)?;
+        vari_wheel::set_max_inflate_ratio(ratio);
+    }
+    Ok(())
+}
