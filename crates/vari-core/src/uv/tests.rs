@@ -181,3 +181,23 @@ fn converting_drops_enable_if_and_keeps_static_properties() {
         "{differences:?}"
     );
 }
+
+/// x86-64 levels, which uv cannot be told (it takes no profile): the model compares vari's
+/// choice with uv's through a profile per level, and a release converted for uv agrees.
+#[test]
+fn x86_64_levels_agree_through_profiles_once_converted() {
+    let meta = read(
+        r#"{"$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+        "default-priorities": {"namespace": ["x86_64"]},
+        "variants": {"null": {}, "v2": {"x86_64": {"level": ["v2"]}},
+                     "v3": {"x86_64": {"level": ["v3"]}}, "v4": {"x86_64": {"level": ["v4"]}}}}"#,
+    );
+    let before = UvView::of(&meta);
+    assert_eq!(before.compare(&meta, &env()).len(), 3);
+    let (converted, warnings) = for_uv(&meta);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let view = UvView::of(&converted);
+    assert!(view.skipped.is_empty(), "{:?}", view.skipped);
+    assert!(view.compare(&converted, &env()).is_empty());
+    assert!(view.reasons(&[]).is_empty());
+}
