@@ -17,5 +17,9 @@ if [[ -z "${VARI_TEST_VENV:-}" ]]; then
 fi
 echo "| release | CUDA driver | compute capability | uv | vari |"
 echo "|---|---|---|---|---|"
-cargo test -q -p vari-cli --test it uv_parity -- --nocapture --test-threads 1 2>&1 |
-  grep -E '^\| |test result|panicked|FAILED' || true
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test -q -p vari-cli --test it uv_parity -- --nocapture --test-threads 1 >"$log" 2>&1 || status=$?
+grep -oE '\| (vari-demo|torch|levels) \|.*\|$|test result.*|panicked.*|FAILED.*' "$log" || true
+exit "$status"

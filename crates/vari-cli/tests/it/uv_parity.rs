@@ -344,5 +344,6 @@ fn uv_and_vari_choose_the_same_x86_64_level_on_this_machine() {
     let by_uv = uv_choice(&uv, &site, &dir.path().join("uv-cache"), "levels", &[]);
     let by_vari = vari_choice(&site, "levels", &[]);
     assert_eq!(by_uv, by_vari);
+    println!("| levels | (this machine's x86-64 level) | - | {by_uv} | {by_vari} |");
     assert!(!by_vari.ends_with("-null.whl"), "{by_vari}");
 }
