@@ -405,8 +405,9 @@ pub(crate) struct MakeVariantArgs {
     #[arg(long, value_name = "FILE")]
     pub metadata: Option<PathBuf>,
 
-    /// The schema generation of variant.json: 0.0.2, 0.0.3, 0.1.x, 0.2.0 (variantlib 0.2.2)
-    /// [default: the metadata's, else 0.1.1 (PEP 825)].
+    /// The schema generation of variant.json: 0.0.2, 0.0.3, 0.1.x, 0.2.0 (PEP 850's providers
+    /// schema; built-in namespaces get their reference providers) [default: the metadata's,
+    /// else 0.1.1 (PEP 825)].
     #[arg(long, value_name = "VERSION")]
     pub schema: Option<SchemaGeneration>,
 
@@ -461,6 +462,12 @@ pub(crate) struct RepackArgs {
     /// The directory to write the variant wheels and `*-variants.json` files to.
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
+
+    /// Write metadata this installer installs as intended, as the config's `for = "uv"` does:
+    /// `uv` (PEP 850 providers naming uv's vendored providers, variant markers decided per
+    /// build).
+    #[arg(long = "for", value_name = "INSTALLER", value_enum)]
+    pub for_installer: Option<Installer>,
 }
 
 /// `vari wheel label`.
@@ -505,9 +512,22 @@ pub(crate) struct ValidateArgs {
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
 
-    /// Print `{"files": [{"path", "ok", "errors"}]}`.
+    /// Print `{"files": [{"path", "ok", "errors"}]}` (with `--for uv`, also `"uv"` per file).
     #[arg(long)]
     pub json: bool,
+
+    /// Also check that this installer installs each release as intended: `uv` (uv 0.13's
+    /// native variant support), with why not and the label each target gets from uv and vari
+    /// where they differ.
+    #[arg(long = "for", value_name = "INSTALLER", value_enum)]
+    pub for_installer: Option<Installer>,
+}
+
+/// An installer with its own variant support, whose narrower rules vari can check for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Installer {
+    /// uv 0.13 (`--preview-features wheel-variants`).
+    Uv,
 }
 
 /// `vari metadata merge`.
@@ -526,6 +546,11 @@ pub(crate) struct MergeArgs {
     /// inputs'].
     #[arg(long, value_name = "GENERATION")]
     pub schema: Option<SchemaGeneration>,
+
+    /// Write schema 0.2.x with variantlib 0.2.2's `$schema` URL (which allows `enable-if`)
+    /// instead of PEP 850's.
+    #[arg(long)]
+    pub variantlib_url: bool,
 }
 
 /// `vari metadata convert`.
@@ -540,6 +565,21 @@ pub(crate) struct ConvertArgs {
     /// input's].
     #[arg(long, value_name = "GENERATION")]
     pub schema: Option<SchemaGeneration>,
+
+    /// Write schema 0.2.x with variantlib 0.2.2's `$schema` URL (which allows `enable-if`)
+    /// instead of PEP 850's.
+    #[arg(long, conflicts_with = "for_installer")]
+    pub variantlib_url: bool,
+
+    /// Write metadata this installer installs as intended: `uv` (PEP 850 providers naming
+    /// uv's vendored providers; a warning for what uv cannot express). Implies `--schema 0.2`.
+    #[arg(
+        long = "for",
+        value_name = "INSTALLER",
+        value_enum,
+        conflicts_with = "schema"
+    )]
+    pub for_installer: Option<Installer>,
 
     /// Where to write the result [default: stdout].
     #[arg(short, long, value_name = "OUT")]
@@ -594,6 +634,11 @@ pub(crate) struct IndexValidateArgs {
     /// Print `{"ok", "projects", "files", "problems": [{"severity", "file", "key", "message"}]}`.
     #[arg(long)]
     pub json: bool,
+
+    /// Also check that this installer installs each release as intended: `uv` (uv 0.13's
+    /// native variant support); every reason it does not is an error.
+    #[arg(long = "for", value_name = "INSTALLER", value_enum)]
+    pub for_installer: Option<Installer>,
 }
 
 /// `vari list`.

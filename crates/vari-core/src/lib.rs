@@ -14,6 +14,7 @@
 //! - [`profile`]: the `vari-profile/1` document — a target's supported properties.
 //! - [`ordering`]: ranking variants for a target, with user preferences (§6).
 //! - [`markers`]: the target marker environment and variant environment markers (§7).
+//! - [`uv`]: what uv 0.13 makes of a release's metadata, and metadata it installs as intended.
 //! - [`check_toml_depth`]: the nesting limit every TOML input is checked against.
 //! - [`Diagnostic`]: the one problem report (key path + message) every reader returns.
 
@@ -28,6 +29,7 @@ pub mod names;
 pub mod ordering;
 pub mod profile;
 pub mod project;
+pub mod uv;
 
 pub use depth::{check_toml_depth, TooDeep, MAX_DOCUMENT_DEPTH};
 pub use diagnostic::{strip_bom, Diagnostic};

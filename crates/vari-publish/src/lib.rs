@@ -100,8 +100,8 @@ pub use error::BuildError;
 pub use inputs::Skipped;
 pub use place::FilePlacement;
 pub use validate::{
-    validate, FetchError, HttpSite, LocalSite, Problem, Severity, SiteReader, ValidateError,
-    ValidationReport,
+    validate, validate_with, FetchError, HttpSite, LocalSite, Problem, Severity, SiteReader,
+    ValidateError, ValidateOptions, ValidationReport,
 };
 
 /// Entry points for the fuzz targets (`fuzz/`); not a stable API.

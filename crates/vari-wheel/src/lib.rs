@@ -69,7 +69,7 @@ pub use crate::repack::{
     repack, BuildMatch, BuildRule, ConfigError, InferProperties, RepackConfig, RepackError,
     RepackOutput, RequiresDistEdit,
 };
-pub use crate::replace_metadata::replace_metadata;
+pub use crate::replace_metadata::{read_core_metadata, replace_metadata};
 pub use crate::valid_values::ValidValues;
 pub use crate::variant::{LabelChoice, VariantSpec};
 

@@ -10,6 +10,11 @@
 //! between builds leaves no output. Members whose names change (the `.dist-info` and `.data`
 //! directories) and files whose contents change (METADATA, RECORD) are rewritten; all other
 //! members are copied raw.
+//!
+//! With `for = "uv"` (or [`RepackConfig::for_uv`]) the release is written so uv 0.13 installs
+//! it as intended: the `[variant]` metadata through [`vari_core::uv::for_uv`] (schema 0.2 under
+//! PEP 850's URL, uv's vendored providers), and each build's variant markers in
+//! `Requires-Dist` decided for its own properties (uv cannot parse them).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -42,7 +47,7 @@ use crate::valid_values::ValidValues;
 use crate::variant::{describe, LabelChoice, VariantSpec};
 
 /// The most `METADATA` may inflate to.
-const MAX_METADATA_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_METADATA_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Reads what a wheel's binaries need, as properties (`nvidia :: sm_arch :: 90_real`).
 /// Implemented over `vari-scan` by the caller, so that this crate does no binary analysis.
@@ -154,6 +159,8 @@ pub struct RepackConfig {
     pub requires_dist: RequiresDistEdit,
     /// The builds.
     pub builds: Vec<BuildRule>,
+    /// Write metadata uv 0.13 installs as intended (config `for = "uv"`, `--for uv`).
+    pub for_uv: bool,
 }
 
 /// A problem in a repack configuration: the file, the key path, and what is wrong.
@@ -225,6 +232,9 @@ mod file {
         pub(super) requires_dist: RequiresDistEdit,
         #[serde(default)]
         pub(super) build: Vec<Build>,
+        /// `"uv"`: write metadata uv 0.13 installs as intended.
+        #[serde(rename = "for")]
+        pub(super) for_installer: Option<String>,
     }
 
     #[derive(Debug, Deserialize)]
@@ -358,6 +368,22 @@ impl RepackConfig {
                 requires_dist: b.requires_dist,
             });
         }
+        let for_uv = match raw.for_installer.as_deref() {
+            None => false,
+            Some("uv") => true,
+            Some(other) => {
+                return Err(err(
+                    "for".to_owned(),
+                    format!("unknown installer {other:?} (expected \"uv\")"),
+                ))
+            }
+        };
+        if for_uv && schema.is_some_and(|s| s != SchemaGeneration::V0_2) {
+            return Err(err(
+                "schema".to_owned(),
+                "for = \"uv\" writes schema 0.2.x (PEP 850); drop schema or give 0.2".to_owned(),
+            ));
+        }
         Ok(Self {
             path: path.to_owned(),
             name: raw.name,
@@ -367,6 +393,7 @@ impl RepackConfig {
             metadata,
             requires_dist: raw.requires_dist,
             builds,
+            for_uv,
         })
     }
 }
@@ -427,6 +454,8 @@ pub fn repack(
     valid: &ValidValues,
     infer: Option<&dyn InferProperties>,
 ) -> Result<RepackOutput, RepackError> {
+    let (uv_config, uv_warnings) = for_uv_config(config);
+    let config = uv_config.as_ref().unwrap_or(config);
     let plans = wheels
         .iter()
         .map(|w| plan(config, w, out_dir, valid, infer))
@@ -518,6 +547,7 @@ pub fn repack(
         output.variants_json.push(path);
     }
     output.warnings.extend(release_warnings);
+    output.warnings.extend(uv_warnings);
     Ok(output)
 }
 
@@ -655,6 +685,14 @@ fn plan(
             requires_dist: &requires,
         },
     )
+    .and_then(|text| match config.for_uv {
+        true => resolve_markers_for(
+            text,
+            &described.label,
+            described.metadata.variants.get(&described.label),
+        ),
+        false => Ok(text),
+    })
     .map_err(|message| {
         fail(WheelErrorKind::InvalidCoreMetadata {
             member: metadata_member.clone(),
@@ -730,6 +768,49 @@ fn plan(
         edit,
         warnings: described.warnings,
     })
+}
+
+/// With [`RepackConfig::for_uv`]: the config whose metadata uv 0.13 installs as intended, and
+/// what could not be expressed for uv; `None` (no change) otherwise.
+fn for_uv_config(config: &RepackConfig) -> (Option<RepackConfig>, Vec<String>) {
+    if !config.for_uv {
+        return (None, Vec::new());
+    }
+    let Some(metadata) = &config.metadata else {
+        return (
+            None,
+            vec![
+                "for uv: the config has no [variant] table, so the metadata has no providers \
+                  and uv installs only the null variant"
+                    .to_owned(),
+            ],
+        );
+    };
+    let (converted, warnings) = vari_core::uv::for_uv(metadata);
+    let mut out = config.clone();
+    out.metadata = Some(converted);
+    out.schema = Some(SchemaGeneration::V0_2);
+    (Some(out), warnings)
+}
+
+/// `metadata` with its variant markers decided for the build described by `variant` (for
+/// installers that cannot parse them); unchanged when it has none.
+fn resolve_markers_for(
+    metadata: String,
+    label: &VariantLabel,
+    variant: Option<&vari_core::metadata::VariantProperties>,
+) -> Result<String, String> {
+    let ctx = vari_core::markers::VariantMarkerContext {
+        label: Some(label.clone()),
+        properties: variant
+            .map(|v| vari_core::metadata::properties_of(v).collect())
+            .unwrap_or_default(),
+    };
+    match vari_core::metadata::resolve_variant_markers(&metadata, &ctx) {
+        Ok(Some(resolved)) => Ok(resolved),
+        Ok(None) => Ok(metadata),
+        Err(e) => Err(format!("a variant marker cannot be decided: {e}")),
+    }
 }
 
 /// The one rule matching the wheel.

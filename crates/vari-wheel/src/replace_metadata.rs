@@ -16,6 +16,18 @@ use crate::record::{record_row, Record};
 use crate::record_edit::RecordEdit;
 use crate::rewrite::ArchiveEdit;
 
+/// The wheel's core metadata (`{dist-info}/METADATA`) as text, read with the same bounds as
+/// every other metadata member.
+pub fn read_core_metadata(source: &Path) -> Result<String, WheelError> {
+    let filename = parse_filename(source)?;
+    let mut archive = open_archive(source)?;
+    let dist_info = archive.dist_info(&filename)?;
+    let member = format!("{dist_info}/METADATA");
+    let bytes = archive.read(&member, crate::repack::MAX_METADATA_BYTES)?;
+    String::from_utf8(bytes)
+        .map_err(|_| WheelError::new(source, WheelErrorKind::NotUtf8 { member }))
+}
+
 /// Writes to `dest` a copy of the wheel `source` whose `{dist-info}/METADATA` is `metadata`:
 /// RECORD's row of METADATA gets the new hash and size, and every other member is copied raw
 /// (compressed bytes, timestamps, permissions), in order. The same input gives the same bytes;

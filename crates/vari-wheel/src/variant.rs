@@ -94,7 +94,14 @@ pub(crate) fn describe(
         .schema
         .or(spec.metadata.as_ref().map(|m| m.generation))
         .unwrap_or(SchemaGeneration::V0_1);
-    if spec.metadata.is_none() && generation.has_providers() {
+    // Built-in namespaces get their reference providers from the writer
+    // (`vari_core::metadata::known_provider`); any other needs the release's metadata.
+    let unknown = metadata
+        .priorities
+        .namespace
+        .iter()
+        .any(|ns| vari_core::metadata::known_provider(ns).is_none());
+    if spec.metadata.is_none() && generation.has_providers() && unknown {
         return Err(WheelErrorKind::VariantMetadata {
             errors: vec![MetadataError::new(
                 "providers",

@@ -117,9 +117,16 @@ fn summary_text(stats: &BuildStats, site: &std::path::Path) -> String {
 
 /// Checks a site; exit 1 when any problem is an error.
 pub(super) fn validate(args: &IndexValidateArgs) -> Result<ExitCode, CliError> {
+    let options = vari_publish::ValidateOptions {
+        for_uv: args.for_installer == Some(crate::cli::Installer::Uv),
+    };
     let report = match http_url(&args.site) {
-        Some(url) => HttpSite::new(url).and_then(|site| vari_publish::validate(&site)),
-        None => LocalSite::new(&args.site).and_then(|site| vari_publish::validate(&site)),
+        Some(url) => {
+            HttpSite::new(url).and_then(|site| vari_publish::validate_with(&site, &options))
+        }
+        None => {
+            LocalSite::new(&args.site).and_then(|site| vari_publish::validate_with(&site, &options))
+        }
     }
     .map_err(|e| CliError::Other(e.to_string()))?;
     for problem in &report.problems {

@@ -6,9 +6,10 @@ use std::process::ExitCode;
 use owo_colors::OwoColorize;
 use serde_json::json;
 use vari_core::filename::{normalize_name, WheelFilename};
-use vari_core::metadata::{self, write_json, SchemaGeneration, VariantMetadata};
+use vari_core::metadata::{self, write_json_as, SchemaGeneration, SchemaUrl, VariantMetadata};
+use vari_core::uv::{for_uv, ChoiceDifference, UvView};
 
-use crate::cli::{ConvertArgs, MergeArgs, ValidateArgs};
+use crate::cli::{ConvertArgs, Installer, MergeArgs, ValidateArgs};
 use crate::error::CliError;
 use crate::load::{self, InputKind};
 use crate::output;
@@ -18,6 +19,62 @@ use crate::output::json_text;
 struct FileCheck<'a> {
     path: &'a Path,
     problems: Vec<(Option<String>, String)>,
+    /// With `--for uv`: what uv makes of it.
+    uv: Option<UvCheck>,
+}
+
+/// What uv 0.13 makes of one file (`vari_core::uv`), with the `Requires-Dist` lines whose
+/// variant markers it cannot parse (wheels).
+struct UvCheck {
+    view: UvView,
+    differences: Vec<ChoiceDifference>,
+    markers: Vec<String>,
+}
+
+impl UvCheck {
+    fn of(path: &Path) -> Option<Self> {
+        let meta = metadata_of(path)?;
+        let view = UvView::of(&meta);
+        let differences = view.compare_on_linux(&meta);
+        let markers = match InputKind::of(path) {
+            InputKind::Wheel => vari_wheel::read_core_metadata(path)
+                .map(|text| metadata::variant_marker_requirements(&text))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        Some(Self {
+            view,
+            differences,
+            markers,
+        })
+    }
+
+    fn as_intended(&self) -> bool {
+        self.view.installs_as_intended(&self.differences) && self.markers.is_empty()
+    }
+
+    /// Why not, one line each (`vari_core::uv`'s sentences, and the variant markers).
+    fn reasons(&self) -> Vec<String> {
+        let mut out = self.view.reasons(&self.differences);
+        out.extend(self.markers.iter().map(|line| {
+            format!("Requires-Dist {line:?}: uv cannot parse variant markers and fails")
+        }));
+        out
+    }
+
+    fn json(&self) -> serde_json::Value {
+        json!({
+            "as_intended": self.as_intended(),
+            "rejected": self.view.rejected,
+            "skipped": self.view.skipped,
+            "variant_markers": self.markers,
+            "differences": self.differences.iter().map(|d| json!({
+                "target": d.target.to_string(),
+                "vari": d.vari.as_ref().map(ToString::to_string),
+                "uv": d.uv.as_ref().map(ToString::to_string),
+            })).collect::<Vec<_>>(),
+        })
+    }
 }
 
 impl FileCheck<'_> {
@@ -175,9 +232,15 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
         .map(|path| FileCheck {
             path,
             problems: check_file(path),
+            uv: None,
         })
         .collect();
     cross_check(&mut checks);
+    if args.for_installer == Some(Installer::Uv) {
+        for check in checks.iter_mut().filter(|c| c.problems.is_empty()) {
+            check.uv = UvCheck::of(check.path);
+        }
+    }
     for check in &checks {
         if InputKind::of(check.path) == InputKind::Wheel {
             load::warn_declared_vs_code(check.path);
@@ -187,11 +250,15 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
         let files: Vec<serde_json::Value> = checks
             .iter()
             .map(|c| {
-                json!({
+                let mut file = json!({
                     "path": c.path.display().to_string(),
                     "ok": c.problems.is_empty(),
                     "errors": c.lines(),
-                })
+                });
+                if let Some(uv) = &c.uv {
+                    file["uv"] = uv.json();
+                }
+                file
             })
             .collect();
         json_text(&json!({ "files": files }))
@@ -214,6 +281,17 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
                     text.push_str(&format!("        {line}\n"));
                 }
             }
+            if let Some(uv) = &check.uv {
+                let verdict = if uv.as_intended() {
+                    "installs as intended with uv 0.13".green().to_string()
+                } else {
+                    "not as intended with uv 0.13:".yellow().to_string()
+                };
+                text.push_str(&format!("        {verdict}\n"));
+                for line in uv.reasons() {
+                    text.push_str(&format!("          {line}\n"));
+                }
+            }
         }
         text
     };
@@ -223,6 +301,26 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
         output::print(&text)?;
     }
     let invalid: Vec<&FileCheck> = checks.iter().filter(|c| !c.problems.is_empty()).collect();
+    if invalid.is_empty() {
+        if let Some((check, uv)) = checks
+            .iter()
+            .find_map(|c| c.uv.as_ref().filter(|u| !u.as_intended()).map(|u| (c, u)))
+        {
+            let reasons = uv.reasons();
+            let more = match reasons.len().saturating_sub(1) {
+                0 => String::new(),
+                n => format!(" (and {})", crate::table::count(n, "more reason")),
+            };
+            return Err(CliError::invalid(
+                check.path,
+                None,
+                format!(
+                    "uv 0.13 does not install it as intended: {}{more}",
+                    reasons.first().map_or("", String::as_str)
+                ),
+            ));
+        }
+    }
     match invalid.first() {
         None => Ok(ExitCode::SUCCESS),
         Some(first) => {
@@ -249,10 +347,11 @@ pub(super) fn validate(args: &ValidateArgs) -> Result<ExitCode, CliError> {
 fn write_metadata(
     meta: &VariantMetadata,
     generation: SchemaGeneration,
+    url: SchemaUrl,
     dest: Option<&Path>,
     subject: &Path,
 ) -> Result<(), CliError> {
-    let written = write_json(meta, generation)
+    let written = write_json_as(meta, generation, url)
         .map_err(|e| CliError::invalid(subject, Some(e.path), e.message))?;
     for warning in &written.warnings {
         output::warn(&format!("{}: {warning}", subject.display()));
@@ -303,7 +402,8 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, CliError> {
     let combined = metadata::combine(read.iter().map(|(s, m)| (s.as_str(), m)))
         .map_err(|e| CliError::Other(e.to_string()))?;
     let generation = args.schema.unwrap_or(combined.generation);
-    write_metadata(&combined, generation, Some(&args.output), &args.output)?;
+    let url = schema_url(args.variantlib_url);
+    write_metadata(&combined, generation, url, Some(&args.output), &args.output)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -375,8 +475,25 @@ fn check_one_release(inputs: &[std::path::PathBuf], output: &Path) -> Result<(),
 
 /// Rewrites one metadata file in another schema generation.
 pub(super) fn convert(args: &ConvertArgs) -> Result<ExitCode, CliError> {
-    let meta = load::read_metadata(&args.file)?;
+    let mut meta = load::read_metadata(&args.file)?;
+    if args.for_installer == Some(Installer::Uv) {
+        let (converted, warnings) = for_uv(&meta);
+        for warning in warnings {
+            output::warn(&format!("{}: {warning}", args.file.display()));
+        }
+        meta = converted;
+    }
     let generation = args.schema.unwrap_or(meta.generation);
-    write_metadata(&meta, generation, args.output.as_deref(), &args.file)?;
+    let url = schema_url(args.variantlib_url);
+    write_metadata(&meta, generation, url, args.output.as_deref(), &args.file)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `$schema` spelling `--variantlib-url` asks for.
+fn schema_url(variantlib: bool) -> SchemaUrl {
+    if variantlib {
+        SchemaUrl::Variantlib
+    } else {
+        SchemaUrl::Standard
+    }
 }

@@ -396,8 +396,11 @@ fn count(n: usize, noun: &str) -> String {
 
 /// Repacks the builds and prints the written paths, one a line.
 pub(super) fn repack(args: &RepackArgs) -> Result<ExitCode, CliError> {
-    let config = RepackConfig::load(&args.config)
+    let mut config = RepackConfig::load(&args.config)
         .map_err(|e| CliError::invalid(&e.path, Some(e.key.clone()), e.message.clone()))?;
+    if args.for_installer == Some(crate::cli::Installer::Uv) {
+        config.for_uv = true;
+    }
     let out = vari_wheel::repack(
         &config,
         &args.wheels,

@@ -271,3 +271,54 @@ fn validate_reads_a_served_site_by_url() {
     );
     assert!(run.stdout.starts_with("invalid http://"), "{}", run.stdout);
 }
+
+/// `index validate --for uv`: the demo release (PEP 825 metadata, no providers) is valid, but
+/// uv 0.13 installs only its null variant, which each GPU build's target is told.
+#[test]
+fn validate_for_uv_names_what_uv_would_install_instead() {
+    let site = tempfile::tempdir().unwrap();
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo");
+    vari_run([
+        "index".as_ref(),
+        "build".as_ref(),
+        demo.as_os_str(),
+        "-o".as_ref(),
+        site.path().as_os_str(),
+    ])
+    .expect_code(0);
+    vari_run([
+        "index".as_ref(),
+        "validate".as_ref(),
+        site.path().as_os_str(),
+    ])
+    .expect_code(0);
+    let run = vari_run([
+        "index".as_ref(),
+        "validate".as_ref(),
+        "--for".as_ref(),
+        "uv".as_ref(),
+        "--json".as_ref(),
+        site.path().as_os_str(),
+    ])
+    .expect_code(1);
+    let report = run.json();
+    let messages: Vec<&str> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["severity"] == "error")
+        .map(|p| p["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("uv 0.13: no providers (schema 0.1.x)")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("a target built for cu128: vari installs cu128, uv null")),
+        "{messages:?}"
+    );
+}

@@ -27,6 +27,7 @@ mod repack_select;
 mod scan;
 mod scan_limits;
 mod select;
+mod uv_parity;
 // Packaging is tested for the platform the release scripts are run on here.
 #[cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
 mod ship;

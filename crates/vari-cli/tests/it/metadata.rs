@@ -389,3 +389,96 @@ fn usage_errors_exit_2() {
     vari_run(["metadata", "merge", "x.json"]).expect_code(2);
     vari_run(["no-such-command"]).expect_code(2);
 }
+
+/// `validate --for uv` on a demo wheel: valid, but uv 0.13 cannot parse its variant marker
+/// and gets no provider from PEP 825 metadata; each reason is listed, and the command fails.
+#[test]
+fn validate_for_uv_lists_why_uv_does_not_install_a_wheel_as_intended() {
+    let wheel = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/demo/vari_demo-1.0.0-py3-none-any-cu128.whl");
+    crate::common::vari_run(["metadata".as_ref(), "validate".as_ref(), wheel.as_os_str()])
+        .expect_code(0);
+    let run = crate::common::vari_run([
+        "metadata".as_ref(),
+        "validate".as_ref(),
+        "--for".as_ref(),
+        "uv".as_ref(),
+        wheel.as_os_str(),
+    ])
+    .expect_code(1);
+    let errors: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(errors.len(), 1, "{}", run.stderr);
+    assert!(
+        errors[0].starts_with("error: ")
+            && errors[0].contains("uv 0.13 does not install it as intended: no providers"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains(
+            "Requires-Dist \"vari-demo-cuda-runtime==1.0.0; \\\"nvidia\\\" in variant_namespaces\": \
+             uv cannot parse variant markers and fails"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("a target built for cu128: vari installs cu128, uv nothing"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// `convert --for uv` writes PEP 850 metadata with uv's vendored NVIDIA provider, warns about
+/// the namespaces uv has no provider for, and the result passes the uv check but for those.
+#[test]
+fn convert_for_uv_writes_what_uv_installs_and_warns_about_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/demo/vari_demo-1.0.0-variants.json");
+    let out = dir.path().join("vari_demo-1.0.0-variants.json");
+    let run = crate::common::vari_run([
+        "metadata".as_ref(),
+        "convert".as_ref(),
+        "--for".as_ref(),
+        "uv".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ])
+    .expect_code(0);
+    assert!(
+        run.stderr
+            .contains("namespace amd: uv 0.13 has no provider"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("namespace intel:"), "{}", run.stderr);
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(
+        written["$schema"],
+        "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json"
+    );
+    assert_eq!(
+        written["providers"]["nvidia"]["requires"],
+        serde_json::json!(["nvidia-variant-provider>=0.0.1,<1.0.0"])
+    );
+    // --variantlib-url spells 0.2 as variantlib does.
+    let run = crate::common::vari_run([
+        "metadata".as_ref(),
+        "convert".as_ref(),
+        "--schema".as_ref(),
+        "0.2".as_ref(),
+        "--variantlib-url".as_ref(),
+        out.as_os_str(),
+    ])
+    .expect_code(0);
+    assert!(
+        run.stdout
+            .contains("\"https://variants-schema.wheelnext.dev/v0.2.0.json\""),
+        "{}",
+        run.stdout
+    );
+}

@@ -5,6 +5,30 @@ use std::str::FromStr;
 
 use super::model::SchemaGeneration;
 
+/// The providers schema of PEP 850 (`docs/providers-schema.md`): schema 0.2.0 under the
+/// PEPs' path, the URL uv 0.13 knows. Its providers have no `enable-if`.
+pub const PEP_850_URL: &str = "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json";
+
+/// The URL variantlib 0.2.2 writes for schema 0.2.0 (`VARIANT_INFO_SCHEMA_URL`); its providers
+/// may also have `enable-if`.
+pub const VARIANTLIB_0_2_URL: &str = "https://variants-schema.wheelnext.dev/v0.2.0.json";
+
+/// Which `$schema` URL to write for a generation that has more than one (0.2.x).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SchemaUrl {
+    /// The standard's URL: PEP 850's for 0.2.x.
+    #[default]
+    Standard,
+    /// variantlib 0.2.2's URL for 0.2.x (which also allows `enable-if`).
+    Variantlib,
+}
+
+/// Whether a `$schema` URL names PEP 850's providers schema (a `peps/850/` path), whose
+/// providers may not have `enable-if`.
+pub(crate) fn is_pep_850_url(url: &str) -> bool {
+    url.contains("/peps/850/")
+}
+
 /// The versions vari reads, for error messages (the generations' names, see
 /// [`SchemaGeneration`]'s `Display`).
 pub(crate) const SUPPORTED_VERSIONS: &str = "0.0.2, 0.0.3, 0.1.x, 0.2.x";
@@ -18,15 +42,29 @@ impl SchemaGeneration {
         SchemaGeneration::V0_2,
     ];
 
-    /// The `$schema` URL vari writes for this generation.
+    /// The `$schema` URL vari writes for this generation by default.
     ///
-    /// 0.2 uses the URL variantlib 0.2.2 writes (`VARIANT_INFO_SCHEMA_URL`).
+    /// 0.2 uses PEP 850's URL ([`PEP_850_URL`]), the one uv knows; variantlib 0.2.2's
+    /// ([`VARIANTLIB_0_2_URL`]) is written on request (see [`SchemaUrl`]).
     pub fn url(self) -> &'static str {
-        match self {
-            Self::V0_0_2 => "https://variants-schema.wheelnext.dev/v0.0.2.json",
-            Self::V0_0_3 => "https://variants-schema.wheelnext.dev/v0.0.3.json",
-            Self::V0_1 => "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
-            Self::V0_2 => "https://variants-schema.wheelnext.dev/v0.2.0.json",
+        self.url_as(SchemaUrl::Standard)
+    }
+
+    /// The `$schema` URL of this generation in the given spelling; only 0.2 has two.
+    ///
+    /// ```
+    /// use vari_core::metadata::{SchemaGeneration, SchemaUrl};
+    /// assert!(SchemaGeneration::V0_2.url().contains("/peps/850/"));
+    /// assert!(!SchemaGeneration::V0_2.url_as(SchemaUrl::Variantlib).contains("/peps/"));
+    /// assert_eq!(SchemaGeneration::V0_1.url_as(SchemaUrl::Variantlib), SchemaGeneration::V0_1.url());
+    /// ```
+    pub fn url_as(self, spelling: SchemaUrl) -> &'static str {
+        match (self, spelling) {
+            (Self::V0_0_2, _) => "https://variants-schema.wheelnext.dev/v0.0.2.json",
+            (Self::V0_0_3, _) => "https://variants-schema.wheelnext.dev/v0.0.3.json",
+            (Self::V0_1, _) => "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+            (Self::V0_2, SchemaUrl::Standard) => PEP_850_URL,
+            (Self::V0_2, SchemaUrl::Variantlib) => VARIANTLIB_0_2_URL,
         }
     }
 
@@ -256,7 +294,13 @@ mod tests {
     fn urls_of_each_generation_are_recognised() {
         for g in SchemaGeneration::ALL {
             assert_eq!(version_in_url(g.url()), UrlVersion::Known(g));
+            assert_eq!(
+                version_in_url(g.url_as(SchemaUrl::Variantlib)),
+                UrlVersion::Known(g)
+            );
         }
+        assert!(is_pep_850_url(SchemaGeneration::V0_2.url()));
+        assert!(!is_pep_850_url(VARIANTLIB_0_2_URL));
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod combine;
 mod error;
 mod feature_kinds;
 mod generation;
+mod known_providers;
 mod model;
 mod provider;
 mod read;
@@ -32,7 +33,8 @@ mod write;
 pub use combine::{combine, CombineError};
 pub use error::MetadataError;
 pub use feature_kinds::{check_single_values, remove_multi_valued_single_features, FeatureKinds};
-pub use generation::UnknownGeneration;
+pub use generation::{SchemaUrl, UnknownGeneration, PEP_850_URL, VARIANTLIB_0_2_URL};
+pub use known_providers::{known_provider, KnownProvider, KNOWN_PROVIDERS};
 pub use model::{
     properties_of, property_refs, DefaultPriorities, FeatureProperties, ProviderInfo, ProviderKind,
     SchemaGeneration, StaticProperties, ValueSet, VariantMetadata, VariantProperties,
@@ -43,5 +45,5 @@ pub use read::{
 };
 pub use release::{metadata_differences, missing_fallback_warning};
 pub use sorted::{SortedMap, SortedMapIter, SortedSet};
-pub use variant_markers::resolve_variant_markers;
-pub use write::{write_json, Written};
+pub use variant_markers::{resolve_variant_markers, variant_marker_requirements};
+pub use write::{write_json, write_json_as, Written};

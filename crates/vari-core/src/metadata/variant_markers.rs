@@ -12,6 +12,27 @@ use crate::markers::{
     VariantMarkerContext,
 };
 
+/// The `Requires-Dist` values of `core_metadata` whose marker names a variant variable
+/// (`variant_namespaces`, `variant_features`, `variant_properties`, `variant_label`), which
+/// installers without variant support (released pip, uv 0.13) fail to parse.
+///
+/// ```
+/// use vari_core::metadata::variant_marker_requirements;
+/// let metadata = "Name: x\nRequires-Dist: a\nRequires-Dist: b; \"nvidia\" in variant_namespaces\n";
+/// assert_eq!(variant_marker_requirements(metadata), ["b; \"nvidia\" in variant_namespaces"]);
+/// ```
+pub fn variant_marker_requirements(core_metadata: &str) -> Vec<String> {
+    requires_dist_fields(core_metadata)
+        .into_iter()
+        .filter(|field| {
+            split_requirement(&field.value)
+                .1
+                .is_some_and(mentions_variant_variable)
+        })
+        .map(|field| field.value)
+        .collect()
+}
+
 /// `core_metadata` with each `Requires-Dist` field whose marker names a variant variable
 /// rewritten for the wheel described by `ctx`: dropped when the marker is false whatever the
 /// environment, its marker removed when true whatever the environment, else its marker replaced

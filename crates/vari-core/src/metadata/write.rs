@@ -19,12 +19,19 @@
 //!   0.0.x/0.2 (e.g. converting from 0.1), ahead-of-time providers without static
 //!   properties. As a last safety net the written text is read back, and any problem the
 //!   reader finds is an error: vari never writes a file it would reject.
+//! - **Filled in with a note**: a namespace without a provider whose reference provider vari
+//!   knows ([`known_provider`]) gets that provider when the target has providers (0.0.x,
+//!   0.2), as a maintainer would write it.
+//! - 0.2 under PEP 850's URL (the default, [`SchemaUrl::Standard`]) drops `enable-if` with a
+//!   warning; variantlib's URL ([`SchemaUrl::Variantlib`]) keeps it.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use super::error::MetadataError;
+use super::generation::SchemaUrl;
+use super::known_providers::known_provider;
 use super::model::{
     DefaultPriorities, ProviderInfo, ProviderKind, SchemaGeneration, StaticProperties,
     VariantMetadata,
@@ -59,10 +66,48 @@ pub fn write_json(
     meta: &VariantMetadata,
     generation: SchemaGeneration,
 ) -> Result<Written, MetadataError> {
+    write_json_as(meta, generation, SchemaUrl::Standard)
+}
+
+/// Writes `meta` as JSON of `generation`, with the `$schema` URL spelt as `url` asks (only
+/// 0.2.x has two spellings: PEP 850's, the default, and variantlib's).
+///
+/// ```
+/// use vari_core::metadata::{read_json, write_json_as, SchemaGeneration, SchemaUrl, SourceKind};
+/// let meta = read_json(
+///     r#"{"default-priorities": {"namespace": ["x86_64"]},
+///         "variants": {"null": {}, "v3": {"x86_64": {"level": ["v3"]}}}}"#,
+///     SourceKind::IndexFile,
+/// ).unwrap();
+/// let written = write_json_as(&meta, SchemaGeneration::V0_2, SchemaUrl::Variantlib).unwrap();
+/// assert!(written.text.contains("\"https://variants-schema.wheelnext.dev/v0.2.0.json\""));
+/// // The built-in namespace got its reference provider.
+/// assert!(written.text.contains("x86-64-variant-provider>=0.2.1,<1.0.0"));
+/// ```
+pub fn write_json_as(
+    meta: &VariantMetadata,
+    generation: SchemaGeneration,
+    url: SchemaUrl,
+) -> Result<Written, MetadataError> {
+    let mut warnings = Vec::new();
+    let filled;
+    let meta = if generation.has_providers() {
+        match with_known_providers(meta) {
+            Some((completed, notes)) => {
+                filled = completed;
+                warnings.extend(notes);
+                &filled
+            }
+            None => meta,
+        }
+    } else {
+        meta
+    };
     let mut writer = Writer {
         meta,
         generation,
-        warnings: Vec::new(),
+        url,
+        warnings,
     };
     writer.check()?;
     let root = writer.root();
@@ -114,9 +159,35 @@ fn render(root: &Obj) -> String {
     text
 }
 
+/// `meta` with the reference provider of every namespace that has none (see
+/// [`known_provider`]), and one note per provider added; `None` when nothing was missing.
+fn with_known_providers(meta: &VariantMetadata) -> Option<(VariantMetadata, Vec<String>)> {
+    let missing: Vec<_> = meta
+        .priorities
+        .namespace
+        .iter()
+        .filter(|ns| !meta.providers.contains_key(*ns))
+        .filter_map(|ns| known_provider(ns).map(|known| (ns.clone(), known)))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let mut completed = meta.clone();
+    let mut notes = Vec::with_capacity(missing.len());
+    for (ns, known) in missing {
+        notes.push(format!(
+            "added providers.{ns}: the reference provider {} (the input names none)",
+            known.requirement()
+        ));
+        completed.providers.insert(ns, known.provider_info());
+    }
+    Some((completed, notes))
+}
+
 struct Writer<'a> {
     meta: &'a VariantMetadata,
     generation: SchemaGeneration,
+    url: SchemaUrl,
     warnings: Vec<String>,
 }
 
@@ -183,7 +254,7 @@ impl Writer<'_> {
         let mut root = Obj::new();
         root.insert(
             "$schema".to_owned(),
-            Json::Str(self.generation.url().to_owned()),
+            Json::Str(self.generation.url_as(self.url).to_owned()),
         );
         let priorities = self.priorities();
         root.insert("default-priorities".to_owned(), Json::Obj(priorities));
@@ -341,10 +412,19 @@ impl Writer<'_> {
     fn provider(&mut self, ns: &Namespace, p: &ProviderInfo) -> Obj {
         let mut out = Obj::new();
         if let Some(marker) = &p.enable_if {
-            out.insert(
-                "enable-if".to_owned(),
-                Json::Str(marker.as_str().to_owned()),
-            );
+            if self.generation == SchemaGeneration::V0_2 && self.url == SchemaUrl::Standard {
+                self.warnings.push(format!(
+                    "dropped providers.{ns}.enable-if ({}): PEP 850's providers schema has no \
+                     enable-if, so the provider is asked on every platform (write variantlib's \
+                     URL to keep it)",
+                    marker.as_str()
+                ));
+            } else {
+                out.insert(
+                    "enable-if".to_owned(),
+                    Json::Str(marker.as_str().to_owned()),
+                );
+            }
         }
         if p.optional {
             out.insert("optional".to_owned(), Json::Bool(true));
@@ -630,7 +710,7 @@ mod tests {
         let value: serde_json::Value = serde_json::from_str(&written.text).unwrap();
         assert_eq!(
             value["$schema"],
-            json!("https://variants-schema.wheelnext.dev/v0.2.0.json")
+            json!("https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json")
         );
         assert_eq!(
             value["providers"]["prio"],
@@ -816,9 +896,10 @@ mod tests {
         );
         let back = read_json(&pep825.text, SourceKind::IndexFile).unwrap();
         let draft = write_json(&back, SchemaGeneration::V0_0_3).unwrap_err();
-        // 0.1 lost the providers, so only abi_dependency may go without one.
+        // 0.1 lost the providers, so only abi_dependency may go without one (nvidia gets its
+        // reference provider back; prio has none).
         assert!(
-            draft.to_string().contains("\"nvidia\" has no provider"),
+            draft.to_string().contains("\"prio\" has no provider"),
             "{draft}"
         );
         let draft = write_json(&meta, SchemaGeneration::V0_0_3).unwrap();
@@ -828,4 +909,65 @@ mod tests {
             json!(["nvidia", "prio"])
         );
     }
+
+    #[test]
+    fn pep_850_drops_enable_if_with_a_warning_and_variantlib_keeps_it() {
+        let meta = read(json!({
+            "$schema": VARIANTLIB_URL_FOR_TESTS,
+            "default-priorities": {"namespace": ["nvidia"]},
+            "providers": {"nvidia": {"requires": ["nv-plugin"], "enable-if": "platform_system == 'Linux'"}},
+            "variants": {"null": {}, "gpu": {"nvidia": {"sm_arch": ["90_real"]}}}
+        }));
+        let standard = write_json(&meta, SchemaGeneration::V0_2).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&standard.text).unwrap();
+        assert_eq!(value["$schema"], json!(crate::metadata::PEP_850_URL));
+        assert_eq!(
+            value["providers"]["nvidia"],
+            json!({"requires": ["nv-plugin"]})
+        );
+        assert_eq!(standard.warnings.len(), 1, "{:?}", standard.warnings);
+        assert!(standard.warnings[0].starts_with("dropped providers.nvidia.enable-if"));
+        let variantlib =
+            write_json_as(&meta, SchemaGeneration::V0_2, SchemaUrl::Variantlib).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&variantlib.text).unwrap();
+        assert_eq!(value["$schema"], json!(VARIANTLIB_URL_FOR_TESTS));
+        assert_eq!(
+            value["providers"]["nvidia"]["enable-if"],
+            json!("platform_system == 'Linux'")
+        );
+        assert!(variantlib.warnings.is_empty());
+    }
+
+    #[test]
+    fn built_in_namespaces_get_their_reference_providers() {
+        let meta = read(json!({
+            "default-priorities": {"namespace": ["nvidia", "x86_64"]},
+            "variants": {"null": {}, "gpu": {"nvidia": {"sm_arch": ["90_real"]}}}
+        }));
+        for g in [SchemaGeneration::V0_2, SchemaGeneration::V0_0_3] {
+            let written = write_json(&meta, g).unwrap();
+            let value: serde_json::Value = serde_json::from_str(&written.text).unwrap();
+            assert_eq!(
+                value["providers"]["nvidia"]["requires"],
+                json!(["nvidia-variant-provider>=0.0.1,<1.0.0"])
+            );
+            assert_eq!(
+                value["providers"]["nvidia"]["plugin-api"],
+                json!("nvidia_variant_provider.plugin:NvidiaVariantPlugin")
+            );
+            assert_eq!(
+                value["providers"]["x86_64"],
+                json!({"requires": ["x86-64-variant-provider>=0.2.1,<1.0.0"]})
+            );
+            assert_eq!(written.warnings.len(), 2, "{:?}", written.warnings);
+        }
+        // A namespace vari knows no provider for is still an error.
+        let unknown = read(json!({
+            "default-priorities": {"namespace": ["blas"]},
+            "variants": {"null": {}}
+        }));
+        assert!(write_json(&unknown, SchemaGeneration::V0_2).is_err());
+    }
+
+    const VARIANTLIB_URL_FOR_TESTS: &str = "https://variants-schema.wheelnext.dev/v0.2.0.json";
 }

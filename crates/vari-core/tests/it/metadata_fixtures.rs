@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use vari_core::markers::TargetEnvironment;
 use vari_core::metadata::{
-    read_json, read_json_lenient, read_json_with_warnings, write_json, SchemaGeneration,
-    SourceKind, VariantMetadata,
+    read_json, read_json_lenient, read_json_with_warnings, write_json, write_json_as,
+    SchemaGeneration, SchemaUrl, SourceKind, VariantMetadata,
 };
 use vari_core::ordering::{rank, SelectionOptions};
 use vari_core::Profile;
@@ -164,7 +164,16 @@ fn converting_0_0_3_to_0_2_and_back_keeps_selection_data() {
         "sandbox_project-1.0.0-variants.json",
     ] {
         let meta = read(name);
-        let two = write_json(&meta, SchemaGeneration::V0_2).unwrap();
+        // variantlib's 0.2 keeps enable-if; PEP 850's (the default) drops it, with a warning.
+        let pep_850 = write_json(&meta, SchemaGeneration::V0_2).unwrap();
+        let with_enable_if = meta.providers.values().any(|p| p.enable_if.is_some());
+        assert_eq!(
+            pep_850.warnings.iter().any(|w| w.contains(".enable-if")),
+            with_enable_if,
+            "{name}: {:?}",
+            pep_850.warnings
+        );
+        let two = write_json_as(&meta, SchemaGeneration::V0_2, SchemaUrl::Variantlib).unwrap();
         assert!(two.warnings.is_empty(), "{name}: {:?}", two.warnings);
         let two = read_json(&two.text, SourceKind::IndexFile).unwrap();
         assert_eq!(two.generation, SchemaGeneration::V0_2);
@@ -178,7 +187,7 @@ fn converting_0_0_3_to_0_2_and_back_keeps_selection_data() {
 #[test]
 fn feature_priorities_of_plugins_are_a_warning_when_writing_0_2() {
     let meta = read("dummy_project-1.0.0-variants.json");
-    let written = write_json(&meta, SchemaGeneration::V0_2).unwrap();
+    let written = write_json_as(&meta, SchemaGeneration::V0_2, SchemaUrl::Variantlib).unwrap();
     assert_eq!(written.warnings.len(), 2, "{:?}", written.warnings);
     assert!(written.warnings[0]
         .starts_with("dropped default-priorities.feature for fictional_hw, fictional_tech: "));

@@ -106,8 +106,24 @@ type PageFile = vari_simple::PageFile<Url>;
 /// The page path used in messages.
 const ROOT_PAGE: &str = "simple/index.json";
 
+/// What [`validate_with`] checks beyond the index's own validity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ValidateOptions {
+    /// Also check that uv 0.13 installs each release as intended (`vari_core::uv`): every
+    /// reason it does not is an error on the release's `*-variants.json`.
+    pub for_uv: bool,
+}
+
 /// Checks the index `reader` gives access to (see the module docs).
 pub fn validate(reader: &dyn SiteReader) -> Result<ValidationReport, ValidateError> {
+    validate_with(reader, &ValidateOptions::default())
+}
+
+/// [`validate`] with `options`.
+pub fn validate_with(
+    reader: &dyn SiteReader,
+    options: &ValidateOptions,
+) -> Result<ValidationReport, ValidateError> {
     let mut report = ValidationReport::default();
     let Some(bytes) = reader.root_page()? else {
         report.problems.push(error(
@@ -142,7 +158,7 @@ pub fn validate(reader: &dyn SiteReader) -> Result<ValidationReport, ValidateErr
         .collect();
     let checked: Vec<(usize, Vec<Problem>)> = names
         .par_iter()
-        .map(|name| ProjectCheck::new(reader, name).run())
+        .map(|name| ProjectCheck::new(reader, name, *options).run())
         .collect();
     report.projects = names.len();
     for (files, problems) in checked {
@@ -182,6 +198,7 @@ struct ProjectCheck<'a> {
     problems: Vec<Problem>,
     /// Files the reader cannot reach (hosted elsewhere).
     unreachable: usize,
+    options: ValidateOptions,
 }
 
 /// A variant wheel linked from the page.
@@ -192,13 +209,14 @@ struct LinkedWheel<'a> {
 }
 
 impl<'a> ProjectCheck<'a> {
-    fn new(reader: &'a dyn SiteReader, name: &'a str) -> Self {
+    fn new(reader: &'a dyn SiteReader, name: &'a str, options: ValidateOptions) -> Self {
         Self {
             reader,
             name,
             page_path: format!("simple/{name}/index.json"),
             problems: Vec::new(),
             unreachable: 0,
+            options,
         }
     }
 
@@ -354,7 +372,23 @@ impl<'a> ProjectCheck<'a> {
             };
             if let Some(index) = self.read_variants_json(&expected, &linked.url) {
                 self.check_wheels(&expected, &index, wheels);
+                if self.options.for_uv {
+                    self.check_for_uv(&expected, &index);
+                }
             }
+        }
+    }
+
+    /// Every reason uv 0.13 does not install the release as intended, as errors on `name`.
+    fn check_for_uv(&mut self, name: &str, index: &VariantMetadata) {
+        let view = vari_core::uv::UvView::of(index);
+        let differences = view.compare_on_linux(index);
+        for reason in view.reasons(&differences) {
+            self.problems.push(error(
+                name,
+                None,
+                format!("{}: {reason}", vari_core::uv::UV_VERSIONS),
+            ));
         }
     }
 

@@ -332,3 +332,51 @@ fn schema_0_2_for_variantlib() {
         "{json}"
     );
 }
+
+/// `make-variant --schema 0.2` on a built-in namespace without release metadata: the writer
+/// fills in the namespace's reference provider (as uv vendors it) instead of failing.
+#[test]
+fn schema_0_2_on_built_in_namespaces_gets_their_reference_providers() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = plain_wheel(dir.path(), "demo", "1.0", "py3-none-any", &[]);
+    let s = VariantSpec {
+        schema: Some(SchemaGeneration::V0_2),
+        ..spec(&["x86_64 :: level :: v3"])
+    };
+    let made = make_variant(&input, dir.path(), &s, &valid()).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(
+        &member(&members(&made.path), "demo-1.0.dist-info/variant.json").contents,
+    )
+    .unwrap();
+    assert_eq!(
+        json["$schema"],
+        "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json"
+    );
+    assert_eq!(
+        json["providers"]["x86_64"],
+        serde_json::json!({"requires": ["x86-64-variant-provider>=0.2.1,<1.0.0"]})
+    );
+    assert!(
+        made.warnings
+            .iter()
+            .any(|w| w.contains("added providers.x86_64")),
+        "{:?}",
+        made.warnings
+    );
+    // A namespace vari knows no provider for still needs the release's metadata.
+    let mut unknown_valid = valid();
+    unknown_valid.insert(
+        Namespace::new("blas").unwrap(),
+        vec![FeatureSupport {
+            name: "impl".parse().unwrap(),
+            values: vec!["mkl".parse().unwrap()],
+            multi_value: false,
+        }],
+    );
+    let s = VariantSpec {
+        schema: Some(SchemaGeneration::V0_2),
+        ..spec(&["blas :: impl :: mkl"])
+    };
+    let e = make_variant(&input, dir.path(), &s, &unknown_valid).unwrap_err();
+    assert!(e.to_string().contains("needs a provider"), "{e}");
+}

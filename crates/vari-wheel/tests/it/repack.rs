@@ -41,6 +41,65 @@ fn names(paths: &[PathBuf]) -> Vec<String> {
 }
 
 #[test]
+fn pytorch_for_uv_is_a_release_uv_installs_as_intended() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs: Vec<PathBuf> = ["cu128", "cu130", "rocm7.1", "cpu"]
+        .iter()
+        .map(|local| {
+            plain_wheel(
+                dir.path(),
+                "torch",
+                &format!("2.10.0+{local}"),
+                "cp312-cp312-manylinux_2_28_x86_64",
+                &["filelock"],
+            )
+        })
+        .collect();
+    let out = dir.path().join("site");
+    let mut config = example("pytorch.toml");
+    config.for_uv = true;
+    config
+        .requires_dist
+        .add
+        .push("nvidia-cublas==1.0; \"nvidia\" in variant_namespaces".to_owned());
+    let result = repack(&config, &inputs, &out, &built_in(), None).unwrap();
+    let text = std::fs::read_to_string(&result.variants_json[0]).unwrap();
+    let meta = read_json(&text, SourceKind::IndexFile).unwrap();
+    assert!(text.contains("https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json"));
+    let view = vari_core::uv::UvView::of(&meta);
+    assert_eq!(view.rejected, None);
+    let usable: Vec<&str> = view.usable.iter().map(|n| n.as_str()).collect();
+    assert_eq!(usable, ["nvidia", "priority"]);
+    // amd and intel cannot be expressed for uv: said, not hidden.
+    assert!(
+        result.warnings.iter().any(|w| w.contains("namespace amd")),
+        "{:?}",
+        result.warnings
+    );
+    for w in &result.wheels {
+        let m = members(&w.path);
+        let metadata = String::from_utf8(
+            member(&m, "torch-2.10.0.dist-info/METADATA")
+                .contents
+                .clone(),
+        )
+        .unwrap();
+        assert!(!metadata.contains("variant_namespaces"), "{metadata}");
+        let cuda = w
+            .label
+            .as_ref()
+            .is_some_and(|l| l.as_str().starts_with("cuda"));
+        assert_eq!(
+            metadata.contains("Requires-Dist: nvidia-cublas==1.0\n"),
+            cuda,
+            "{metadata}"
+        );
+        let v = validate(&w.path).unwrap();
+        assert!(v.is_ok(), "{}: {:?}", w.path.display(), v.problems);
+    }
+}
+
+#[test]
 fn pytorch_builds_become_the_real_torch_2_10_release() {
     let dir = tempfile::tempdir().unwrap();
     let inputs: Vec<PathBuf> = [

@@ -38,7 +38,7 @@ use self::root::{parse_root, Mode};
 use self::static_props::{check_static_0_0_3, derive_static_0_0_2, read_static_0_0_3, StaticCheck};
 use self::variants::{read_variants_raw, Streamed, VariantRules};
 use super::error::MetadataError;
-use super::generation::{version_in_url, UrlVersion, SUPPORTED_VERSIONS};
+use super::generation::{is_pep_850_url, version_in_url, UrlVersion, SUPPORTED_VERSIONS};
 use super::model::{SchemaGeneration, VariantMetadata};
 use super::tree::{parse_toml, Node};
 use crate::diagnostic::{json_syntax, strip_bom, toml_syntax};
@@ -352,6 +352,7 @@ fn read_document(
             &providers_path,
             generation,
             kind,
+            schema_url.as_deref().is_some_and(is_pep_850_url),
             &mut issues,
         )
     } else {

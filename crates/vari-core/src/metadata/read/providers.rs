@@ -6,6 +6,8 @@
 //! - 0.2: exactly one of `requires` (install-time plugin), `build-requires` (ahead-of-time
 //!   plugin, pyproject only), `static-properties` (+ `feature-order`), `builtin`; plus
 //!   `optional`, `enable-if`, and `plugin-api` (only with `requires`/`build-requires`).
+//!   Under PEP 850's URL (`…/peps/850/v0.2.0.json`) `enable-if` is not allowed
+//!   (`docs/providers-schema.md`).
 //!
 //! In the model, ahead-of-time plugin requirements always live in `build_requires` (0.0.x
 //! spell them `requires`), so `requires` is non-empty exactly for install-time providers.
@@ -73,6 +75,7 @@ pub(super) fn read_providers(
     path: &str,
     generation: SchemaGeneration,
     kind: SourceKind,
+    pep_850: bool,
     issues: &mut Issues,
 ) -> ProvidersRead {
     let mut out = ProvidersRead {
@@ -105,7 +108,7 @@ pub(super) fn read_providers(
         let read = match generation {
             SchemaGeneration::V0_0_2 => read_0_0_2(&table, &ns_path, issues),
             SchemaGeneration::V0_0_3 => read_0_0_3(&table, &ns_path, issues),
-            SchemaGeneration::V0_2 => read_0_2(&table, &ns_path, kind, issues),
+            SchemaGeneration::V0_2 => read_0_2(&table, &ns_path, kind, pep_850, issues),
             // 0.1 has no providers; the caller never asks.
             SchemaGeneration::V0_1 => continue,
         };
@@ -237,9 +240,21 @@ fn read_0_2(
     table: &[(&str, &Node)],
     path: &str,
     kind: SourceKind,
+    pep_850: bool,
     issues: &mut Issues,
 ) -> ProviderRead {
     reject_unknown_keys(table, KEYS_0_2, path, issues);
+    if pep_850 && get(table, "enable-if").is_some() {
+        issues.add(
+            key_path(path, "enable-if"),
+            format!(
+                "is not part of PEP 850's providers schema ($schema {}); drop it, or give \
+                 variantlib's URL ({}) which allows it",
+                crate::metadata::PEP_850_URL,
+                crate::metadata::VARIANTLIB_0_2_URL
+            ),
+        );
+    }
     let common = read_common(table, path, issues);
     let present: Vec<&str> = ["requires", "build-requires", "static-properties", "builtin"]
         .into_iter()

@@ -1415,3 +1415,31 @@ fn deeply_nested_documents_are_errors_not_stack_overflows() {
         );
     }
 }
+
+#[test]
+fn pep_850_providers_have_no_enable_if_and_variantlib_s_may() {
+    const PEP_850: &str = "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json";
+    let doc = |url: &str| {
+        json!({
+            "$schema": url,
+            "default-priorities": {"namespace": ["nvidia"]},
+            "providers": {"nvidia": {"requires": ["nvidia-variant-provider"], "enable-if": "platform_system == 'Linux'"}},
+            "variants": {"null": {}}
+        })
+    };
+    let e = errors(&doc(PEP_850));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].starts_with("providers.nvidia.enable-if: is not part of PEP 850's providers schema"),
+        "{e:?}"
+    );
+    assert_eq!(errors(&doc(V02)), Vec::<String>::new());
+    // Without enable-if both read, to the same generation.
+    let mut plain = doc(PEP_850);
+    plain["providers"]["nvidia"]
+        .as_object_mut()
+        .unwrap()
+        .remove("enable-if");
+    let meta = read_json(&plain.to_string(), SourceKind::IndexFile).unwrap();
+    assert_eq!(meta.generation, SchemaGeneration::V0_2);
+}
