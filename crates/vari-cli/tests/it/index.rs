@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crate::common::{data, vari_run};
+use vari_test_support::site::PythonHttpServer;
 
 fn build_fixture_site(site: &Path) -> serde_json::Value {
     let run = vari_run([
@@ -181,49 +182,11 @@ fn a_base_url_must_be_a_url() {
     .expect_code(2);
 }
 
-/// `python -m http.server` over `dir` on 127.0.0.1 (a plain static host: HTML for
-/// directories, no range support); killed on drop.
-struct StaticServer {
-    child: std::process::Child,
-    url: String,
-}
-
-impl StaticServer {
-    fn start(dir: &Path) -> Self {
-        use std::io::BufRead;
-        let mut child = std::process::Command::new(crate::common::test_python())
-            .args(["-u", "-m", "http.server", "--bind", "127.0.0.1", "0"])
-            .current_dir(dir)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("python runs");
-        // "Serving HTTP on 127.0.0.1 port 43127 (http://127.0.0.1:43127/) ..."
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .split_once("(http://")
-            .and_then(|(_, rest)| rest.split_once(')'))
-            .map(|(address, _)| format!("http://{address}"))
-            .unwrap_or_else(|| panic!("unexpected http.server banner: {line:?}"));
-        Self { child, url }
-    }
-}
-
-impl Drop for StaticServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn validate_reads_a_served_site_by_url() {
     let site = tempfile::tempdir().unwrap();
     build_fixture_site(site.path());
-    let server = StaticServer::start(site.path());
+    let server = PythonHttpServer::start(site.path());
     let run = vari_run(["index", "validate", server.url.as_str(), "--json"]).expect_code(0);
     let report = run.json();
     assert_eq!(

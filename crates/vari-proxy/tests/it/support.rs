@@ -12,8 +12,7 @@ use vari_client::{CacheMode, ClientSettings, FindLinks, IndexUrl, NetrcSource};
 use vari_proxy::{ProxySettings, RunningProxy};
 use vari_select::{Target, TargetSettings};
 
-#[path = "../../../vari-client/tests/it/server.rs"]
-pub(crate) mod server;
+pub(crate) use vari_test_support::index as server;
 
 pub(crate) use server::{FileAttrs, MetadataSpelling, TestIndex};
 
@@ -181,11 +180,7 @@ pub(crate) async fn proxy_with(
     (proxy, scratch)
 }
 
-/// A port on 127.0.0.1 that nothing listens on (bound, and let go at once).
-pub(crate) fn unused_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
-}
+pub(crate) use vari_test_support::raw::unused_port;
 
 /// [`proxy_with`] whose one index is down: `http://127.0.0.1:{port}/simple/`, where nothing
 /// listens on the port returned.
@@ -331,15 +326,8 @@ pub(crate) fn path_of(href: &str) -> String {
 
 /// The workspace's test venv (newest pip, uv): `$VARI_TEST_VENV` or `<workspace>/.venv`.
 pub(crate) fn venv() -> PathBuf {
-    let venv = std::env::var_os("VARI_TEST_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
-    assert!(
-        venv.join("bin/python").is_file() && venv.join("bin/uv").is_file(),
-        "the test venv {} is missing (or lacks uv): run scripts/test-env",
-        venv.display()
-    );
-    venv
+    vari_test_support::venv::uv();
+    vari_test_support::venv::test_venv()
 }
 
 /// A `python3 -m venv` environment: the pip this machine's Python bundles (offline).
