@@ -3,6 +3,8 @@
 //! - [`paths`]: the workspace root and its test data;
 //! - [`venv`]: the test venv (`VARI_TEST_VENV` or `<root>/.venv`), its pip and uv, fresh
 //!   environments, an environment without the installers' variables;
+//! - [`installers`]: the real pip (the machine's and the newest) and uv installing from an
+//!   index into a directory of their own;
 //! - [`index`]: a simple index on 127.0.0.1 serving a directory (PEP 503 and 691, PEP 658
 //!   metadata, ranges) with knobs for misbehaviour, recording each request;
 //! - [`raw`]: a scripted server on raw sockets for answers no HTTP library would send;
@@ -17,6 +19,7 @@
 pub mod binary;
 pub mod elf;
 pub mod index;
+pub mod installers;
 pub mod output;
 pub mod paths;
 pub mod raw;

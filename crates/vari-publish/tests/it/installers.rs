@@ -4,19 +4,13 @@
 //! any static host) and by a small server here that answers JSON requests with `index.json` (as
 //! the nginx and Caddy rules in the crate docs do), so both page forms meet real clients.
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
 
 use vari_publish::{build, BuildOptions};
+use vari_test_support::installers::{install_into_target, Installed, Installer};
 use vari_test_support::site::{PythonHttpServer, SiteOptions, StaticSite};
 
 use crate::common::*;
-
-/// The workspace's test venv (with uv): `$VARI_TEST_VENV` or `<workspace>/.venv`.
-fn venv() -> PathBuf {
-    vari_test_support::venv::uv();
-    vari_test_support::venv::test_venv()
-}
 
 /// A static server that, like the documented nginx and Caddy rules, answers a directory request
 /// with `index.json` when the client accepts `application/vnd.pypi.simple.v1+json`, else with
@@ -32,77 +26,28 @@ fn negotiating_server(root: PathBuf) -> (String, StaticSite) {
     (site.base.clone(), site)
 }
 
-/// The outcome of one installer run.
-struct Installed {
-    target: tempfile::TempDir,
-    output: String,
-}
-
-impl Installed {
-    /// The installed `.dist-info` directory's file names.
-    fn dist_info_files(&self, dist_info: &str) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(self.target.path().join(dist_info))
-            .unwrap_or_else(|e| panic!("{dist_info} not installed ({e}):\n{}", self.output))
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-fn run(mut command: Command) -> Installed {
-    let target = tempfile::tempdir().unwrap();
-    let output = command
-        .arg("--target")
-        .arg(target.path())
-        .stdin(Stdio::null())
-        .output()
-        .expect("the installer runs");
-    let text = format!(
-        "--- stdout\n{}\n--- stderr\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(output.status.success(), "installer failed:\n{text}");
-    Installed {
-        target,
-        output: text,
-    }
-}
-
 /// An installer run: index URL, requirement.
 type Install = fn(&str, &str) -> Installed;
 
+/// `installer` installs `requirement` alone (`--no-deps`) from `index`; it must succeed.
+fn install(installer: Installer, index: &str, requirement: &str) -> Installed {
+    let installed = install_into_target(
+        installer,
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        index,
+        &["--no-deps".to_owned(), requirement.to_owned()],
+        None,
+    );
+    installed.assert_success();
+    installed
+}
+
 fn pip_install(index: &str, requirement: &str) -> Installed {
-    let mut command = Command::new(venv().join("bin/python"));
-    command
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--isolated",
-            "--no-deps",
-            "--no-cache-dir",
-        ])
-        .args(["--disable-pip-version-check", "--no-compile", "-v"])
-        .args(["--index-url", index, requirement])
-        .env("PIP_CONFIG_FILE", "/dev/null");
-    run(command)
+    install(Installer::NewestPip, index, requirement)
 }
 
 fn uv_install(index: &str, requirement: &str) -> Installed {
-    let cache = tempfile::tempdir().unwrap();
-    let mut command = Command::new(venv().join("bin/uv"));
-    command
-        .args(["pip", "install", "--no-config", "--no-deps", "-v"])
-        .args(["--python", venv().join("bin/python").to_str().unwrap()])
-        .args(["--index-url", index, requirement])
-        .env("UV_CACHE_DIR", cache.path())
-        .env_remove("UV_INDEX_URL")
-        .env_remove("UV_EXTRA_INDEX_URL");
-    let installed = run(command);
-    drop(cache);
-    installed
+    install(Installer::Uv, index, requirement)
 }
 
 /// The fixture project: the plain wheel is installed, not one of the six variant wheels.
@@ -113,19 +58,15 @@ fn assert_plain_fixture_installed(installed: &Installed) {
         "{files:?}\n{}",
         installed.output
     );
-    let record = std::fs::read_to_string(
-        installed
-            .target
-            .path()
-            .join("test_package-0.dist-info/RECORD"),
-    )
-    .unwrap();
+    let record =
+        std::fs::read_to_string(installed.dir.path().join("test_package-0.dist-info/RECORD"))
+            .unwrap();
     assert!(!record.contains("variant.json"), "{record}");
 }
 
 /// The generated project: `LABEL = ""` is the plain wheel's module.
 fn assert_plain_generated_installed(installed: &Installed) {
-    let module = installed.target.path().join("fast_pkg/__init__.py");
+    let module = installed.dir.path().join("fast_pkg/__init__.py");
     let text = std::fs::read_to_string(&module)
         .unwrap_or_else(|e| panic!("{} ({e}):\n{}", module.display(), installed.output));
     assert_eq!(text, "LABEL = \"\"\n", "{}", installed.output);
