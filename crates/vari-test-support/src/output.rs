@@ -21,14 +21,16 @@ impl Default for Filters {
 
 impl Filters {
     /// The filters every output gets: ports on 127.0.0.1 become `[PORT]`, durations
-    /// (`12ms`, `1.5 s`, `250µs`) become `[DURATION]`, and `vari X.Y.Z` of this workspace
-    /// becomes `vari [VERSION]`.
+    /// (`12ms`, `1.5 s`, `250µs`) become `[DURATION]`, SHA-256 digests (64 hex digits, which
+    /// change whenever a fixture's bytes do) become `[SHA256]`, and `vari X.Y.Z` of this
+    /// workspace becomes `vari [VERSION]`.
     pub fn new() -> Self {
         Self {
             replacements: Vec::new(),
         }
         .regex(r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]")
         .regex(r"\b\d+(\.\d+)? ?(ns|µs|us|ms|s)\b", "[DURATION]")
+        .regex(r"\b[0-9a-f]{64}\b", "[SHA256]")
         .literal(
             &format!("vari {}", env!("CARGO_PKG_VERSION")),
             "vari [VERSION]",
@@ -99,12 +101,13 @@ mod tests {
     fn filters_replace_ports_durations_versions_and_paths() {
         let filters = Filters::new().path(Path::new("/tmp/x1"), "[TMP]");
         let text = format!(
-            "vari {} served http://127.0.0.1:40123/simple/ from /tmp/x1/a in 12ms (1.5 s)\n",
-            env!("CARGO_PKG_VERSION")
+            "vari {} served http://127.0.0.1:40123/simple/ from /tmp/x1/a in 12ms (1.5 s) {}\n",
+            env!("CARGO_PKG_VERSION"),
+            "ab".repeat(32)
         );
         assert_eq!(
             filters.apply(&text),
-            "vari [VERSION] served http://127.0.0.1:[PORT]/simple/ from [TMP]/a in [DURATION] ([DURATION])\n"
+            "vari [VERSION] served http://127.0.0.1:[PORT]/simple/ from [TMP]/a in [DURATION] ([DURATION]) [SHA256]\n"
         );
     }
 

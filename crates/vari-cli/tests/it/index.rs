@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::common::{data, vari_run};
+use crate::common::{assert_output, data, vari_run};
 use vari_test_support::site::PythonHttpServer;
 
 fn build_fixture_site(site: &Path) -> serde_json::Value {
@@ -113,30 +113,18 @@ fn validate_prints_each_problem_with_file_and_key_and_exits_1() {
         "--json".as_ref(),
     ])
     .expect_code(1);
+    // Each problem on its own line, naming the file and the key, in a fixed order.
+    assert_output(
+        &run.stderr,
+        r#"error: test_package-0-py3-none-any.whl.metadata: the page's core-metadata.sha256 is [SHA256], the file has [SHA256]
+error: test_package-0-variants.json: hashes.sha256: the page says [SHA256], the file has [SHA256]
+error: test_package-0-variants.json: variants.foo: missing: test_package-0-py3-none-any-foo.whl has this label
+error: test_package-0-variants.json: variants: lacks what test_package-0-py3-none-any-foo.whl's variant.json has there; rebuild the index
+warning: test_package-0-variants.json: variants.fbe82642: has the same properties as `bar`, which installers prefer
+"#,
+        &[(site.path(), "[SITE]")],
+    );
     let lines: Vec<&str> = run.stderr.lines().collect();
-    assert!(
-        lines.contains(
-            &"error: test_package-0-variants.json: variants.foo: missing: \
-               test_package-0-py3-none-any-foo.whl has this label"
-        ),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        lines.iter().any(|l| l.starts_with(
-            "error: test_package-0-py3-none-any.whl.metadata: the page's core-metadata.sha256"
-        )),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l
-                .starts_with("error: test_package-0-variants.json: hashes.sha256: the page says")),
-        "{}",
-        run.stderr
-    );
     let report = run.json();
     assert_eq!(report["ok"], false);
     assert_eq!(report["problems"].as_array().unwrap().len(), lines.len());
