@@ -2,112 +2,59 @@
 #![allow(dead_code)] // Each test module uses a different subset of the helpers.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+use vari_test_support::output::Filters;
 
 /// The workspace test data directory (`testdata/` at the root).
-pub(crate) fn data(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(relative)
-}
+pub(crate) use vari_test_support::paths::testdata as data;
+
+pub(crate) use vari_test_support::binary::{run, Run};
+pub(crate) use vari_test_support::paths::file_names as files_in;
 
 /// A `vari` command with a clean, reproducible environment: no profile from the caller's
 /// environment, no colour, no GPU override variables leaking in, a private detection cache.
 pub(crate) fn vari() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vari"));
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy().into_owned();
-        if key.starts_with("VARI_")
-            || key.contains("_VARIANT_PROVIDER_")
-            || matches!(
-                key.as_str(),
-                "RUST_LOG"
-                    | "VARIANT_ABI_DEPENDENCY"
-                    | "HSA_OVERRIDE_GFX_VERSION"
-                    | "ROCM_PATH"
-                    | "VIRTUAL_ENV"
-                    | "CONDA_PREFIX"
-            )
-        {
-            cmd.env_remove(&key);
-        }
-    }
-    cmd.env("NO_COLOR", "1");
-    // A developer's own vari.toml or a project's [tool.vari] must not change the results.
-    cmd.env("VARI_NO_CONFIG", "1");
-    // Detection results are cached; keep the tests' cache out of the user's.
-    cmd.env(
-        "VARI_CACHE_DIR",
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("vari-cache"),
-    );
-    cmd
+    vari_test_support::binary::clean_command(
+        env!("CARGO_BIN_EXE_vari"),
+        &Path::new(env!("CARGO_TARGET_TMPDIR")).join("vari-cache"),
+    )
 }
 
-/// The result of one run, with text streams.
-pub(crate) struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
+/// The profile under which variantlib's test plugin supports its wheels, as `dir/plugin.json`.
+pub(crate) fn test_plugin_profile(dir: &Path) -> PathBuf {
+    write_json(
+        dir,
+        "plugin.json",
+        &serde_json::json!({
+            "schema": "vari-profile/1",
+            "namespaces": [{"namespace": "installable_plugin", "features": [
+                {"name": "feat1", "values": ["val1c"]},
+                {"name": "feat2", "values": ["val2b"]}
+            ]}]
+        }),
+    )
 }
 
-impl Run {
-    /// Panics with both streams unless the exit status is `code`.
-    pub(crate) fn expect_code(self, code: i32) -> Self {
-        assert_eq!(
-            self.code, code,
-            "exit status\n--- stdout\n{}\n--- stderr\n{}",
-            self.stdout, self.stderr
-        );
-        self
-    }
-
-    /// Parses stdout as JSON.
-    pub(crate) fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
-    }
-
-    /// Asserts the failure contract: exit 1, stderr is exactly one `error:` line containing every
-    /// fragment, nothing on stdout.
-    pub(crate) fn expect_one_error(self, fragments: &[&str]) -> Self {
-        let run = self.expect_code(1);
-        let lines: Vec<&str> = run.stderr.lines().collect();
-        assert_eq!(
-            lines.len(),
-            1,
-            "expected one stderr line, got:\n{}",
-            run.stderr
-        );
-        assert!(lines[0].starts_with("error: "), "{}", lines[0]);
-        for fragment in fragments {
-            assert!(
-                lines[0].contains(fragment),
-                "{:?} not in error line {:?}",
-                fragment,
-                lines[0]
-            );
-        }
-        assert!(run.stdout.is_empty(), "stdout not empty:\n{}", run.stdout);
-        run
-    }
+/// A facts profile supporting x86-64 up to v3 on Linux x86_64, as `dir/v3.toml`.
+pub(crate) fn v3_profile(dir: &Path) -> PathBuf {
+    let path = dir.join("v3.toml");
+    std::fs::write(
+        &path,
+        "[platform]\nsystem = \"Linux\"\nmachine = \"x86_64\"\n[x86_64]\nlevel = 3\n",
+    )
+    .unwrap();
+    path
 }
 
-/// Runs `cmd` to completion.
-pub(crate) fn run(cmd: &mut Command) -> Run {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = cmd.output().expect("the vari binary runs");
-    let stderr = String::from_utf8(stderr).expect("stderr is UTF-8");
-    assert!(!stderr.contains("panicked"), "vari panicked:\n{stderr}");
-    Run {
-        code: status
-            .code()
-            .expect("vari exited normally, not by a signal"),
-        stdout: String::from_utf8(stdout).expect("stdout is UTF-8"),
-        stderr,
-    }
+/// The first line a spawned child (`vari proxy`: its URL line) writes on its piped stdout.
+pub(crate) fn first_stdout_line(child: &mut std::process::Child) -> String {
+    use std::io::BufRead;
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().expect("stdout is piped"))
+        .read_line(&mut line)
+        .expect("the child writes a line");
+    line
 }
 
 /// Runs `vari ARGS…`.
@@ -130,16 +77,6 @@ pub(crate) fn write_json(dir: &Path, name: &str, value: &serde_json::Value) -> P
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_string_pretty(value).unwrap()).unwrap();
     path
-}
-
-/// The names of the files in `dir`, sorted.
-pub(crate) fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// The plain fixture wheel with one member changed after RECORD was written: every hash but
@@ -167,15 +104,18 @@ pub(crate) fn tampered_wheel(dir: &Path) -> PathBuf {
 }
 
 /// The Python of the test environment `scripts/test-env` makes (`.venv`, or `VARI_TEST_VENV`).
-pub(crate) fn test_python() -> PathBuf {
-    let venv = std::env::var_os("VARI_TEST_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
-    let python = venv.join("bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run scripts/test-env first",
-        python.display()
-    );
-    python
+pub(crate) use vari_test_support::venv::python as test_python;
+
+/// Asserts that a whole human output is `expected`, after the shared filters (ports on
+/// 127.0.0.1, durations, vari's version) and `paths`, each replaced by its placeholder (give
+/// the longest first). Where the wording matters a test states all of it: a changed, added or
+/// dropped line fails.
+#[track_caller]
+pub(crate) fn assert_output(actual: &str, expected: &str, paths: &[(&Path, &str)]) {
+    let filters = paths
+        .iter()
+        .fold(Filters::new(), |filters, (path, placeholder)| {
+            filters.path(path, placeholder)
+        });
+    vari_test_support::output::assert_output(actual, expected, &filters);
 }

@@ -207,17 +207,7 @@ fn rank_applies_the_projects_preferences_and_the_command_line_wins() {
     let project = tempfile::tempdir().unwrap();
     std::fs::create_dir(project.path().join(".git")).unwrap();
     std::fs::create_dir(project.path().join("src")).unwrap();
-    crate::common::write_json(
-        &project.path().join("src"),
-        "plugin.json",
-        &serde_json::json!({
-            "schema": "vari-profile/1",
-            "namespaces": [{"namespace": "installable_plugin", "features": [
-                {"name": "feat1", "values": ["val1c"]},
-                {"name": "feat2", "values": ["val2b"]}
-            ]}]
-        }),
-    );
+    crate::common::test_plugin_profile(&project.path().join("src"));
     std::fs::write(
         project.path().join("pyproject.toml"),
         "[tool.vari]\nprofile = \"src/plugin.json\"\nforbid = [\"installable_plugin::feat1\"]\n",

@@ -5,11 +5,14 @@
 //! wheel's METADATA is offered as PEP 658 metadata (as PyPI does: installers resolve from it and
 //! download wheels only once resolved), and range requests are answered.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+
+use vari_test_support::raw::{raw_server_with, RawRequest};
+use vari_test_support::wheels::sha256_hex as hex;
 
 /// A running index; it serves until the test process ends.
 pub(crate) struct CountingIndex {
@@ -30,21 +33,17 @@ impl CountingIndex {
     /// Serves the files of `dir`: `/simple/{project}/` lists those whose name starts with
     /// the project's name (underscored), with their SHA-256; `/files/{name}` has the bytes.
     pub(crate) fn start(dir: &Path) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/simple/", listener.local_addr().unwrap());
         let shared = Arc::new(Shared {
             dir: dir.to_path_buf(),
             wheel_downloads: AtomicUsize::new(0),
             refuse_wheels: AtomicBool::new(false),
         });
         let serving = shared.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let shared = serving.clone();
-                std::thread::spawn(move || answer(stream, &shared));
-            }
-        });
-        Self { url, shared }
+        let addr = raw_server_with(move |request, stream| answer(request, stream, &serving));
+        Self {
+            url: format!("http://{addr}/simple/"),
+            shared,
+        }
     }
 
     /// How many whole wheel files were asked for so far.
@@ -58,41 +57,18 @@ impl CountingIndex {
     }
 }
 
-fn answer(mut stream: TcpStream, shared: &Shared) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    let mut range = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            if name.eq_ignore_ascii_case("range") {
-                range = Some(value.trim().to_owned());
-            }
-        }
-    }
-    let mut parts = request_line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_owned();
-    let path = parts.next().unwrap_or_default().to_owned();
-    let (status, body, extra) = respond(shared, &path, range.as_deref(), method == "HEAD");
+fn answer(request: &RawRequest, stream: &mut TcpStream, shared: &Shared) {
+    let head_only = request.method == "HEAD";
+    let (status, body, extra) = respond(shared, &request.path, request.header("range"), head_only);
     // A HEAD answer says the length the GET would have, without the body.
     let head = format!(
         "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n",
         body.len()
     );
     let _ = stream.write_all(head.as_bytes());
-    if method != "HEAD" {
+    if !head_only {
         let _ = stream.write_all(&body);
     }
-    let _ = stream.flush();
-    // Drain what the client may still send, so that closing does not reset the connection.
-    let _ = stream.shutdown(std::net::Shutdown::Write);
-    let _ = reader.read(&mut [0; 64]);
 }
 
 fn respond(
@@ -169,7 +145,6 @@ fn byte_range(range: &str, len: usize) -> Option<(usize, usize)> {
 
 /// The project's page: the files whose name is `{project_with_underscores}-…`.
 fn page(dir: &Path, project: &str) -> Option<String> {
-    use sha2::{Digest, Sha256};
     let prefix = format!("{}-", project.replace('-', "_"));
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .ok()?
@@ -184,12 +159,6 @@ fn page(dir: &Path, project: &str) -> Option<String> {
     let mut html = String::from("<!DOCTYPE html><html><body>\n");
     for name in names {
         let bytes = std::fs::read(dir.join(&name)).ok()?;
-        let hex = |bytes: &[u8]| -> String {
-            Sha256::digest(bytes)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect()
-        };
         let metadata = match wheel_metadata(&dir.join(&name)) {
             Some(text) => format!(" data-dist-info-metadata=\"sha256={}\"", hex(&text)),
             None => String::new(),

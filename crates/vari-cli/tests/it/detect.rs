@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{data, data_json, vari_run};
+use crate::common::{assert_output, data, data_json, vari_run};
 
 /// The real `/proc/cpuinfo` dumps kept by vari-detect's tests (one copy in the repository).
 fn cpuinfo(name: &str) -> PathBuf {
@@ -542,10 +542,14 @@ fn detect_shows_supported_values_in_the_providers_priority_order() {
         }),
     );
     let run = vari_run([Path::new("detect"), Path::new("--profile"), &path]).expect_code(0);
-    assert!(
-        run.stdout.contains("90_real 100_real 50_real 80_real"),
-        "{}",
-        run.stdout
+    assert_output(
+        &run.stdout,
+        r#"unknown platform (profile [PROFILE])
+
+namespace  feature          values
+nvidia     sm_arch (multi)  90_real 100_real 50_real 80_real
+"#,
+        &[(&path, "[PROFILE]")],
     );
 }
 
@@ -572,11 +576,17 @@ fn abi_dependency_packages_are_summarised_unless_asked_for() {
     };
     let run = vari_run([Path::new("detect"), Path::new("--profile"), &path]).expect_code(0);
     assert_eq!(listed(&run.stdout), 3, "{}", run.stdout);
-    assert!(
-        run.stdout
-            .contains("… and 7 more packages (10 in all; --json or -v lists all)"),
-        "{}",
-        run.stdout
+    assert_output(
+        &run.stdout,
+        r#"unknown platform (profile [PROFILE])
+
+namespace       feature  values
+abi_dependency  pkg00    1.0
+                pkg01    1.1
+                pkg02    1.2
+                (more)   … and 7 more packages (10 in all; --json or -v lists all)
+"#,
+        &[(&path, "[PROFILE]")],
     );
     let run = vari_run([
         Path::new("-v"),
@@ -586,7 +596,24 @@ fn abi_dependency_packages_are_summarised_unless_asked_for() {
     ])
     .expect_code(0);
     assert_eq!(listed(&run.stdout), 10, "{}", run.stdout);
-    assert!(!run.stdout.contains("more packages"), "{}", run.stdout);
+    assert_output(
+        &run.stdout,
+        r#"unknown platform (profile [PROFILE])
+
+namespace       feature  values
+abi_dependency  pkg00    1.0
+                pkg01    1.1
+                pkg02    1.2
+                pkg03    1.3
+                pkg04    1.4
+                pkg05    1.5
+                pkg06    1.6
+                pkg07    1.7
+                pkg08    1.8
+                pkg09    1.9
+"#,
+        &[(&path, "[PROFILE]")],
+    );
     let run = vari_run([
         Path::new("detect"),
         Path::new("--profile"),

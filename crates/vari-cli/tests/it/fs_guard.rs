@@ -2,11 +2,11 @@
 //! paths outside the site, distribution names that are not names, FIFOs and devices given as
 //! inputs, signals in the middle of a download or an installation, left-overs of killed runs.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
+use vari_test_support::raw::raw_server;
 
 use crate::common::{test_python, vari, vari_run};
 
@@ -84,14 +84,7 @@ fn age_days(path: &Path, days: u64) {
         .unwrap();
 }
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
+use crate::common::files_in as names;
 
 fn partials(dir: &Path) -> Vec<String> {
     names(dir)
@@ -318,47 +311,28 @@ fn a_sysroot_with_a_fifo_or_a_sparse_cpuinfo_finishes() {
 /// A PEP 503 index on 127.0.0.1 whose one wheel never finishes arriving: the headers promise
 /// 100 MB, then the body drips 4 KiB at a time until the client goes away.
 fn dripping_index() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut request = String::new();
-                if reader.read_line(&mut request).is_err() {
-                    return;
-                }
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                }
-                let path = request.split(' ').nth(1).unwrap_or("/").to_owned();
-                if path.ends_with(".whl") {
-                    let _ = write!(
-                        stream,
-                        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\
+    let base = raw_server(|path, _range, stream| {
+        if path.ends_with(".whl") {
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\
                          Content-Length: 100000000\r\nConnection: close\r\n\r\n"
-                    );
-                    let block = [b'x'; 4096];
-                    while stream.write_all(&block).is_ok() {
-                        std::thread::sleep(Duration::from_millis(10));
-                    }
-                } else {
-                    let body = "<!DOCTYPE html><html><body>\
+            );
+            let block = [b'x'; 4096];
+            while stream.write_all(&block).is_ok() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        } else {
+            let body = "<!DOCTYPE html><html><body>\
                         <a href=\"/files/demo-1.0-py3-none-any.whl#sha256=\
                         0000000000000000000000000000000000000000000000000000000000000000\">\
                         demo-1.0-py3-none-any.whl</a></body></html>";
-                    let _ = write!(
-                        stream,
-                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
                          Connection: close\r\n\r\n{body}",
-                        body.len()
-                    );
-                }
-            });
+                body.len()
+            );
         }
     });
     format!("{base}/simple/")

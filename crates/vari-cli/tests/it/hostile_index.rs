@@ -12,10 +12,7 @@ use std::time::Duration;
 
 use crate::common::{vari, Run};
 
-#[path = "../../../vari-client/tests/it/raw_server.rs"]
-mod raw_server;
-
-use raw_server::{chunk, endless_chunked, head, page, raw_server};
+use vari_test_support::raw::{chunk, drip, endless_chunked, head, page, range_start, raw_server};
 
 /// The memory ceiling of any command on hostile input.
 const PEAK_CEILING_KIB: i64 = 256 * 1024;
@@ -82,15 +79,7 @@ fn assert_bounded(peak_kib: i64, what: &str) {
 }
 
 /// A profile supporting x86-64 up to v3 on Linux x86_64.
-fn profile(dir: &Path) -> std::path::PathBuf {
-    let path = dir.join("v3.toml");
-    std::fs::write(
-        &path,
-        "[platform]\nsystem = \"Linux\"\nmachine = \"x86_64\"\n[x86_64]\nlevel = 3\n",
-    )
-    .unwrap();
-    path
-}
+use crate::common::v3_profile as profile;
 
 /// `vari COMMAND demo --index-url INDEX` with the profile and a Python target.
 fn against(command: &str, index: &str, profile: &Path) -> Command {
@@ -211,20 +200,7 @@ fn a_dripping_page_ends_at_the_deadline() {
     let scratch = tempfile::tempdir().unwrap();
     let profile = profile(scratch.path());
     let base = raw_server(|_, _, stream| {
-        head(
-            stream,
-            "200 OK",
-            &[
-                ("content-type", "text/html".into()),
-                ("content-length", "100000".into()),
-            ],
-        );
-        for _ in 0..100_000 {
-            if stream.write_all(b"<").is_err() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        drip(stream, "text/html", b'<', Duration::from_millis(200));
     });
     let mut cmd = against("select", &format!("{base}/simple/"), &profile);
     cmd.env("VARI_HTTP_DEADLINE", "2");
@@ -248,20 +224,12 @@ fn a_dripping_wheel_ends_at_the_low_speed_rule() {
         if path.ends_with('/') {
             return page(stream, "text/html", &html);
         }
-        head(
+        drip(
             stream,
-            "200 OK",
-            &[
-                ("content-type", "application/octet-stream".into()),
-                ("content-length", "100000".into()),
-            ],
+            "application/octet-stream",
+            b'x',
+            Duration::from_millis(200),
         );
-        for _ in 0..100_000 {
-            if stream.write_all(b"x").is_err() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
     });
     let dest = scratch.path().join("out");
     let mut cmd = against("download", &format!("{base}/simple/"), &profile);
@@ -382,13 +350,7 @@ fn range_reads_answered_with_endless_bodies_keep_only_what_they_asked() {
             return page(stream, "text/html", &html);
         }
         let total = wheel.len();
-        let start = match range.and_then(|r| r.strip_prefix("bytes=")) {
-            Some(suffix) if suffix.starts_with('-') => {
-                total.saturating_sub(suffix[1..].parse().unwrap())
-            }
-            Some(span) => span.split('-').next().unwrap().parse().unwrap(),
-            None => 0,
-        };
+        let start = range_start(range, total);
         // A 206 that sends the rest of the file and then zeros for ever.
         head(
             stream,

@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use crate::common::{data, vari_run};
+use crate::common::{assert_output, data, vari_run};
+use vari_test_support::site::PythonHttpServer;
 
 fn build_fixture_site(site: &Path) -> serde_json::Value {
     let run = vari_run([
@@ -112,30 +113,18 @@ fn validate_prints_each_problem_with_file_and_key_and_exits_1() {
         "--json".as_ref(),
     ])
     .expect_code(1);
+    // Each problem on its own line, naming the file and the key, in a fixed order.
+    assert_output(
+        &run.stderr,
+        r#"error: test_package-0-py3-none-any.whl.metadata: the page's core-metadata.sha256 is [SHA256], the file has [SHA256]
+error: test_package-0-variants.json: hashes.sha256: the page says [SHA256], the file has [SHA256]
+error: test_package-0-variants.json: variants.foo: missing: test_package-0-py3-none-any-foo.whl has this label
+error: test_package-0-variants.json: variants: lacks what test_package-0-py3-none-any-foo.whl's variant.json has there; rebuild the index
+warning: test_package-0-variants.json: variants.fbe82642: has the same properties as `bar`, which installers prefer
+"#,
+        &[(site.path(), "[SITE]")],
+    );
     let lines: Vec<&str> = run.stderr.lines().collect();
-    assert!(
-        lines.contains(
-            &"error: test_package-0-variants.json: variants.foo: missing: \
-               test_package-0-py3-none-any-foo.whl has this label"
-        ),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        lines.iter().any(|l| l.starts_with(
-            "error: test_package-0-py3-none-any.whl.metadata: the page's core-metadata.sha256"
-        )),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l
-                .starts_with("error: test_package-0-variants.json: hashes.sha256: the page says")),
-        "{}",
-        run.stderr
-    );
     let report = run.json();
     assert_eq!(report["ok"], false);
     assert_eq!(report["problems"].as_array().unwrap().len(), lines.len());
@@ -181,49 +170,11 @@ fn a_base_url_must_be_a_url() {
     .expect_code(2);
 }
 
-/// `python -m http.server` over `dir` on 127.0.0.1 (a plain static host: HTML for
-/// directories, no range support); killed on drop.
-struct StaticServer {
-    child: std::process::Child,
-    url: String,
-}
-
-impl StaticServer {
-    fn start(dir: &Path) -> Self {
-        use std::io::BufRead;
-        let mut child = std::process::Command::new(crate::common::test_python())
-            .args(["-u", "-m", "http.server", "--bind", "127.0.0.1", "0"])
-            .current_dir(dir)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("python runs");
-        // "Serving HTTP on 127.0.0.1 port 43127 (http://127.0.0.1:43127/) ..."
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .split_once("(http://")
-            .and_then(|(_, rest)| rest.split_once(')'))
-            .map(|(address, _)| format!("http://{address}"))
-            .unwrap_or_else(|| panic!("unexpected http.server banner: {line:?}"));
-        Self { child, url }
-    }
-}
-
-impl Drop for StaticServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn validate_reads_a_served_site_by_url() {
     let site = tempfile::tempdir().unwrap();
     build_fixture_site(site.path());
-    let server = StaticServer::start(site.path());
+    let server = PythonHttpServer::start(site.path());
     let run = vari_run(["index", "validate", server.url.as_str(), "--json"]).expect_code(0);
     let report = run.json();
     assert_eq!(

@@ -5,52 +5,22 @@
 //! installed module itself. Also: the demo's generator is deterministic, `scripts/demo` runs
 //! what the test runs.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::common::{run, vari, Run};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn demo() -> PathBuf {
-    root().join("examples/demo")
-}
-
-fn test_venv() -> PathBuf {
-    crate::common::test_python()
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn uv() -> PathBuf {
-    test_venv().join("bin/uv")
-}
+use vari_test_support::paths::{demo, root};
+use vari_test_support::venv::{run_ok, test_venv, uv};
 
 fn check(command: &mut Command) -> String {
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{command:?} failed:\n{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    String::from_utf8(run_ok(command).stdout).unwrap()
 }
 
 /// An environment without pip (made by the test venv's Python: fast).
 fn bare_venv(dir: &Path) -> PathBuf {
     let venv = dir.join("venv");
-    check(
-        Command::new(test_venv().join("bin/python"))
-            .args(["-m", "venv", "--without-pip"])
-            .arg(&venv),
-    );
+    vari_test_support::venv::bare_venv(&venv);
     venv
 }
 
@@ -818,10 +788,7 @@ impl Proxy {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
+        let line = crate::common::first_stdout_line(&mut child);
         let value = |name: &str| {
             line.split_whitespace()
                 .find_map(|w| w.strip_prefix(&format!("{name}=")))

@@ -2,7 +2,6 @@
 //! installed by real pip, hand-made `.dist-info` directories, and a fixture wheel unpacked as an
 //! installer lays it out; compared with what `pip list` and the wheels' own `variant.json` say.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -10,46 +9,19 @@ use serde_json::{json, Value};
 
 use crate::common::{data, run, vari, vari_run};
 
-/// The workspace's test venv: `$VARI_TEST_VENV` or `<workspace>/.venv`.
-fn test_venv_python() -> PathBuf {
-    let venv = std::env::var_os("VARI_TEST_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
-    let python = venv.join("bin/python");
-    assert!(
-        python.is_file(),
-        "the test venv {} is missing: run scripts/test-env",
-        venv.display()
-    );
-    python
-}
+use vari_test_support::venv::{python as test_venv_python, run_ok, site_packages};
+use vari_test_support::wheels::{member_text, metadata_header, variant_of};
 
 fn check(command: &mut Command) -> String {
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{command:?} failed:\n{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    String::from_utf8(run_ok(command).stdout).unwrap()
 }
 
 /// A new virtual environment (without pip: nothing in it but what a test puts there) and its
 /// site-packages directory.
 fn new_venv(dir: &Path) -> (PathBuf, PathBuf) {
     let venv = dir.join("venv");
-    check(
-        Command::new(test_venv_python())
-            .args(["-m", "venv", "--without-pip"])
-            .arg(&venv),
-    );
-    let site = std::fs::read_dir(venv.join("lib"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("site-packages"))
-        .find(|p| p.is_dir())
-        .unwrap();
+    vari_test_support::venv::bare_venv(&venv);
+    let site = site_packages(&venv);
     (venv, site)
 }
 
@@ -93,45 +65,15 @@ fn dist_info(site: &Path, name: &str, version: &str, variant_json: Option<&Value
 /// The `{"name", "version", "label", "properties"}` entry a fixture wheel should be listed as,
 /// from its own METADATA and `variant.json`, read with zip and serde_json alone.
 fn expected_entry(fixture: &str) -> Value {
-    let mut zip =
-        zip::ZipArchive::new(std::fs::File::open(data(&format!("wheels/{fixture}"))).unwrap())
-            .unwrap();
-    let member = |suffix: &str| {
-        zip.file_names()
-            .find(|n| n.ends_with(suffix))
-            .unwrap()
-            .to_owned()
-    };
-    let (metadata_name, variant_name) = (member(".dist-info/METADATA"), member("/variant.json"));
-    let mut metadata = String::new();
-    zip.by_name(&metadata_name)
-        .unwrap()
-        .read_to_string(&mut metadata)
-        .unwrap();
-    let header = |key: &str| {
-        metadata
-            .lines()
-            .find_map(|l| l.strip_prefix(&format!("{key}: ")))
-            .unwrap()
-            .to_owned()
-    };
-    let variant: Value = serde_json::from_reader(zip.by_name(&variant_name).unwrap()).unwrap();
-    let (label, namespaces) = variant["variants"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .next()
-        .unwrap();
-    let mut properties = Vec::new();
-    for (ns, features) in namespaces.as_object().unwrap() {
-        for (feature, values) in features.as_object().unwrap() {
-            for value in values.as_array().unwrap() {
-                properties.push(format!("{ns} :: {feature} :: {}", value.as_str().unwrap()));
-            }
-        }
-    }
-    properties.sort();
-    json!({"name": header("Name"), "version": header("Version"), "label": label, "properties": properties})
+    let path = data(&format!("wheels/{fixture}"));
+    let metadata = member_text(&std::fs::read(&path).unwrap(), ".dist-info/METADATA");
+    let (label, properties) = variant_of(&path);
+    json!({
+        "name": metadata_header(&metadata, "Name"),
+        "version": metadata_header(&metadata, "Version"),
+        "label": label,
+        "properties": properties
+    })
 }
 
 fn torch_cu128() -> Value {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{data, files_in, vari_run};
+use crate::common::{assert_output, data, files_in, vari_run};
 
 /// Every index fixture (the torch releases in three generations, variantlib's test projects).
 fn index_fixtures() -> Vec<PathBuf> {
@@ -241,10 +241,11 @@ requires = ["provider-variant-x86-64>=0.0.1"]
     let wrong_type = "[variant.default-priorities]\nnamespace = \"x86_64\"\n";
     let (_dir, path) = scratch("pyproject.toml", wrong_type.as_bytes());
     let run = vari_run([Path::new("metadata"), Path::new("validate"), &path]).expect_code(1);
-    assert!(
-        run.stderr.contains("variant.default-priorities.namespace"),
-        "{}",
-        run.stderr
+    assert_output(
+        &run.stderr,
+        r#"error: [FILE]: variant.default-priorities.namespace: expected a list of strings, found a string
+"#,
+        &[(&path, "[FILE]")],
     );
 }
 
@@ -310,10 +311,11 @@ fn conflicting_labels_do_not_merge() {
         &out,
     ])
     .expect_one_error(&["fast"]);
-    assert!(
-        run.stderr.contains("a-variants.json") && run.stderr.contains("b-variants.json"),
-        "{}",
-        run.stderr
+    assert_output(
+        &run.stderr,
+        r#"error: variants.fast: the label has different properties in [DIR]/a-variants.json and [DIR]/b-variants.json
+"#,
+        &[(dir.path(), "[DIR]")],
     );
     assert!(!out.exists());
 }

@@ -4,9 +4,11 @@
 //! HTTP/1.1 clients.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
+
+use vari_test_support::raw::raw_server_with;
 
 use crate::common::vari;
 
@@ -19,32 +21,17 @@ const READ_TIMEOUT: Duration = Duration::from_secs(15);
 /// An upstream index answering every `/simple/{name}/` after [`UPSTREAM_DELAY`] with a PEP
 /// 691 page listing one wheel; a thread per connection, one request each.
 fn slow_upstream() -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || answer_page(stream));
-        }
-    });
-    addr
+    raw_server_with(|request, stream| {
+        let name = request
+            .path
+            .strip_prefix("/simple/")
+            .map(|rest| rest.trim_end_matches('/').to_owned())
+            .unwrap_or_default();
+        answer_page(stream, &name);
+    })
 }
 
-fn answer_page(mut stream: TcpStream) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    let mut line = String::new();
-    while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
-        line.clear();
-    }
-    let name = request_line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|path| path.strip_prefix("/simple/"))
-        .map(|rest| rest.trim_end_matches('/').to_owned())
-        .unwrap_or_default();
+fn answer_page(stream: &mut TcpStream, name: &str) {
     std::thread::sleep(UPSTREAM_DELAY);
     let body = format!(
         r#"{{"meta": {{"api-version": "1.1"}}, "name": "{name}", "files": [{{"filename": "{name}-1.0-py3-none-any.whl", "url": "{name}-1.0-py3-none-any.whl", "hashes": {{"sha256": "{}"}}}}]}}"#,
@@ -82,10 +69,7 @@ fn limited_proxy(limits: &str, upstream: SocketAddr, cache: &std::path::Path) ->
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let line = crate::common::first_stdout_line(&mut child);
     let addr = line
         .split_whitespace()
         .find_map(|w| w.strip_prefix("PIP_INDEX_URL=http://"))

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{data, vari_run, write_json};
+use crate::common::{data, test_plugin_profile, vari_run, write_json};
 
 /// A profile file that supports nothing at all (a machine without any provider).
 fn empty_profile(dir: &Path) -> PathBuf {
@@ -11,21 +11,6 @@ fn empty_profile(dir: &Path) -> PathBuf {
         dir,
         "empty.json",
         &serde_json::json!({"schema": "vari-profile/1"}),
-    )
-}
-
-/// The profile under which variantlib's test plugin supports its wheels.
-fn test_plugin_profile(dir: &Path) -> PathBuf {
-    write_json(
-        dir,
-        "plugin.json",
-        &serde_json::json!({
-            "schema": "vari-profile/1",
-            "namespaces": [{"namespace": "installable_plugin", "features": [
-                {"name": "feat1", "values": ["val1c"]},
-                {"name": "feat2", "values": ["val2b"]}
-            ]}]
-        }),
     )
 }
 
@@ -317,22 +302,25 @@ fn human_output_is_a_table() {
         .arg("--profile")
         .arg(&profile);
     let run = crate::common::run(&mut cmd).expect_code(0);
-    let lines: Vec<&str> = run.stdout.lines().collect();
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("#") && l.contains("label")),
-        "{}",
-        run.stdout
+    crate::common::assert_output(
+        &run.stdout,
+        r#"6 variants, 6 selectable for profile [DIR]/plugin.json
+
+#  label     properties
+1  5d8be4b9  installable_plugin :: feat1 :: val1c
+             installable_plugin :: feat2 :: val2b
+2  60567bd9  installable_plugin :: feat1 :: val1c
+3  foo       installable_plugin :: feat1 :: val1c
+4  bar       installable_plugin :: feat2 :: val2b
+5  fbe82642  installable_plugin :: feat2 :: val2b
+6  null      (no properties)
+
+non-variant fallback (after every variant): test_package-0-py3-none-any.whl
+
+install: test_package-0-py3-none-any-5d8be4b9.whl (variant 5d8be4b9)
+"#,
+        &[(dir.path(), "[DIR]")],
     );
-    let first = lines.iter().find(|l| l.starts_with("1 ")).unwrap();
-    assert!(first.contains("5d8be4b9"), "{first}");
-    assert!(
-        run.stdout.contains("installable_plugin :: feat1 :: val1c"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("non-variant"), "{}", run.stdout);
     assert!(
         !run.stdout.contains('\u{1b}'),
         "no colour when not a terminal"

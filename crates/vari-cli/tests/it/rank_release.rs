@@ -1,9 +1,9 @@
 //! `vari rank` on releases given with their wheels: the file to install, tags that fit the
 //! target interpreter, and the target options (`--sysroot`, `--python*`, standard input).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::common::{data, vari, vari_run, write_json};
+use crate::common::{data, test_plugin_profile as plugin_profile, vari, vari_run, write_json};
 
 /// Options that fix the target Python, so results do not depend on this machine's interpreter.
 const LINUX_312: [&str; 4] = [
@@ -12,20 +12,6 @@ const LINUX_312: [&str; 4] = [
     "--python-platform",
     "x86_64-manylinux_2_28",
 ];
-
-fn plugin_profile(dir: &Path) -> PathBuf {
-    write_json(
-        dir,
-        "plugin.json",
-        &serde_json::json!({
-            "schema": "vari-profile/1",
-            "namespaces": [{"namespace": "installable_plugin", "features": [
-                {"name": "feat1", "values": ["val1c"]},
-                {"name": "feat2", "values": ["val2b"]}
-            ]}]
-        }),
-    )
-}
 
 /// Copies fixture wheels into a new directory, renamed where asked: `(fixture label, new name)`.
 fn release(copies: &[(&str, &str)]) -> tempfile::TempDir {

@@ -55,10 +55,17 @@ fn a_plain_wheel_is_not_a_variant_wheel() {
     assert_eq!(out["metadata"], serde_json::Value::Null);
     assert_eq!(out["properties"], serde_json::json!([]));
     let human = vari_run([Path::new("wheel"), Path::new("inspect"), &wheel]).expect_code(0);
-    assert!(
-        human.stdout.contains("not a variant wheel"),
-        "{}",
-        human.stdout
+    crate::common::assert_output(
+        &human.stdout,
+        r#"[WHEEL]
+  name       test_package
+  version    0
+  tags       py3-none-any
+  label      not a variant wheel
+  dist-info  test_package-0.dist-info
+  RECORD     well-formed, 4 entries
+"#,
+        &[(&wheel, "[WHEEL]")],
     );
 }
 

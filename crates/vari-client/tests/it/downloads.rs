@@ -7,6 +7,7 @@ use vari_client::{ClientError, IndexFile};
 
 use crate::server::{FileAttrs, TestIndex};
 use crate::support::{client, copy_fixture_wheels, entries, name, settings, write_wheel};
+use vari_test_support::wheels::sha256_hex as sha256;
 
 const WHEEL: &str = "test_package-0-py3-none-any-foo.whl";
 
@@ -33,14 +34,6 @@ async fn file(server: &TestIndex, filename: &str) -> (vari_client::IndexClient, 
         .unwrap()
         .clone();
     (client, file)
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 #[tokio::test]

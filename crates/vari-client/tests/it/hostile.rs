@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use vari_client::{ClientError, UnusableReason, VersionVariants};
 
-use crate::raw_server::{endless_chunked, head, page, raw_server};
+use crate::raw_server::{drip, endless_chunked, head, page, range_start, raw_server};
 use crate::server::{FileAttrs, TestIndex};
 use crate::support::{client, copy_fixture_wheels, name, settings, write_wheel};
 
@@ -143,20 +143,7 @@ async fn an_announced_oversized_page_is_refused_before_reading() {
 #[tokio::test]
 async fn a_dripping_page_ends_at_the_deadline() {
     let base = raw_server(|_, _, stream| {
-        head(
-            stream,
-            "200 OK",
-            &[
-                ("content-type", "text/html".into()),
-                ("content-length", "100000".into()),
-            ],
-        );
-        for _ in 0..100_000 {
-            if stream.write_all(b"<").is_err() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        drip(stream, "text/html", b'<', Duration::from_millis(100));
     });
     let mut s = quick_settings(&format!("{base}/simple/"));
     s.limits.deadline = Duration::from_millis(1500);
@@ -269,13 +256,7 @@ async fn a_206_with_too_much_body_keeps_only_what_was_asked() {
     let served = wheel.clone();
     let base = raw_server(move |_, range, stream| {
         let total = served.len();
-        let start = match range.and_then(|r| r.strip_prefix("bytes=")) {
-            Some(suffix) if suffix.starts_with('-') => {
-                total - suffix[1..].parse::<usize>().unwrap()
-            }
-            Some(span) => span.split('-').next().unwrap().parse().unwrap(),
-            None => 0,
-        };
+        let start = range_start(range, total);
         head(
             stream,
             "206 Partial Content",
@@ -393,20 +374,12 @@ fn dripping_file_server() -> String {
             let html = format!(r#"<a href="/files/{WHEEL}">{WHEEL}</a>"#);
             return page(stream, "text/html", &html);
         }
-        head(
+        drip(
             stream,
-            "200 OK",
-            &[
-                ("content-type", "application/octet-stream".into()),
-                ("content-length", "100000".into()),
-            ],
+            "application/octet-stream",
+            b'x',
+            Duration::from_millis(100),
         );
-        for _ in 0..100_000 {
-            if stream.write_all(b"x").is_err() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
     })
 }
 

@@ -4,6 +4,7 @@ use vari_client::{CoreMetadata, FileKind, IndexFile};
 
 use crate::server::{FileAttrs, Formats, MetadataSpelling, TestIndex};
 use crate::support::{client, copy_fixture_wheels, name, settings};
+use vari_test_support::wheels::sha256_hex as sha256;
 
 const PLAIN: &str = "test_package-0-py3-none-any.whl";
 const FOO: &str = "test_package-0-py3-none-any-foo.whl";
@@ -90,14 +91,6 @@ fn check_attributes(files: &[IndexFile], dir: &std::path::Path) {
     assert_eq!(null.core_metadata, CoreMetadata::Absent);
     assert!(null.wheel().unwrap().is_null_variant());
     assert!(null.url.path().ends_with(&format!("/files/{NULL}")));
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 #[tokio::test]

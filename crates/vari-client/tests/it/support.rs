@@ -6,9 +6,12 @@ use std::time::Duration;
 
 use vari_client::{CacheMode, ClientSettings, IndexClient, IndexUrl, NetrcSource, ProjectName};
 
+pub(crate) use vari_test_support::paths::file_names as entries;
+pub(crate) use vari_test_support::wheels::level_variants as variants_doc;
+
 /// The workspace's test data directory.
 pub(crate) fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+    vari_test_support::paths::testdata("")
 }
 
 /// Copies the variantlib fixture wheels (and, if asked, their variants.json) into `dir`.
@@ -47,27 +50,6 @@ pub(crate) fn client(settings: ClientSettings) -> IndexClient {
 
 pub(crate) fn name(name: &str) -> ProjectName {
     ProjectName::new(name).unwrap()
-}
-
-/// A PEP 825 (0.1.1) document with `variants` `x86_64 :: level :: LEVEL` per label (`null`
-/// for the null variant).
-pub(crate) fn variants_doc(labels: &[&str]) -> String {
-    let entries: Vec<String> = labels
-        .iter()
-        .map(|label| match *label {
-            "null" => "\"null\": {}".to_owned(),
-            other => {
-                let level = other.rsplit('_').next().unwrap();
-                format!("\"{other}\": {{\"x86_64\": {{\"level\": [\"{level}\"]}}}}")
-            }
-        })
-        .collect();
-    format!(
-        "{{\"$schema\": \"https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json\", \
-          \"default-priorities\": {{\"namespace\": [\"x86_64\"]}}, \
-          \"variants\": {{{}}}}}",
-        entries.join(", ")
-    )
 }
 
 /// Writes a wheel `filename` into `dir`: an incompressible payload of `payload` bytes first
@@ -116,14 +98,4 @@ pub(crate) fn write_wheel(
     writeln!(zip, "{info}/METADATA,,").unwrap();
     zip.finish().unwrap();
     path
-}
-
-/// The names of the entries of `dir`.
-pub(crate) fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }

@@ -5,7 +5,7 @@
 //! contexts of its real `variants.json`, come out as expected.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use vari_core::markers::{
@@ -203,19 +203,7 @@ fn markers_without_variant_variables_come_back_as_written_but_for_spacing() {
     }
 }
 
-/// The workspace's test venv: `$VARI_TEST_VENV` or `<workspace>/.venv`.
-fn venv_python() -> PathBuf {
-    let venv = std::env::var_os("VARI_TEST_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
-    let python = venv.join("bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run scripts/test-env first",
-        python.display()
-    );
-    python
-}
+use vari_test_support::venv::python as venv_python;
 
 /// Runs `script` with the test venv's Python, `input` on its standard input; its standard
 /// output parsed as JSON.

@@ -9,23 +9,11 @@ use std::process::Command;
 
 use vari_install::list_installed;
 
-/// The workspace's test venv: `$VARI_TEST_VENV` or `<workspace>/.venv`.
-fn venv() -> PathBuf {
-    let venv = std::env::var_os("VARI_TEST_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
-    assert!(
-        venv.join("bin/python").is_file(),
-        "the test venv {} is missing: run scripts/test-env",
-        venv.display()
-    );
-    venv
-}
+use vari_test_support::venv::{run_ok as run, test_venv as venv};
+use vari_test_support::wheels::{member_text, metadata_header, variant_of};
 
 fn wheel(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/wheels")
-        .join(name)
+    vari_test_support::paths::testdata("wheels").join(name)
 }
 
 /// Copies a variant wheel to `dir` under its name without the label.
@@ -40,57 +28,16 @@ fn without_label(variant_wheel: &str, dir: &Path) -> PathBuf {
     plain
 }
 
-fn run(command: &mut Command) {
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{command:?} failed:\n{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
 /// The label and properties the wheel's own `variant.json` gives, read with serde_json alone
 /// (not with vari): the expected answer.
 fn expected_variant(variant_wheel: &str) -> (String, Vec<String>) {
-    let file = std::fs::File::open(wheel(variant_wheel)).unwrap();
-    let mut archive = zip::ZipArchive::new(file).unwrap();
-    let name = archive
-        .file_names()
-        .find(|n| n.ends_with(".dist-info/variant.json"))
-        .unwrap()
-        .to_owned();
-    let json: serde_json::Value = serde_json::from_reader(archive.by_name(&name).unwrap()).unwrap();
-    let variants = json["variants"].as_object().unwrap();
-    assert_eq!(variants.len(), 1);
-    let (label, namespaces) = variants.iter().next().unwrap();
-    let mut properties = Vec::new();
-    for (ns, features) in namespaces.as_object().unwrap() {
-        for (feature, values) in features.as_object().unwrap() {
-            for value in values.as_array().unwrap() {
-                properties.push(format!("{ns} :: {feature} :: {}", value.as_str().unwrap()));
-            }
-        }
-    }
-    properties.sort();
-    (label.clone(), properties)
+    variant_of(&wheel(variant_wheel))
 }
 
 /// The `Name:` of the wheel's METADATA (the name as installers record it).
 fn metadata_name(fixture: &str) -> String {
-    let file = std::fs::File::open(wheel(fixture)).unwrap();
-    let mut archive = zip::ZipArchive::new(file).unwrap();
-    let name = archive
-        .file_names()
-        .find(|n| n.ends_with(".dist-info/METADATA"))
-        .unwrap()
-        .to_owned();
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut archive.by_name(&name).unwrap(), &mut text).unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix("Name: "))
-        .unwrap()
-        .to_owned()
+    let bytes = std::fs::read(wheel(fixture)).unwrap();
+    metadata_header(&member_text(&bytes, ".dist-info/METADATA"), "Name")
 }
 
 fn listed(target: &Path) -> (String, String, Option<(String, Vec<String>)>) {

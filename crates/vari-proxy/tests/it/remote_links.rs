@@ -1,8 +1,7 @@
 //! The link rule seen through the proxy: a remote index whose page links local files (`file:`
 //! URLs) never makes the proxy list or serve them; only its http links are listed.
 
-#[path = "../../../vari-client/tests/it/raw_server.rs"]
-mod raw_server;
+use vari_test_support::raw as raw_server;
 
 use crate::support::*;
 

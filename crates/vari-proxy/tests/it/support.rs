@@ -3,7 +3,6 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -12,8 +11,7 @@ use vari_client::{CacheMode, ClientSettings, FindLinks, IndexUrl, NetrcSource};
 use vari_proxy::{ProxySettings, RunningProxy};
 use vari_select::{Target, TargetSettings};
 
-#[path = "../../../vari-client/tests/it/server.rs"]
-pub(crate) mod server;
+pub(crate) use vari_test_support::index as server;
 
 pub(crate) use server::{FileAttrs, MetadataSpelling, TestIndex};
 
@@ -181,11 +179,7 @@ pub(crate) async fn proxy_with(
     (proxy, scratch)
 }
 
-/// A port on 127.0.0.1 that nothing listens on (bound, and let go at once).
-pub(crate) fn unused_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
-}
+pub(crate) use vari_test_support::raw::unused_port;
 
 /// [`proxy_with`] whose one index is down: `http://127.0.0.1:{port}/simple/`, where nothing
 /// listens on the port returned.
@@ -329,99 +323,7 @@ pub(crate) fn path_of(href: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // Installers
 
-/// The workspace's test venv (newest pip, uv): `$VARI_TEST_VENV` or `<workspace>/.venv`.
-pub(crate) fn venv() -> PathBuf {
-    let venv = std::env::var_os("VARI_TEST_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
-    assert!(
-        venv.join("bin/python").is_file() && venv.join("bin/uv").is_file(),
-        "the test venv {} is missing (or lacks uv): run scripts/test-env",
-        venv.display()
-    );
-    venv
-}
-
-/// A `python3 -m venv` environment: the pip this machine's Python bundles (offline).
-pub(crate) fn machine_pip_python() -> PathBuf {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON
-        .get_or_init(|| {
-            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vari-proxy-machine-pip");
-            let python = dir.join("bin/python");
-            if !python.is_file() {
-                let status = Command::new("python3")
-                    .args(["-m", "venv"])
-                    .arg(&dir)
-                    .status()
-                    .expect("python3 runs");
-                assert!(status.success(), "python3 -m venv {} failed", dir.display());
-            }
-            python
-        })
-        .clone()
-}
-
-/// Which installer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Installer {
-    /// The pip `python3 -m venv` bundles.
-    MachinePip,
-    /// The newest pip (the test venv's).
-    NewestPip,
-    /// uv (the test venv's).
-    Uv,
-}
-
-pub(crate) const INSTALLERS: [Installer; 3] =
-    [Installer::MachinePip, Installer::NewestPip, Installer::Uv];
-
-/// One installer run into a `--target` directory of its own.
-pub(crate) struct Installed {
-    pub(crate) dir: tempfile::TempDir,
-    pub(crate) output: String,
-    pub(crate) success: bool,
-}
-
-impl Installed {
-    /// The label in `{dist_info}/variant.json` (the one variant it describes); `None` when
-    /// the installed wheel has no `variant.json`.
-    pub(crate) fn label(&self, dist_info: &str) -> Option<String> {
-        let info = self.dir.path().join(dist_info);
-        assert!(
-            info.is_dir(),
-            "{dist_info} is not installed:\n{}",
-            self.output
-        );
-        let text = std::fs::read_to_string(info.join("variant.json")).ok()?;
-        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let labels: Vec<&String> = value["variants"].as_object().unwrap().keys().collect();
-        assert_eq!(labels.len(), 1, "{text}");
-        Some(labels[0].clone())
-    }
-
-    /// The installed distributions (`name-version` of each `.dist-info`), sorted.
-    pub(crate) fn distributions(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(self.dir.path())
-            .unwrap()
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter_map(|n| n.strip_suffix(".dist-info").map(str::to_owned))
-            .collect();
-        names.sort();
-        names
-    }
-
-    pub(crate) fn assert_success(&self) {
-        assert!(self.success, "the installer failed:\n{}", self.output);
-    }
-
-    /// Asserts that the installer succeeded and installed exactly the distributions
-    /// `expected` (`name-version`, sorted), showing its output where it did not.
-    pub(crate) fn assert_installed(&self, expected: &[&str]) {
-        self.assert_success();
-        assert_eq!(self.distributions(), expected, "{}", self.output);
-    }
-}
+pub(crate) use vari_test_support::installers::{Installed, Installer, INSTALLERS};
 
 /// Runs `installer` to install `requirements` from `index` into a new directory.
 pub(crate) async fn install(installer: Installer, index: &str, requirements: &[&str]) -> Installed {
@@ -435,12 +337,9 @@ pub(crate) async fn install_with(
     requirements: &[&str],
     extra: &[&str],
 ) -> Installed {
-    let index = index.to_owned();
     let mut arguments: Vec<String> = extra.iter().map(|r| (*r).to_owned()).collect();
     arguments.extend(requirements.iter().map(|r| (*r).to_owned()));
-    tokio::task::spawn_blocking(move || install_blocking(installer, &index, &arguments, None))
-        .await
-        .unwrap()
+    install_blocking(installer, index, arguments, None).await
 }
 
 /// [`install`] with uv's cache in `cache` (kept for the next run), not a fresh one.
@@ -450,76 +349,27 @@ pub(crate) async fn install_with_cache(
     requirements: &[&str],
     cache: &Path,
 ) -> Installed {
-    let index = index.to_owned();
     let arguments: Vec<String> = requirements.iter().map(|r| (*r).to_owned()).collect();
-    let cache = cache.to_path_buf();
+    install_blocking(installer, index, arguments, Some(cache.to_path_buf())).await
+}
+
+/// The shared installer run, off the runtime's threads (the proxy serves it meanwhile).
+async fn install_blocking(
+    installer: Installer,
+    index: &str,
+    arguments: Vec<String>,
+    kept_cache: Option<PathBuf>,
+) -> Installed {
+    let index = index.to_owned();
     tokio::task::spawn_blocking(move || {
-        install_blocking(installer, &index, &arguments, Some(&cache))
+        vari_test_support::installers::install_into_target(
+            installer,
+            Path::new(env!("CARGO_TARGET_TMPDIR")),
+            &index,
+            &arguments,
+            kept_cache.as_deref(),
+        )
     })
     .await
     .unwrap()
-}
-
-fn install_blocking(
-    installer: Installer,
-    index: &str,
-    requirements: &[String],
-    kept_cache: Option<&Path>,
-) -> Installed {
-    let dir = tempfile::tempdir().unwrap();
-    let fresh_cache = tempfile::tempdir().unwrap();
-    let cache = kept_cache.unwrap_or(fresh_cache.path());
-    let mut command = match installer {
-        Installer::MachinePip | Installer::NewestPip => {
-            let python = match installer {
-                Installer::MachinePip => machine_pip_python(),
-                _ => venv().join("bin/python"),
-            };
-            let mut command = Command::new(python);
-            command
-                .args(["-m", "pip", "install", "--isolated", "--no-cache-dir"])
-                .args([
-                    "--disable-pip-version-check",
-                    "--no-compile",
-                    "--no-input",
-                    "-v",
-                ])
-                .env("PIP_CONFIG_FILE", "/dev/null")
-                .env("PIP_NO_CACHE_DIR", "1");
-            command
-        }
-        Installer::Uv => {
-            let mut command = Command::new(venv().join("bin/uv"));
-            command
-                .args(["pip", "install", "--no-config"])
-                .args(["--python", venv().join("bin/python").to_str().unwrap()])
-                .env("UV_CACHE_DIR", cache)
-                .env("UV_HTTP_RETRIES", "0")
-                .env_remove("UV_INDEX_URL")
-                .env_remove("UV_EXTRA_INDEX_URL");
-            command
-        }
-    };
-    let output = command
-        .args(["--index-url", index])
-        .arg("--target")
-        .arg(dir.path())
-        .args(requirements)
-        .env_remove("PIP_INDEX_URL")
-        .env_remove("PIP_EXTRA_INDEX_URL")
-        .env_remove("PIP_FIND_LINKS")
-        .stdin(Stdio::null())
-        .output()
-        .expect("the installer runs");
-    let text = format!(
-        "--- {installer:?} {requirements:?} from {index}\n--- stdout\n{}\n--- stderr\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    drop(fresh_cache);
-    Installed {
-        dir,
-        output: text,
-        success: output.status.success(),
-    }
 }

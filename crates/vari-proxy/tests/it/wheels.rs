@@ -2,29 +2,16 @@
 //! real variant markers (tags `py3-none-any`, so the machine's Python installs it), its
 //! dependencies, a variant project without markers, a project without variants, one with a
 //! corrupt `variants.json`, and one that only has GPU builds. The wheels themselves are
-//! vari-select's test wheels (included, not copied).
+//! the shared test support's.
 
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
-
-#[path = "../../../vari-select/tests/it/test_wheels.rs"]
-mod test_wheels;
-
-pub(crate) use test_wheels::{level_variants, one_variant, wheel};
-use test_wheels::{testdata, TORCH_REQUIRES};
+pub(crate) use vari_test_support::wheels::{level_variants, one_variant, sha256_hex, wheel};
+use vari_test_support::{paths::testdata, wheels::member_text, wheels::TORCH_REQUIRES};
 
 /// The METADATA member of a wheel's bytes.
 pub(crate) fn metadata_of(wheel: &[u8]) -> String {
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(wheel)).unwrap();
-    let name = archive
-        .file_names()
-        .find(|n| n.ends_with(".dist-info/METADATA"))
-        .unwrap()
-        .to_owned();
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut archive.by_name(&name).unwrap(), &mut text).unwrap();
-    text
+    member_text(wheel, ".dist-info/METADATA")
 }
 
 /// The labels of the generated torch 2.10.0.
@@ -127,12 +114,4 @@ pub(crate) fn gpuonly_release(dir: &Path) {
         &[],
     );
     std::fs::write(dir.join("gpuonly-1.0-variants.json"), document).unwrap();
-}
-
-/// The lowercase hex SHA-256 of `bytes`.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }

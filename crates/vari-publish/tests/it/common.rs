@@ -1,47 +1,15 @@
 //! Wheels generated for the tests, the fixture directory, and reading a built site.
 #![allow(dead_code)] // Each module uses a different subset.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
-use sha2::{Digest, Sha256};
-use zip::write::SimpleFileOptions;
+use vari_test_support::wheels::TestWheel;
+
+pub(crate) use vari_test_support::wheels::{sha256_hex, variant_json};
 
 /// variantlib's fixture wheels (one project, named and hash labels, null, plain).
 pub(crate) fn fixture_wheels() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/wheels")
-}
-
-/// The schema URL of PEP 825's variant metadata (0.1.1).
-pub(crate) const SCHEMA_0_1: &str = "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json";
-
-/// A `variant.json` with one variant: `label` with `properties` (`(ns, feature, value)`).
-pub(crate) fn variant_json(
-    namespaces: &[&str],
-    label: &str,
-    properties: &[(&str, &str, &str)],
-) -> String {
-    let mut variant = serde_json::Map::new();
-    for (ns, feature, value) in properties {
-        let ns = variant
-            .entry(ns.to_string())
-            .or_insert_with(|| serde_json::json!({}));
-        ns.as_object_mut()
-            .unwrap()
-            .entry(feature.to_string())
-            .or_insert_with(|| serde_json::json!([]))
-            .as_array_mut()
-            .unwrap()
-            .push(serde_json::json!(value));
-    }
-    serde_json::to_string_pretty(&serde_json::json!({
-        "$schema": SCHEMA_0_1,
-        "default-priorities": {"namespace": namespaces},
-        "variants": {label: variant},
-    }))
-    .unwrap()
+    vari_test_support::paths::testdata("wheels")
 }
 
 /// A wheel to generate.
@@ -84,88 +52,22 @@ impl<'a> WheelSpec<'a> {
             Some(label) => format!("{}-{}-py3-none-any-{label}.whl", self.name, self.version),
             None => format!("{}-{}-py3-none-any.whl", self.name, self.version),
         };
-        let dist_info = format!("{}-{}.dist-info", self.name, self.version);
-        let mut metadata = format!(
-            "Metadata-Version: 2.4\nName: {}\nVersion: {}\n",
-            self.name, self.version
-        );
-        if let Some(requires) = self.requires_python {
-            metadata.push_str(&format!("Requires-Python: {requires}\n"));
-        }
-        let mut members: Vec<(String, Vec<u8>)> = vec![
-            (
-                format!("{}/__init__.py", self.name),
-                format!("LABEL = {:?}\n", self.label.unwrap_or("")).into_bytes(),
-            ),
-            (format!("{dist_info}/METADATA"), metadata.into_bytes()),
-            (
-                format!("{dist_info}/WHEEL"),
-                b"Wheel-Version: 1.0\nGenerator: vari-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-                    .to_vec(),
-            ),
-        ];
-        if let Some(json) = &self.variant_json {
-            members.push((
-                format!("{dist_info}/variant.json"),
-                json.clone().into_bytes(),
-            ));
-        }
-        let mut record = String::new();
-        for (name, bytes) in &members {
-            let hash = URL_SAFE_NO_PAD.encode(Sha256::digest(bytes));
-            record.push_str(&format!("{name},sha256={hash},{}\n", bytes.len()));
-        }
-        record.push_str(&format!("{dist_info}/RECORD,,\n"));
-        members.push((format!("{dist_info}/RECORD"), record.into_bytes()));
-
-        let path = dir.join(filename);
-        let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
-        for (name, bytes) in &members {
-            zip.start_file(name.as_str(), SimpleFileOptions::default())
-                .unwrap();
-            zip.write_all(bytes).unwrap();
-        }
-        zip.finish().unwrap();
-        path
+        TestWheel::new(&filename)
+            .bare_metadata("2.4")
+            .requires_python(self.requires_python)
+            .variant_json(self.variant_json.as_deref())
+            .write(dir)
     }
 }
 
 /// Every file under `root` (relative path → bytes), sorted.
-pub(crate) fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(root, &path, out);
-            } else {
-                let relative = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                out.push((relative, std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(root, root, &mut out);
-    out.sort();
-    out
-}
+pub(crate) use vari_test_support::paths::files_under as tree;
 
 /// A JSON file of the site.
 pub(crate) fn site_json(site: &Path, relative: &str) -> serde_json::Value {
     let text =
         std::fs::read_to_string(site.join(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{relative}: {e}"))
-}
-
-/// Lowercase hex SHA-256.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// Checks a PEP 691 (API 1.x, with PEP 700 and PEP 714) project list.

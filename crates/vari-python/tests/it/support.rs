@@ -6,17 +6,9 @@ use std::process::Command;
 
 use vari_python::{DiscoveryEnv, PythonRequest, ResolveOptions, TargetPython};
 
-/// The workspace's test venv: `$VARI_TEST_VENV` or `<workspace>/.venv`.
+/// The workspace's test venv (`$VARI_TEST_VENV` or `<workspace>/.venv`), canonical.
 pub(crate) fn venv() -> PathBuf {
-    let venv = std::env::var_os("VARI_TEST_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
-    assert!(
-        venv.join("bin/python").is_file(),
-        "the test venv {} is missing: run scripts/test-env",
-        venv.display()
-    );
-    std::fs::canonicalize(venv).unwrap()
+    std::fs::canonicalize(vari_test_support::venv::test_venv()).unwrap()
 }
 
 /// The venv's interpreter.

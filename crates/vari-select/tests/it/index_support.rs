@@ -1,4 +1,4 @@
-//! What the index scenarios share: vari-client's test server (included, not copied), the
+//! What the index scenarios share: the shared test index server, the
 //! PyTorch 2.10 release generated from its real `variants.json`, small `demo` releases,
 //! client settings for a test server, targets, and selecting from a served directory.
 
@@ -13,8 +13,7 @@ use vari_select::{
 
 use crate::test_wheels::{level_variants, one_variant, testdata, wheel, TORCH_REQUIRES};
 
-#[path = "../../../vari-client/tests/it/server.rs"]
-pub(crate) mod server;
+pub(crate) use vari_test_support::index as server;
 
 pub(crate) use server::{FileAttrs, TestIndex};
 

@@ -8,18 +8,7 @@ use vari_select::{choose, FileFate, Release, Target, TargetSettings, VariantReje
 
 use crate::support::{described, target, wheel, x86_profile};
 
-/// The test environment made by `scripts/test-env` (packaging 26.3 installed in it).
-fn test_venv() -> PathBuf {
-    let venv = std::env::var_os("VARI_TEST_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
-    assert!(
-        venv.join("bin/python").exists(),
-        "{} has no bin/python: run scripts/test-env first",
-        venv.display()
-    );
-    venv
-}
+use vari_test_support::venv::test_venv;
 
 /// A release whose `abi` variant needs packaging 26.3 and Python >= 3.12 (by `enable-if`), with
 /// a plain fallback.

@@ -37,14 +37,7 @@ fn spec(list: &[&str]) -> VariantSpec {
     }
 }
 
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
+use vari_test_support::paths::file_names as files_in;
 
 #[test]
 fn make_variant_copies_members_raw_and_unmake_gives_the_plain_wheel_back() {

@@ -4,40 +4,12 @@
 use std::io::{Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
-use sha2::{Digest, Sha256};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime};
 
-/// The repository's test data.
-pub(crate) fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(rel)
-}
-
-/// The Python tools' environment (`scripts/test-env`).
-pub(crate) fn venv() -> PathBuf {
-    let venv = std::env::var_os("VARI_TEST_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
-    assert!(
-        venv.join("bin/python").exists(),
-        "no Python test environment at {}: run scripts/test-env",
-        venv.display()
-    );
-    venv
-}
-
-/// A RECORD row with the true hash.
-pub(crate) fn record_row(name: &str, bytes: &[u8]) -> String {
-    format!(
-        "{name},sha256={},{}\n",
-        URL_SAFE_NO_PAD.encode(Sha256::digest(bytes)),
-        bytes.len()
-    )
-}
+pub(crate) use vari_test_support::paths::testdata;
+pub(crate) use vari_test_support::venv::test_venv as venv;
+pub(crate) use vari_test_support::wheels::record_row;
 
 /// A plain wheel `{dist}-{version}-{tags}.whl` in `dir` with a package, a data file, METADATA
 /// (with `requires`), WHEEL and RECORD. Returns its path.
@@ -336,20 +308,4 @@ pub(crate) fn write_demo(dir: &Path, bytes: &[u8]) -> PathBuf {
 }
 
 /// Every file under `dir`, recursively, with its contents: to show that nothing changed.
-pub(crate) fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).unwrap_or_default();
-                out.push((path, bytes));
-            }
-        }
-    }
-    out.sort();
-    out
-}
+pub(crate) use vari_test_support::paths::files_under as snapshot;

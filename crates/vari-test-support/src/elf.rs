@@ -1,4 +1,4 @@
-//! Builders for the integration tests: small ELF files written with `object::write::elf` (known
+//! Builders for the scanning tests: small ELF files written with `object::write::elf` (known
 //! machine code in `.text`, real fat-binary sections, `DT_NEEDED` entries, function symbols) and
 //! wheels (zip archives, deflated) around them.
 
@@ -10,26 +10,33 @@ use object::write::elf::{FileHeader, SectionHeader, Sym, Writer};
 use object::Endianness;
 
 /// Where `.text` is loaded in the test libraries.
-pub(crate) const TEXT_ADDRESS: u64 = 0x1000;
+pub const TEXT_ADDRESS: u64 = 0x1000;
 
 /// An ELF file to build.
-pub(crate) struct Elf<'a> {
-    pub(crate) is_64: bool,
-    pub(crate) machine: elf::Machine,
-    pub(crate) file_type: elf::FileType,
-    pub(crate) abi_version: u8,
-    pub(crate) flags: u32,
-    pub(crate) text: &'a [u8],
+pub struct Elf<'a> {
+    /// ELF64 (else ELF32).
+    pub is_64: bool,
+    /// `e_machine`.
+    pub machine: elf::Machine,
+    /// `e_type`.
+    pub file_type: elf::FileType,
+    /// `EI_ABIVERSION`.
+    pub abi_version: u8,
+    /// `e_flags`.
+    pub flags: u32,
+    /// The machine code of `.text`.
+    pub text: &'a [u8],
     /// (section name, bytes): `.nv_fatbin` or `__nv_relfatbin`.
-    pub(crate) fatbin: Option<(&'a str, &'a [u8])>,
-    pub(crate) needed: &'a [&'a str],
+    pub fatbin: Option<(&'a str, &'a [u8])>,
+    /// `DT_NEEDED` entries.
+    pub needed: &'a [&'a str],
     /// (name, offset in `.text`, size).
-    pub(crate) functions: &'a [(&'a str, u64, u64)],
+    pub functions: &'a [(&'a str, u64, u64)],
 }
 
 impl<'a> Elf<'a> {
     /// An x86-64 shared object with this machine code.
-    pub(crate) fn x86_64_library(text: &'a [u8]) -> Self {
+    pub fn x86_64_library(text: &'a [u8]) -> Self {
         Self {
             is_64: true,
             machine: elf::EM_X86_64,
@@ -43,7 +50,8 @@ impl<'a> Elf<'a> {
         }
     }
 
-    pub(crate) fn build(&self) -> Vec<u8> {
+    /// The ELF file's bytes.
+    pub fn build(&self) -> Vec<u8> {
         let mut out = Vec::new();
         let mut w = Writer::new(Endianness::Little, self.is_64, &mut out);
 
@@ -179,18 +187,18 @@ impl<'a> Elf<'a> {
 }
 
 /// A real fat-binary section from `testdata/fatbin/`.
-pub(crate) fn fatbin(name: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/fatbin")
-        .join(name);
+pub fn fatbin(name: &str) -> Vec<u8> {
+    let path = crate::paths::testdata("fatbin").join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-pub(crate) const CUDA12_FATBIN: &str = "jax_cuda12_plugin-0.4.38-_blas.so.nv_fatbin";
-pub(crate) const CUDA13_FATBIN: &str = "jax_cuda13_plugin-0.8.0-_prng.so.nv_fatbin";
+/// A CUDA 12 fat binary (jax's `_blas.so`): SASS for several architectures.
+pub const CUDA12_FATBIN: &str = "jax_cuda12_plugin-0.4.38-_blas.so.nv_fatbin";
+/// A CUDA 13 fat binary (jax's `_prng.so`).
+pub const CUDA13_FATBIN: &str = "jax_cuda13_plugin-0.8.0-_prng.so.nv_fatbin";
 
 /// Writes a wheel (deflated members, in this order) into `dir`.
-pub(crate) fn wheel(dir: &Path, name: &str, members: &[(&str, Vec<u8>)]) -> PathBuf {
+pub fn wheel(dir: &Path, name: &str, members: &[(&str, Vec<u8>)]) -> PathBuf {
     let path = dir.join(name);
     let file = std::fs::File::create(&path).unwrap();
     let mut zip = zip::ZipWriter::new(file);
@@ -205,11 +213,17 @@ pub(crate) fn wheel(dir: &Path, name: &str, members: &[(&str, Vec<u8>)]) -> Path
 }
 
 /// Machine code, each sequence one instruction (the unit tests check their decoding).
-pub(crate) mod code {
-    pub(crate) const ADDPD: &[u8] = b"\x66\x0f\x58\xc1"; // addpd xmm0, xmm1
-    pub(crate) const POPCNT: &[u8] = b"\xf3\x48\x0f\xb8\xc0"; // popcnt rax, rax
-    pub(crate) const VFMADD: &[u8] = b"\xc4\xe2\xf9\xa8\xc2"; // vfmadd213pd xmm0, xmm0, xmm2
-    pub(crate) const VPADDD_ZMM: &[u8] = b"\x62\xf1\x7d\x48\xfe\xc1"; // vpaddd zmm0, zmm0, zmm1
-    pub(crate) const CPUID: &[u8] = b"\x0f\xa2";
-    pub(crate) const RET: &[u8] = b"\xc3";
+pub mod code {
+    /// `addpd xmm0, xmm1` (SSE2).
+    pub const ADDPD: &[u8] = b"\x66\x0f\x58\xc1"; // addpd xmm0, xmm1
+    /// `popcnt rax, rax`.
+    pub const POPCNT: &[u8] = b"\xf3\x48\x0f\xb8\xc0"; // popcnt rax, rax
+    /// `vfmadd213pd xmm0, xmm0, xmm2` (FMA).
+    pub const VFMADD: &[u8] = b"\xc4\xe2\xf9\xa8\xc2"; // vfmadd213pd xmm0, xmm0, xmm2
+    /// `vpaddd zmm0, zmm0, zmm1` (AVX-512).
+    pub const VPADDD_ZMM: &[u8] = b"\x62\xf1\x7d\x48\xfe\xc1"; // vpaddd zmm0, zmm0, zmm1
+    /// `cpuid`.
+    pub const CPUID: &[u8] = b"\x0f\xa2";
+    /// `ret`.
+    pub const RET: &[u8] = b"\xc3";
 }

@@ -5,8 +5,7 @@
 //! need: no range support, N server errors before success, hanging, basic auth, cache
 //! validators, wrong hashes, truncated bodies. Every request is recorded for assertions.
 //!
-//! It depends only on tokio, hyper, hyper-util, http-body-util, bytes, base64, sha2 and
-//! futures-util (no vari crate), so other crates' tests can copy or `#[path]`-include it.
+//! It runs on the test's tokio runtime and stops when that runtime ends.
 //!
 //! Routes:
 //! - `/simple/{project}/` — the project's files (those whose name, up to the first `-`,
@@ -15,19 +14,18 @@
 //! - `/files/{filename}.metadata` — `{filename}.metadata` from the directory (PEP 658).
 //! - `/flat.html` — every file on one page (a find-links page).
 
-#![allow(dead_code, unreachable_pub)]
-
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+use crate::wheels::sha256_hex;
 
 use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Full, StreamBody};
 use hyper::body::Frame;
 use hyper::{Request, Response, StatusCode};
-use sha2::{Digest, Sha256};
 
 /// Which page formats the server offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +50,7 @@ pub enum MetadataSpelling {
 pub struct FileAttrs {
     /// `Some(None)`: yanked without reason.
     pub yanked: Option<Option<String>>,
+    /// `data-requires-python` / `requires-python`.
     pub requires_python: Option<String>,
     /// Advertise `{file}.metadata` with its sha256, in this spelling.
     pub core_metadata: Option<MetadataSpelling>,
@@ -64,6 +63,7 @@ pub struct FileAttrs {
 /// The knobs, changeable while the server runs.
 #[derive(Debug, Clone)]
 pub struct Knobs {
+    /// Which page formats are offered.
     pub formats: Formats,
     /// Honour `Range` (and say `Accept-Ranges: bytes`).
     pub ranges: bool,
@@ -83,6 +83,7 @@ pub struct Knobs {
     pub cache_control: Option<String>,
     /// Give sha256 hashes of files.
     pub hashes: bool,
+    /// Per-file attributes, by file name.
     pub attrs: HashMap<String, FileAttrs>,
 }
 
@@ -107,10 +108,15 @@ impl Default for Knobs {
 /// One request as the server saw it.
 #[derive(Debug, Clone)]
 pub struct Seen {
+    /// The request path.
     pub path: String,
+    /// The `Range` header.
     pub range: Option<String>,
+    /// The `Accept` header.
     pub accept: Option<String>,
+    /// The `Authorization` header.
     pub authorization: Option<String>,
+    /// The status answered.
     pub status: u16,
     /// Body bytes sent (before any truncation knob).
     pub body_len: usize,
@@ -174,6 +180,7 @@ impl TestIndex {
         format!("http://{}", self.addr)
     }
 
+    /// The port it listens on.
     pub fn port(&self) -> u16 {
         self.addr.port()
     }
@@ -351,13 +358,6 @@ fn respond(
         }
     }
     Ok(reply)
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 fn percent_decode(s: &str) -> String {
