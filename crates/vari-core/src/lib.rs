@@ -28,6 +28,7 @@ pub mod names;
 pub mod ordering;
 pub mod profile;
 pub mod project;
+mod supported;
 
 pub use depth::{check_toml_depth, TooDeep, MAX_DOCUMENT_DEPTH};
 pub use diagnostic::{strip_bom, Diagnostic};
