@@ -35,6 +35,7 @@
 mod abi;
 mod discover;
 mod env;
+pub mod environment;
 mod error;
 mod platform;
 mod platform_name;

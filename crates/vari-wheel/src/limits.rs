@@ -23,9 +23,10 @@ pub const MAX_VARIANT_JSON_BYTES: u64 = 16 * 1024 * 1024;
 pub const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
 
 /// By default, how many times its own size a wheel's members may declare in all, uncompressed,
-/// when every member is read ([`validate`](crate::validate)): deflate cannot exceed 1032, real wheels are under
-/// 10, and a zip bomb is refused before anything is inflated. See also [`MIN_INFLATE_CEILING`];
-/// [`set_max_inflate_ratio`] changes it (the `vari` command reads [`MAX_INFLATE_RATIO_ENV`]).
+/// when every member is read ([`validate`](crate::validate)): deflate cannot exceed 1032, real
+/// wheels are under 10, and a zip bomb is refused before anything is inflated. See also
+/// [`MIN_INFLATE_CEILING`]; [`set_max_inflate_ratio`] changes it (the `vari` command reads
+/// [`MAX_INFLATE_RATIO_ENV`]).
 pub const MAX_INFLATE_RATIO: u64 = 200;
 
 /// The inflation ceiling of a small wheel: its members may always declare this many bytes in

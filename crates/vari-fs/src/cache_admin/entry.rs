@@ -36,9 +36,9 @@ impl CacheArea {
         }
     }
 
-    /// Whether [`prune`] removes its unused entries: the HTTP responses and the rewritten
-    /// wheels. The interpreter answers and the detection result are small and checked against
-    /// what they describe on every use, so their age says nothing.
+    /// Whether [`prune`](super::prune) removes its unused entries: the HTTP responses and the
+    /// rewritten wheels. The interpreter answers and the detection result are small and checked
+    /// against what they describe on every use, so their age says nothing.
     pub fn prunable(self) -> bool {
         matches!(self, Self::Http | Self::Proxy)
     }
