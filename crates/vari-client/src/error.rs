@@ -7,6 +7,7 @@ use std::time::Duration;
 use url::Url;
 
 use crate::auth::NetrcError;
+use crate::limits::Ceiling;
 use crate::simple::PageError;
 
 /// Why a request, a page, an archive or a download failed.
@@ -152,6 +153,16 @@ pub enum ClientError {
 }
 
 impl ClientError {
+    /// The error for a body at `url` past `ceiling` (the ceiling's names say which settings
+    /// raise it).
+    pub(crate) fn too_large(url: &Url, ceiling: Ceiling) -> Self {
+        Self::TooLarge {
+            url: url.clone(),
+            limit: ceiling.bytes,
+            names: ceiling.names,
+        }
+    }
+
     /// Whether the error says the server (or the cache) does not have what was asked for,
     /// as opposed to a failure to ask.
     pub fn is_not_found(&self) -> bool {

@@ -219,17 +219,6 @@ static METADATA: CeilingNames = CeilingNames {
     env: MAX_METADATA_BYTES_ENV,
 };
 
-impl Ceiling {
-    /// The error for a body at `url` past this ceiling.
-    pub(crate) fn exceeded(&self, url: &url::Url) -> crate::ClientError {
-        crate::ClientError::TooLarge {
-            url: url.clone(),
-            limit: self.bytes,
-            names: self.names,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

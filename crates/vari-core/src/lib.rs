@@ -29,6 +29,8 @@ pub mod names;
 pub mod ordering;
 pub mod profile;
 pub mod project;
+pub mod sm_arch;
+mod supported;
 pub mod uv;
 
 pub use depth::{check_toml_depth, TooDeep, MAX_DOCUMENT_DEPTH};

@@ -9,7 +9,7 @@ use std::time::Instant;
 use vari_core::{FeatureName, FeatureSupport, FeatureValue};
 
 use crate::context::DetectContext;
-use crate::facts::{self, FactsError};
+use crate::facts_section::{self, FactsError};
 use crate::provider::{Derived, Detected, FactsInput, FactsSection, Provider, Scope};
 use crate::report::ProviderReport;
 
@@ -106,9 +106,9 @@ impl Provider for FixedList {
             toml::Value::Boolean(false) => Ok(None),
             _ => {
                 let mut chosen: Vec<String> = Vec::new();
-                for (p, s) in facts::string_list(value, self.namespace)? {
+                for (p, s) in facts_section::string_list(value, self.namespace)? {
                     if !self.values.contains(&s.as_str()) {
-                        return Err(facts::invalid(
+                        return Err(facts_section::invalid(
                             p,
                             format!("unknown value {s:?} (known: {})", self.values.join(", ")),
                         ));

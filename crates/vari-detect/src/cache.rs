@@ -65,21 +65,6 @@ impl Fingerprint {
     }
 }
 
-/// Sorted entry names of `dir` (optionally only those starting with `prefix`), comma-joined
-/// (`-` when the directory cannot be read).
-pub(crate) fn listing(dir: &Path, prefix: Option<&str>) -> String {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return "-".into();
-    };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| prefix.is_none_or(|p| n.starts_with(p)))
-        .collect();
-    names.sort();
-    names.join(",")
-}
-
 /// The running executable's path, size and modification time: a rebuilt vari (same version
 /// number, different code) must not trust results of the old one.
 fn executable_identity() -> String {

@@ -57,6 +57,8 @@ use std::path::Path;
 use toml::{Table, Value};
 use vari_core::{Diagnostic, Namespace, NamespaceSupport, Platform, Profile};
 
+pub use crate::facts_section::FactsError;
+use crate::facts_section::{as_str, as_table, invalid, string_list};
 use crate::provider::{Derived, FactsInput, FactsSection};
 use crate::registry;
 
@@ -66,34 +68,6 @@ pub const FACTS_SCHEMA: &str = "vari-facts/1";
 /// Top-level keys besides the providers' namespaces.
 const DOCUMENT_KEYS: &[&str] = &["schema", "inherit", "exclude", "platform", "namespace"];
 
-/// Why a facts profile was rejected.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FactsError {
-    /// Not valid TOML.
-    #[error("not valid TOML: {0}")]
-    Syntax(String),
-    /// A key is unknown, has the wrong type or an invalid value.
-    #[error("{path}: {message}")]
-    Invalid {
-        /// Key path, e.g. `nvidia.compute_capability[1]`.
-        path: String,
-        /// What is wrong there.
-        message: String,
-    },
-}
-
-impl FactsError {
-    /// The problem as a [`Diagnostic`] (key path and message).
-    pub fn diagnostic(&self) -> Diagnostic {
-        match self {
-            FactsError::Syntax(message) => {
-                Diagnostic::document(format!("not valid TOML: {message}"))
-            }
-            FactsError::Invalid { path, message } => Diagnostic::new(path.clone(), message.clone()),
-        }
-    }
-}
-
 /// The profile a facts document describes, and what deserves a warning in it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FactsProfile {
@@ -102,22 +76,6 @@ pub struct FactsProfile {
     /// Problems that do not stop the profile from being used (an `exclude` entry naming no
     /// namespace), each with its key path.
     pub warnings: Vec<Diagnostic>,
-}
-
-pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> FactsError {
-    FactsError::Invalid {
-        path: path.into(),
-        message: message.into(),
-    }
-}
-
-pub(crate) fn as_table<'a>(value: &'a Value, path: &str) -> Result<&'a Table, FactsError> {
-    value.as_table().ok_or_else(|| {
-        invalid(
-            path,
-            format!("expected a table, found {}", value.type_str()),
-        )
-    })
 }
 
 fn check_keys(table: &Table, path: &str, allowed: &[&str]) -> Result<(), FactsError> {
@@ -135,37 +93,6 @@ fn check_keys(table: &Table, path: &str, allowed: &[&str]) -> Result<(), FactsEr
         }
     }
     Ok(())
-}
-
-pub(crate) fn as_str<'a>(value: &'a Value, path: &str) -> Result<&'a str, FactsError> {
-    value.as_str().ok_or_else(|| {
-        invalid(
-            path,
-            format!("expected a string, found {}", value.type_str()),
-        )
-    })
-}
-
-/// A string or a list of strings, each with its key path.
-pub(crate) fn string_list(value: &Value, path: &str) -> Result<Vec<(String, String)>, FactsError> {
-    match value {
-        Value::String(s) => Ok(vec![(path.to_owned(), s.clone())]),
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let p = format!("{path}[{i}]");
-                as_str(v, &p).map(|s| (p.clone(), s.to_owned()))
-            })
-            .collect(),
-        other => Err(invalid(
-            path,
-            format!(
-                "expected a string or a list of strings, found {}",
-                other.type_str()
-            ),
-        )),
-    }
 }
 
 /// `[[namespace]]` entries: exact lists, read with the `vari-profile/1` rules.

@@ -29,6 +29,7 @@ pub mod context;
 pub mod detect;
 pub mod gpu;
 pub mod manifest;
+mod override_error;
 pub mod overrides;
 mod platform;
 pub mod provider;
@@ -36,11 +37,14 @@ mod ranges;
 pub mod registry;
 pub mod report;
 pub mod sysroot;
+mod sysroot_open;
+mod system_file;
 
 pub mod abi;
 pub mod aot;
 pub mod cpu;
 pub mod facts;
+mod facts_section;
 pub mod snapshot;
 
 pub use context::DetectContext;

@@ -14,7 +14,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use vari_core::{FeatureSupport, Namespace, Platform};
 
-use crate::registry;
 use crate::report::ProviderReport;
 
 /// The manifest's file name, at the root of the snapshot.
@@ -117,15 +116,19 @@ pub struct ManifestError {
 }
 
 /// Reads the manifest of the snapshot at `root`; `Ok(None)` when the tree has none (a plain
-/// sysroot or a hand-made fixture).
-pub fn read_manifest(root: &Path) -> Result<Option<SnapshotManifest>, ManifestError> {
+/// sysroot or a hand-made fixture). `records_answer` says which namespaces' answers a snapshot
+/// may record (the providers know; see `crate::sysroot_open::read_manifest`).
+pub(crate) fn read_manifest_with(
+    root: &Path,
+    records_answer: &dyn Fn(&str) -> bool,
+) -> Result<Option<SnapshotManifest>, ManifestError> {
     let path = root.join(MANIFEST_FILE);
     let error = |key: &str, message: String| ManifestError {
         path: path.clone(),
         key: key.to_owned(),
         message,
     };
-    let text = match crate::sysroot::read_system_file(&path) {
+    let text = match crate::system_file::read_system_file(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(error("", e.to_string())),
@@ -186,7 +189,7 @@ pub fn read_manifest(root: &Path) -> Result<Option<SnapshotManifest>, ManifestEr
         missing: required(take("missing"), "missing", &error)?,
         markers: required(take("markers"), "markers", &error)?,
         env: optional(take("env"), "env", &error)?.unwrap_or_default(),
-        recorded: recorded(take("recorded"), &error)?,
+        recorded: recorded(take("recorded"), records_answer, &error)?,
     };
     Ok(Some(manifest))
 }
@@ -215,6 +218,7 @@ fn required<T: DeserializeOwned>(
 /// provider that records its answers.
 fn recorded(
     value: Option<Value>,
+    records_answer: &dyn Fn(&str) -> bool,
     error: &ErrorAt<'_>,
 ) -> Result<Vec<RecordedReport>, ManifestError> {
     let items = match value {
@@ -234,7 +238,7 @@ fn recorded(
     for (i, item) in items.into_iter().enumerate() {
         let key = format!("recorded[{i}]");
         if let Value::Object(fields) = &item {
-            check_namespace(fields, &key, error)?;
+            check_namespace(fields, &key, records_answer, error)?;
         }
         let report: RecordedReport =
             serde_json::from_value(item).map_err(|e| error(&key, e.to_string()))?;
@@ -246,12 +250,13 @@ fn recorded(
 fn check_namespace(
     fields: &Map<String, Value>,
     key: &str,
+    records_answer: &dyn Fn(&str) -> bool,
     error: &ErrorAt<'_>,
 ) -> Result<(), ManifestError> {
     let Some(Value::String(namespace)) = fields.get("namespace") else {
         return Ok(()); // serde names the problem
     };
-    if registry::provider(namespace).is_some_and(|p| p.records_answer()) {
+    if records_answer(namespace) {
         return Ok(());
     }
     Err(error(
@@ -274,6 +279,7 @@ fn kind(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sysroot_open::read_manifest;
 
     fn valid() -> Value {
         serde_json::json!({

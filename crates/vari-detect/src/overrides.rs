@@ -6,47 +6,8 @@
 //! the wrong build. The variables and their checks come from the [registry].
 
 use crate::context::DetectContext;
+pub use crate::override_error::{InvalidVariable, OverrideError};
 use crate::registry;
-
-/// A variable with a value that cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid {variable}={value:?}: {expected}")]
-pub struct InvalidVariable {
-    /// The variable name.
-    pub variable: &'static str,
-    /// The value found.
-    pub value: String,
-    /// What was expected instead.
-    pub expected: String,
-}
-
-impl InvalidVariable {
-    pub(crate) fn new(variable: &'static str, value: &str, expected: impl Into<String>) -> Self {
-        Self {
-            variable,
-            value: value.to_owned(),
-            expected: expected.into(),
-        }
-    }
-}
-
-/// The first variable whose value cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OverrideError {
-    /// A value that does not parse or is out of range.
-    #[error(transparent)]
-    Invalid(#[from] InvalidVariable),
-    /// A variable that only works together with another one, which is not set.
-    #[error("{set} is set but {missing} is not: {why}")]
-    Missing {
-        /// The variable that is set.
-        set: &'static str,
-        /// The variable it needs.
-        missing: &'static str,
-        /// Why the first alone cannot be used.
-        why: String,
-    },
-}
 
 /// Checks every variable the providers and detection read, in the context's environment (an
 /// empty value counts as unset), then the combinations a provider requires.

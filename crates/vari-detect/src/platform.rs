@@ -173,7 +173,7 @@ fn libc_from_files(ctx: &DetectContext, machine: Option<&str>) -> Option<String>
         }
         // A C library is a few MiB; a FIFO or device planted in a sysroot is skipped.
         let version =
-            crate::sysroot::read_system_bytes(&path, vari_fs::InputKind::Metadata.limit())
+            crate::system_file::read_system_bytes(&path, vari_fs::InputKind::Metadata.limit())
                 .ok()
                 .and_then(|b| glibc_version_in(&b));
         return Some(match version {

@@ -15,8 +15,8 @@ use std::path::Path;
 use vari_core::FeatureSupport;
 
 use crate::context::DetectContext;
-use crate::facts::FactsError;
-use crate::overrides::OverrideError;
+use crate::facts_section::FactsError;
+use crate::override_error::OverrideError;
 use crate::report::ProviderReport;
 
 /// What a provider's answer describes, which decides whether it may be cached and snapshotted.
@@ -163,6 +163,14 @@ impl From<ProviderReport> for Detected {
 pub trait Provider: Send + Sync {
     /// The namespace it answers for.
     fn namespace(&self) -> &'static str;
+
+    /// What hardware its namespace stands for, in a user's words (`NVIDIA GPUs`), for messages
+    /// that say what a variant is built for; `None` when it stands for none (the ahead-of-time
+    /// lists, `abi_dependency`). Front-ends ask the [registry](crate::registry::hardware_name)
+    /// rather than spell these names themselves.
+    fn hardware(&self) -> Option<&'static str> {
+        None
+    }
 
     /// What its answer describes.
     fn scope(&self) -> Scope {

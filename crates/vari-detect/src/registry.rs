@@ -68,6 +68,18 @@ pub fn provider(namespace: &str) -> Option<&'static dyn Provider> {
         .find(|p| p.namespace() == namespace)
 }
 
+/// What hardware `namespace` stands for, in a user's words (`NVIDIA GPUs`), when a built-in
+/// provider answers for it and it stands for hardware ([`Provider::hardware`]).
+///
+/// ```
+/// assert_eq!(vari_detect::registry::hardware_name("nvidia"), Some("NVIDIA GPUs"));
+/// assert_eq!(vari_detect::registry::hardware_name("abi_dependency"), None);
+/// assert_eq!(vari_detect::registry::hardware_name("custom"), None);
+/// ```
+pub fn hardware_name(namespace: &str) -> Option<&'static str> {
+    provider(namespace).and_then(|p| p.hardware())
+}
+
 /// The position of `namespace` in namespace order (unknown namespaces go last).
 pub fn position(namespace: &str) -> usize {
     PROVIDERS
@@ -198,6 +210,27 @@ mod tests {
         }
         assert_eq!(position("abi_dependency"), 7);
         assert_eq!(position("custom"), 8);
+    }
+
+    #[test]
+    fn every_hardware_provider_names_its_hardware() {
+        let named: Vec<(&str, Option<&str>)> = providers()
+            .iter()
+            .map(|p| (p.namespace(), hardware_name(p.namespace())))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                ("nvidia", Some("NVIDIA GPUs")),
+                ("amd", Some("AMD GPUs")),
+                ("intel", Some("Intel GPUs")),
+                ("x86_64", Some("x86-64 CPUs")),
+                ("aarch64", Some("Arm CPUs")),
+                ("blas_lapack", None),
+                ("openmp", None),
+                ("abi_dependency", None),
+            ]
+        );
     }
 
     #[test]

@@ -20,11 +20,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::context::DetectContext;
 pub use crate::manifest::{
-    read_manifest, ManifestError, RecordedReport, SnapshotManifest, MANIFEST_FILE, SNAPSHOT_SCHEMA,
+    ManifestError, RecordedReport, SnapshotManifest, MANIFEST_FILE, SNAPSHOT_SCHEMA,
 };
 use crate::provider::{Scope, SnapshotFile};
 use crate::registry;
 use crate::sysroot::Sysroot;
+pub use crate::sysroot_open::read_manifest;
 
 /// Files copied for detection as a whole rather than for one provider: the boot (so a cached
 /// snapshot can be told stale), the host name and the distribution.
@@ -305,7 +306,7 @@ fn fill(
         for path in found {
             // procfs and sysfs report sizes that are not their content's, so read then write
             // instead of `fs::copy`.
-            let Ok(bytes) = crate::sysroot::read_system_bytes(
+            let Ok(bytes) = crate::system_file::read_system_bytes(
                 &ctx.sysroot.path(&path),
                 vari_fs::InputKind::System.limit(),
             ) else {

@@ -10,10 +10,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::context::DetectContext;
-use crate::manifest::{self, ManifestError, SnapshotManifest, MANIFEST_FILE};
-use crate::provider::SnapshotFile;
-use crate::registry;
+use crate::manifest::{ManifestError, SnapshotManifest};
 
 /// A root directory that absolute host paths are resolved under.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,31 +57,18 @@ impl Sysroot {
         }
     }
 
-    /// A directory a user gave: a snapshot (its manifest is read, and must be valid), or a plain
-    /// file tree (with a [note](Sysroot::note) saying so, and saying when it holds none of the
-    /// files detection reads).
-    pub fn open(dir: impl Into<PathBuf>) -> Result<Self, SysrootError> {
-        let root: PathBuf = dir.into();
-        if !root.is_dir() {
-            return Err(SysrootError::NotADirectory(root));
+    /// A directory read as a sysroot, with its snapshot manifest and what a user should know
+    /// about it (how [`Sysroot::open`] ends).
+    pub(crate) fn opened(
+        root: PathBuf,
+        manifest: Option<SnapshotManifest>,
+        note: Option<String>,
+    ) -> Self {
+        Self {
+            root,
+            manifest: manifest.map(Arc::new),
+            note,
         }
-        let manifest = manifest::read_manifest(&root)?;
-        let mut sysroot = Self::new(root);
-        sysroot.note = match &manifest {
-            Some(_) => None,
-            None if sysroot.has_any_detection_file() => Some(format!(
-                "{} has no {MANIFEST_FILE}: reading it as a plain file tree (no recorded driver \
-                 answers)",
-                sysroot.root.display()
-            )),
-            None => Some(format!(
-                "{} has no {MANIFEST_FILE} and none of the files detection reads (such as \
-                 /proc/cpuinfo): every hardware namespace will be absent",
-                sysroot.root.display()
-            )),
-        };
-        sysroot.manifest = manifest.map(Arc::new);
-        Ok(sysroot)
     }
 
     /// Whether this is the live machine (libraries may be loaded, commands run).
@@ -119,47 +103,14 @@ impl Sysroot {
     /// in a `--sysroot` is an error, never a hang) of at most
     /// [`vari_fs::InputKind::System`]'s ceiling.
     pub fn read_to_string(&self, absolute: impl AsRef<Path>) -> io::Result<String> {
-        read_system_file(&self.path(absolute))
+        crate::system_file::read_system_file(&self.path(absolute))
     }
-
-    /// Whether any file a provider reads (or its parent directory, for patterns) exists here.
-    fn has_any_detection_file(&self) -> bool {
-        let mut ctx = DetectContext::from_process_env(self.clone());
-        ctx.env.clear();
-        registry::providers()
-            .iter()
-            .flat_map(|p| p.snapshot_files(&ctx))
-            .any(|file| {
-                let pattern = match &file {
-                    SnapshotFile::Copy(p) | SnapshotFile::Marker(p) => p,
-                };
-                // The fixed part of a pattern: up to the first component with a `*`.
-                let fixed: Vec<&str> = pattern
-                    .split('/')
-                    .take_while(|c| !c.contains('*'))
-                    .collect();
-                let fixed = fixed.join("/");
-                !fixed.is_empty() && self.path(&fixed).exists()
-            })
-    }
-}
-
-/// Reads a system file (procfs, sysfs, or a copy of one) as text: a regular file, opened without
-/// blocking, at most [`vari_fs::InputKind::System`]'s ceiling (procfs files report size 0, so the
-/// bytes read are counted).
-pub(crate) fn read_system_file(path: &Path) -> io::Result<String> {
-    let text = vari_fs::read_input_to_string(path, vari_fs::InputKind::System)?;
-    Ok(text)
-}
-
-/// Reads a system file as bytes, with [`read_system_file`]'s checks and `limit`.
-pub(crate) fn read_system_bytes(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    Ok(vari_fs::read_input_limited(path, limit)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::manifest::MANIFEST_FILE;
 
     #[test]
     fn maps_paths_under_the_root() {

@@ -288,6 +288,14 @@ impl AtomicFile {
     }
 }
 
+/// The directory a destination's temporary file goes to (its parent; `.` for a bare name).
+fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 /// The temporary file for a destination whose real path is `real`: same directory (so the
 /// rename is atomic), the existing file's mode and owner, or the umask's mode for a new file.
 fn temporary_beside(
@@ -295,7 +303,7 @@ fn temporary_beside(
     real: &Path,
     existing: Option<&std::fs::Metadata>,
 ) -> Result<NamedTempFile, WriteError> {
-    let dir = crate::cache_write::parent_of(real);
+    let dir = parent_of(real);
     if !dir.is_dir() {
         return Err(WriteError::new(path, WriteErrorKind::NoDirectory(dir)));
     }

@@ -19,7 +19,7 @@
 //! directory poses.)
 
 use std::io::{self, Write};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use crate::atomic::{AtomicFile, WriteError, WriteErrorKind};
 
@@ -151,14 +151,6 @@ pub fn read_cache_file(path: &Path, limit: u64) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
     crate::input::read_bounded(file, limit, &mut bytes).ok()?;
     (bytes.len() as u64 <= limit).then_some(bytes)
-}
-
-/// The directory a cache entry's temporary file goes to (its parent).
-pub(crate) fn parent_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
 }
 
 #[cfg(all(test, unix))]

@@ -9,8 +9,8 @@
 //! `.dist-info` directories without `variant.json` are plain distributions.
 //!
 //! Which distributions are installed, and their names and versions, come from
-//! `vari_detect::abi::installed_distributions`, the same reader the `abi_dependency` provider
-//! uses: one answer to "what is installed here".
+//! `vari_python::environment::installed_distributions`, the same reader the `abi_dependency`
+//! provider uses: one answer to "what is installed here".
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use vari_core::metadata::{read_json_lenient, SourceKind, VariantProperties};
 use vari_core::{Diagnostic, Property, VariantLabel};
-use vari_detect::abi::installed_distributions;
+use vari_python::environment::installed_distributions;
 
 /// The name of the variant metadata file in a `.dist-info` directory.
 pub const VARIANT_JSON: &str = "variant.json";

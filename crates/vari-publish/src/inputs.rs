@@ -9,11 +9,40 @@
 use std::path::{Path, PathBuf};
 
 use pep440_rs::Version;
+use serde::{Deserialize, Serialize};
 use vari_core::filename::WheelFilename;
 use vari_core::project::normalize;
 
 use crate::error::BuildError;
-use crate::state::Fingerprint;
+
+/// What identifies an unchanged input without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Fingerprint {
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: u64,
+    pub(crate) inode: u64,
+}
+
+impl Fingerprint {
+    /// The fingerprint of a file from its metadata (as `std::fs::metadata` gives it, following
+    /// symbolic links).
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Self {
+            size: meta.len(),
+            mtime_ns,
+            inode,
+        }
+    }
+}
 
 /// A distribution file found in the input directory.
 #[derive(Debug, Clone)]

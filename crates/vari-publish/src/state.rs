@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dist::DistFacts;
 use crate::error::BuildError;
+use crate::inputs::Fingerprint;
 use crate::site::{FILES_DIR, SIMPLE_DIR};
 
 /// The state file's name in the site directory.
@@ -21,35 +22,6 @@ pub(crate) const STATE_FILE: &str = ".vari-index-state.json";
 
 /// Written into the file so that a future, different layout is recognised and ignored.
 const FORMAT: &str = "vari-index-state/1";
-
-/// What identifies an unchanged input without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Fingerprint {
-    pub(crate) size: u64,
-    pub(crate) mtime_ns: u64,
-    pub(crate) inode: u64,
-}
-
-impl Fingerprint {
-    /// The fingerprint of a file from its metadata (as `std::fs::metadata` gives it, following
-    /// symbolic links).
-    pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
-        #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(meta);
-        #[cfg(not(unix))]
-        let inode = 0;
-        Self {
-            size: meta.len(),
-            mtime_ns,
-            inode,
-        }
-    }
-}
 
 /// One input as last read.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::discover::Source;
+use crate::env::Source;
 
 /// Why the target Python could not be worked out. Each message names the path, variable or
 /// value at fault and what was expected there.

@@ -34,6 +34,8 @@
 
 mod abi;
 mod discover;
+mod env;
+pub mod environment;
 mod error;
 mod platform;
 mod platform_name;
@@ -44,7 +46,8 @@ mod target;
 mod version;
 
 pub use abi::{Abi, Implementation};
-pub use discover::{find_interpreter, DiscoveryEnv, Found, Source};
+pub use discover::{find_interpreter, Found};
+pub use env::{DiscoveryEnv, Source};
 pub use error::PythonError;
 pub use platform::{Os, TargetPlatform};
 pub use platform_name::{PlatformName, DEFAULT_MACOS_VERSION};

@@ -9,7 +9,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::discover::Source;
+use crate::env::Source;
 use crate::error::PythonError;
 
 /// The script every interpreter is asked to run.

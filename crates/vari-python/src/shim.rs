@@ -8,7 +8,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::discover::{search_path, DiscoveryEnv};
+use crate::env::{search_path, DiscoveryEnv};
 
 /// Which kind of shim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,8 @@ use std::time::Duration;
 use vari_core::markers::{MarkerError, TargetEnvironment};
 
 use crate::abi::{Abi, Implementation};
-use crate::discover::{find_interpreter, DiscoveryEnv, Found, Source};
+use crate::discover::{find_interpreter, Found};
+use crate::env::{DiscoveryEnv, Source};
 use crate::error::PythonError;
 use crate::platform::{normalize_tag, parse_major_minor, Os, TargetPlatform};
 use crate::platform_name::{PlatformName, DEFAULT_MACOS_VERSION};

@@ -15,6 +15,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use vari_core::sm_arch::SmArch;
 use vari_core::Property;
 
 use crate::file::FileScan;
@@ -44,10 +45,7 @@ impl fmt::Display for ScanWarning {
 
 /// The architecture number of an `sm_arch` value: `86_real` / `80_virtual` → 86 / 80.
 fn sm_arch_number(value: &str) -> Option<u32> {
-    let number = value
-        .strip_suffix("_real")
-        .or_else(|| value.strip_suffix("_virtual"))?;
-    number.parse().ok()
+    value.parse::<SmArch>().ok().map(|v| v.arch)
 }
 
 /// The major of a `cuda_version_lower_bound` value: `12.8` / `12` → 12.

@@ -4,7 +4,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::fatbin::FatbinError;
-use crate::member::{INFLATE_FLOOR, MAX_INFLATE_RATIO, MAX_MEMBER_SIZE};
+use crate::limits::{INFLATE_FLOOR, MAX_INFLATE_RATIO, MAX_MEMBER_SIZE};
 
 /// A wheel that could not be scanned. Displays as `<wheel>: <member>: <problem>`.
 #[derive(Debug, thiserror::Error)]

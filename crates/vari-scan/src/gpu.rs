@@ -9,11 +9,9 @@
 
 use std::fmt;
 
-use crate::fatbin::{CodeKind, FatbinEntry};
+use vari_core::sm_arch::{SmArch, SmKind};
 
-/// The lowest and highest architecture numbers the nvidia provider has `sm_arch` values for
-/// (`50_real` … `129_real`).
-const PROVIDER_ARCH_RANGE: std::ops::RangeInclusive<u32> = 50..=129;
+use crate::fatbin::{CodeKind, FatbinEntry};
 
 /// One piece of GPU code a binary carries: SASS for a real architecture or PTX for a virtual one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -29,15 +27,24 @@ pub struct GpuCode {
 impl GpuCode {
     /// The `nvidia :: sm_arch` value: `NN_real` for SASS, `NN_virtual` for PTX.
     pub fn sm_arch_value(&self) -> String {
-        match self.kind {
-            CodeKind::Sass => format!("{}_real", self.arch),
-            CodeKind::Ptx => format!("{}_virtual", self.arch),
-        }
+        self.sm_arch().to_string()
     }
 
     /// Whether the nvidia provider has this value at all (compute capability 5.0 to 12.9).
     pub fn is_provider_value(&self) -> bool {
-        PROVIDER_ARCH_RANGE.contains(&self.arch)
+        self.sm_arch().is_provider_value()
+    }
+
+    /// The `sm_arch` value this code is (`vari_core::sm_arch` spells and bounds them).
+    fn sm_arch(&self) -> SmArch {
+        let kind = match self.kind {
+            CodeKind::Sass => SmKind::Real,
+            CodeKind::Ptx => SmKind::Virtual,
+        };
+        SmArch {
+            arch: self.arch,
+            kind,
+        }
     }
 
     /// Whether this code can run on a GPU of architecture number `device` (`86` for 8.6).

@@ -36,6 +36,7 @@ mod fatbin;
 mod file;
 mod gpu;
 mod infer;
+mod limits;
 mod member;
 mod wheel;
 mod x86;

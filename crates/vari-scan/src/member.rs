@@ -26,6 +26,7 @@ use zlib_rs::{Inflate, InflateFlush, Status};
 
 use crate::elf::ELF_MAGIC;
 use crate::error::ScanProblem;
+use crate::limits::inflate_limit;
 
 /// A member that failed, with its name when it is known.
 pub(crate) type MemberError = (Option<String>, ScanProblem);
@@ -34,19 +35,6 @@ pub(crate) type MemberError = (Option<String>, ScanProblem);
 /// declares; beyond it the buffer grows as data actually arrives (a declared size is not trusted
 /// for allocation: a member declaring 2^40 bytes allocated 1 GiB when this was 1 GiB).
 const UP_FRONT: usize = 1 << 20;
-
-/// A member may inflate to at most this many times its compressed size (beyond
-/// [`INFLATE_FLOOR`]). Real libraries compress 2 to 10 times; deflate reaches 1032 times on
-/// zeros, which is what a zip bomb is made of.
-pub(crate) const MAX_INFLATE_RATIO: u64 = 100;
-
-/// Members up to this size are read whatever their ratio (a small library padded with zeros
-/// compresses far better than 100 to 1, and costs nothing).
-pub(crate) const INFLATE_FLOOR: u64 = 8 << 20;
-
-/// No member is read beyond this size, whatever its ratio (the largest real CUDA libraries are
-/// about 2 GiB).
-pub(crate) const MAX_MEMBER_SIZE: u64 = 16 << 30;
 
 /// How much compressed data is read from the file at a time: large enough that inflating runs
 /// in its fast loop almost all the time, small enough to stay in the cache.
@@ -154,16 +142,6 @@ fn readable_here(raw: &zip::read::ZipFile<'_, File>) -> bool {
             raw.compression(),
             CompressionMethod::Stored | CompressionMethod::Deflated
         )
-}
-
-/// The most a member of `compressed` bytes, in an archive file of `archive_len` bytes, may
-/// decompress to: [`MAX_INFLATE_RATIO`] times what it can really hold, at least
-/// [`INFLATE_FLOOR`], at most [`MAX_MEMBER_SIZE`].
-pub(crate) fn inflate_limit(compressed: u64, archive_len: u64) -> u64 {
-    compressed
-        .min(archive_len)
-        .saturating_mul(MAX_INFLATE_RATIO)
-        .clamp(INFLATE_FLOOR, MAX_MEMBER_SIZE)
 }
 
 /// Reads a member's data from `source` into `data` if it begins with the ELF magic; returns its

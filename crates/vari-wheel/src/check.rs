@@ -16,9 +16,9 @@ use vari_core::metadata::{properties_of, read_json, SourceKind, VariantMetadata}
 use crate::archive::Archive;
 use crate::error::{WheelError, WheelErrorKind};
 use crate::layout::{self, Reach};
+use crate::limits::{MAX_RECORD_BYTES, MAX_VARIANT_JSON_BYTES};
 use crate::reader::{SeekBufReader, INSPECT_BUFFER};
 use crate::record::{Record, RecordCheck, VerifyError};
-use crate::{MAX_RECORD_BYTES, MAX_VARIANT_JSON_BYTES};
 
 /// How much of a wheel to check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

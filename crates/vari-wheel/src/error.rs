@@ -333,8 +333,8 @@ pub enum WheelErrorKind {
         "its members declare {declared} uncompressed bytes, more than the ceiling of {ceiling} \
          ({ratio} times the archive's {archive} bytes, at least {floor}; set `max-inflate-ratio` \
          in vari.toml or {env} to a larger ratio to accept it)",
-        floor = crate::MIN_INFLATE_CEILING,
-        env = crate::MAX_INFLATE_RATIO_ENV
+        floor = crate::limits::MIN_INFLATE_CEILING,
+        env = crate::limits::MAX_INFLATE_RATIO_ENV
     )]
     InflationCeiling {
         /// The sum of the members' declared uncompressed sizes.

@@ -112,7 +112,7 @@ pub(crate) fn check<R: Read + Seek>(
             .entries
             .iter()
             .fold(0u64, |sum, e| sum.saturating_add(e.uncompressed_size));
-        let ratio = crate::max_inflate_ratio();
+        let ratio = crate::limits::max_inflate_ratio();
         let ceiling = inflate_ceiling(archive, ratio);
         if declared > ceiling {
             inflate_safe = false;
@@ -154,11 +154,11 @@ pub(crate) fn listing_problems(cd: &CentralDirectory) -> Vec<WheelErrorKind> {
 }
 
 /// The most bytes the members of an archive of `archive` bytes may inflate to in all, `ratio`
-/// times its size but at least [`crate::MIN_INFLATE_CEILING`].
+/// times its size but at least [`crate::limits::MIN_INFLATE_CEILING`].
 pub(crate) fn inflate_ceiling(archive: u64, ratio: u64) -> u64 {
     archive
         .saturating_mul(ratio)
-        .max(crate::MIN_INFLATE_CEILING)
+        .max(crate::limits::MIN_INFLATE_CEILING)
 }
 
 /// A name for messages: lossy UTF-8, control characters escaped.
@@ -412,8 +412,11 @@ mod tests {
 
     #[test]
     fn the_ceiling_has_a_floor() {
-        let ratio = crate::MAX_INFLATE_RATIO;
-        assert_eq!(inflate_ceiling(1, ratio), crate::MIN_INFLATE_CEILING);
+        let ratio = crate::limits::MAX_INFLATE_RATIO;
+        assert_eq!(
+            inflate_ceiling(1, ratio),
+            crate::limits::MIN_INFLATE_CEILING
+        );
         assert_eq!(inflate_ceiling(1 << 40, ratio), (1u64 << 40) * ratio);
         assert_eq!(inflate_ceiling(1 << 40, 2000), (1u64 << 40) * 2000);
         assert_eq!(inflate_ceiling(u64::MAX, ratio), u64::MAX);

@@ -61,7 +61,8 @@ use vari_core::metadata::VariantMetadata;
 pub use crate::check::{check, check_reader, validate, Depth, Validation};
 pub use crate::error::{WheelError, WheelErrorKind};
 pub use crate::limits::{
-    max_inflate_ratio, parse_inflate_ratio, set_max_inflate_ratio, MAX_INFLATE_RATIO_ENV,
+    max_inflate_ratio, parse_inflate_ratio, set_max_inflate_ratio, MAX_INFLATE_RATIO,
+    MAX_INFLATE_RATIO_ENV, MAX_RECORD_BYTES, MAX_VARIANT_JSON_BYTES, MIN_INFLATE_CEILING,
 };
 pub use crate::make::{make_variant, unmake, WrittenWheel};
 pub use crate::record::RecordCheck;
@@ -72,23 +73,6 @@ pub use crate::repack::{
 pub use crate::replace_metadata::{read_core_metadata, replace_metadata};
 pub use crate::valid_values::ValidValues;
 pub use crate::variant::{LabelChoice, VariantSpec};
-
-/// The most `variant.json` may inflate to. Real files are a few KiB; the cap keeps a hostile
-/// wheel from exhausting memory.
-pub const MAX_VARIANT_JSON_BYTES: u64 = 16 * 1024 * 1024;
-
-/// The most `RECORD` may inflate to. A wheel with 100 000 files has a RECORD of ~15 MiB.
-pub const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
-
-/// By default, how many times its own size a wheel's members may declare in all, uncompressed,
-/// when every member is read ([`validate`]): deflate cannot exceed 1032, real wheels are under
-/// 10, and a zip bomb is refused before anything is inflated. See also [`MIN_INFLATE_CEILING`];
-/// [`set_max_inflate_ratio`] changes it (the `vari` command reads [`MAX_INFLATE_RATIO_ENV`]).
-pub const MAX_INFLATE_RATIO: u64 = 200;
-
-/// The inflation ceiling of a small wheel: its members may always declare this many bytes in
-/// all (1 GiB), whatever [`max_inflate_ratio`] times its size is.
-pub const MIN_INFLATE_CEILING: u64 = 1 << 30;
 
 /// What [`inspect`] learned about a wheel.
 #[derive(Debug, Clone)]

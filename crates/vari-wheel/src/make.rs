@@ -17,6 +17,7 @@ use crate::archive::Archive;
 use crate::check::{open, parse_filename};
 use crate::error::{WheelError, WheelErrorKind};
 use crate::layout::{self, Reach};
+use crate::limits::MAX_RECORD_BYTES;
 use crate::reader::{SeekBufReader, COPY_BUFFER};
 use crate::record::{record_row, FormatError};
 use crate::record_edit::RecordEdit;
@@ -24,7 +25,6 @@ use crate::rewrite::{compress_new_members, rewrite, ArchiveEdit, RewriteError};
 use crate::valid_values::ValidValues;
 use crate::variant::{describe, VariantSpec};
 use crate::verbatim;
-use crate::MAX_RECORD_BYTES;
 
 /// A wheel that vari wrote.
 #[derive(Debug, Clone)]

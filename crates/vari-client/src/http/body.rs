@@ -14,7 +14,7 @@ use http::header::CONTENT_ENCODING;
 use http::HeaderMap;
 use url::Url;
 
-use super::Failure;
+use super::failure::Failure;
 use crate::error::{chain, ClientError};
 use crate::limits::Ceiling;
 
@@ -158,7 +158,7 @@ impl Sink {
 
 fn too_large(url: &Url, ceiling: Ceiling) -> Failure {
     Failure {
-        error: ceiling.exceeded(url),
+        error: ClientError::too_large(url, ceiling),
         retry: false,
     }
 }

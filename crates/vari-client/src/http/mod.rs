@@ -7,6 +7,7 @@
 
 mod body;
 mod cache;
+mod failure;
 mod stream;
 mod tls;
 
@@ -27,6 +28,7 @@ use tokio::sync::Semaphore;
 use url::Url;
 
 use self::cache::{Entry, HttpCache};
+use self::failure::Failure;
 pub(crate) use self::stream::Streaming;
 use crate::auth::CredentialStore;
 use crate::error::{chain, ClientError};
@@ -65,25 +67,6 @@ pub(crate) enum RangeAnswer {
         bytes: Vec<u8>,
         total: u64,
     },
-}
-
-/// A failed attempt, and whether trying again may help.
-struct Failure {
-    error: ClientError,
-    retry: bool,
-}
-
-impl Failure {
-    /// An error status from the server; a 5xx may be gone on the next try.
-    fn status(url: &Url, status: StatusCode) -> Self {
-        Self {
-            error: ClientError::Status {
-                url: url.clone(),
-                status: status.as_u16(),
-            },
-            retry: status.is_server_error(),
-        }
-    }
 }
 
 /// One response, read whole, before cache handling.
@@ -684,7 +667,9 @@ fn read_local(url: &Url, ceiling: Ceiling) -> Result<Option<Fetched>, ClientErro
     // (a FIFO or a device cannot be a page), read up to the ceiling.
     let body = match vari_fs::read_input_limited(&path, ceiling.bytes) {
         Ok(body) => body,
-        Err(vari_fs::InputError::TooLarge { .. }) => return Err(ceiling.exceeded(url)),
+        Err(vari_fs::InputError::TooLarge { .. }) => {
+            return Err(ClientError::too_large(url, ceiling))
+        }
         Err(vari_fs::InputError::Io { source, .. })
             if source.kind() == std::io::ErrorKind::NotFound =>
         {

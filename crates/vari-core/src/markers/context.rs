@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 
 use crate::metadata::{properties_of, VariantMetadata};
 use crate::names::{Property, VariantLabel};
-use crate::ordering::support::SupportList;
 use crate::profile::Profile;
+use crate::supported::SupportList;
 
 /// What the variant markers of a selected wheel's dependencies see (PEP 825 "Evaluating variant
 /// markers").

@@ -35,6 +35,7 @@ use std::str::FromStr;
 
 use pep508_rs::{ExtraName, PackageName};
 
+pub use crate::metadata::requirement::split_requirement;
 use crate::metadata::requirement_name;
 
 pub use context::VariantMarkerContext;
@@ -126,36 +127,6 @@ pub fn evaluate_marker(
     ctx: &VariantMarkerContext,
 ) -> Result<bool, MarkerError> {
     Ok(Marker::parse(marker)?.evaluate(env, ctx))
-}
-
-/// Splits a `Requires-Dist` value into the requirement and its marker (if any).
-///
-/// The marker starts at the first `;`, except in a URL requirement (`name @ URL`), where PEP 508
-/// requires whitespace before the `;` because URLs may contain one.
-///
-/// ```
-/// use vari_core::markers::split_requirement;
-/// assert_eq!(split_requirement("a>=1; extra == 'x@y'"), ("a>=1", Some(" extra == 'x@y'")));
-/// assert_eq!(split_requirement("a @ https://h/a;b.whl ; python_version > '3'"),
-///            ("a @ https://h/a;b.whl ", Some(" python_version > '3'")));
-/// ```
-pub fn split_requirement(requires_dist: &str) -> (&str, Option<&str>) {
-    let at = requires_dist.find('@');
-    let semi = requires_dist.find(';');
-    let split = match (at, semi) {
-        (Some(at), Some(semi)) if at < semi => {
-            let bytes = requires_dist.as_bytes();
-            requires_dist[at..]
-                .match_indices(';')
-                .map(|(i, _)| at + i)
-                .find(|&i| bytes[i - 1].is_ascii_whitespace())
-        }
-        (_, semi) => semi,
-    };
-    match split {
-        Some(i) => (&requires_dist[..i], Some(&requires_dist[i + 1..])),
-        None => (requires_dist, None),
-    }
 }
 
 /// Whether the dependency `requires_dist` (`name[extras] (spec) ; marker`) applies to the target

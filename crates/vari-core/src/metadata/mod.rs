@@ -21,7 +21,7 @@ mod model;
 mod provider;
 mod read;
 mod release;
-mod requirement;
+pub(crate) mod requirement;
 pub use requirement::parse_requirement;
 
 pub(crate) use requirement::{check_marker_text, requirement_name};

@@ -40,10 +40,40 @@ pub fn parse_requirement(text: &str) -> Result<Requirement<VerbatimUrl>, String>
     // The whole text too: the part before the marker nests one level at most (`a (>=1)`), so
     // this holds whatever `pep508_rs` takes for the start of the marker.
     crate::markers::check_marker_depth(text).map_err(|e| e.to_string())?;
-    if let (_, Some(marker)) = crate::markers::split_requirement(text) {
+    if let (_, Some(marker)) = split_requirement(text) {
         check_marker_text(marker)?;
     }
     Requirement::<VerbatimUrl>::from_str(text).map_err(|e| e.message.to_string())
+}
+
+/// Splits a `Requires-Dist` value into the requirement and its marker (if any).
+///
+/// The marker starts at the first `;`, except in a URL requirement (`name @ URL`), where PEP 508
+/// requires whitespace before the `;` because URLs may contain one.
+///
+/// ```
+/// use vari_core::markers::split_requirement;
+/// assert_eq!(split_requirement("a>=1; extra == 'x@y'"), ("a>=1", Some(" extra == 'x@y'")));
+/// assert_eq!(split_requirement("a @ https://h/a;b.whl ; python_version > '3'"),
+///            ("a @ https://h/a;b.whl ", Some(" python_version > '3'")));
+/// ```
+pub fn split_requirement(requires_dist: &str) -> (&str, Option<&str>) {
+    let at = requires_dist.find('@');
+    let semi = requires_dist.find(';');
+    let split = match (at, semi) {
+        (Some(at), Some(semi)) if at < semi => {
+            let bytes = requires_dist.as_bytes();
+            requires_dist[at..]
+                .match_indices(';')
+                .map(|(i, _)| at + i)
+                .find(|&i| bytes[i - 1].is_ascii_whitespace())
+        }
+        (_, semi) => semi,
+    };
+    match split {
+        Some(i) => (&requires_dist[..i], Some(&requires_dist[i + 1..])),
+        None => (requires_dist, None),
+    }
 }
 
 /// The project name a requirement starts with (`nvidia-variant-provider>=0.1; …` →

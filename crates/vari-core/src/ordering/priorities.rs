@@ -6,11 +6,12 @@ use crate::name_hash::{Name, NameMap};
 use super::options::SelectionOptions;
 use super::pattern::Pattern;
 use super::rejection::Rejection;
-use super::support::{namespace_support, SupportList};
+use super::support::namespace_support;
 use crate::markers::TargetEnvironment;
 use crate::metadata::VariantMetadata;
 use crate::names::{FeatureValue, Namespace};
 use crate::profile::Profile;
+use crate::supported::SupportList;
 
 /// Index of a name in an order built from several lists: the position of its first occurrence.
 fn first_positions<'a>(lists: impl IntoIterator<Item = &'a str>) -> NameMap<'a, u32> {

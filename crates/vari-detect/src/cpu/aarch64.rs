@@ -14,7 +14,7 @@ use super::archspec::{aarch64_catalog, Catalog, HostFacts, Rules, TargetId};
 use super::cpuinfo::{CpuArch, CpuInfo};
 use super::{on, single, Classification, CpuError};
 use crate::context::DetectContext;
-use crate::facts::{self, FactsError};
+use crate::facts_section::{self, FactsError};
 use crate::provider::{Derived, Detected, FactsInput, FactsSection, Provider, SnapshotFile};
 use crate::report::ProviderReport;
 
@@ -219,6 +219,10 @@ impl Provider for Aarch64 {
         NAMESPACE
     }
 
+    fn hardware(&self) -> Option<&'static str> {
+        Some("Arm CPUs")
+    }
+
     fn snapshot_files(&self, _ctx: &DetectContext) -> Vec<SnapshotFile> {
         vec![SnapshotFile::Copy("/proc/cpuinfo".into())]
     }
@@ -232,7 +236,7 @@ impl Provider for Aarch64 {
         value: &toml::Value,
         input: &FactsInput<'_>,
     ) -> Result<Option<Derived>, FactsError> {
-        let t = facts::as_table(value, NAMESPACE)?;
+        let t = facts_section::as_table(value, NAMESPACE)?;
         let derived = match super::one_of(t, NAMESPACE, &["microarchitecture", "cpuinfo"])? {
             ("microarchitecture", v) => {
                 super::microarchitecture_fact(NAMESPACE, v, supported_from_microarch)?

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use super::CpuError;
+use super::error::CpuError;
 
 /// archspec data used for x86-64 (reference parity: provider-variant-x86-64, commit 1900fa78).
 const X86_DATA: &str = include_str!("../../data/archspec/microarchitectures-1900fa78.json");

@@ -12,6 +12,7 @@
 pub mod aarch64;
 pub(crate) mod archspec;
 pub mod cpuinfo;
+mod error;
 pub mod x86_64;
 
 use std::path::Path;
@@ -20,29 +21,12 @@ use std::time::Instant;
 use vari_core::{FeatureName, FeatureSupport, FeatureValue};
 
 use crate::context::DetectContext;
-use crate::facts::{self, FactsError};
+use crate::facts_section::{self, FactsError};
 use crate::provider::Derived;
 use crate::report::ProviderReport;
 use archspec::{Catalog, TargetId};
 use cpuinfo::{CpuArch, CpuInfo};
-
-/// Why a CPU description could not be turned into supported features.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CpuError {
-    /// The name is not a microarchitecture of that family in the archspec data.
-    #[error("unknown {family} microarchitecture {name:?}; known names: {known}")]
-    UnknownMicroarchitecture {
-        /// `x86_64` or `aarch64`.
-        family: &'static str,
-        /// The name given.
-        name: String,
-        /// Every known name of the family, comma-separated.
-        known: String,
-    },
-    /// An x86-64 level outside 1–4.
-    #[error("unknown x86-64 level {0}: levels are 1, 2, 3 and 4")]
-    UnknownLevel(u32),
-}
+pub use error::CpuError;
 
 /// How a CPU was classified.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,7 +81,7 @@ pub(crate) fn observe(ctx: &DetectContext) -> Result<Observation, String> {
         }
     }
     let path = ctx.sysroot.path("/proc/cpuinfo");
-    let text = crate::sysroot::read_system_file(&path)
+    let text = crate::system_file::read_system_file(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let info = CpuInfo::parse(&text);
     Ok(Observation {
@@ -172,11 +156,11 @@ pub(crate) fn one_of<'a>(
         .collect();
     match present[..] {
         [one] => Ok(one),
-        [] => Err(facts::invalid(
+        [] => Err(facts_section::invalid(
             section,
             format!("give one of: {}", keys.join(", ")),
         )),
-        _ => Err(facts::invalid(
+        _ => Err(facts_section::invalid(
             section,
             format!("give only one of: {}", keys.join(", ")),
         )),
@@ -191,8 +175,8 @@ pub(crate) fn microarchitecture_fact(
     supported: fn(&str) -> Result<Vec<FeatureSupport>, CpuError>,
 ) -> Result<Derived, FactsError> {
     let path = format!("{namespace}.microarchitecture");
-    let name = facts::as_str(value, &path)?;
-    let features = supported(name).map_err(|e| facts::invalid(&path, e.to_string()))?;
+    let name = facts_section::as_str(value, &path)?;
+    let features = supported(name).map_err(|e| facts_section::invalid(&path, e.to_string()))?;
     Ok((features, format!("microarchitecture {name}")))
 }
 
@@ -206,13 +190,14 @@ pub(crate) fn cpuinfo_fact(
     classify: fn(&CpuInfo) -> Classification,
 ) -> Result<Derived, FactsError> {
     let path = format!("{namespace}.cpuinfo");
-    let rel = facts::as_str(value, &path)?;
+    let rel = facts_section::as_str(value, &path)?;
     let file = base_dir.join(rel);
-    let text = crate::sysroot::read_system_file(&file)
-        .map_err(|e| facts::invalid(&path, format!("cannot read {}: {e}", file.display())))?;
+    let text = crate::system_file::read_system_file(&file).map_err(|e| {
+        facts_section::invalid(&path, format!("cannot read {}: {e}", file.display()))
+    })?;
     let info = CpuInfo::parse(&text);
     if info.arch() != arch {
-        return Err(facts::invalid(
+        return Err(facts_section::invalid(
             path,
             format!(
                 "{} describes a CPU of {}, not {}",

@@ -13,7 +13,7 @@ use super::archspec::{x86_catalog, HostFacts, Rules, TargetId};
 use super::cpuinfo::{CpuArch, CpuInfo};
 use super::{on, single, Classification, CpuError};
 use crate::context::DetectContext;
-use crate::facts::{self, FactsError};
+use crate::facts_section::{self, FactsError};
 use crate::provider::{Derived, Detected, FactsInput, FactsSection, Provider, SnapshotFile};
 use crate::report::ProviderReport;
 
@@ -195,6 +195,10 @@ impl Provider for X86_64 {
         NAMESPACE
     }
 
+    fn hardware(&self) -> Option<&'static str> {
+        Some("x86-64 CPUs")
+    }
+
     fn snapshot_files(&self, _ctx: &DetectContext) -> Vec<SnapshotFile> {
         vec![SnapshotFile::Copy("/proc/cpuinfo".into())]
     }
@@ -208,7 +212,7 @@ impl Provider for X86_64 {
         value: &toml::Value,
         input: &FactsInput<'_>,
     ) -> Result<Option<Derived>, FactsError> {
-        let t = facts::as_table(value, NAMESPACE)?;
+        let t = facts_section::as_table(value, NAMESPACE)?;
         let derived = match super::one_of(t, NAMESPACE, &["microarchitecture", "level", "cpuinfo"])?
         {
             ("microarchitecture", v) => {
@@ -218,9 +222,11 @@ impl Provider for X86_64 {
                 let level = v
                     .as_integer()
                     .and_then(|l| u32::try_from(l).ok())
-                    .ok_or_else(|| facts::invalid("x86_64.level", "expected an integer 1 to 4"))?;
-                let f =
-                    from_level(level).map_err(|e| facts::invalid("x86_64.level", e.to_string()))?;
+                    .ok_or_else(|| {
+                        facts_section::invalid("x86_64.level", "expected an integer 1 to 4")
+                    })?;
+                let f = from_level(level)
+                    .map_err(|e| facts_section::invalid("x86_64.level", e.to_string()))?;
                 (f, format!("x86-64-v{level}"))
             }
             (_, v) => super::cpuinfo_fact(NAMESPACE, v, input.base_dir, CpuArch::X86_64, classify)?,

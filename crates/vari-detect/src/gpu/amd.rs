@@ -11,8 +11,8 @@ use std::time::Instant;
 use vari_core::FeatureSupport;
 
 use super::{feature, parse_decimal};
-use crate::facts::{self, FactsError};
-use crate::overrides::InvalidVariable;
+use crate::facts_section::{self, FactsError};
+use crate::override_error::InvalidVariable;
 use crate::provider::{
     Derived, Detected, EnvVar, Evidence, FactsInput, FactsSection, Provider, SnapshotFile, VarRole,
 };
@@ -221,7 +221,7 @@ fn detect_gfx(
         .collect();
     paths.sort();
     for path in paths {
-        let Ok(text) = crate::sysroot::read_system_file(&path) else {
+        let Ok(text) = crate::system_file::read_system_file(&path) else {
             continue;
         };
         let version = text.lines().find_map(|line| {
@@ -375,6 +375,10 @@ impl Provider for Amd {
         NAMESPACE
     }
 
+    fn hardware(&self) -> Option<&'static str> {
+        Some("AMD GPUs")
+    }
+
     fn variables(&self) -> &'static [EnvVar] {
         VARIABLES
     }
@@ -382,7 +386,7 @@ impl Provider for Amd {
     fn evidence(&self, ctx: &DetectContext, evidence: &mut Evidence) {
         evidence.insert(
             "kfd_nodes".into(),
-            crate::cache::listing(&ctx.sysroot.path(KFD_NODES), None),
+            crate::system_file::listing(&ctx.sysroot.path(KFD_NODES), None),
         );
         // A ROCm upgrade changes rocm_version without a reboot.
         let versions: Vec<String> = rocm_dirs(ctx)
@@ -416,7 +420,7 @@ impl Provider for Amd {
         value: &toml::Value,
         _: &FactsInput<'_>,
     ) -> Result<Option<Derived>, FactsError> {
-        facts(facts::as_table(value, NAMESPACE)?).map(Some)
+        facts(facts_section::as_table(value, NAMESPACE)?).map(Some)
     }
 
     fn all_features(&self) -> Vec<FeatureSupport> {
@@ -432,18 +436,18 @@ impl Provider for Amd {
 fn facts(t: &toml::Table) -> Result<Derived, FactsError> {
     let mut gfx = Vec::new();
     if let Some(v) = t.get("gfx_arch") {
-        for (path, s) in facts::string_list(v, "amd.gfx_arch")? {
+        for (path, s) in facts_section::string_list(v, "amd.gfx_arch")? {
             let target = s.trim().to_ascii_lowercase();
-            crate::ranges::check_gfx(&target).map_err(|e| facts::invalid(&path, e))?;
+            crate::ranges::check_gfx(&target).map_err(|e| facts_section::invalid(&path, e))?;
             gfx.push(target);
         }
     }
     let rocm = match t.get("rocm_version") {
         None => None,
         Some(v) => {
-            let s = facts::as_str(v, "amd.rocm_version")?;
+            let s = facts_section::as_str(v, "amd.rocm_version")?;
             Some(parse_rocm_version_override(s).map_err(|_| {
-                facts::invalid(
+                facts_section::invalid(
                     "amd.rocm_version",
                     format!("expected a ROCm version such as \"6.4\", found {s:?}"),
                 )

@@ -10,8 +10,8 @@ use vari_core::FeatureSupport;
 use super::level_zero::{self, LevelZeroFacts};
 use super::{feature, library_candidates};
 use crate::child::{run_probe, ProbeRequest, ProbeResponse};
-use crate::facts::{self, FactsError};
-use crate::overrides::InvalidVariable;
+use crate::facts_section::{self, FactsError};
+use crate::override_error::InvalidVariable;
 use crate::provider::{
     Derived, Detected, EnvVar, Evidence, FactsInput, FactsSection, Provider, SnapshotFile, VarRole,
 };
@@ -251,7 +251,7 @@ fn intel_gpu_evidence(ctx: &DetectContext) -> bool {
         return false;
     };
     entries.flatten().any(|entry| {
-        crate::sysroot::read_system_file(&entry.path().join("device/vendor"))
+        crate::system_file::read_system_file(&entry.path().join("device/vendor"))
             .is_ok_and(|v| v.trim().eq_ignore_ascii_case("0x8086"))
     })
 }
@@ -282,6 +282,10 @@ impl Provider for Intel {
         NAMESPACE
     }
 
+    fn hardware(&self) -> Option<&'static str> {
+        Some("Intel GPUs")
+    }
+
     fn variables(&self) -> &'static [EnvVar] {
         VARIABLES
     }
@@ -289,7 +293,7 @@ impl Provider for Intel {
     fn evidence(&self, ctx: &DetectContext, evidence: &mut Evidence) {
         evidence.insert(
             "dev_dri".into(),
-            crate::cache::listing(&ctx.sysroot.path("/dev/dri"), None),
+            crate::system_file::listing(&ctx.sysroot.path("/dev/dri"), None),
         );
     }
 
@@ -314,19 +318,19 @@ impl Provider for Intel {
         value: &toml::Value,
         _: &FactsInput<'_>,
     ) -> Result<Option<Derived>, FactsError> {
-        let t = facts::as_table(value, NAMESPACE)?;
+        let t = facts_section::as_table(value, NAMESPACE)?;
         let mut ips = Vec::new();
         if let Some(v) = t.get("device_ip") {
-            for (path, s) in facts::string_list(v, "intel.device_ip")? {
+            for (path, s) in facts_section::string_list(v, "intel.device_ip")? {
                 ips.push(
                     parse_device_ip(&s)
-                        .map_err(|e| facts::invalid(&path, format!("{e}, found {s:?}")))?,
+                        .map_err(|e| facts_section::invalid(&path, format!("{e}, found {s:?}")))?,
                 );
             }
         }
         let features = supported_from_facts(&ips);
         if features.is_empty() && !ips.is_empty() {
-            return Err(facts::invalid(
+            return Err(facts_section::invalid(
                 "intel.device_ip",
                 format!("no known device IP among {}", ips.join(", ")),
             ));

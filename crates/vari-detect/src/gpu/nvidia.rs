@@ -12,14 +12,15 @@
 
 use std::time::Instant;
 
+use vari_core::sm_arch::{self, SmArch};
 use vari_core::FeatureSupport;
 
 use super::{cuda, nvml};
 use super::{driver_branches, feature, library_candidates, parse_major_minor, DeviceCapability};
 use crate::child::{run_probe, ProbeError, ProbeRequest, ProbeResponse};
-use crate::facts::{self, FactsError};
-use crate::overrides::InvalidVariable;
-use crate::overrides::OverrideError;
+use crate::facts_section::{self, FactsError};
+use crate::override_error::InvalidVariable;
+use crate::override_error::OverrideError;
 use crate::provider::{
     Derived, Detected, EnvVar, Evidence, FactsInput, FactsSection, Provider, SnapshotFile, VarRole,
 };
@@ -45,10 +46,6 @@ const MAX_MAJOR: u32 = 15;
 const MIN_MAJOR: u32 = 11;
 /// Highest CUDA minor the reference knows.
 const MAX_MINOR: u32 = 20;
-/// Lowest compute capability major with `sm_arch` values.
-const MIN_SM_MAJOR: u32 = 5;
-/// Highest compute capability major in the all-values list.
-const MAX_SM_MAJOR: u32 = 12;
 
 /// `M.m` or, with `minor == None`, the bare major `M`.
 fn cuda_value(major: u32, minor: Option<u32>) -> String {
@@ -62,6 +59,11 @@ fn cuda_value(major: u32, minor: Option<u32>) -> String {
 fn full_major(major: u32, values: &mut Vec<String>) {
     values.extend((0..=MAX_MINOR).rev().map(|m| cuda_value(major, Some(m))));
     values.push(cuda_value(major, None));
+}
+
+/// `sm_arch` values as the profile spells them.
+fn strings(values: Vec<SmArch>) -> Vec<String> {
+    values.iter().map(ToString::to_string).collect()
 }
 
 /// The supported features for a driver CUDA version and the chosen GPU's compute capability,
@@ -102,20 +104,12 @@ pub fn supported_from_facts(
         );
     }
     let sm = compute_capability
-        .filter(|&(sm_major, _)| sm_major >= MIN_SM_MAJOR)
-        .map(|(sm_major, sm_minor)| {
-            let mut values: Vec<String> = (0..=sm_minor)
-                .rev()
-                .map(|m| format!("{sm_major}{m}_real"))
-                .collect();
-            values.push(format!("{sm_major}0_virtual"));
-            values
-        })
+        .map(|(sm_major, sm_minor)| strings(sm_arch::supported(sm_major, sm_minor)))
         .unwrap_or_default();
     [
         feature("cuda_version_lower_bound", lower, false),
         feature("cuda_version_upper_bound", upper, false),
-        feature("sm_arch", sm, true),
+        feature(sm_arch::FEATURE, sm, true),
     ]
     .into_iter()
     .flatten()
@@ -128,20 +122,11 @@ pub fn all_configs() -> Vec<FeatureSupport> {
     for k in (MIN_MAJOR..=MAX_MAJOR).rev() {
         full_major(k, &mut cuda);
     }
-    let mut sm = Vec::new();
-    for suffix in ["real", "virtual"] {
-        for major in (MIN_SM_MAJOR..=MAX_SM_MAJOR).rev() {
-            sm.extend(
-                (0..=9)
-                    .rev()
-                    .map(|minor| format!("{major}{minor}_{suffix}")),
-            );
-        }
-    }
+    let sm = strings(sm_arch::all());
     [
         feature("cuda_version_lower_bound", cuda.clone(), false),
         feature("cuda_version_upper_bound", cuda, false),
-        feature("sm_arch", sm, true),
+        feature(sm_arch::FEATURE, sm, true),
     ]
     .into_iter()
     .flatten()
@@ -396,7 +381,7 @@ fn run(ctx: &DetectContext) -> Result<Found, InvalidVariable> {
     if forced_sm.is_some() && cuda.is_none() {
         notes.push(sm_without_cuda());
     }
-    if let Some((major, minor)) = compute_capability.filter(|cc| cc.0 < MIN_SM_MAJOR) {
+    if let Some((major, minor)) = compute_capability.filter(|cc| cc.0 < sm_arch::MIN_MAJOR) {
         notes.push(format!(
             "compute capability {major}.{minor} is below 5.0: sm_arch omitted (reference behaviour)"
         ));
@@ -686,6 +671,10 @@ impl Provider for Nvidia {
         NAMESPACE
     }
 
+    fn hardware(&self) -> Option<&'static str> {
+        Some("NVIDIA GPUs")
+    }
+
     fn variables(&self) -> &'static [EnvVar] {
         VARIABLES
     }
@@ -715,7 +704,7 @@ impl Provider for Nvidia {
         );
         evidence.insert(
             "dev_nvidia".into(),
-            crate::cache::listing(&root.path("/dev"), Some("nvidia")),
+            crate::system_file::listing(&root.path("/dev"), Some("nvidia")),
         );
         evidence.insert("dev_dxg".into(), root.path("/dev/dxg").exists().to_string());
     }
@@ -746,7 +735,7 @@ impl Provider for Nvidia {
         value: &toml::Value,
         _: &FactsInput<'_>,
     ) -> Result<Option<Derived>, FactsError> {
-        facts(facts::as_table(value, NAMESPACE)?).map(Some)
+        facts(facts_section::as_table(value, NAMESPACE)?).map(Some)
     }
 
     fn all_features(&self) -> Vec<FeatureSupport> {
@@ -766,15 +755,16 @@ fn facts(t: &toml::Table) -> Result<Derived, FactsError> {
     let cuda = match t.get("cuda_version") {
         None => None,
         Some(v) => {
-            let s = facts::as_str(v, "nvidia.cuda_version")?;
-            let parsed = parse_cuda_version(s)
-                .map_err(|e| facts::invalid("nvidia.cuda_version", format!("{s:?}: {e}")))?;
+            let s = facts_section::as_str(v, "nvidia.cuda_version")?;
+            let parsed = parse_cuda_version(s).map_err(|e| {
+                facts_section::invalid("nvidia.cuda_version", format!("{s:?}: {e}"))
+            })?;
             Some(parsed)
         }
     };
     let ccs: Vec<(u32, u32)> = match t.get("compute_capability") {
         None => Vec::new(),
-        Some(v) => facts::string_list(v, "nvidia.compute_capability")?
+        Some(v) => facts_section::string_list(v, "nvidia.compute_capability")?
             .iter()
             .map(|(p, s)| {
                 parse_compute_capability(s).map_err(|e| {
@@ -783,7 +773,7 @@ fn facts(t: &toml::Table) -> Result<Derived, FactsError> {
                     } else {
                         e
                     };
-                    facts::invalid(p, e)
+                    facts_section::invalid(p, e)
                 })
             })
             .collect::<Result<_, _>>()?,
@@ -797,7 +787,7 @@ fn facts(t: &toml::Table) -> Result<Derived, FactsError> {
                 .ok()
                 .filter(|&i| i < ccs.len())
                 .ok_or_else(|| {
-                    facts::invalid(
+                    facts_section::invalid(
                         "nvidia.gpu",
                         format!("index {i} is not in compute_capability (0..{})", ccs.len()),
                     )
@@ -805,14 +795,14 @@ fn facts(t: &toml::Table) -> Result<Derived, FactsError> {
             Some(ccs[index])
         }
         Some(_) => {
-            return Err(facts::invalid(
+            return Err(facts_section::invalid(
                 "nvidia.gpu",
                 "expected \"highest\", \"lowest\" or an index into compute_capability",
             ))
         }
     };
     let Some((m, n)) = cuda else {
-        return Err(facts::invalid(
+        return Err(facts_section::invalid(
             "nvidia.cuda_version",
             "missing: without the driver's CUDA version the provider reports nothing",
         ));

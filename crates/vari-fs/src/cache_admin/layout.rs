@@ -25,8 +25,8 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::entry::{CacheArea, CacheEntry, CacheIoError};
 use super::walk::{self, modified_at, Stats};
-use super::{CacheArea, CacheEntry, CacheIoError};
 
 /// The entries of `area` in the cache directory `root`.
 pub(super) fn entries(root: &Path, area: CacheArea) -> Result<Vec<CacheEntry>, CacheIoError> {

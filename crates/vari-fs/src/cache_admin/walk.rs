@@ -5,7 +5,7 @@
 use std::io;
 use std::path::Path;
 
-use super::CacheIoError;
+use super::entry::CacheIoError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What a walk found.

@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use super::*;
+use crate::limits::{INFLATE_FLOOR, MAX_MEMBER_SIZE};
 
 /// Bytes that start with the ELF magic, then `len - 4` bytes mixing compressible runs and
 /// pseudo-random noise (so deflate makes blocks of every kind).

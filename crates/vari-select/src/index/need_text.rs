@@ -8,6 +8,7 @@
 use std::fmt;
 
 use vari_core::ordering::Rejection;
+use vari_detect::registry::hardware_name;
 
 use super::report::NamespaceNeed;
 use crate::target::{HardwareSource, Target};
@@ -33,18 +34,6 @@ pub struct NeedText<'a> {
     target: &'a Target,
 }
 
-/// What hardware a namespace stands for, in a user's words.
-fn hardware_name(namespace: &str) -> Option<&'static str> {
-    Some(match namespace {
-        "nvidia" => "NVIDIA GPUs",
-        "amd" => "AMD GPUs",
-        "intel" => "Intel GPUs",
-        "x86_64" => "x86-64 CPUs",
-        "aarch64" => "Arm CPUs",
-        _ => return None,
-    })
-}
-
 /// Where detection looked: `this machine`, or `the snapshot DIR`.
 fn where_detected(source: &HardwareSource) -> String {
     match source {
@@ -59,6 +48,8 @@ impl fmt::Display for NeedText<'_> {
         let labels: Vec<&str> = need.labels.iter().map(|l| l.as_str()).collect();
         let labels = labels.join(", ");
         let namespace = need.namespace.as_str();
+        // The provider names its hardware (`NVIDIA GPUs`); a namespace no built-in provider
+        // answers for is named as it is.
         match hardware_name(namespace) {
             Some(hardware) => write!(f, "builds for {hardware} ({labels})")?,
             None => write!(f, "builds {labels} need namespace `{namespace}`")?,

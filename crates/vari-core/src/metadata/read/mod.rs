@@ -20,6 +20,7 @@ mod issues;
 mod priorities;
 mod providers;
 mod root;
+mod source;
 mod static_props;
 mod variants;
 
@@ -35,6 +36,8 @@ use self::priorities::{
 };
 use self::providers::read_providers;
 use self::root::{parse_root, Mode};
+use self::source::Sections;
+pub use self::source::SourceKind;
 use self::static_props::{check_static_0_0_3, derive_static_0_0_2, read_static_0_0_3, StaticCheck};
 use self::variants::{read_variants_raw, Streamed, VariantRules};
 use super::error::MetadataError;
@@ -42,43 +45,6 @@ use super::generation::{is_pep_850_url, version_in_url, UrlVersion, SUPPORTED_VE
 use super::model::{SchemaGeneration, VariantMetadata};
 use super::tree::{parse_toml, Node};
 use crate::diagnostic::{json_syntax, strip_bom, toml_syntax};
-
-/// Which kind of file a document comes from; each has slightly different rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SourceKind {
-    /// An index-level `{name}-{version}-variants.json`: any number of variants.
-    IndexFile,
-    /// A wheel's `*.dist-info/variant.json`: exactly one variant.
-    WheelFile,
-    /// The `[variant]` table of `pyproject.toml`: no `variants`; build-time plugins allowed.
-    Pyproject,
-}
-
-/// Document position of each top-level section, so problems found by cross-checks sort
-/// where their key path points. Absent sections sort last.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Sections {
-    default_priorities: usize,
-    providers: usize,
-    static_properties: usize,
-    variants: usize,
-}
-
-impl Sections {
-    fn of(root: &[(&str, &Node)]) -> Self {
-        let at = |key: &str| {
-            root.iter()
-                .position(|(k, _)| *k == key)
-                .unwrap_or(usize::MAX)
-        };
-        Self {
-            default_priorities: at("default-priorities"),
-            providers: at("providers"),
-            static_properties: at("static-properties"),
-            variants: at("variants"),
-        }
-    }
-}
 
 /// Reads and validates a JSON metadata document strictly.
 ///

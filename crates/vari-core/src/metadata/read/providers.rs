@@ -24,7 +24,7 @@ use super::issues::{
     as_bool, as_object, as_str, get, index_path, key_path, name_list, reject_unknown_keys,
     string_list, unique_entries, Issues,
 };
-use super::SourceKind;
+use super::source::SourceKind;
 use crate::metadata::model::{ProviderInfo, ProviderKind, SchemaGeneration, StaticProperties};
 use crate::metadata::tree::Node;
 use crate::names::{FeatureName, FeatureValue, Namespace};

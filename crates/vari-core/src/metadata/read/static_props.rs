@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashSet};
 use super::issues::{key_path, namespace_entries, Issues};
 use super::priorities::PrioritiesRead;
 use super::providers::{read_feature_values, ProvidersRead};
-use super::{Sections, SourceKind};
+use super::source::{Sections, SourceKind};
 use crate::metadata::model::{ProviderKind, SchemaGeneration, StaticProperties};
 use crate::metadata::tree::Node;
 use crate::names::{FeatureName, Namespace};
