@@ -4,5 +4,6 @@
 mod support;
 
 mod check;
+mod compiled;
 mod errors;
 mod scan;

@@ -210,6 +210,10 @@ pub(crate) mod code {
     pub(crate) const POPCNT: &[u8] = b"\xf3\x48\x0f\xb8\xc0"; // popcnt rax, rax
     pub(crate) const VFMADD: &[u8] = b"\xc4\xe2\xf9\xa8\xc2"; // vfmadd213pd xmm0, xmm0, xmm2
     pub(crate) const VPADDD_ZMM: &[u8] = b"\x62\xf1\x7d\x48\xfe\xc1"; // vpaddd zmm0, zmm0, zmm1
+    pub(crate) const VPADDB_ZMM: &[u8] = b"\x62\xf1\x7d\x48\xfc\xc1"; // vpaddb zmm0, zmm0, zmm1 (BW)
+    pub(crate) const PMULLD: &[u8] = b"\x66\x0f\x38\x40\xc1"; // pmulld xmm0, xmm1 (SSE4.1)
+    pub(crate) const VPADDD_YMM: &[u8] = b"\xc5\xfd\xfe\xc1"; // vpaddd ymm0, ymm0, ymm1 (AVX2)
+    pub(crate) const VXORPS: &[u8] = b"\xc5\xf8\x57\xc0"; // vxorps xmm0, xmm0, xmm0 (AVX)
     pub(crate) const CPUID: &[u8] = b"\x0f\xa2";
     pub(crate) const RET: &[u8] = b"\xc3";
 }
