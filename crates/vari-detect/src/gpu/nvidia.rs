@@ -15,7 +15,10 @@ use std::time::Instant;
 use vari_core::FeatureSupport;
 
 use super::{cuda, nvml};
-use super::{driver_branches, feature, library_candidates, parse_major_minor, DeviceCapability};
+use super::{
+    driver_branches, driver_library_candidates, feature, parse_major_minor, search,
+    DeviceCapability,
+};
 use crate::child::{run_probe, ProbeError, ProbeRequest, ProbeResponse};
 use crate::facts::{self, FactsError};
 use crate::overrides::InvalidVariable;
@@ -445,17 +448,19 @@ fn driver_evidence(ctx: &DetectContext) -> bool {
     ]
     .iter()
     .any(|p| ctx.sysroot.path(p).exists())
+        // A driver library where systems keep it (a container whose device nodes have other
+        // names, a NixOS machine).
+        || nvml::default_libraries()
+            .iter()
+            .chain(&cuda::default_libraries())
+            .any(|soname| !search::found(ctx, soname).is_empty())
 }
 
 fn gather(ctx: &DetectContext) -> Hardware {
     let mut hw = Hardware::default();
     if ctx.sysroot.is_host() && driver_evidence(ctx) {
         let nvml_request = ProbeRequest::Nvml {
-            libraries: library_candidates(
-                ctx,
-                NVML_LIBRARY_ENV,
-                &to_refs(&nvml::default_libraries()),
-            ),
+            libraries: driver_library_candidates(ctx, NVML_LIBRARY_ENV, nvml::default_libraries()),
         };
         match run_probe(&nvml_request, ctx) {
             Ok(ProbeResponse::Nvml(facts)) => {
@@ -482,10 +487,6 @@ fn gather(ctx: &DetectContext) -> Hardware {
     }
     from_driver_files(ctx, &mut hw);
     hw
-}
-
-fn to_refs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
 }
 
 fn from_nvml(facts: &nvml::NvmlFacts, hw: &mut Hardware) {
@@ -529,7 +530,7 @@ fn from_nvml(facts: &nvml::NvmlFacts, hw: &mut Hardware) {
 /// Tries libcuda; true when it gave a CUDA version.
 fn from_libcuda(ctx: &DetectContext, hw: &mut Hardware) -> bool {
     let request = ProbeRequest::Cuda {
-        libraries: library_candidates(ctx, CUDA_LIBRARY_ENV, &to_refs(&cuda::default_libraries())),
+        libraries: driver_library_candidates(ctx, CUDA_LIBRARY_ENV, cuda::default_libraries()),
     };
     match run_probe(&request, ctx) {
         Ok(ProbeResponse::Cuda(facts)) => {
