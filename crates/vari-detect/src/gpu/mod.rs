@@ -20,6 +20,7 @@ pub mod nvidia;
 #[allow(unsafe_code)] // FFI: the NVML calls.
 pub mod nvml;
 pub mod search;
+pub mod visible;
 
 use serde::{Deserialize, Serialize};
 use vari_core::{FeatureName, FeatureSupport, FeatureValue};
@@ -37,6 +38,12 @@ pub struct DeviceCapability {
     pub compute_capability: Option<(u32, u32)>,
     /// Why the device could not be read (it is then skipped).
     pub error: Option<String>,
+    /// Its UUID (`GPU-…`), when the library reported one (NVML).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// The UUIDs (`MIG-…`) of its MIG devices, when MIG is enabled (NVML).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mig_uuids: Vec<String>,
 }
 
 /// The candidate driver libraries: the override variable's value alone, else the defaults and

@@ -396,3 +396,94 @@ fn libcuda_from_cuda_compat_when_nvml_is_nowhere() {
         );
     }
 }
+
+#[test]
+fn visible_device_variables_choose_the_gpu_as_cuda_would() {
+    let uuids = "GPU-aaaa1111-0000,GPU-bbbb2222-0000,GPU-aaaa3333-0000";
+    // (variables, the sm_arch chosen (None: no GPU), what the source or note must say)
+    type Case<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>, &'a str);
+    let cases: &[Case] = &[
+        (&[], Some("90_real"), "highest of 3"),
+        (
+            &[("CUDA_VISIBLE_DEVICES", "1,0")],
+            Some("80_real"),
+            "(CUDA_VISIBLE_DEVICES=1,0)",
+        ),
+        // CUDA stops at the first entry that names no GPU: 2 is never reached.
+        (
+            &[("CUDA_VISIBLE_DEVICES", "0,7,2")],
+            Some("75_real"),
+            "`7` names no GPU",
+        ),
+        (
+            &[("CUDA_VISIBLE_DEVICES", "GPU-bbbb")],
+            Some("80_real"),
+            "GPU 1",
+        ),
+        // A prefix two GPUs share names neither.
+        (
+            &[("CUDA_VISIBLE_DEVICES", "GPU-aaaa")],
+            None,
+            "`GPU-aaaa` names no GPU",
+        ),
+        (
+            &[("CUDA_VISIBLE_DEVICES", "MIG-cccc-0001")],
+            Some("90_real"),
+            "GPU 2",
+        ),
+        (&[("CUDA_VISIBLE_DEVICES", "")], None, "shows no GPU"),
+        (
+            &[("NVIDIA_VISIBLE_DEVICES", "1")],
+            Some("80_real"),
+            "NVIDIA_VISIBLE_DEVICES=1",
+        ),
+        (
+            &[
+                (
+                    "NVIDIA_VISIBLE_DEVICES",
+                    "GPU-aaaa1111-0000,GPU-bbbb2222-0000",
+                ),
+                ("CUDA_VISIBLE_DEVICES", "0"),
+            ],
+            Some("75_real"),
+            "GPU 0",
+        ),
+        (
+            &[("NVIDIA_VISIBLE_DEVICES", "all")],
+            Some("90_real"),
+            "highest of 3",
+        ),
+        (
+            &[("NVIDIA_VISIBLE_DEVICES", "none")],
+            None,
+            "NVIDIA_VISIBLE_DEVICES=none",
+        ),
+    ];
+    for (vars, sm, says) in cases {
+        let mut all = vec![
+            ("VARI_NVML_LIBRARY", nvml()),
+            ("STUB_NVML_CCS", "7.5,8.0,9.0".to_owned()),
+            ("STUB_NVML_UUIDS", uuids.to_owned()),
+            ("STUB_NVML_MIG", "2:MIG-cccc-0001".to_owned()),
+        ];
+        all.extend(vars.iter().map(|(k, v)| (*k, (*v).to_owned())));
+        let all: Vec<(&str, &str)> = all.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let report = nvidia::detect(&host_ctx(&all));
+        let features = report.features.clone().unwrap();
+        let sm_arch = features.get(2).map(|f| f.values[0].as_str());
+        assert_eq!(sm_arch, *sm, "{vars:?}: {report:?}");
+        let text = format!(
+            "{} {}",
+            report.source,
+            report.note.clone().unwrap_or_default()
+        );
+        assert!(text.contains(says), "{vars:?}: {says:?} not in {text:?}");
+    }
+    // void: no driver at all, nothing probed.
+    let report = nvidia::detect(&host_ctx(&[
+        ("VARI_NVML_LIBRARY", &nvml()),
+        ("NVIDIA_VISIBLE_DEVICES", "void"),
+    ]));
+    assert!(report.features.is_none(), "{report:?}");
+    assert!(report.note.unwrap().contains("NVIDIA_VISIBLE_DEVICES=void"));
+}
