@@ -43,9 +43,6 @@ pub(super) fn run(args: &RankArgs) -> Result<ExitCode, CliError> {
     debug!(elapsed = ?started.elapsed(), variants = release.metadata.variants.len(), "read");
     let config = super::config::load()?;
     let target = target::resolve(&args.target, &config)?;
-    for note in &target.notes {
-        debug!("{note}");
-    }
     for warning in &target.hardware.warnings {
         output::warn(&warning.to_string());
     }
