@@ -741,9 +741,22 @@ const VARIABLES: &[EnvVar] = &[
         "the CUDA driver library to load (name or path) instead of the default",
     ),
     EnvVar::new(
-        "CUDA_VISIBLE_DEVICES",
+        visible::CUDA_VISIBLE_DEVICES_ENV,
         VarRole::Location,
-        "which GPUs the CUDA driver library shows (honoured when NVML is missing)",
+        "which GPUs a CUDA application sees, as CUDA reads it: indices, `GPU-` UUIDs or prefixes, \
+         one `MIG-` device; the list ends at the first entry naming no GPU; empty: none",
+    ),
+    EnvVar::new(
+        visible::NVIDIA_VISIBLE_DEVICES_ENV,
+        VarRole::Location,
+        "the NVIDIA container toolkit's choice: `void` (no driver), `none` (driver, no GPU), \
+         `all`, or indices and UUIDs",
+    ),
+    EnvVar::new(
+        search::CONDA_PREFIX_ENV,
+        VarRole::Location,
+        "a conda environment whose `lib` and `cuda-compat` hold driver libraries, searched after \
+         the loader's own search",
     ),
 ];
 
