@@ -188,9 +188,7 @@ pub(crate) fn resolve_target(settings: &TargetSettings) -> Result<Target, CliErr
         target.python.version.full(),
         target.python.origin
     );
-    for note in &target.notes {
-        tracing::debug!("{note}");
-    }
+    // The target's notes are logged where they are made (vari-select's `Target::resolve`).
     for warning in &target.hardware.warnings {
         warn(&warning.to_string());
     }

@@ -19,6 +19,9 @@ pub struct DetectContext {
     pub timeout: Duration,
     /// The target Python interpreter or environment for `abi_dependency` (`None`: none).
     pub python: Option<PathBuf>,
+    /// The root under which GPU driver libraries are looked for after the loader's own search
+    /// (`/`; tests point it at a fixture tree): see `gpu::search`.
+    pub driver_root: PathBuf,
 }
 
 impl DetectContext {
@@ -32,6 +35,7 @@ impl DetectContext {
             env: std::env::vars().collect(),
             timeout: Self::DEFAULT_TIMEOUT,
             python: None,
+            driver_root: PathBuf::from("/"),
         }
     }
 

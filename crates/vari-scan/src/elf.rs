@@ -10,7 +10,7 @@ use crate::error::ScanProblem;
 use crate::fatbin::{parse_fatbin, CodeKind, CubinHeader};
 use crate::file::FileScan;
 use crate::gpu::{self, GpuCode};
-use crate::x86::X86Scanner;
+use crate::x86::{X86Scanner, CPU_FEATURE_SYMBOLS};
 
 /// The sections nvcc puts fat binaries in: whole-program and relocatable device code.
 const FATBIN_SECTIONS: [&[u8]; 2] = [b".nv_fatbin", b"__nv_relfatbin"];
@@ -106,7 +106,11 @@ fn scan<Elf: FileHeader<Endian = Endianness>>(
 
     if let Some(x86) = x86 {
         let functions = Functions::read(&file);
-        scan.x86_64 = Some(x86.finish(|a| functions.name_at(a), functions.ifuncs));
+        scan.x86_64 = Some(x86.finish(
+            |a| functions.name_at(a),
+            functions.ifuncs,
+            functions.feature_record,
+        ));
     }
     Ok(Some(scan))
 }
@@ -119,6 +123,8 @@ struct Functions<'data> {
     ranges: Vec<(u64, u64, &'data [u8])>,
     /// How many symbols are IFUNCs (resolved at load time, usually by CPU features).
     ifuncs: usize,
+    /// The first symbol of [`CPU_FEATURE_SYMBOLS`] the file defines or references.
+    feature_record: Option<&'static str>,
 }
 
 /// How many of the ranges starting closest before an address are looked at to find one that
@@ -132,9 +138,26 @@ impl<'data> Functions<'data> {
         let mut ranges = Vec::new();
         // By address: the same IFUNC usually appears in both tables.
         let mut ifuncs = Vec::new();
-        for table in [file.elf_symbol_table(), file.elf_dynamic_symbol_table()] {
+        let mut feature_record = None;
+        for (table, dynamic) in [
+            (file.elf_symbol_table(), false),
+            (file.elf_dynamic_symbol_table(), true),
+        ] {
             for symbol in table.iter() {
                 let kind = symbol.st_type();
+                // Where the record lives decides nothing: an undefined reference (the record is
+                // in libgcc_s.so.1) reads it as much as a definition does. Names are read for the
+                // dynamic table and undefined symbols only: the static table of a large library
+                // has hundreds of thousands of defined names, and a statically linked record
+                // comes with its `cpuid` anyway.
+                if feature_record.is_none() && (dynamic || symbol.is_undefined(endian)) {
+                    if let Ok(name) = symbol.name(endian, table.strings()) {
+                        feature_record = CPU_FEATURE_SYMBOLS
+                            .iter()
+                            .find(|&&known| known.as_bytes() == name)
+                            .copied();
+                    }
+                }
                 let start: u64 = symbol.st_value(endian).into();
                 if kind == elf::STT_GNU_IFUNC {
                     ifuncs.push(start);
@@ -158,6 +181,7 @@ impl<'data> Functions<'data> {
         Self {
             ranges,
             ifuncs: ifuncs.len(),
+            feature_record,
         }
     }
 

@@ -47,7 +47,8 @@ impl FileScan {
 
     /// Its needs as short phrases, most important first: the CUDA libraries, GPU code that runs
     /// on one compute capability only or outside the provider's range, the PTX ISA versions, the
-    /// extension that sets the x86-64 level, extensions beyond every level.
+    /// extension that sets the x86-64 level (and a CPU below it that runs the code, when it uses
+    /// part of that level only), extensions beyond every level.
     pub fn needs(&self) -> Vec<String> {
         let mut needs = self.cuda_libraries.clone();
         for code in &self.gpu_code {
@@ -71,6 +72,12 @@ impl FileScan {
         if let Some(x86) = &self.x86_64 {
             if let Some(forced) = &x86.forced_by {
                 needs.push(forced.to_string());
+            }
+            if let Some(cpu) = &x86.partial_level {
+                needs.push(format!(
+                    "part of {} only: {cpu}, runs it (no level fits)",
+                    x86.level
+                ));
             }
             needs.extend(x86.beyond_levels.iter().map(ToString::to_string));
         }

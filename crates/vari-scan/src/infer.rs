@@ -10,9 +10,13 @@
 //!   12.8 that relies on PTX JIT or on newer runtime features needs a 12.8 driver, which the
 //!   binary does not say. Not inferred: a statically linked runtime (no `DT_NEEDED`), the upper
 //!   bound, and any bound when files disagree.
-//! - `x86_64 :: level :: vN` for the highest level that files *without* runtime-dispatch evidence
-//!   use (see [`X86Usage::runtime_dispatch`](crate::X86Usage)): code that checks the CPU before
-//!   using AVX-512 does not require AVX-512, so it must not exclude older CPUs. `v1` is the
+//! - `x86_64 :: level :: vN` for the highest level the files require
+//!   ([`X86Usage::required_level`](crate::X86Usage::required_level)). Files with runtime-dispatch
+//!   evidence require no known level and count for nothing: code that checks the CPU before using
+//!   AVX-512 does not require AVX-512, so it must not exclude older CPUs. A file that uses only
+//!   part of a level (AVX without the rest of `v3`) needs more than the level below it, so no
+//!   level is inferred unless another file requires its level anyway: "unknown" rather than a
+//!   level that shuts out CPUs the code runs on or admits CPUs it crashes on. `v1` is the
 //!   baseline every x86-64 CPU has and is not written.
 
 use vari_core::Property;
@@ -70,14 +74,25 @@ impl WheelScan {
         self.files.iter().filter_map(|f| f.x86_64_level()).max()
     }
 
-    /// The highest x86-64 level used by files that show no sign of runtime dispatch: what the
-    /// wheel requires, as far as its binaries tell.
+    /// The x86-64 level the wheel requires, as far as its binaries tell: the highest level a
+    /// file requires, or `None` when a file that shows no sign of runtime dispatch uses part of
+    /// a higher level (see the module docs).
     pub fn required_x86_64_level(&self) -> Option<X86Level> {
-        self.files
-            .iter()
-            .filter_map(|f| f.x86_64.as_ref())
-            .filter(|x| x.runtime_dispatch.is_none())
-            .map(|x| x.level)
-            .max()
+        let mut required = None;
+        let mut partial = None;
+        for usage in self.files.iter().filter_map(|f| f.x86_64.as_ref()) {
+            if usage.runtime_dispatch.is_some() {
+                continue;
+            }
+            match usage.required_level() {
+                Some(level) => required = required.max(Some(level)),
+                None => partial = partial.max(Some(usage.level)),
+            }
+        }
+        match (required, partial) {
+            (Some(r), Some(p)) if r >= p => Some(r),
+            (_, Some(_)) => None,
+            (r, None) => r,
+        }
     }
 }

@@ -47,4 +47,7 @@ pub use fatbin::{parse_fatbin, CodeKind, Compression, FatbinEntry, FatbinError, 
 pub use file::FileScan;
 pub use gpu::GpuCode;
 pub use wheel::{scan_wheel, WheelScan};
-pub use x86::{ExtensionUse, RuntimeDispatch, X86Level, X86Usage};
+pub use x86::{
+    CpuBelowLevel, ExtensionUse, RuntimeDispatch, X86Level, X86Usage, CPUS_BELOW_LEVELS,
+    CPU_FEATURE_SYMBOLS,
+};

@@ -22,6 +22,7 @@
 //! a front-end phrases them and adds its own hints. Nothing here prints.
 
 mod choice;
+mod cross_cpu;
 mod error;
 mod index;
 mod release;

@@ -156,9 +156,23 @@ impl Target {
             .first()
             .cloned()
             .or_else(|| python.prefix().map(Path::to_path_buf));
-        let hardware = resolve_hardware(settings, context)?;
+        let mut hardware = resolve_hardware(settings, context)?;
         let mut notes = Vec::new();
+        // Another architecture's target: this machine's CPU facts cannot describe it.
+        if let Some(platform) = &settings.python.platform {
+            let target_arch = platform.platform(None).arch;
+            notes.extend(crate::cross_cpu::apply_target_baseline(
+                &mut hardware,
+                platform.as_str(),
+                &target_arch,
+                host_platform.machine.as_deref(),
+            ));
+        }
         let markers = marker_environment(settings, &hardware, &python, &mut notes)?;
+        // Every command's `-v` shows them.
+        for note in &notes {
+            tracing::debug!("{note}");
+        }
         Ok(Self {
             hardware,
             python,

@@ -222,6 +222,14 @@ pub mod code {
     pub const VFMADD: &[u8] = b"\xc4\xe2\xf9\xa8\xc2"; // vfmadd213pd xmm0, xmm0, xmm2
     /// `vpaddd zmm0, zmm0, zmm1` (AVX-512).
     pub const VPADDD_ZMM: &[u8] = b"\x62\xf1\x7d\x48\xfe\xc1"; // vpaddd zmm0, zmm0, zmm1
+    /// `vpaddb zmm0, zmm0, zmm1` (AVX-512 BW).
+    pub const VPADDB_ZMM: &[u8] = b"\x62\xf1\x7d\x48\xfc\xc1"; // vpaddb zmm0, zmm0, zmm1
+    /// `pmulld xmm0, xmm1` (SSE4.1).
+    pub const PMULLD: &[u8] = b"\x66\x0f\x38\x40\xc1"; // pmulld xmm0, xmm1
+    /// `vpaddd ymm0, ymm0, ymm1` (AVX2).
+    pub const VPADDD_YMM: &[u8] = b"\xc5\xfd\xfe\xc1"; // vpaddd ymm0, ymm0, ymm1
+    /// `vxorps xmm0, xmm0, xmm0` (AVX).
+    pub const VXORPS: &[u8] = b"\xc5\xf8\x57\xc0"; // vxorps xmm0, xmm0, xmm0
     /// `cpuid`.
     pub const CPUID: &[u8] = b"\x0f\xa2";
     /// `ret`.

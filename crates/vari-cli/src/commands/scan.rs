@@ -66,11 +66,13 @@ fn file_json(file: &FileScan) -> Value {
     })
 }
 
-/// The x86-64 column: the level the code uses, marked when the file checks the CPU at run time.
+/// The x86-64 column: the level the code uses, marked when the file checks the CPU at run time
+/// or uses part of the level only.
 fn x86_cell(file: &FileScan) -> String {
     match &file.x86_64 {
         None => "-".to_owned(),
         Some(x86) if x86.runtime_dispatch.is_some() => format!("{} (dispatch)", x86.level),
+        Some(x86) if x86.partial_level.is_some() => format!("{} (partial)", x86.level),
         Some(x86) => x86.level.to_string(),
     }
 }
@@ -121,15 +123,18 @@ fn human(scan: &WheelScan) -> String {
         ]);
     }
     out.push_str(&table.render(output::width()));
-    if scan.files.iter().any(|f| {
-        f.x86_64
-            .as_ref()
-            .is_some_and(|x| x.runtime_dispatch.is_some())
-    }) {
+    let marked = |mark: &str| scan.files.iter().any(|f| x86_cell(f).ends_with(mark));
+    if marked("(dispatch)") {
         out.push_str(
-            "\n(dispatch): the file checks the CPU at run time (cpuid, xgetbv or IFUNC), so its \
-             level may be a fast path rather than a requirement; `x86_64 :: level` counts only \
-             the other files.\n",
+            "\n(dispatch): the file checks the CPU at run time (cpuid, xgetbv, IFUNC or a CPU \
+             feature record such as __cpu_model), so its level may be a fast path rather than a \
+             requirement; `x86_64 :: level` counts only the other files.\n",
+        );
+    }
+    if marked("(partial)") {
+        out.push_str(
+            "\n(partial): the code uses part of that level only, and a CPU below it runs it (see \
+             needs), so no level fits; `x86_64 :: level` is not inferred from it.\n",
         );
     }
     out

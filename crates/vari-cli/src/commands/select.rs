@@ -100,6 +100,13 @@ fn selection_json(request: &Request, outcome: &Outcome, target: &Target) -> Valu
 
 fn human(results: &[(&Request, Outcome)], target: &Target, explain: bool) -> String {
     let mut text = String::new();
+    if explain {
+        // What the target is made of, when it is not simply this machine (a baseline CPU for
+        // another architecture, markers from this machine for a profile without a platform).
+        for note in &target.notes {
+            text.push_str(&format!("target: {note}\n"));
+        }
+    }
     for (request, outcome) in results {
         let resolution = match outcome {
             Outcome::Skipped { marker } => {

@@ -10,6 +10,23 @@ use base64::Engine as _;
 use sha2::Digest as _;
 
 use crate::common::{run, vari, vari_run, Run};
+use crate::scan::support::{code, fatbin, Elf, CUDA12_FATBIN, CUDA13_FATBIN};
+
+/// A CuPy extension module with real fat-binary code: CUDA 13's for the cu13 build (compute
+/// capability 7.5 and up, as CUDA 13 dropped Volta), CUDA 12's otherwise (5.0 to 9.0).
+pub(crate) fn cupy_core(dist: &str) -> Vec<u8> {
+    let name = if dist.contains("cuda13") {
+        CUDA13_FATBIN
+    } else {
+        CUDA12_FATBIN
+    };
+    let section = fatbin(name);
+    Elf {
+        fatbin: Some((".nv_fatbin", &section)),
+        ..Elf::x86_64_library(code::RET)
+    }
+    .build()
+}
 
 /// A small plain wheel of distribution `dist` (underscored, as in file names) 13.4.0 with a
 /// valid RECORD.
@@ -18,6 +35,7 @@ fn cupy_build(dir: &Path, dist: &str) -> PathBuf {
     let name = dist.replace('_', "-");
     let members: Vec<(String, Vec<u8>)> = vec![
         ("cupy/__init__.py".to_owned(), format!("BUILD = {dist:?}\n").into_bytes()),
+        ("cupy/_core.so".to_owned(), cupy_core(dist)),
         (
             format!("{info}/METADATA"),
             format!("Metadata-Version: 2.1\nName: {name}\nVersion: 13.4.0\n\n").into_bytes(),
@@ -52,7 +70,7 @@ fn repacked_cupy(dir: &Path) -> PathBuf {
     let site = dir.join("site");
     std::fs::create_dir(&site).unwrap();
     let mut args: Vec<PathBuf> = vec!["wheel".into(), "repack".into(), "--config".into(), config];
-    for dist in ["cupy_cuda11x", "cupy_cuda12x"] {
+    for dist in ["cupy_cuda11x", "cupy_cuda12x", "cupy_cuda13x"] {
         args.push(cupy_build(dir, dist));
     }
     args.extend(["-o".into(), site.clone()]);
@@ -106,6 +124,23 @@ fn the_cupy_example_picks_by_the_cuda_driver() {
     .expect_code(0)
     .json();
     assert_eq!(chosen["selections"][0]["label"], "cu11", "{chosen}");
+}
+
+/// On a CUDA 13 driver a V100 (compute capability 7.0) must not get cu13, whose binaries have no
+/// sm_70 code (the example infers sm_arch from them): it gets cu12, which has. A100 gets cu13.
+#[test]
+fn the_cupy_example_gives_a_v100_on_cuda_13_the_build_with_its_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = repacked_cupy(dir.path());
+    for (sm, label) in [("7.0", "cu12"), ("8.0", "cu13")] {
+        let chosen = select(&site, |cmd| {
+            cmd.env("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION", "13.0")
+                .env("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", sm);
+        })
+        .expect_code(0)
+        .json();
+        assert_eq!(chosen["selections"][0]["label"], label, "{sm}: {chosen}");
+    }
 }
 
 #[test]
@@ -163,10 +198,8 @@ fn index_build_accepts_the_variants_json_repack_wrote_and_names_a_tampered_one()
     assert!(
         warning.starts_with("warning: ")
             && warning.contains("does not match the wheels")
-            && warning.contains(
-                "variant `cu12` has nvidia :: cuda_version_lower_bound :: 12.8 where its wheel \
-                 has nvidia :: cuda_version_lower_bound :: 12.0"
-            ),
+            && warning.contains("variant `cu12` has nvidia :: cuda_version_lower_bound :: 12.8, ")
+            && warning.contains("where its wheel has nvidia :: cuda_version_lower_bound :: 12.0, "),
         "{warning}"
     );
     let published =

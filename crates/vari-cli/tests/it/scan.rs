@@ -260,3 +260,106 @@ fn installable_cpu_wheel(dir: &Path) -> std::path::PathBuf {
         &members,
     )
 }
+
+/// The real wheels the x86-64 level rules were wrong on, from PyPI (skipped, saying so, when
+/// PyPI cannot be reached): numpy 2.3.4, whose bundled libgfortran picks AVX-512 code by reading
+/// libgcc_s's `__cpu_model` (it was inferred `v4`), and jax-cuda12-plugin 0.8.0, built with
+/// `-mavx` alone (it was inferred `v3`).
+#[test]
+fn real_numpy_and_jax_wheels_get_no_wrong_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let python = crate::common::test_python();
+    let download = std::process::Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary",
+            ":all:",
+        ])
+        .args([
+            "--python-version",
+            "3.12",
+            "--platform",
+            "manylinux_2_27_x86_64",
+        ])
+        .args([
+            "--platform",
+            "manylinux_2_28_x86_64",
+            "--platform",
+            "manylinux2014_x86_64",
+        ])
+        .args(["--timeout", "20", "--retries", "0", "-d"])
+        .arg(dir.path())
+        .args(["numpy==2.3.4", "jax-cuda12-plugin==0.8.0"])
+        .output()
+        .unwrap();
+    if !download.status.success() {
+        eprintln!(
+            "skipped: PyPI cannot be reached to download numpy 2.3.4 and jax-cuda12-plugin \
+             0.8.0 ({})",
+            String::from_utf8_lossy(&download.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        );
+        return;
+    }
+    let wheel = |prefix: &str| {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+            .unwrap()
+    };
+    let scan = |path: &Path| {
+        vari_run([
+            Path::new("wheel"),
+            Path::new("scan"),
+            Path::new("--json"),
+            path,
+        ])
+        .expect_code(0)
+        .json()
+    };
+    let numpy = scan(&wheel("numpy-2.3.4"));
+    let levels: Vec<&str> = numpy["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str())
+        .filter(|p| p.starts_with("x86_64 :: level"))
+        .collect();
+    assert!(
+        levels
+            .iter()
+            .all(|l| l.ends_with("v1") || l.ends_with("v2")),
+        "{numpy}"
+    );
+    let gfortran = numpy["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().contains("libgfortran"))
+        .unwrap_or_else(|| panic!("{numpy}"));
+    assert_eq!(
+        gfortran["x86_64_level"], "v4",
+        "it uses AVX-512: {gfortran}"
+    );
+    let jax = scan(&wheel("jax_cuda12_plugin-0.8.0"));
+    let properties: Vec<&str> = jax["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str())
+        .collect();
+    assert!(
+        !properties.iter().any(|p| p.starts_with("x86_64")),
+        "{properties:?}"
+    );
+    assert!(
+        properties.contains(&"nvidia :: sm_arch :: 70_real"),
+        "{properties:?}"
+    );
+}

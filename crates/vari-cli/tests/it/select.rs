@@ -569,3 +569,35 @@ fn a_wheel_with_two_dist_info_directories_is_refused_by_every_reader() {
         selected.stderr
     );
 }
+
+/// `--python-platform` for the other architecture, no profile: this machine's CPU does not
+/// describe the target, so its baseline decides (x86-64-v2, or Armv8.0-A), and `--explain` and
+/// `-v` say so. Before, an x86-64-v3 machine chose the v3 build for an aarch64 target.
+#[test]
+fn another_architecture_gets_its_baseline_cpu_not_this_machines() {
+    let dir = tempfile::tempdir().unwrap();
+    demo(dir.path());
+    let index = serve(dir.path());
+    let other = if std::env::consts::ARCH == "x86_64" {
+        "aarch64-manylinux_2_28"
+    } else {
+        "x86_64-manylinux_2_28"
+    };
+    let mut cmd = vari();
+    cmd.args(["-v", "select", "demo", "--explain", "--index-url"])
+        .arg(index.server.index_url())
+        .args(["--python-version", "3.12", "--python-platform", other]);
+    let run = run(&mut cmd).expect_code(0);
+    let note = format!("--python-platform {other} is not this machine's architecture");
+    assert!(
+        run.stdout.contains("✓ chosen   demo-1.0-py3-none-any.whl"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!("target: {note}")),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains(&note), "{}", run.stderr);
+}

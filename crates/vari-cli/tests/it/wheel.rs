@@ -297,6 +297,11 @@ fn repack_writes_the_release_and_its_variants_json() {
                 members.push((name, bytes));
             }
         }
+        // The example reads sm_arch from the build's fat binaries.
+        members.push((
+            "cupy/_core.so".to_owned(),
+            crate::repack_select::cupy_core(dist),
+        ));
         for (name, bytes) in &members {
             use base64::Engine as _;
             use sha2::Digest as _;

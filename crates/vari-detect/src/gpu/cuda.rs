@@ -122,6 +122,8 @@ pub fn probe(candidates: &[String]) -> Result<CudaFacts, ProbeFailure> {
                 index: ordinal.unsigned_abs(),
                 compute_capability,
                 error,
+                uuid: None,
+                mig_uuids: Vec::new(),
             });
         }
         Ok(facts(devices, None))

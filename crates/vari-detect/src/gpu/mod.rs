@@ -19,6 +19,8 @@ pub mod level_zero;
 pub mod nvidia;
 #[allow(unsafe_code)] // FFI: the NVML calls.
 pub mod nvml;
+pub mod search;
+pub mod visible;
 
 use serde::{Deserialize, Serialize};
 use vari_core::{FeatureName, FeatureSupport, FeatureValue};
@@ -36,6 +38,25 @@ pub struct DeviceCapability {
     pub compute_capability: Option<(u32, u32)>,
     /// Why the device could not be read (it is then skipped).
     pub error: Option<String>,
+    /// Its UUID (`GPU-…`), when the library reported one (NVML).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// The UUIDs (`MIG-…`) of its MIG devices, when MIG is enabled (NVML).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mig_uuids: Vec<String>,
+}
+
+/// The candidate driver libraries: the override variable's value alone, else the defaults and
+/// then their copies in the places [`search`] knows.
+pub(crate) fn driver_library_candidates(
+    ctx: &DetectContext,
+    variable: &str,
+    defaults: Vec<String>,
+) -> Vec<String> {
+    match ctx.var(variable) {
+        Some(path) => vec![path.to_owned()],
+        None => search::candidates(ctx, defaults),
+    }
 }
 
 /// The candidate library names: the override variable's value alone, else the defaults.

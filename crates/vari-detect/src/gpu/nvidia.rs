@@ -15,8 +15,12 @@ use std::time::Instant;
 use vari_core::sm_arch::{self, SmArch};
 use vari_core::FeatureSupport;
 
+use super::visible::{self, ContainerDevices};
 use super::{cuda, nvml};
-use super::{driver_branches, feature, library_candidates, parse_major_minor, DeviceCapability};
+use super::{
+    driver_branches, driver_library_candidates, feature, parse_major_minor, search,
+    DeviceCapability,
+};
 use crate::child::{run_probe, ProbeError, ProbeRequest, ProbeResponse};
 use crate::facts_section::{self, FactsError};
 use crate::override_error::InvalidVariable;
@@ -337,8 +341,13 @@ fn run(ctx: &DetectContext) -> Result<Found, InvalidVariable> {
                     } else {
                         format!("{}: ", h.device_source)
                     };
+                    let visibility = h
+                        .visibility
+                        .as_deref()
+                        .map(|v| format!(" ({v})"))
+                        .unwrap_or_default();
                     sources.push(format!(
-                        "{origin}GPU {} compute capability {major}.{minor}{how}",
+                        "{origin}GPU {} compute capability {major}.{minor}{how}{visibility}",
                         device.index
                     ));
                 }
@@ -409,6 +418,8 @@ struct Hardware {
     cuda_source: Option<String>,
     devices: Vec<DeviceCapability>,
     device_source: String,
+    /// What narrowed the devices (`CUDA_VISIBLE_DEVICES=1`), for the source line.
+    visibility: Option<String>,
     notes: Vec<String>,
     transient: bool,
 }
@@ -430,17 +441,85 @@ fn driver_evidence(ctx: &DetectContext) -> bool {
     ]
     .iter()
     .any(|p| ctx.sysroot.path(p).exists())
+        // A driver library where systems keep it (a container whose device nodes have other
+        // names, a NixOS machine).
+        || nvml::default_libraries()
+            .iter()
+            .chain(&cuda::default_libraries())
+            .any(|soname| !search::found(ctx, soname).is_empty())
 }
 
+/// What the machine says, narrowed to what a CUDA application here would see ([`visible`]).
 fn gather(ctx: &DetectContext) -> Hardware {
+    let container = visible::container_devices(ctx.var(visible::NVIDIA_VISIBLE_DEVICES_ENV));
+    if container == ContainerDevices::Void {
+        let mut hw = Hardware::default();
+        hw.notes.push(format!(
+            "{}=void: the container runtime gives this environment no NVIDIA driver or GPU",
+            visible::NVIDIA_VISIBLE_DEVICES_ENV
+        ));
+        return hw;
+    }
+    let mut hw = gather_hardware(ctx);
+    restrict_to_visible(ctx, &container, &mut hw);
+    hw
+}
+
+/// Applies `NVIDIA_VISIBLE_DEVICES` and, to NVML's devices, `CUDA_VISIBLE_DEVICES` (the CUDA
+/// driver applies it to libcuda's itself).
+fn restrict_to_visible(ctx: &DetectContext, container: &ContainerDevices, hw: &mut Hardware) {
+    let from_nvml = hw.device_source.starts_with("NVML");
+    let container_var = visible::NVIDIA_VISIBLE_DEVICES_ENV;
+    let mut why = Vec::new();
+    match container {
+        ContainerDevices::None => {
+            if !hw.devices.is_empty() {
+                hw.notes.push(format!(
+                    "{container_var}=none: the container runtime gives this environment the \
+                     driver but no GPU"
+                ));
+            }
+            hw.devices.clear();
+        }
+        ContainerDevices::Listed(entries) if from_nvml => {
+            let (kept, unknown) = visible::container_filter(entries, &hw.devices);
+            if !unknown.is_empty() {
+                hw.notes.push(format!(
+                    "{container_var} names {}, which NVML does not list",
+                    unknown.join(", ")
+                ));
+            }
+            if kept.len() != hw.devices.len() {
+                why.push(format!("{container_var}={}", entries.join(",")));
+            }
+            hw.devices = kept;
+        }
+        _ => {}
+    }
+    let cuda_var = visible::CUDA_VISIBLE_DEVICES_ENV;
+    // Set but empty shows no GPU, as in CUDA: the raw value, not `ctx.var`.
+    if let (true, Some(value)) = (from_nvml, ctx.env.get(cuda_var)) {
+        let (shown, stop) = visible::cuda_filter(value, &hw.devices);
+        if let Some(entry) = stop {
+            hw.notes.push(format!(
+                "{cuda_var}={value}: `{entry}` names no GPU here, so the list ends before it, as \
+                 in CUDA"
+            ));
+        }
+        if shown.is_empty() && !hw.devices.is_empty() {
+            hw.notes.push(format!("{cuda_var}={value} shows no GPU"));
+        }
+        why.push(format!("{cuda_var}={value}"));
+        hw.devices = shown;
+    }
+    hw.visibility = (!why.is_empty()).then(|| why.join(", "));
+}
+
+fn gather_hardware(ctx: &DetectContext) -> Hardware {
     let mut hw = Hardware::default();
     if ctx.sysroot.is_host() && driver_evidence(ctx) {
         let nvml_request = ProbeRequest::Nvml {
-            libraries: library_candidates(
-                ctx,
-                NVML_LIBRARY_ENV,
-                &to_refs(&nvml::default_libraries()),
-            ),
+            libraries: driver_library_candidates(ctx, NVML_LIBRARY_ENV, nvml::default_libraries()),
         };
         match run_probe(&nvml_request, ctx) {
             Ok(ProbeResponse::Nvml(facts)) => {
@@ -467,10 +546,6 @@ fn gather(ctx: &DetectContext) -> Hardware {
     }
     from_driver_files(ctx, &mut hw);
     hw
-}
-
-fn to_refs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
 }
 
 fn from_nvml(facts: &nvml::NvmlFacts, hw: &mut Hardware) {
@@ -514,7 +589,7 @@ fn from_nvml(facts: &nvml::NvmlFacts, hw: &mut Hardware) {
 /// Tries libcuda; true when it gave a CUDA version.
 fn from_libcuda(ctx: &DetectContext, hw: &mut Hardware) -> bool {
     let request = ProbeRequest::Cuda {
-        libraries: library_candidates(ctx, CUDA_LIBRARY_ENV, &to_refs(&cuda::default_libraries())),
+        libraries: driver_library_candidates(ctx, CUDA_LIBRARY_ENV, cuda::default_libraries()),
     };
     match run_probe(&request, ctx) {
         Ok(ProbeResponse::Cuda(facts)) => {
@@ -651,9 +726,22 @@ const VARIABLES: &[EnvVar] = &[
         "the CUDA driver library to load (name or path) instead of the default",
     ),
     EnvVar::new(
-        "CUDA_VISIBLE_DEVICES",
+        visible::CUDA_VISIBLE_DEVICES_ENV,
         VarRole::Location,
-        "which GPUs the CUDA driver library shows (honoured when NVML is missing)",
+        "which GPUs a CUDA application sees, as CUDA reads it: indices, `GPU-` UUIDs or prefixes, \
+         one `MIG-` device; the list ends at the first entry naming no GPU; empty: none",
+    ),
+    EnvVar::new(
+        visible::NVIDIA_VISIBLE_DEVICES_ENV,
+        VarRole::Location,
+        "the NVIDIA container toolkit's choice: `void` (no driver), `none` (driver, no GPU), \
+         `all`, or indices and UUIDs",
+    ),
+    EnvVar::new(
+        search::CONDA_PREFIX_ENV,
+        VarRole::Location,
+        "a conda environment whose `lib` and `cuda-compat` hold driver libraries, searched after \
+         the loader's own search",
     ),
 ];
 
@@ -916,21 +1004,29 @@ mod tests {
                 index: 0,
                 compute_capability: Some((7, 5)),
                 error: None,
+                uuid: None,
+                mig_uuids: Vec::new(),
             },
             DeviceCapability {
                 index: 1,
                 compute_capability: None,
                 error: Some("x".into()),
+                uuid: None,
+                mig_uuids: Vec::new(),
             },
             DeviceCapability {
                 index: 2,
                 compute_capability: Some((8, 6)),
                 error: None,
+                uuid: None,
+                mig_uuids: Vec::new(),
             },
             DeviceCapability {
                 index: 3,
                 compute_capability: Some((8, 6)),
                 error: None,
+                uuid: None,
+                mig_uuids: Vec::new(),
             },
         ];
         assert_eq!(DevicePolicy::Highest.select(&devices).unwrap().index, 2);

@@ -49,9 +49,17 @@ type GetUint = unsafe extern "C" fn(*mut c_uint) -> c_int;
 type GetString = unsafe extern "C" fn(*mut c_char, c_uint) -> c_int;
 type HandleByIndex = unsafe extern "C" fn(c_uint, *mut *mut c_void) -> c_int;
 type ComputeCapability = unsafe extern "C" fn(*mut c_void, *mut c_int, *mut c_int) -> c_int;
+type DeviceString = unsafe extern "C" fn(*mut c_void, *mut c_char, c_uint) -> c_int;
+type DeviceUint = unsafe extern "C" fn(*mut c_void, *mut c_uint) -> c_int;
+type MigHandleByIndex = unsafe extern "C" fn(*mut c_void, c_uint, *mut *mut c_void) -> c_int;
 
 /// `NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`.
 const DRIVER_VERSION_BUFFER: usize = 80;
+/// `NVML_DEVICE_UUID_V2_BUFFER_SIZE`.
+const UUID_BUFFER: usize = 96;
+/// No GPU has more MIG devices than this (seven on an A100 or H100); a library saying more is
+/// not believed further.
+const MAX_MIG_DEVICES: c_uint = 16;
 
 /// Loads NVML from the first loadable candidate and queries it.
 pub fn probe(candidates: &[String]) -> Result<NvmlFacts, ProbeFailure> {
@@ -136,9 +144,39 @@ unsafe fn devices(lib: &super::ffi::Loaded) -> (Vec<DeviceCapability>, Option<St
     }
     let handle_fn = lib.optional::<HandleByIndex>("nvmlDeviceGetHandleByIndex_v2");
     let cc_fn = lib.optional::<ComputeCapability>("nvmlDeviceGetCudaComputeCapability");
+    let uuid_fn = lib.optional::<DeviceString>("nvmlDeviceGetUUID");
+    let mig_count_fn = lib.optional::<DeviceUint>("nvmlDeviceGetMaxMigDeviceCount");
+    let mig_fn = lib.optional::<MigHandleByIndex>("nvmlDeviceGetMigDeviceHandleByIndex");
+    // A device's UUID, when the library tells it (for the visible-device variables).
+    let uuid_of = |handle: *mut c_void| -> Option<String> {
+        let f = uuid_fn.as_ref()?;
+        let mut buffer = [0 as c_char; UUID_BUFFER];
+        (f(handle, buffer.as_mut_ptr(), UUID_BUFFER as c_uint) == 0)
+            .then(|| c_buffer_to_string(&buffer))
+            .filter(|s| !s.is_empty())
+    };
+    // The UUIDs of a GPU's MIG devices (none when MIG is off: the calls fail).
+    let mig_uuids_of = |handle: *mut c_void| -> Vec<String> {
+        let (Some(count_fn), Some(mig_fn)) = (mig_count_fn.as_ref(), mig_fn.as_ref()) else {
+            return Vec::new();
+        };
+        let mut count: c_uint = 0;
+        if count_fn(handle, &mut count) != 0 {
+            return Vec::new();
+        }
+        (0..count.min(MAX_MIG_DEVICES))
+            .filter_map(|i| {
+                let mut mig: *mut c_void = std::ptr::null_mut();
+                (mig_fn(handle, i, &mut mig) == 0 && !mig.is_null())
+                    .then(|| uuid_of(mig))
+                    .flatten()
+            })
+            .collect()
+    };
     let mut devices = Vec::new();
     for index in 0..count {
-        let read = || -> Result<(u32, u32), String> {
+        let mut identity = (None, Vec::new());
+        let mut read = || -> Result<(u32, u32), String> {
             let handle_fn = handle_fn
                 .as_ref()
                 .ok_or("nvmlDeviceGetHandleByIndex_v2: missing")?;
@@ -153,6 +191,7 @@ unsafe fn devices(lib: &super::ffi::Loaded) -> (Vec<DeviceCapability>, Option<St
                     error_name(code)
                 ));
             }
+            identity = (uuid_of(handle), mig_uuids_of(handle));
             let (mut major, mut minor): (c_int, c_int) = (-1, -1);
             let code = cc_fn(handle, &mut major, &mut minor);
             if code != 0 {
@@ -170,10 +209,13 @@ unsafe fn devices(lib: &super::ffi::Loaded) -> (Vec<DeviceCapability>, Option<St
             Ok(cc) => (Some(cc), None),
             Err(e) => (None, Some(e)),
         };
+        let (uuid, mig_uuids) = identity;
         devices.push(DeviceCapability {
             index,
             compute_capability,
             error,
+            uuid,
+            mig_uuids,
         });
     }
     (devices, None)

@@ -297,3 +297,193 @@ fn probes_also_run_in_process() {
     assert_eq!(facts.driver_version.as_deref(), Some("570.86.15"));
     assert!(facts.devices.is_empty());
 }
+
+/// A fixture tree with the stub `name` library copied to `directory/soname`, and a context whose
+/// driver libraries are searched under it (the loader's own search finds nothing by soname on a
+/// machine without a driver).
+fn driver_tree(
+    libraries: &[(&str, &str, &str)],
+) -> (tempfile::TempDir, vari_detect::DetectContext) {
+    let root = tempfile::tempdir().unwrap();
+    for (stub_name, directory, soname) in libraries {
+        let dir = root.path().join(directory.trim_start_matches('/'));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(stub(stub_name, &[]), dir.join(soname)).unwrap();
+    }
+    let mut ctx = host_ctx(&[("STUB_NVML_CUDA", "12080"), ("STUB_NVML_CCS", "8.6")]);
+    ctx.env.remove("VARI_CUDA_LIBRARY");
+    ctx.driver_root = root.path().to_owned();
+    (root, ctx)
+}
+
+#[test]
+fn nvml_is_found_where_real_systems_keep_it() {
+    if host_has_nvidia_driver() {
+        eprintln!("skipped: this machine's own NVML answers first by soname");
+        return;
+    }
+    let arch_dir = format!("/usr/lib/{}-linux-gnu", std::env::consts::ARCH);
+    for (place, directory) in [
+        ("NixOS", "/run/opengl-driver/lib"),
+        ("WSL2", "/usr/lib/wsl/lib"),
+        ("container toolkit (legacy)", "/usr/local/nvidia/lib64"),
+        ("container toolkit mount", arch_dir.as_str()),
+        ("conda", "/opt/conda/envs/gpu/lib"),
+    ] {
+        let (root, mut ctx) = driver_tree(&[("nvml", directory, "libnvidia-ml.so.1")]);
+        ctx.env
+            .insert("CONDA_PREFIX".into(), "/opt/conda/envs/gpu".into());
+        let report = nvidia::detect(&ctx);
+        let path = root
+            .path()
+            .join(directory.trim_start_matches('/'))
+            .join("libnvidia-ml.so.1");
+        assert!(
+            report.source.starts_with(&format!(
+                "NVML ({}): driver 570.86.15, CUDA 12.8",
+                path.display()
+            )),
+            "{place}: {}",
+            report.source
+        );
+        let features = report
+            .features
+            .unwrap_or_else(|| panic!("{place}: {:?}", report.note));
+        assert_eq!(features[2].values[0].as_str(), "86_real", "{place}");
+    }
+    // Nothing in any place: no driver evidence on this machine, no probe.
+    let (_root, ctx) = driver_tree(&[]);
+    let report = nvidia::detect(&ctx);
+    assert!(report.features.is_none(), "{report:?}");
+}
+
+#[test]
+fn libcuda_from_cuda_compat_when_nvml_is_nowhere() {
+    if host_has_nvidia_driver() {
+        eprintln!("skipped: this machine's own driver libraries answer first by soname");
+        return;
+    }
+    for (directory, conda) in [
+        ("/usr/local/cuda/compat", None),
+        (
+            "/opt/conda/envs/gpu/cuda-compat",
+            Some("/opt/conda/envs/gpu"),
+        ),
+        ("/usr/lib/wsl/lib", None),
+    ] {
+        let (root, mut ctx) = driver_tree(&[("cuda", directory, "libcuda.so.1")]);
+        if let Some(prefix) = conda {
+            ctx.env.insert("CONDA_PREFIX".into(), prefix.into());
+        }
+        ctx.env.insert("STUB_CUDA_VERSION".into(), "13000".into());
+        ctx.env.insert("STUB_CUDA_CCS".into(), "7.0".into());
+        let report = nvidia::detect(&ctx);
+        let path = root
+            .path()
+            .join(directory.trim_start_matches('/'))
+            .join("libcuda.so.1");
+        assert!(
+            report
+                .source
+                .starts_with(&format!("libcuda ({}): CUDA 13.0", path.display())),
+            "{directory}: {}",
+            report.source
+        );
+        assert_eq!(
+            report.features.unwrap()[2].values[0].as_str(),
+            "70_real",
+            "{directory}"
+        );
+    }
+}
+
+#[test]
+fn visible_device_variables_choose_the_gpu_as_cuda_would() {
+    let uuids = "GPU-aaaa1111-0000,GPU-bbbb2222-0000,GPU-aaaa3333-0000";
+    // (variables, the sm_arch chosen (None: no GPU), what the source or note must say)
+    type Case<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>, &'a str);
+    let cases: &[Case] = &[
+        (&[], Some("90_real"), "highest of 3"),
+        (
+            &[("CUDA_VISIBLE_DEVICES", "1,0")],
+            Some("80_real"),
+            "(CUDA_VISIBLE_DEVICES=1,0)",
+        ),
+        // CUDA stops at the first entry that names no GPU: 2 is never reached.
+        (
+            &[("CUDA_VISIBLE_DEVICES", "0,7,2")],
+            Some("75_real"),
+            "`7` names no GPU",
+        ),
+        (
+            &[("CUDA_VISIBLE_DEVICES", "GPU-bbbb")],
+            Some("80_real"),
+            "GPU 1",
+        ),
+        // A prefix two GPUs share names neither.
+        (
+            &[("CUDA_VISIBLE_DEVICES", "GPU-aaaa")],
+            None,
+            "`GPU-aaaa` names no GPU",
+        ),
+        (
+            &[("CUDA_VISIBLE_DEVICES", "MIG-cccc-0001")],
+            Some("90_real"),
+            "GPU 2",
+        ),
+        (&[("CUDA_VISIBLE_DEVICES", "")], None, "shows no GPU"),
+        (
+            &[("NVIDIA_VISIBLE_DEVICES", "1")],
+            Some("80_real"),
+            "NVIDIA_VISIBLE_DEVICES=1",
+        ),
+        (
+            &[
+                (
+                    "NVIDIA_VISIBLE_DEVICES",
+                    "GPU-aaaa1111-0000,GPU-bbbb2222-0000",
+                ),
+                ("CUDA_VISIBLE_DEVICES", "0"),
+            ],
+            Some("75_real"),
+            "GPU 0",
+        ),
+        (
+            &[("NVIDIA_VISIBLE_DEVICES", "all")],
+            Some("90_real"),
+            "highest of 3",
+        ),
+        (
+            &[("NVIDIA_VISIBLE_DEVICES", "none")],
+            None,
+            "NVIDIA_VISIBLE_DEVICES=none",
+        ),
+    ];
+    for (vars, sm, says) in cases {
+        let mut all = vec![
+            ("VARI_NVML_LIBRARY", nvml()),
+            ("STUB_NVML_CCS", "7.5,8.0,9.0".to_owned()),
+            ("STUB_NVML_UUIDS", uuids.to_owned()),
+            ("STUB_NVML_MIG", "2:MIG-cccc-0001".to_owned()),
+        ];
+        all.extend(vars.iter().map(|(k, v)| (*k, (*v).to_owned())));
+        let all: Vec<(&str, &str)> = all.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let report = nvidia::detect(&host_ctx(&all));
+        let features = report.features.clone().unwrap();
+        let sm_arch = features.get(2).map(|f| f.values[0].as_str());
+        assert_eq!(sm_arch, *sm, "{vars:?}: {report:?}");
+        let text = format!(
+            "{} {}",
+            report.source,
+            report.note.clone().unwrap_or_default()
+        );
+        assert!(text.contains(says), "{vars:?}: {says:?} not in {text:?}");
+    }
+    // void: no driver at all, nothing probed.
+    let report = nvidia::detect(&host_ctx(&[
+        ("VARI_NVML_LIBRARY", &nvml()),
+        ("NVIDIA_VISIBLE_DEVICES", "void"),
+    ]));
+    assert!(report.features.is_none(), "{report:?}");
+    assert!(report.note.unwrap().contains("NVIDIA_VISIBLE_DEVICES=void"));
+}

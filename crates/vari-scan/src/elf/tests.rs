@@ -50,6 +50,7 @@ fn names_agree_with_owned_names_on_overlapping_and_tied_ranges() {
         let functions = Functions {
             ranges: ranges.clone(),
             ifuncs: 0,
+            feature_record: None,
         };
         for address in 0..90 {
             assert_eq!(

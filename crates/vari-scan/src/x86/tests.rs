@@ -4,6 +4,13 @@
 use super::*;
 
 /// Decodes one instruction and checks it is what the test means.
+/// The name of the feature a class names.
+fn name_of(class: CodeClass) -> String {
+    LEVEL_FEATURES[usize::from(class.named.unwrap())]
+        .name
+        .to_owned()
+}
+
 fn one(bytes: &[u8], mnemonic: &str) -> Code {
     let mut decoder = Decoder::with_ip(64, bytes, 0, DecoderOptions::NONE);
     let instr = decoder.decode();
@@ -52,60 +59,49 @@ fn the_psabi_features_map_to_their_levels() {
 #[test]
 fn every_code_is_classified() {
     assert_eq!(CODE_CLASSES.len(), Code::values().count());
-    assert_eq!(CODE_CLASSES[Code::INVALID as usize].level, 1);
+    assert_eq!(CODE_CLASSES[Code::INVALID as usize].level(), 1);
 }
 
 #[test]
 fn instructions_classify_by_features_encoding_and_probe() {
     let class = |bytes, m| classify(one(bytes, m));
     let c = class(POPCNT, "popcnt");
-    assert_eq!(
-        (c.level, named(c.level_feature.unwrap())),
-        (2, "popcnt".into())
-    );
+    assert_eq!((c.level(), name_of(c)), (2, "popcnt".into()));
     let c = class(VFMADD, "vfmadd213pd");
-    assert_eq!(
-        (c.level, named(c.level_feature.unwrap())),
-        (3, "fma".into())
-    );
+    assert_eq!((c.level(), name_of(c)), (3, "fma".into()));
     let c = class(VPADDD_ZMM, "vpaddd");
-    assert_eq!(
-        (c.level, named(c.level_feature.unwrap())),
-        (4, "avx512f".into())
-    );
+    assert_eq!((c.level(), name_of(c)), (4, "avx512f".into()));
     // In no level itself, but EVEX-encoded: v4, and reported as beyond the levels.
     let c = class(VPDPBUSD_ZMM, "vpdpbusd");
-    assert_eq!(c.level, 4);
+    assert_eq!(c.level(), 4);
     assert_eq!(c.beyond, Some(CpuidFeature::AVX512_VNNI));
     let c = class(AESENC, "aesenc");
-    assert_eq!((c.level, c.beyond), (1, Some(CpuidFeature::AES)));
+    assert_eq!((c.level(), c.beyond), (1, Some(CpuidFeature::AES)));
     let c = class(LAHF, "lahf");
-    assert_eq!(
-        (c.level, named(c.level_feature.unwrap())),
-        (2, "lahf_lm".into())
-    );
+    assert_eq!((c.level(), name_of(c)), (2, "lahf_lm".into()));
     assert_eq!(class(CPUID, "cpuid").probe, Probe::Cpuid);
     let c = class(XGETBV, "xgetbv");
     assert_eq!(
-        (c.level, c.probe),
+        (c.level(), c.probe),
         (1, Probe::Xgetbv),
         "a probe, not a v3 requirement"
     );
     let c = class(LZCNT, "lzcnt");
-    assert_eq!(
-        (c.level, named(c.level_feature.unwrap())),
-        (3, "abm".into())
-    );
+    assert_eq!((c.level(), name_of(c)), (3, "abm".into()));
     for (bytes, m) in [(ADDPD, "addpd"), (ENDBR64, "endbr64"), (TZCNT, "tzcnt")] {
         let c = class(bytes, m);
-        assert_eq!((c.level, c.beyond, c.probe), (1, None, Probe::None), "{m}");
+        assert_eq!(
+            (c.level(), c.beyond, c.probe),
+            (1, None, Probe::None),
+            "{m}"
+        );
     }
 }
 
 fn scan(code: &[u8], address: u64) -> X86Usage {
     let mut scanner = X86Scanner::new();
     scanner.scan(code, address);
-    scanner.finish(|a| (a == 0x1009).then(|| "hot_loop".to_owned()), 0)
+    scanner.finish(|a| (a == 0x1009).then(|| "hot_loop".to_owned()), 0, None)
 }
 
 #[test]
@@ -163,7 +159,7 @@ fn sections_accumulate_and_ifuncs_count_as_dispatch() {
     let mut scanner = X86Scanner::new();
     scanner.scan(POPCNT, 0x10);
     scanner.scan(VFMADD, 0x20);
-    let usage = scanner.finish(|_| None, 2);
+    let usage = scanner.finish(|_| None, 2, None);
     assert_eq!(usage.level, X86Level::V3);
     assert_eq!(usage.instructions, 2);
     assert_eq!(usage.runtime_dispatch.unwrap().ifunc_symbols, 2);
@@ -176,4 +172,23 @@ fn levels_parse_and_order() {
         assert_eq!(X86Level::parse(l.as_str()), Some(l));
     }
     assert_eq!(X86Level::parse("v5"), None);
+}
+
+#[test]
+fn part_of_a_level_names_a_cpu_below_it_that_runs_the_code() {
+    let below = |set| cpu_below_level(set).map(|cpu| cpu.name);
+    assert_eq!(below(super::POPCNT), Some("AMD K10"));
+    assert_eq!(below(SSE4_1 | SSSE3), Some("Intel Penryn"));
+    assert_eq!(
+        below(super::POPCNT | SSE4_1),
+        None,
+        "what -march=x86-64-v2 emits"
+    );
+    assert_eq!(below(V2 | AVX), Some("Intel Ivy Bridge"));
+    assert_eq!(below(V2 | AVX | FMA | BMI1), Some("AMD Piledriver"));
+    assert_eq!(below(AVX | MOVBE), Some("AMD Jaguar"));
+    assert_eq!(below(AVX | AVX2), None, "what -march=x86-64-v3 emits");
+    assert_eq!(below(AVX | BMI2), None);
+    assert_eq!(below(AVX512F), None, "no CPU is listed below v4");
+    assert_eq!(below(0), None);
 }

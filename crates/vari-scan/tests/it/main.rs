@@ -5,5 +5,6 @@
 use vari_test_support::elf as support;
 
 mod check;
+mod compiled;
 mod errors;
 mod scan;

@@ -11,9 +11,11 @@ fn strings<T: ToString>(items: &[T]) -> Vec<String> {
 #[test]
 fn x86_64_levels_per_file_and_the_highest_as_a_property() {
     let dir = tempfile::tempdir().unwrap();
-    let v2 = [code::ADDPD, code::POPCNT, code::RET].concat();
-    let v3 = [code::ADDPD, code::VFMADD, code::RET].concat();
-    let v4 = [code::VFMADD, code::VPADDD_ZMM, code::RET].concat();
+    // Each with what a build for its level contains beyond the CPUs just below it (see
+    // `partial_levels_are_unknown` for code that has less).
+    let v2 = [code::POPCNT, code::PMULLD, code::RET].concat();
+    let v3 = [code::ADDPD, code::VPADDD_YMM, code::RET].concat();
+    let v4 = [code::VFMADD, code::VPADDB_ZMM, code::RET].concat();
     let v4_lib = Elf {
         functions: &[("add_vectors_avx512", 0, 12)],
         ..Elf::x86_64_library(&v4)
@@ -41,11 +43,11 @@ fn x86_64_levels_per_file_and_the_highest_as_a_property() {
         levels,
         [Some(X86Level::V2), Some(X86Level::V3), Some(X86Level::V4)]
     );
-    assert_eq!(scan.files[0].needs(), ["popcnt (popcnt at 0x1004)"]);
-    assert_eq!(scan.files[1].needs(), ["fma (vfmadd213pd at 0x1004)"]);
+    assert_eq!(scan.files[0].needs(), ["popcnt (popcnt at 0x1000)"]);
+    assert_eq!(scan.files[1].needs(), ["avx2 (vpaddd at 0x1004)"]);
     assert_eq!(
         scan.files[2].needs(),
-        ["avx512f (vpaddd at 0x1005 in add_vectors_avx512)"]
+        ["avx512bw (vpaddb at 0x1005 in add_vectors_avx512)"]
     );
     for file in &scan.files {
         assert!(file.sm_arch().is_empty() && file.cuda_runtime.is_none());
@@ -59,7 +61,7 @@ fn dispatched_code_is_used_but_not_required() {
     let dir = tempfile::tempdir().unwrap();
     // A dispatcher: asks the CPU, has an AVX-512 path.
     let dispatching = [code::CPUID, code::POPCNT, code::VPADDD_ZMM, code::RET].concat();
-    let baseline_v2 = [code::POPCNT, code::RET].concat();
+    let baseline_v2 = [code::POPCNT, code::PMULLD, code::RET].concat();
     let path = wheel(
         dir.path(),
         "numeric-2.0-cp312-cp312-linux_x86_64.whl",
@@ -84,6 +86,58 @@ fn dispatched_code_is_used_but_not_required() {
     assert_eq!(scan.used_x86_64_level(), Some(X86Level::V4));
     assert_eq!(scan.required_x86_64_level(), Some(X86Level::V2));
     assert_eq!(strings(&scan.properties()), ["x86_64 :: level :: v2"]);
+}
+
+#[test]
+fn partial_levels_are_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    // What a `-mavx` build (jax's plugins) contains: AVX and v2, no AVX2, BMI2 or FMA.
+    let avx_only = [code::POPCNT, code::PMULLD, code::VXORPS, code::RET].concat();
+    let v2 = [code::POPCNT, code::PMULLD, code::RET].concat();
+    let v3 = [code::VPADDD_YMM, code::RET].concat();
+    // AVX-512F alone, as GCC's `-march=x86-64-v4` loops are: v4 (see `CPUS_BELOW_LEVELS`).
+    let f_only = [code::VPADDD_YMM, code::VPADDD_ZMM, code::RET].concat();
+    let scan_of = |name: &str, files: &[(&str, &[u8])]| {
+        let members: Vec<(&str, Vec<u8>)> = files
+            .iter()
+            .map(|&(path, text)| (path, Elf::x86_64_library(text).build()))
+            .collect();
+        scan_wheel(wheel(dir.path(), name, &members)).unwrap()
+    };
+
+    let scan = scan_of(
+        "avx-1.0-py3-none-linux_x86_64.whl",
+        &[("a/_avx.so", &avx_only)],
+    );
+    let usage = scan.files[0].x86_64.as_ref().unwrap();
+    assert_eq!(usage.level, X86Level::V3);
+    assert_eq!(usage.partial_level.unwrap().name, "Intel Ivy Bridge");
+    assert_eq!(usage.required_level(), None);
+    assert_eq!(
+        scan.files[0].needs(),
+        [
+            "avx (vxorps at 0x100a)",
+            "part of v3 only: Intel Ivy Bridge, an x86-64-v2 CPU, runs it (no level fits)"
+        ]
+    );
+    assert_eq!(scan.required_x86_64_level(), None);
+    assert!(scan.properties().is_empty(), "{:?}", scan.properties());
+
+    // A v2 file beside it does not make the wheel v2: the AVX code would crash a v2 CPU.
+    let scan = scan_of(
+        "avx2-1.0-py3-none-linux_x86_64.whl",
+        &[("a/_avx.so", &avx_only), ("a/_v2.so", &v2)],
+    );
+    assert_eq!(scan.required_x86_64_level(), None);
+    // A file that requires v3 settles it.
+    let scan = scan_of(
+        "avx3-1.0-py3-none-linux_x86_64.whl",
+        &[("a/_avx.so", &avx_only), ("a/_v3.so", &v3)],
+    );
+    assert_eq!(strings(&scan.properties()), ["x86_64 :: level :: v3"]);
+
+    let scan = scan_of("knl-1.0-py3-none-linux_x86_64.whl", &[("a/_f.so", &f_only)]);
+    assert_eq!(strings(&scan.properties()), ["x86_64 :: level :: v4"]);
 }
 
 #[test]

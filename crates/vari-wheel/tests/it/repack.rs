@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use vari_core::metadata::{read_json, SourceKind};
 use vari_core::NamespaceSupport;
-use vari_wheel::{repack, validate, RepackConfig, RepackError, ValidValues, WheelErrorKind};
+use vari_wheel::{
+    repack, validate, InferProperties, RepackConfig, RepackError, ValidValues, WheelErrorKind,
+};
 
 use crate::support::{member, members, plain_wheel, testdata};
 
@@ -176,34 +178,53 @@ fn pytorch_builds_become_the_real_torch_2_10_release() {
     );
 }
 
+/// What vari-scan reads from CuPy's fat binaries, by build (vari-wheel cannot depend on the
+/// scanner; vari-cli's repack tests scan real fat-binary sections): CUDA 13 has no code for
+/// compute capability 7.0 and older.
+struct CupyFatBinaries;
+
+impl InferProperties for CupyFatBinaries {
+    fn infer(&self, wheel: &Path) -> Result<Vec<vari_core::Property>, String> {
+        let name = wheel.file_name().unwrap().to_string_lossy();
+        let archs: &[&str] = if name.starts_with("cupy_cuda13x") {
+            &["75_real", "80_real", "90_real", "100_real", "120_real"]
+        } else {
+            &["50_real", "60_real", "70_real", "80_real", "90_real"]
+        };
+        Ok(archs
+            .iter()
+            .map(|a| format!("nvidia :: sm_arch :: {a}").parse().unwrap())
+            .collect())
+    }
+}
+
 #[test]
 fn cupy_distributions_are_renamed_into_one_release() {
     let dir = tempfile::tempdir().unwrap();
-    let inputs = [
+    let inputs = ["cupy-cuda11x", "cupy-cuda12x", "cupy-cuda13x"].map(|name| {
         plain_wheel(
             dir.path(),
-            "cupy-cuda11x",
+            name,
             "13.4.0",
             "cp312-cp312-manylinux_2_28_x86_64",
             &["numpy<2.5,>=1.22", "fastrlock>=0.5"],
-        ),
-        plain_wheel(
-            dir.path(),
-            "cupy-cuda12x",
-            "13.4.0",
-            "cp312-cp312-manylinux_2_28_x86_64",
-            &["numpy<2.5,>=1.22", "fastrlock>=0.5"],
-        ),
-    ];
+        )
+    });
     let out = dir.path().join("site");
     std::fs::create_dir(&out).unwrap();
-    let result = repack(&example("cupy.toml"), &inputs, &out, &built_in(), None).unwrap();
+    let config = example("cupy.toml");
+    // The example infers sm_arch: without a scanner it stops, writing nothing.
+    let e = repack(&config, &inputs, &out, &built_in(), None).unwrap_err();
+    assert!(matches!(e, RepackError::Wheel(_)), "{e}");
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+    let result = repack(&config, &inputs, &out, &built_in(), Some(&CupyFatBinaries)).unwrap();
     let written: Vec<PathBuf> = result.wheels.iter().map(|w| w.path.clone()).collect();
     assert_eq!(
         names(&written),
         [
             "cupy-13.4.0-cp312-cp312-manylinux_2_28_x86_64-cu11.whl",
-            "cupy-13.4.0-cp312-cp312-manylinux_2_28_x86_64-cu12.whl"
+            "cupy-13.4.0-cp312-cp312-manylinux_2_28_x86_64-cu12.whl",
+            "cupy-13.4.0-cp312-cp312-manylinux_2_28_x86_64-cu13.whl"
         ]
     );
     for (input, output) in inputs.iter().zip(&written) {
@@ -240,7 +261,20 @@ fn cupy_distributions_are_renamed_into_one_release() {
     )
     .unwrap();
     let labels: Vec<&str> = combined.variants.keys().map(|l| l.as_str()).collect();
-    assert_eq!(labels, ["cu11", "cu12"]);
+    assert_eq!(labels, ["cu11", "cu12", "cu13"]);
+    let (_, cu13) = combined
+        .variants
+        .iter()
+        .find(|(label, _)| label.as_str() == "cu13")
+        .unwrap();
+    let cu13: Vec<String> = vari_core::metadata::properties_of(cu13)
+        .map(|p| p.to_string())
+        .collect();
+    assert!(
+        cu13.contains(&"nvidia :: sm_arch :: 75_real".to_owned())
+            && !cu13.iter().any(|p| p.ends_with(":: 70_real")),
+        "{cu13:?}"
+    );
     // Only GPU builds: an installer that does not know variants finds nothing to install.
     let warned: Vec<&String> = result
         .warnings
