@@ -30,4 +30,6 @@ mod select;
 // Packaging is tested for the platform the release scripts are run on here.
 #[cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
 mod ship;
+mod slim;
+mod slim_nvcc;
 mod wheel;
