@@ -59,6 +59,8 @@ pub struct ElfOutcome {
     pub entries: Vec<EntryOutcome>,
     /// Why (part of) its GPU code was left whole, when it was.
     pub left_whole: Option<LeftWhole>,
+    /// The entries of its `__nv_relfatbin` sections, all kept.
+    pub relocatable: Vec<vari_scan::FatbinEntry>,
 }
 
 impl ElfOutcome {
@@ -159,8 +161,8 @@ pub fn slim_elf(data: &mut [u8], keep: &Keep) -> Result<ElfOutcome, ElfProblem> 
     let found = sections(data)?;
     if found.cubin {
         return Ok(ElfOutcome {
-            entries: Vec::new(),
             left_whole: Some(LeftWhole::Cubin),
+            ..ElfOutcome::default()
         });
     }
     let standard: Vec<Range<usize>> = found
@@ -171,14 +173,22 @@ pub fn slim_elf(data: &mut [u8], keep: &Keep) -> Result<ElfOutcome, ElfProblem> 
         .collect();
     if has_non_standard_gpu_code(data, &standard) {
         return Ok(ElfOutcome {
-            entries: Vec::new(),
             left_whole: Some(LeftWhole::NonStandard),
+            ..ElfOutcome::default()
         });
     }
     let mut outcome = ElfOutcome {
-        entries: Vec::new(),
         left_whole: (!found.relocatable.is_empty()).then_some(LeftWhole::Relocatable),
+        ..ElfOutcome::default()
     };
+    for range in found.relocatable {
+        let entries =
+            vari_scan::parse_fatbin(&data[range]).map_err(|source| ElfProblem::Fatbin {
+                section: "__nv_relfatbin".to_owned(),
+                source,
+            })?;
+        outcome.relocatable.extend(entries);
+    }
     for range in found.fatbin {
         let entries =
             slim_section(&mut data[range], keep).map_err(|source| ElfProblem::Fatbin {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use vari_core::metadata::properties_of;
 use vari_core::{Property, VariantLabel};
-use vari_scan::{scan_elf, CodeKind, FileScan, ScanError, ScanProblem, WheelScan};
+use vari_scan::{scan_elf, CodeKind, FatbinEntry, FileScan, ScanError, ScanProblem, WheelScan};
 use vari_wheel::{LabelChoice, ValidValues, VariantSpec, WheelError};
 
 use crate::elf::{slim_elf, ElfOutcome, ElfProblem, LeftWhole};
@@ -70,8 +70,14 @@ struct Member {
     scan: Option<FileScan>,
 }
 
-/// Reads and slims every ELF member of `wheel` (nothing is written).
-fn slim_members(wheel: &Path, keep: &Keep) -> Result<Vec<Member>, SlimError> {
+/// What `vari wheel scan` reads of each ELF member of the fat build, by path (`None`: an ELF
+/// file scan skips, such as an object file). Read once per wheel: the x86-64 code and the
+/// libraries a file links do not change when its GPU code does.
+type BaseScans = BTreeMap<String, Option<FileScan>>;
+
+/// Reads and slims every ELF member of `wheel` (nothing is written). `base` holds the fat
+/// build's scans when already read; the members' own scans are added to it otherwise.
+fn slim_members(wheel: &Path, keep: &Keep, base: &mut BaseScans) -> Result<Vec<Member>, SlimError> {
     let mut members = Vec::new();
     let mut failure = None;
     let read = vari_scan::read_elf_members(wheel, |name, bytes| {
@@ -87,13 +93,34 @@ fn slim_members(wheel: &Path, keep: &Keep) -> Result<Vec<Member>, SlimError> {
                 return Err(stop(wheel));
             }
         };
+        let fat_scan = match base.get(name) {
+            Some(scan) => scan.clone(),
+            None => {
+                let scan = scan_elf(name, bytes).map_err(|problem| ScanError {
+                    wheel: wheel.to_owned(),
+                    member: Some(name.to_owned()),
+                    problem,
+                })?;
+                base.insert(name.to_owned(), scan.clone());
+                scan
+            }
+        };
         let changed = outcome.changed();
-        let scanned = if changed { &data[..] } else { bytes };
-        let scan = scan_elf(name, scanned).map_err(|problem| ScanError {
-            wheel: wheel.to_owned(),
-            member: Some(name.to_owned()),
-            problem,
-        })?;
+        // What scan reads of the rewritten file: its fat binaries' remaining entries.
+        let scan = fat_scan.map(|s| {
+            if changed {
+                let kept: Vec<FatbinEntry> = outcome
+                    .entries
+                    .iter()
+                    .filter(|e| e.kept)
+                    .map(|e| e.entry.clone())
+                    .chain(outcome.relocatable.iter().cloned())
+                    .collect();
+                s.with_fatbin_entries(&kept)
+            } else {
+                s
+            }
+        });
         members.push(Member {
             report: file_report(name, &outcome),
             bytes: changed.then_some(data),
@@ -156,10 +183,21 @@ pub fn slim_wheel(
     keep: &Keep,
     options: &SlimOptions,
 ) -> Result<SlimReport, SlimError> {
+    slim_wheel_with(wheel, out_dir, keep, options, &mut BaseScans::new())
+}
+
+/// [`slim_wheel`], with the fat build's scans when already read.
+fn slim_wheel_with(
+    wheel: &Path,
+    out_dir: &Path,
+    keep: &Keep,
+    options: &SlimOptions,
+    base: &mut BaseScans,
+) -> Result<SlimReport, SlimError> {
     // The layout, RECORD and variant.json first: a wheel vari would refuse to copy is refused
     // before its members are read.
     let info = vari_wheel::inspect(wheel)?;
-    let members = slim_members(wheel, keep)?;
+    let members = slim_members(wheel, keep, base)?;
     let kept_any = members
         .iter()
         .flat_map(|m| &m.report.code)
@@ -250,8 +288,12 @@ fn merge_properties(declared: &[Property], inferred: Vec<Property>) -> Vec<Prope
 /// The architecture families (compute capability majors) of the SASS in a wheel's `.nv_fatbin`
 /// sections, outside files left whole: what [`split_wheel`] makes one wheel for.
 pub fn families(wheel: &Path) -> Result<Vec<u32>, SlimError> {
-    // Keeping nothing reads every entry and changes nothing.
-    let members = slim_members(wheel, &Keep::default())?;
+    families_with(wheel, &mut BaseScans::new())
+}
+
+fn families_with(wheel: &Path, base: &mut BaseScans) -> Result<Vec<u32>, SlimError> {
+    // Keeping nothing reads every entry (and writes nothing).
+    let members = slim_members(wheel, &Keep::default(), base)?;
     let majors: BTreeSet<u32> = members
         .iter()
         .filter(|m| m.report.left_whole != Some(LeftWhole::NonStandard))
@@ -270,7 +312,8 @@ pub fn split_wheel(
     out_dir: &Path,
     options: &SlimOptions,
 ) -> Result<Vec<SlimReport>, SlimError> {
-    let families = families(wheel)?;
+    let mut base = BaseScans::new();
+    let families = families_with(wheel, &mut base)?;
     if families.is_empty() {
         return Err(SlimError::NothingKept {
             wheel: wheel.to_owned(),
@@ -290,7 +333,7 @@ pub fn split_wheel(
                 })?,
             );
         }
-        let result = slim_wheel(wheel, out_dir, &keep, &family);
+        let result = slim_wheel_with(wheel, out_dir, &keep, &family, &mut base);
         match result {
             Ok(report) => reports.push(report),
             Err(e) => {
