@@ -158,7 +158,14 @@ fn human(report: &SlimReport) -> String {
         .map(|(path, why)| format!("{path} ({})", why.describe()))
         .collect();
     if !left.is_empty() {
-        row("left whole", left.join(", "));
+        row(
+            "left whole",
+            format!(
+                "{}: {}",
+                crate::table::count(left.len(), "file"),
+                left.join(", ")
+            ),
+        );
     }
     out.push_str(&table.render(output::width()));
     let mut code = Table::new(&["GPU code", "fat build", "slim build"]);

@@ -169,3 +169,33 @@ fn a_move_that_would_break_alignment_is_refused_unchanged() {
     assert!(e.problem.contains("alignment"), "{e}");
     assert_eq!(fat, before);
 }
+
+#[test]
+fn damaged_sections_never_panic_and_what_is_accepted_still_parses() {
+    // Deterministic damage (a linear congruential generator): bytes overwritten in the headers
+    // and anywhere, thousands of times; every outcome is an error or a section that parses.
+    let fat = section(CUDA12);
+    let mut state: u64 = 0x5eed;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) as usize
+    };
+    let keep = keep(&["8.6", "compute_90"]);
+    for _ in 0..3000 {
+        let mut damaged = fat.clone();
+        for _ in 0..1 + next() % 4 {
+            // Half the time in the first entry headers, where the sizes are.
+            let at = if next() % 2 == 0 {
+                next() % 200
+            } else {
+                next() % damaged.len()
+            };
+            damaged[at] = next() as u8;
+        }
+        if slim_section(&mut damaged, &keep).is_ok() {
+            assert!(parse_fatbin_containers(&damaged).is_ok());
+        }
+    }
+}
