@@ -5,8 +5,10 @@
 # and CPU time, user+sys, of RUNS runs).
 #
 #   bench/slim.sh [RUNS] [WHEEL-SPEC...]
-#   (default 3 runs; wheels: jax-cuda12-plugin==0.8.0, cupy-cuda12x==13.6.0, and
-#   nvidia-cublas-cu12==12.9.1.4 when BENCH_CUBLAS=1; needs cargo, python3)
+#   (default 3 runs; wheels: jax-cuda12-plugin==0.8.0 and jax-cuda12-pjrt==0.8.0 (JAX 0.8's
+#   CUDA code is in the PJRT wheel), cupy-cuda12x==13.6.0, and nvidia-cublas-cu12==12.9.1.4
+#   when BENCH_CUBLAS=1; needs cargo, python3; VARI_BIN=path uses that binary instead of
+#   building the release one)
 #
 # The wheels are downloaded once with the test venv's pip (scripts/test-env) into
 # bench/.cache/slim (git-ignored). Only the slimmed wheels' structure is checked here and in
@@ -18,10 +20,10 @@ runs=${1:-3}
 shift || true
 specs=("$@")
 if [ ${#specs[@]} -eq 0 ]; then
-  specs=(jax-cuda12-plugin==0.8.0 cupy-cuda12x==13.6.0)
+  specs=(jax-cuda12-plugin==0.8.0 jax-cuda12-pjrt==0.8.0 cupy-cuda12x==13.6.0)
   [ "${BENCH_CUBLAS:-0}" = 1 ] && specs+=(nvidia-cublas-cu12==12.9.1.4)
 fi
-build_vari
+if [ -n "${VARI_BIN:-}" ]; then vari=$VARI_BIN; else build_vari; fi
 pip="${VARI_TEST_VENV:-$root/.venv}/bin/pip"
 cache="$here/.cache/slim"
 mkdir -p "$cache"
@@ -52,7 +54,7 @@ for _ in range(runs):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
     report = json.loads(run.stdout)
-mib = lambda n: f"{n / 2**20:.1f} MiB"
+mib = lambda n: f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 2**10:.1f} KiB"
 fat = os.path.getsize(wheel)
 print(f"\n### {os.path.basename(wheel)}\n")
 print(f"fat wheel: {mib(fat)}; split into {len(report['wheels'])} wheels in "
