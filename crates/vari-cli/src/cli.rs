@@ -366,6 +366,69 @@ pub(crate) enum WheelCommand {
     /// Show what the binaries in wheels need: CUDA architectures (sm_arch), CUDA runtime,
     /// x86-64 level.
     Scan(ScanArgs),
+    /// Keep only some GPU architectures of a fat CUDA build: every `.nv_fatbin` rewritten in
+    /// place, the result labelled by the code it keeps.
+    Slim(SlimArgs),
+    /// Split a fat CUDA build into one slim wheel per architecture family (compute capability
+    /// major) its code covers.
+    Split(SplitArgs),
+}
+
+/// `vari wheel slim`.
+#[derive(Debug, Args)]
+pub(crate) struct SlimArgs {
+    /// The fat wheel (plain or variant).
+    #[arg(value_name = "WHEEL")]
+    pub wheel: PathBuf,
+
+    /// What to keep (repeatable): a compute capability (`8.6`, `86`, `sm_86`, `86_real`): the
+    /// SASS that runs on it, or the PTX the driver would JIT there when no SASS does; a family
+    /// (`8.x`): every compute capability of that major; a PTX target (`compute_90`,
+    /// `90_virtual`): the PTX a GPU of that architecture or later would JIT.
+    #[arg(long, value_name = "SPEC", required = true, num_args = 1..)]
+    pub keep: Vec<vari_slim::KeepSpec>,
+
+    /// The label [default: the 8-hex default label of the properties].
+    #[arg(long, value_name = "LABEL")]
+    pub label: Option<VariantLabel>,
+
+    /// Accept properties whose values cannot be checked (unknown namespaces, new values).
+    #[arg(long)]
+    pub skip_validation: bool,
+
+    /// Print the report as JSON: `{"wheels": [{"wheel", "output", "label", "properties",
+    /// "size": {"before", "after"}, "code": [{"code", "before", "after"}], "left_whole": [{"path",
+    /// "reason"}], "files": [{"path", "changed", "left_whole", "code"}]}]}`.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The directory to write the slim wheel to.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+}
+
+/// `vari wheel split`.
+#[derive(Debug, Args)]
+pub(crate) struct SplitArgs {
+    /// The fat wheel (plain or variant).
+    #[arg(value_name = "WHEEL")]
+    pub wheel: PathBuf,
+
+    /// Label the wheels `PREFIX_8x`, `PREFIX_9x`, … [default: each its 8-hex default label].
+    #[arg(long, value_name = "PREFIX")]
+    pub label: Option<VariantLabel>,
+
+    /// Accept properties whose values cannot be checked (unknown namespaces, new values).
+    #[arg(long)]
+    pub skip_validation: bool,
+
+    /// Print the report as JSON, in the shape of `vari wheel slim --json`.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The directory to write the slim wheels to.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
 }
 
 /// `vari wheel scan`.

@@ -20,8 +20,8 @@ pub(crate) const ELF_MAGIC: [u8; 4] = *b"\x7fELF";
 
 /// Scans an ELF file held in memory. `None` when it is ELF but nothing a wheel loads: relocatable
 /// objects (`.o`) and core files are skipped; shared objects, executables and standalone CUDA
-/// cubins are scanned.
-pub(crate) fn scan_elf(path: &str, data: &[u8]) -> Result<Option<FileScan>, ScanProblem> {
+/// cubins are scanned. `path` only names the file in the result.
+pub fn scan_elf(path: &str, data: &[u8]) -> Result<Option<FileScan>, ScanProblem> {
     match data.get(4) {
         Some(1) => scan::<elf::FileHeader32<Endianness>>(path, data),
         Some(2) => scan::<elf::FileHeader64<Endianness>>(path, data),

@@ -82,7 +82,28 @@ pub struct FatbinEntry {
     pub version: (u16, u16),
     /// How the payload is stored.
     pub compression: Compression,
+    /// The entry's length in the section: its header and its payload.
+    pub len: usize,
 }
+
+/// One container of a fat-binary section: where it is and its entries, in order.
+///
+/// A container is the unit the CUDA runtime registers (one per object file nvcc compiled), so
+/// it is also the unit a loader chooses code in: from the entries of one container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FatbinContainer {
+    /// Offset of the container header from the start of the section.
+    pub offset: usize,
+    /// The length of the container header (16 in every toolkit seen).
+    pub header_len: usize,
+    /// Offset just past the container: its header, then the entries the header's size covers.
+    pub end: usize,
+    /// Its entries, in the order they are stored.
+    pub entries: Vec<FatbinEntry>,
+}
+
+/// Where a container header stores the size of what follows it (a little-endian `u64`).
+pub const CONTAINER_SIZE_OFFSET: usize = 8;
 
 /// A section that is not a well-formed fat binary.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -129,7 +150,16 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 /// # Ok::<(), vari_scan::FatbinError>(())
 /// ```
 pub fn parse_fatbin(section: &[u8]) -> Result<Vec<FatbinEntry>, FatbinError> {
-    let mut entries = Vec::new();
+    Ok(parse_fatbin_containers(section)?
+        .into_iter()
+        .flat_map(|c| c.entries)
+        .collect())
+}
+
+/// Reads every container of a `.nv_fatbin` / `__nv_relfatbin` section, with the same checks as
+/// [`parse_fatbin`]: what rewrites a section (keeping some entries of each container) needs.
+pub fn parse_fatbin_containers(section: &[u8]) -> Result<Vec<FatbinContainer>, FatbinError> {
+    let mut containers = Vec::new();
     let mut scratch = Vec::new();
     let mut pos = 0;
     while pos < section.len() {
@@ -138,18 +168,19 @@ pub fn parse_fatbin(section: &[u8]) -> Result<Vec<FatbinEntry>, FatbinError> {
             pos += 1;
             continue;
         }
-        pos = parse_container(section, pos, &mut entries, &mut scratch)?;
+        let container = parse_container(section, pos, &mut scratch)?;
+        pos = container.end;
+        containers.push(container);
     }
-    Ok(entries)
+    Ok(containers)
 }
 
-/// Parses the container at `start`; returns the offset just after it.
+/// Parses the container at `start`.
 fn parse_container(
     section: &[u8],
     start: usize,
-    entries: &mut Vec<FatbinEntry>,
     scratch: &mut Vec<u8>,
-) -> Result<usize, FatbinError> {
+) -> Result<FatbinContainer, FatbinError> {
     if section.len() - start < CONTAINER_HEADER_LEN {
         return fail(start, "truncated container header");
     }
@@ -182,11 +213,17 @@ fn parse_container(
             ),
         );
     };
+    let mut entries = Vec::new();
     let mut at = start + header_len;
     while at < end {
-        at = parse_entry(section, at, end, entries, scratch)?;
+        at = parse_entry(section, at, end, &mut entries, scratch)?;
     }
-    Ok(end)
+    Ok(FatbinContainer {
+        offset: start,
+        header_len,
+        end,
+        entries,
+    })
 }
 
 /// Parses the entry at `at` (inside a container ending at `end`); returns the next entry's offset.
@@ -239,6 +276,7 @@ fn parse_entry(
         arch_specific: false,
         version,
         compression,
+        len: header_len + payload.len(),
     };
     match raw_kind {
         KIND_PTX => entry.kind = Some(CodeKind::Ptx),

@@ -22,6 +22,17 @@ pub struct FileScan {
 }
 
 impl FileScan {
+    /// This scan with its GPU code read from `entries` instead: what a rewrite left in the
+    /// file's fat-binary sections (every entry of every section, as [`crate::parse_fatbin`]
+    /// returns them). The rest (CUDA libraries, x86-64 code) is the file's own and stays.
+    pub fn with_fatbin_entries(&self, entries: &[crate::FatbinEntry]) -> Self {
+        Self {
+            gpu_code: crate::gpu::gpu_code(entries),
+            ptx_isa: crate::gpu::ptx_isa_versions(entries),
+            ..self.clone()
+        }
+    }
+
     /// The `nvidia :: sm_arch` values of its GPU code (`90_real`, `90_virtual`), in
     /// architecture order.
     pub fn sm_arch(&self) -> Vec<String> {

@@ -42,11 +42,15 @@ mod wheel;
 mod x86;
 
 pub use check::ScanWarning;
+pub use elf::scan_elf;
 pub use error::{ScanError, ScanProblem};
-pub use fatbin::{parse_fatbin, CodeKind, Compression, FatbinEntry, FatbinError, FATBIN_MAGIC};
+pub use fatbin::{
+    parse_fatbin, parse_fatbin_containers, CodeKind, Compression, FatbinContainer, FatbinEntry,
+    FatbinError, CONTAINER_SIZE_OFFSET, FATBIN_MAGIC,
+};
 pub use file::FileScan;
 pub use gpu::GpuCode;
-pub use wheel::{scan_wheel, WheelScan};
+pub use wheel::{read_elf_members, scan_wheel, WheelScan};
 pub use x86::{
     CpuBelowLevel, ExtensionUse, RuntimeDispatch, X86Level, X86Usage, CPUS_BELOW_LEVELS,
     CPU_FEATURE_SYMBOLS,

@@ -87,6 +87,34 @@ pub fn scan_wheel(wheel: impl AsRef<Path>) -> Result<WheelScan, ScanError> {
     })
 }
 
+/// Reads every ELF member of a wheel in archive order, with the bounds and checks of
+/// [`scan_wheel`] (declared sizes against the inflate limits, the CRC-32, the exact size), and
+/// hands each to `visit` with its name; stops at the first error, `visit`'s included.
+///
+/// The bytes are lent from a buffer reused for the next member: what `visit` keeps, it copies.
+pub fn read_elf_members(
+    wheel: impl AsRef<Path>,
+    mut visit: impl FnMut(&str, &[u8]) -> Result<(), ScanError>,
+) -> Result<(), ScanError> {
+    let wheel = wheel.as_ref();
+    let (mut archive, archive_len) = open(wheel)?;
+    let mut reader = MemberReader::new(archive_len);
+    for index in 0..archive.len() {
+        match reader.read_elf(&mut archive, index) {
+            Ok(Some((name, bytes))) => visit(&name, bytes)?,
+            Ok(None) => {}
+            Err((member, problem)) => {
+                return Err(ScanError {
+                    wheel: wheel.to_owned(),
+                    member,
+                    problem,
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
 #[derive(Default)]
 struct WorkerOutcome {
     files: Vec<(usize, FileScan)>,

@@ -10,6 +10,9 @@
 //!   copied raw (no decompression or recompression), in order, with their timestamps and
 //!   permissions; only `variant.json`, RECORD and the filename change; the output appears
 //!   atomically through `vari_fs`.
+//! - [`derive_variant`]: a variant wheel made of another wheel with some members rewritten
+//!   (their RECORD rows updated, `variant.json` added or replaced, the label changed); the
+//!   rest copied raw.
 //! - [`replace_metadata`]: a copy with other core metadata (`METADATA`, e.g. with its
 //!   variant markers decided for the selected wheel); only METADATA and RECORD change, the
 //!   rest is copied raw, and the result carries the output's size and SHA-256.
@@ -36,6 +39,7 @@ mod archive;
 mod central;
 mod check;
 mod core_metadata;
+mod derive;
 mod error;
 mod glob;
 mod layout;
@@ -59,6 +63,7 @@ use vari_core::filename::WheelFilename;
 use vari_core::metadata::VariantMetadata;
 
 pub use crate::check::{check, check_reader, validate, Depth, Validation};
+pub use crate::derive::derive_variant;
 pub use crate::error::{WheelError, WheelErrorKind};
 pub use crate::limits::{
     max_inflate_ratio, parse_inflate_ratio, set_max_inflate_ratio, MAX_INFLATE_RATIO,
@@ -67,8 +72,8 @@ pub use crate::limits::{
 pub use crate::make::{make_variant, unmake, WrittenWheel};
 pub use crate::record::RecordCheck;
 pub use crate::repack::{
-    repack, BuildMatch, BuildRule, ConfigError, InferProperties, RepackConfig, RepackError,
-    RepackOutput, RequiresDistEdit,
+    repack, repack_with, BuildMatch, BuildRule, ConfigError, InferProperties, RepackConfig,
+    RepackError, RepackOutput, RequiresDistEdit, SplitBuild, SPLIT_FAT_SUFFIX, SPLIT_FEATURE,
 };
 pub use crate::replace_metadata::{read_core_metadata, replace_metadata};
 pub use crate::valid_values::ValidValues;

@@ -56,6 +56,29 @@ pub trait InferProperties {
     fn infer(&self, wheel: &Path) -> Result<Vec<Property>, String>;
 }
 
+/// Splits a fat GPU build into per-architecture-family variant wheels (`split` in a build's
+/// config). Implemented over `vari-slim` by the caller, so that this crate rewrites no binaries.
+pub trait SplitBuild {
+    /// Writes into `out_dir` one wheel per architecture family of the variant wheel `wheel`,
+    /// labelled `{prefix}_{major}x` (`cu12_8x`), and returns them; the error says why not. On
+    /// error nothing of it is left in `out_dir`.
+    fn split(
+        &self,
+        wheel: &Path,
+        out_dir: &Path,
+        prefix: &VariantLabel,
+    ) -> Result<Vec<crate::WrittenWheel>, String>;
+}
+
+/// The only feature a build can be split by.
+pub const SPLIT_FEATURE: &str = "nvidia :: sm_arch";
+
+/// The label suffix of a split build's fat wheel. Selection breaks ties by label ascending
+/// (PEP 825), and a digit sorts before `a`: on a machine a family's wheel serves, `cu12_9x` ranks
+/// before `cu12_all`, so the smallest build that serves the machine is chosen, and the fat build
+/// serves the rest (GPUs only its PTX can run on).
+pub const SPLIT_FAT_SUFFIX: &str = "_all";
+
 /// How a build is recognised. Every given criterion must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BuildMatch {
@@ -116,6 +139,9 @@ pub struct BuildRule {
     pub name: Option<String>,
     /// Changes to its `Requires-Dist`, after the config's.
     pub requires_dist: RequiresDistEdit,
+    /// Split it by `nvidia :: sm_arch` ([`SPLIT_FEATURE`]): besides the fat build, labelled
+    /// `{label}_all`, one wheel per architecture family, labelled `{label}_{major}x`.
+    pub split: bool,
 }
 
 /// A namespace or a feature whose inferred properties are kept.
@@ -247,6 +273,7 @@ mod file {
         pub(super) properties: Vec<String>,
         #[serde(default)]
         pub(super) infer: Vec<String>,
+        pub(super) split: Option<String>,
         pub(super) name: Option<String>,
         #[serde(default)]
         pub(super) requires_dist: RequiresDistEdit,
@@ -356,6 +383,21 @@ impl RepackConfig {
             if let Some(name) = &b.name {
                 check_project_name(name).map_err(|m| err(key("name"), m))?;
             }
+            let split = match b.split.as_deref() {
+                None => false,
+                Some(feature) => {
+                    let same = feature.parse::<FeatureRef>().ok()
+                        == SPLIT_FEATURE.parse::<FeatureRef>().ok();
+                    if !same {
+                        return Err(err(
+                            key("split"),
+                            format!("only `{SPLIT_FEATURE}` can be split, not `{feature}`"),
+                        ));
+                    }
+                    split_label(&label).map_err(|m| err(key("label"), m))?;
+                    true
+                }
+            };
             b.requires_dist
                 .check()
                 .map_err(|(r, m)| err(key("requires-dist"), format!("`{r}`: {m}")))?;
@@ -366,6 +408,7 @@ impl RepackConfig {
                 infer,
                 name: b.name,
                 requires_dist: b.requires_dist,
+                split,
             });
         }
         let for_uv = match raw.for_installer.as_deref() {
@@ -423,6 +466,24 @@ fn parse_infer(text: &str) -> Result<InferPattern, String> {
     }
 }
 
+/// The label prefix of a split build (its given label) and its fat wheel's label
+/// (`{label}_all`): both must fit the 16-character label cap with the longest family suffix.
+fn split_label(label: &LabelChoice) -> Result<(VariantLabel, VariantLabel), String> {
+    let LabelChoice::Given(prefix) = label else {
+        return Err(
+            "a split build needs a label: its wheels are labelled `{label}_all` and \
+             `{label}_{major}x`"
+                .to_owned(),
+        );
+    };
+    let longest = format!("{prefix}_100x");
+    VariantLabel::new(&longest)
+        .map_err(|e| format!("`{prefix}` is too long to label a split build (`{longest}`: {e})"))?;
+    let fat =
+        VariantLabel::new(format!("{prefix}{SPLIT_FAT_SUFFIX}")).map_err(|e| e.to_string())?;
+    Ok((prefix.clone(), fat))
+}
+
 /// The local version label of `version` (`cu128`), if any.
 fn local_part(version: &Version) -> Option<String> {
     version
@@ -441,6 +502,8 @@ struct Plan {
     variant_json: String,
     edit: ArchiveEdit,
     warnings: Vec<String>,
+    /// For a split build, the label prefix of its family wheels.
+    split: Option<VariantLabel>,
 }
 
 /// Repacks `wheels` as `config` says into `out_dir` (see the module docs).
@@ -453,6 +516,21 @@ pub fn repack(
     out_dir: &Path,
     valid: &ValidValues,
     infer: Option<&dyn InferProperties>,
+) -> Result<RepackOutput, RepackError> {
+    repack_with(config, wheels, out_dir, valid, infer, None)
+}
+
+/// [`repack`], with a splitter for the builds whose config says `split` (needed only then).
+///
+/// A split build's fat wheel is written first, then split; the release's `*-variants.json`
+/// lists every wheel. When splitting fails, every wheel this call wrote is removed.
+pub fn repack_with(
+    config: &RepackConfig,
+    wheels: &[PathBuf],
+    out_dir: &Path,
+    valid: &ValidValues,
+    infer: Option<&dyn InferProperties>,
+    splitter: Option<&dyn SplitBuild>,
 ) -> Result<RepackOutput, RepackError> {
     let (uv_config, uv_warnings) = for_uv_config(config);
     let config = uv_config.as_ref().unwrap_or(config);
@@ -521,9 +599,39 @@ pub fn repack(
         variants_json: Vec::new(),
         warnings: Vec::new(),
     };
+    let mut splits: Vec<(usize, (String, Version), Vec<crate::WrittenWheel>)> = Vec::new();
     for p in plans {
         let mut archive = open_archive(&p.wheel)?;
-        let (size, sha256) = write_wheel(&p.wheel, &p.output, &mut archive, &p.edit, false)?;
+        let (size, sha256) = match write_wheel(&p.wheel, &p.output, &mut archive, &p.edit, false) {
+            Ok(written) => written,
+            Err(e) => {
+                remove_written(&output.wheels, &splits);
+                return Err(e.into());
+            }
+        };
+        if let Some(prefix) = &p.split {
+            let fail = |message: String| {
+                RepackError::Wheel(WheelError::new(
+                    &p.wheel,
+                    WheelErrorKind::Write {
+                        output: p.output.clone(),
+                        message: format!("cannot split by {SPLIT_FEATURE}: {message}"),
+                    },
+                ))
+            };
+            let result = match splitter {
+                Some(splitter) => splitter.split(&p.output, out_dir, prefix),
+                None => Err("no splitter is available".to_owned()),
+            };
+            match result {
+                Ok(written) => splits.push((output.wheels.len(), p.release.clone(), written)),
+                Err(message) => {
+                    let _ = std::fs::remove_file(&p.output);
+                    remove_written(&output.wheels, &splits);
+                    return Err(fail(message));
+                }
+            }
+        }
         for w in &p.warnings {
             if !output.warnings.contains(w) {
                 output.warnings.push(w.clone());
@@ -539,6 +647,32 @@ pub fn repack(
             sha256,
         });
     }
+    // The split wheels join their release's `*-variants.json`, each after its fat build.
+    if !splits.is_empty() {
+        match combine_with_splits(out_dir, &output.wheels, &splits) {
+            Ok(combined) => {
+                for (path, text) in combined {
+                    match indexes.iter_mut().find(|(p, _)| *p == path) {
+                        Some(index) => index.1 = text,
+                        None => indexes.push((path, text)),
+                    }
+                }
+            }
+            Err(e) => {
+                remove_written(&output.wheels, &splits);
+                return Err(e);
+            }
+        }
+        let mut wheels = Vec::new();
+        let mut at = 0;
+        for (after, _, written) in splits {
+            wheels.extend(output.wheels.drain(..after - at));
+            at = after;
+            wheels.extend(written);
+        }
+        wheels.append(&mut output.wheels);
+        output.wheels = wheels;
+    }
     for (path, text) in indexes {
         vari_fs::write_atomic(&path, text.as_bytes()).map_err(|e| RepackError::Write {
             path: path.clone(),
@@ -549,6 +683,80 @@ pub fn repack(
     output.warnings.extend(release_warnings);
     output.warnings.extend(uv_warnings);
     Ok(output)
+}
+
+/// Removes what a failed repack wrote (best effort: the error that matters is the caller's).
+fn remove_written(
+    wheels: &[crate::WrittenWheel],
+    splits: &[(usize, (String, Version), Vec<crate::WrittenWheel>)],
+) {
+    for w in wheels.iter().chain(splits.iter().flat_map(|s| &s.2)) {
+        let _ = std::fs::remove_file(&w.path);
+    }
+}
+
+/// Each release's `*-variants.json` again, with the split wheels: (path, text).
+fn combine_with_splits(
+    out_dir: &Path,
+    wheels: &[crate::WrittenWheel],
+    splits: &[(usize, (String, Version), Vec<crate::WrittenWheel>)],
+) -> Result<Vec<(PathBuf, String)>, RepackError> {
+    let mut releases: BTreeMap<(String, String), Vec<&crate::WrittenWheel>> = BTreeMap::new();
+    for w in wheels.iter().chain(splits.iter().flat_map(|s| &s.2)) {
+        let Some(name) = w.path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let Ok(parsed) = WheelFilename::parse(&name) else {
+            continue;
+        };
+        releases
+            .entry((parsed.name.clone(), parsed.version.to_string()))
+            .or_default()
+            .push(w);
+    }
+    let mut out = Vec::new();
+    for ((name, version), members) in releases {
+        // Only the releases a split build belongs to change.
+        if !splits
+            .iter()
+            .any(|s| normalize_name(&s.1 .0) == name && s.1 .1.to_string() == version)
+        {
+            continue;
+        }
+        let version = Version::from_str(&version).map_err(|e| RepackError::Write {
+            path: out_dir.to_owned(),
+            message: e.to_string(),
+        })?;
+        let file = variants_json_filename(&name, &version);
+        let names: Vec<String> = members
+            .iter()
+            .map(|w| {
+                w.path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let metadata: Vec<&VariantMetadata> =
+            members.iter().filter_map(|w| w.metadata.as_ref()).collect();
+        let combined = combine(names.iter().map(String::as_str).zip(metadata)).map_err(|e| {
+            RepackError::Combine {
+                file: file.clone(),
+                message: e.to_string(),
+            }
+        })?;
+        let written =
+            write_json(&combined, combined.generation).map_err(|e| RepackError::Combine {
+                file: file.clone(),
+                message: e.to_string(),
+            })?;
+        let path = child_of(out_dir, &file).ok_or_else(|| RepackError::Write {
+            path: out_dir.join(&file),
+            message: "not a file name in the output directory".to_owned(),
+        })?;
+        out.push((path, written.text));
+    }
+    Ok(out)
 }
 
 /// Two inputs that would be written to the same file are an error naming both.
@@ -664,9 +872,21 @@ fn plan(
             }
         }
     }
+    let (label, split) = if rule.split {
+        let (prefix, fat) = split_label(&rule.label).map_err(|message| {
+            RepackError::Config(ConfigError {
+                path: config.path.clone(),
+                key: "build.label".to_owned(),
+                message,
+            })
+        })?;
+        (LabelChoice::Given(fat), Some(prefix))
+    } else {
+        (rule.label.clone(), None)
+    };
     let spec = VariantSpec {
         properties,
-        label: rule.label.clone(),
+        label,
         metadata: config.metadata.clone(),
         schema: config.schema,
         skip_validation: config.skip_validation,
@@ -767,6 +987,7 @@ fn plan(
         variant_json: described.text,
         edit,
         warnings: described.warnings,
+        split,
     })
 }
 

@@ -12,6 +12,7 @@ mod proxy;
 mod rank;
 mod scan;
 mod select;
+mod slim;
 mod snapshot;
 mod wheel;
 
@@ -37,6 +38,8 @@ pub(crate) fn run(command: Command, verbose: bool) -> Result<ExitCode, CliError>
         Command::Wheel(WheelCommand::Validate(args)) => wheel::validate(&args),
         Command::Wheel(WheelCommand::Repack(args)) => wheel::repack(&args),
         Command::Wheel(WheelCommand::Scan(args)) => scan::run(&args),
+        Command::Wheel(WheelCommand::Slim(args)) => slim::slim(&args),
+        Command::Wheel(WheelCommand::Split(args)) => slim::split(&args),
         Command::Metadata(MetadataCommand::Validate(args)) => metadata::validate(&args),
         Command::Metadata(MetadataCommand::Merge(args)) => metadata::merge(&args),
         Command::Metadata(MetadataCommand::Convert(args)) => metadata::convert(&args),

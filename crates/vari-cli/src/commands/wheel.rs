@@ -1,4 +1,5 @@
-//! `vari wheel label`, `inspect`, `make-variant`, `unmake`, `validate` and `repack`.
+//! `vari wheel label`, `inspect`, `make-variant`, `unmake`, `validate` and `repack` (whose
+//! `split` builds are split with vari-slim).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -223,7 +224,7 @@ fn providers_text(meta: &VariantMetadata) -> String {
 ///
 /// The seam for the provider registry: when vari-detect has one, this becomes one
 /// `ValidValues::insert` per registered provider's "all configs".
-fn built_in_valid_values() -> ValidValues {
+pub(super) fn built_in_valid_values() -> ValidValues {
     use vari_detect::{aot, cpu, gpu};
     let lists: [(&str, Vec<vari_core::FeatureSupport>); 7] = [
         ("nvidia", gpu::nvidia::all_configs()),
@@ -244,6 +245,40 @@ fn built_in_valid_values() -> ValidValues {
             })
         })
         .collect()
+}
+
+/// Splits a fat build for `vari wheel repack` (`split = "nvidia :: sm_arch"` in a build).
+struct Splitter {
+    /// Accept properties whose values cannot be checked.
+    skip_validation: bool,
+}
+
+impl vari_wheel::SplitBuild for Splitter {
+    fn split(
+        &self,
+        wheel: &std::path::Path,
+        out_dir: &std::path::Path,
+        prefix: &vari_core::VariantLabel,
+    ) -> Result<Vec<vari_wheel::WrittenWheel>, String> {
+        let options = vari_slim::SlimOptions {
+            label: Some(prefix.clone()),
+            valid: built_in_valid_values(),
+            skip_validation: self.skip_validation,
+        };
+        let reports =
+            vari_slim::split_wheel(wheel, out_dir, &options).map_err(|e| e.to_string())?;
+        Ok(reports
+            .into_iter()
+            .map(|r| vari_wheel::WrittenWheel {
+                path: r.output,
+                label: r.label,
+                metadata: r.metadata,
+                warnings: r.warnings,
+                size: r.output_size,
+                sha256: None,
+            })
+            .collect())
+    }
 }
 
 /// Reads what a wheel's binaries need with vari-scan (CUDA fat binaries, CUDA runtime, x86-64
@@ -401,12 +436,16 @@ pub(super) fn repack(args: &RepackArgs) -> Result<ExitCode, CliError> {
     if args.for_installer == Some(crate::cli::Installer::Uv) {
         config.for_uv = true;
     }
-    let out = vari_wheel::repack(
+    let splitter = Splitter {
+        skip_validation: config.skip_validation,
+    };
+    let out = vari_wheel::repack_with(
         &config,
         &args.wheels,
         &args.output,
         &built_in_valid_values(),
         Some(&Scanner),
+        Some(&splitter),
     )
     .map_err(|e| match e {
         RepackError::Config(e) => CliError::invalid(&e.path, Some(e.key), e.message),

@@ -31,4 +31,6 @@ mod uv_parity;
 // Packaging is tested for the platform the release scripts are run on here.
 #[cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
 mod ship;
+mod slim;
+mod slim_nvcc;
 mod wheel;

@@ -3,6 +3,7 @@
 //! Python tools.
 
 mod compat;
+mod derive;
 mod hostile;
 mod inspect;
 mod make;

@@ -1,0 +1,138 @@
+//! Slimming ELF files built around the real fat-binary sections of `testdata/fatbin/`: only
+//! the `.nv_fatbin` bytes change; what is not in standard sections is left whole.
+
+use super::*;
+use crate::keep::KeepSpec;
+
+// The ELF builder of vari-scan's integration tests: one copy of that code.
+#[path = "../../../vari-scan/tests/it/support.rs"]
+#[allow(dead_code)]
+mod support;
+
+use support::{code, fatbin, Elf, CUDA12_FATBIN};
+
+fn keep(spec: &str) -> Keep {
+    Keep::new([spec.parse::<KeepSpec>().unwrap()])
+}
+
+/// Where the named section's bytes are in the file.
+fn section_range(data: &[u8], name: &[u8]) -> Range<usize> {
+    let found = sections(data).unwrap();
+    match name {
+        FATBIN_SECTION => found.fatbin[0].clone(),
+        _ => found.relocatable[0].clone(),
+    }
+}
+
+#[test]
+fn only_the_fatbin_section_changes() {
+    let section = fatbin(CUDA12_FATBIN);
+    let fat = Elf {
+        fatbin: Some((".nv_fatbin", &section)),
+        needed: &["libcudart.so.12"],
+        ..Elf::x86_64_library(code::RET)
+    }
+    .build();
+    let mut slim = fat.clone();
+    let outcome = slim_elf(&mut slim, &keep("9.0")).unwrap();
+    assert!(outcome.changed());
+    assert_eq!(outcome.left_whole, None);
+    assert_eq!(outcome.entries.iter().filter(|e| e.kept).count(), 1);
+    let range = section_range(&fat, FATBIN_SECTION);
+    assert_eq!(slim.len(), fat.len());
+    assert_eq!(slim[..range.start], fat[..range.start]);
+    assert_eq!(slim[range.end..], fat[range.end..]);
+    let mut expected = section.clone();
+    slim_section(&mut expected, &keep("9.0")).unwrap();
+    assert_eq!(slim[range], expected[..]);
+}
+
+#[test]
+fn keeping_everything_changes_nothing() {
+    let section = fatbin(CUDA12_FATBIN);
+    let fat = Elf {
+        fatbin: Some((".nv_fatbin", &section)),
+        ..Elf::x86_64_library(code::RET)
+    }
+    .build();
+    let mut slim = fat.clone();
+    let all =
+        Keep::new(["5.x", "6.x", "7.x", "8.x", "9.x", "compute_90"].map(|s| s.parse().unwrap()));
+    let outcome = slim_elf(&mut slim, &all).unwrap();
+    assert!(!outcome.changed());
+    assert_eq!(slim, fat);
+}
+
+#[test]
+fn relocatable_device_code_is_left_as_it_is() {
+    let section = fatbin(CUDA12_FATBIN);
+    let fat = Elf {
+        fatbin: Some(("__nv_relfatbin", &section)),
+        ..Elf::x86_64_library(code::RET)
+    }
+    .build();
+    let mut slim = fat.clone();
+    let outcome = slim_elf(&mut slim, &keep("9.0")).unwrap();
+    assert_eq!(outcome.left_whole, Some(LeftWhole::Relocatable));
+    assert!(!outcome.changed());
+    assert_eq!(slim, fat);
+}
+
+#[test]
+fn gpu_code_outside_the_standard_sections_leaves_the_file_whole() {
+    // A library that keeps a container in its own data (here: in `.text`).
+    let section = fatbin(CUDA12_FATBIN);
+    let fat = Elf::x86_64_library(&section).build();
+    let mut slim = fat.clone();
+    let outcome = slim_elf(&mut slim, &keep("9.0")).unwrap();
+    assert_eq!(outcome.left_whole, Some(LeftWhole::NonStandard));
+    assert_eq!(slim, fat);
+
+    // An embedded cubin: an ELF header for machine 190 inside the file.
+    let mut cubin = b"\x7fELF\x02\x01\x01".to_vec();
+    cubin.resize(64, 0);
+    cubin[18..20].copy_from_slice(&190u16.to_le_bytes());
+    let other = Elf {
+        fatbin: Some((".nv_fatbin", &section)),
+        ..Elf::x86_64_library(&cubin)
+    }
+    .build();
+    let mut slim = other.clone();
+    let outcome = slim_elf(&mut slim, &keep("9.0")).unwrap();
+    assert_eq!(outcome.left_whole, Some(LeftWhole::NonStandard));
+    assert_eq!(slim, other);
+}
+
+#[test]
+fn a_standalone_cubin_is_left_whole() {
+    let cubin = Elf {
+        machine: object::elf::EM_CUDA,
+        file_type: object::elf::ET_EXEC,
+        flags: 90,
+        ..Elf::x86_64_library(code::RET)
+    }
+    .build();
+    let mut slim = cubin.clone();
+    let outcome = slim_elf(&mut slim, &keep("8.0")).unwrap();
+    assert_eq!(outcome.left_whole, Some(LeftWhole::Cubin));
+    assert_eq!(slim, cubin);
+}
+
+#[test]
+fn broken_files_are_errors() {
+    let mut truncated = Elf::x86_64_library(code::RET).build();
+    truncated.truncate(40);
+    assert!(matches!(
+        slim_elf(&mut truncated, &keep("8.0")),
+        Err(ElfProblem::Elf(_))
+    ));
+    let mut section = fatbin(CUDA12_FATBIN);
+    section[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+    let mut bad = Elf {
+        fatbin: Some((".nv_fatbin", &section)),
+        ..Elf::x86_64_library(code::RET)
+    }
+    .build();
+    let e = slim_elf(&mut bad, &keep("8.0")).unwrap_err();
+    assert!(e.to_string().starts_with("section .nv_fatbin: "), "{e}");
+}
