@@ -4,12 +4,7 @@
 use super::*;
 use crate::keep::KeepSpec;
 
-// The ELF builder of vari-scan's integration tests: one copy of that code.
-#[path = "../../../vari-scan/tests/it/support.rs"]
-#[allow(dead_code)]
-mod support;
-
-use support::{code, fatbin, Elf, CUDA12_FATBIN};
+use vari_test_support::elf::{code, fatbin, Elf, CUDA12_FATBIN};
 
 fn keep(spec: &str) -> Keep {
     Keep::new([spec.parse::<KeepSpec>().unwrap()])
