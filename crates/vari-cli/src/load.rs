@@ -200,3 +200,20 @@ mod tests {
         );
     }
 }
+
+/// Every valid value of the namespaces the built-in providers know (each registered
+/// provider's "all configs"; providers whose features are open, `abi_dependency`, add none).
+pub(crate) fn built_in_valid_values() -> vari_wheel::ValidValues {
+    vari_detect::registry::providers()
+        .iter()
+        .filter_map(|provider| {
+            let features = provider.all_features();
+            (!features.is_empty()).then(|| vari_core::NamespaceSupport {
+                namespace: provider.namespace().parse().ok()?,
+                source: None,
+                features,
+            })
+        })
+        .flatten()
+        .collect()
+}

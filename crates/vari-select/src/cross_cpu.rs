@@ -14,7 +14,7 @@
 
 use vari_core::{Namespace, NamespaceSupport};
 
-use crate::target::{Hardware, HardwareSource};
+use crate::hardware::{Hardware, HardwareSource};
 
 /// The CPU namespaces, each named after the architecture it describes.
 const CPU_NAMESPACES: [&str; 2] = ["x86_64", "aarch64"];

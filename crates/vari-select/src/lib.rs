@@ -24,6 +24,7 @@
 mod choice;
 mod cross_cpu;
 mod error;
+mod hardware;
 mod index;
 mod release;
 mod target;

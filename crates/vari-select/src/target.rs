@@ -16,56 +16,8 @@ use vari_detect::{detect, DetectContext, DetectOptions, Detection, Sysroot};
 use vari_python::{DiscoveryEnv, PythonRequest, ResolveOptions, TargetPython};
 
 use crate::error::InputError;
+pub use crate::hardware::{Hardware, HardwareSource};
 use crate::release::read_text;
-
-/// Where the target's hardware lists come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HardwareSource {
-    /// This machine, detected (possibly from the cache).
-    Host,
-    /// A `vari-profile/1` JSON file.
-    Profile(PathBuf),
-    /// A TOML file of hardware facts.
-    Facts(PathBuf),
-    /// A snapshot (or any file tree) read as another machine's root.
-    Sysroot(PathBuf),
-}
-
-impl std::fmt::Display for HardwareSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Host => f.write_str("this machine"),
-            Self::Profile(p) => write!(f, "profile {}", p.display()),
-            Self::Facts(p) => write!(f, "facts {}", p.display()),
-            Self::Sysroot(p) => write!(f, "snapshot {}", p.display()),
-        }
-    }
-}
-
-/// What the target's hardware supports.
-#[derive(Debug, Clone)]
-pub struct Hardware {
-    /// The supported properties, per namespace, most preferred first.
-    pub profile: Profile,
-    /// Where they come from.
-    pub source: HardwareSource,
-    /// For detected hardware: why each absent namespace is absent ("no NVIDIA driver"), so a
-    /// rejected variant can say so rather than "not in the profile".
-    pub absent: BTreeMap<Namespace, String>,
-    /// The whole detection, when the hardware was detected (a host or a sysroot).
-    pub detection: Option<Detection>,
-    /// The file tree detection read (this machine's `/`, or a snapshot), when detected.
-    pub sysroot: Option<Sysroot>,
-    /// Problems in the profile that did not stop it from being used.
-    pub warnings: Vec<InputError>,
-}
-
-impl Hardware {
-    /// Why `namespace` is unsupported, when detection said.
-    pub fn absent_reason(&self, namespace: &Namespace) -> Option<&str> {
-        self.absent.get(namespace).map(String::as_str)
-    }
-}
 
 /// How to find the target.
 #[derive(Debug, Clone, Default)]

@@ -16,8 +16,8 @@ use url::Url;
 use crate::encode::decode_segment;
 use crate::hashes::{HashAlgorithm, Hashes};
 use crate::model::{api_version, CoreMetadata, PageFile, ProjectPage, Yanked};
+use crate::parsed::{ParsedPage, SkippedLink, MAX_PAGE_LINKS};
 use crate::style::PageStyle;
-use crate::{ParsedPage, SkippedLink, MAX_PAGE_LINKS};
 
 /// Every `<a href>` on the page. Links whose href cannot be resolved are returned as problems.
 pub(crate) fn parse_project(text: &str, page_url: &Url) -> Result<ParsedPage, String> {

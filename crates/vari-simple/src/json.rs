@@ -12,8 +12,8 @@ use url::Url;
 use crate::hashes::Hashes;
 use crate::html::{filename_of, fragment_hashes};
 use crate::model::{api_version, CoreMetadata, PageFile, ProjectPage, Yanked};
+use crate::parsed::{ParsedPage, SkippedLink, MAX_PAGE_LINKS};
 use crate::style::PageStyle;
-use crate::{ParsedPage, SkippedLink, MAX_PAGE_LINKS};
 
 /// The page with each file entry left as its text: an entry is parsed into a [`File`] and
 /// turned into a [`PageFile`] one at a time, so a page of 100,000 files never holds every

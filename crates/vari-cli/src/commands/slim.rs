@@ -7,12 +7,10 @@ use owo_colors::{OwoColorize, Style};
 use serde_json::{json, Value};
 use vari_slim::{CodeSize, Keep, SlimError, SlimOptions, SlimReport};
 
-use super::json_text;
-use super::wheel::built_in_valid_values;
 use crate::cli::{SlimArgs, SplitArgs};
 use crate::error::CliError;
-use crate::load::wheel_error;
-use crate::output;
+use crate::load::{built_in_valid_values, wheel_error};
+use crate::output::{self, json_text};
 use crate::table::{Cell, Table};
 
 /// Writes the slim wheel and prints what it saved.

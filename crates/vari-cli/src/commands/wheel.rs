@@ -220,33 +220,6 @@ fn providers_text(meta: &VariantMetadata) -> String {
         .join("\n")
 }
 
-/// Every valid value of the namespaces the built-in providers know.
-///
-/// The seam for the provider registry: when vari-detect has one, this becomes one
-/// `ValidValues::insert` per registered provider's "all configs".
-pub(super) fn built_in_valid_values() -> ValidValues {
-    use vari_detect::{aot, cpu, gpu};
-    let lists: [(&str, Vec<vari_core::FeatureSupport>); 7] = [
-        ("nvidia", gpu::nvidia::all_configs()),
-        ("amd", gpu::amd::all_configs()),
-        ("intel", gpu::intel::all_configs()),
-        ("x86_64", cpu::x86_64::all_configs()),
-        ("aarch64", cpu::aarch64::all_configs()),
-        ("blas_lapack", aot::blas_lapack_all_configs()),
-        ("openmp", aot::openmp_all_configs()),
-    ];
-    lists
-        .into_iter()
-        .filter_map(|(ns, features)| {
-            Some(NamespaceSupport {
-                namespace: ns.parse().ok()?,
-                source: None,
-                features,
-            })
-        })
-        .collect()
-}
-
 /// Splits a fat build for `vari wheel repack` (`split = "nvidia :: sm_arch"` in a build).
 struct Splitter {
     /// Accept properties whose values cannot be checked.
@@ -262,7 +235,7 @@ impl vari_wheel::SplitBuild for Splitter {
     ) -> Result<Vec<vari_wheel::WrittenWheel>, String> {
         let options = vari_slim::SlimOptions {
             label: Some(prefix.clone()),
-            valid: built_in_valid_values(),
+            valid: load::built_in_valid_values(),
             skip_validation: self.skip_validation,
         };
         let reports =
@@ -330,8 +303,13 @@ pub(super) fn make_variant(args: &MakeVariantArgs) -> Result<ExitCode, CliError>
         schema: args.schema,
         skip_validation: args.skip_validation,
     };
-    let made = vari_wheel::make_variant(&args.wheel, &args.output, &spec, &built_in_valid_values())
-        .map_err(|e| made_error(&args.wheel, &e))?;
+    let made = vari_wheel::make_variant(
+        &args.wheel,
+        &args.output,
+        &spec,
+        &load::built_in_valid_values(),
+    )
+    .map_err(|e| made_error(&args.wheel, &e))?;
     for warning in &made.warnings {
         output::warn(warning);
     }
@@ -443,7 +421,7 @@ pub(super) fn repack(args: &RepackArgs) -> Result<ExitCode, CliError> {
         &config,
         &args.wheels,
         &args.output,
-        &built_in_valid_values(),
+        &load::built_in_valid_values(),
         Some(&Scanner),
         Some(&splitter),
     )
