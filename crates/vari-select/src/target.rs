@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use vari_core::markers::TargetEnvironment;
-use vari_core::{Namespace, Platform, Profile};
+use vari_core::{Platform, Profile};
 use vari_detect::facts::{profile_from_facts, FactsError};
 use vari_detect::{detect, DetectContext, DetectOptions, Detection, Sysroot};
 use vari_python::{DiscoveryEnv, PythonRequest, ResolveOptions, TargetPython};
