@@ -177,6 +177,25 @@ pub(crate) fn warn_declared_vs_code(wheel: &std::path::Path) {
     }
 }
 
+/// Every valid value of the namespaces the built-in providers know (each registered
+/// provider's "all configs"; providers whose features are open, `abi_dependency`, add none).
+pub(crate) fn built_in_valid_values() -> vari_wheel::ValidValues {
+    vari_detect::registry::providers()
+        .iter()
+        .filter_map(|provider| {
+            let features = provider.all_features();
+            if features.is_empty() {
+                return None;
+            }
+            Some(vari_core::NamespaceSupport {
+                namespace: provider.namespace().parse().ok()?,
+                source: None,
+                features,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,21 +218,4 @@ mod tests {
             "f.json: variants.a: bad (and 1 more problem: see `vari metadata validate`)"
         );
     }
-}
-
-/// Every valid value of the namespaces the built-in providers know (each registered
-/// provider's "all configs"; providers whose features are open, `abi_dependency`, add none).
-pub(crate) fn built_in_valid_values() -> vari_wheel::ValidValues {
-    vari_detect::registry::providers()
-        .iter()
-        .filter_map(|provider| {
-            let features = provider.all_features();
-            (!features.is_empty()).then(|| vari_core::NamespaceSupport {
-                namespace: provider.namespace().parse().ok()?,
-                source: None,
-                features,
-            })
-        })
-        .flatten()
-        .collect()
 }

@@ -8,10 +8,10 @@ use owo_colors::{OwoColorize, Style};
 use serde_json::json;
 use vari_core::label::default_label;
 use vari_core::metadata::{properties_of, write_json, VariantMetadata};
-use vari_core::{NamespaceSupport, Property};
+use vari_core::Property;
 use vari_wheel::{
-    Depth, LabelChoice, RepackConfig, RepackError, ValidValues, Validation, VariantSpec,
-    WheelError, WheelErrorKind,
+    Depth, LabelChoice, RepackConfig, RepackError, Validation, VariantSpec, WheelError,
+    WheelErrorKind,
 };
 
 use crate::cli::{
