@@ -131,7 +131,10 @@ pub fn env_table_markdown() -> String {
             var.name, var.description
         ));
     }
-    out.push_str("\nAn empty value counts as unset.\n");
+    out.push_str(
+        "\nAn empty value counts as unset, except `CUDA_VISIBLE_DEVICES`: set and empty, it \
+         hides every GPU, as in CUDA.\n",
+    );
     out
 }
 
