@@ -76,6 +76,7 @@ pub use client::IndexClient;
 pub use client::{FileStream, ProjectList};
 pub use download::{Downloaded, Progress};
 pub use error::{ClientError, HashMismatch};
+pub use http::HttpCacheLayout;
 pub use limits::{
     CeilingNames, InvalidLimit, Limits, HTTP_DEADLINE_ENV, LOW_SPEED_BYTES_ENV,
     LOW_SPEED_SECONDS_ENV, MAX_METADATA_BYTES_ENV, MAX_PAGE_BYTES_ENV, MAX_VARIANTS_JSON_BYTES_ENV,

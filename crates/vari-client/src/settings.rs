@@ -61,7 +61,7 @@ impl Default for ClientSettings {
             indexes: vec![IndexUrl::pypi()],
             find_links: Vec::new(),
             strategy: IndexStrategy::default(),
-            cache_dir: vari_fs::cache_dir().map(|dir| dir.join("http")),
+            cache_dir: vari_fs::cache_dir().map(|dir| dir.join(crate::http::HTTP_AREA_DIR)),
             cache_mode: CacheMode::default(),
             connect_timeout: Duration::from_secs(10),
             read_timeout: Duration::from_secs(30),

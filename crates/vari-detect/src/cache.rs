@@ -26,8 +26,13 @@ use crate::registry;
 use crate::{DetectContext, ProviderReport};
 
 pub use vari_fs::CACHE_DIR_ENV;
-/// The cache file name (the number changes with the file format).
+/// The cache file name (the number changes with the file format): `detect-vN.json`, the shape
+/// [`crate::DetectCacheLayout`] counts in every version.
 pub const CACHE_FILE: &str = "detect-v1.json";
+/// How the cache file's name starts, in every format version.
+pub(crate) const CACHE_FILE_PREFIX: &str = "detect-v";
+/// How the cache file's name ends, in every format version.
+pub(crate) const CACHE_FILE_SUFFIX: &str = ".json";
 /// The longest a cached detection is trusted.
 pub const TTL: Duration = Duration::from_secs(24 * 60 * 60);
 /// The value of the file's `schema` key.

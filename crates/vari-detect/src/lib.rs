@@ -24,6 +24,7 @@
 //! The list, with what each does, is [`env_table_markdown`]'s output (the README shows it).
 
 pub mod cache;
+mod cache_layout;
 pub mod child;
 pub mod context;
 pub mod detect;
@@ -47,6 +48,7 @@ pub mod facts;
 mod facts_section;
 pub mod snapshot;
 
+pub use cache_layout::DetectCacheLayout;
 pub use context::DetectContext;
 pub use detect::{detect, DetectOptions, Detection};
 pub use overrides::{check_overrides, InvalidVariable, OverrideError};

@@ -22,8 +22,8 @@
 //!   [`interrupt`] and [`stale`].
 //!
 //! Format rules live elsewhere (`vari-core`); this crate knows nothing about wheels or variants.
-//! (It knows where the other crates keep their cache entries, so that they can be counted and
-//! removed in one place: see [`cache_admin`].)
+//! (It does not know where the other crates keep their cache entries: each says so in its own
+//! [`cache_admin::AreaLayout`], and [`cache_admin`] walks, counts and removes them in one place.)
 //!
 //! ```
 //! let dir = tempfile::tempdir().unwrap();

@@ -83,6 +83,7 @@
 //! ```
 
 mod builders;
+mod cache_layout;
 mod connections;
 mod context;
 mod describe;
@@ -106,6 +107,7 @@ mod signals;
 mod state;
 mod throttle;
 
+pub use cache_layout::{prune_proxy_dir, ProxyCacheLayout};
 pub use error::ProxyError;
 pub use fingerprint::fingerprint_of;
 pub use journal::{HiddenVersion, Served, UpstreamFailure};

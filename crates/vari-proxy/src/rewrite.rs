@@ -9,8 +9,8 @@
 //! Concurrent requests for one copy wait for one build ([`Flights`]).
 //!
 //! Copies are as large as their upstream wheels, so unused ones are evicted
-//! ([`vari_fs::cache_admin::prune_proxy`], when a proxy starts, and `vari cache prune`) by the
-//! time of `info.json`, which serving a copy refreshes ([`USE_RESOLUTION`]).
+//! ([`crate::ProxyCacheLayout`], when a proxy starts, and `vari cache prune`) by the time of
+//! `info.json`, which serving a copy refreshes ([`USE_RESOLUTION`]).
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -26,6 +26,20 @@ use vari_core::markers::VariantMarkerContext;
 
 use crate::error::ServeError;
 use crate::flight::{Flights, Outcome};
+
+/// The proxy's directory in vari's cache directory (when it is not given one).
+pub(crate) const AREA_DIR: &str = "proxy";
+/// The rewritten copies' directory in the proxy's cache directory.
+pub(crate) const WHEELS_DIR: &str = "wheels";
+/// The builds' scratch directory in the proxy's cache directory.
+pub(crate) const SCRATCH_DIR: &str = "tmp";
+/// How a build's scratch directory's name starts (`tempfile`'s default, which earlier versions
+/// used, so that what they left is recognised too).
+pub(crate) const SCRATCH_PREFIX: &str = ".tmp";
+/// The file beside a copy that makes it trusted.
+pub(crate) const INFO_FILE: &str = "info.json";
+/// The bytes of the SHA-256 a copy's key (its directory's name) is made of.
+pub(crate) const KEY_BYTES: usize = 16;
 
 /// A copy to build.
 #[derive(Debug)]
@@ -83,7 +97,7 @@ impl RewriteJob {
             None => id.push_str("metadata:read from the wheel\n"),
         }
         Self {
-            key: hex::encode(&Sha256::digest(id.as_bytes())[..16]),
+            key: hex::encode(&Sha256::digest(id.as_bytes())[..KEY_BYTES]),
             file: file.clone(),
             shown_as: shown_as.to_owned(),
             metadata,
@@ -121,8 +135,8 @@ pub(crate) struct Rewrites {
 impl Rewrites {
     /// The cache under `dir` (created when missing).
     pub(crate) fn new(dir: &Path) -> std::io::Result<Self> {
-        let wheels = dir.join("wheels");
-        let temp = dir.join("tmp");
+        let wheels = dir.join(WHEELS_DIR);
+        let temp = dir.join(SCRATCH_DIR);
         // Real directories below `dir`: a link planted there is replaced (vari_fs::cache_write).
         vari_fs::ensure_cache_dir(dir, &wheels)?;
         vari_fs::ensure_cache_dir(dir, &temp)?;
@@ -136,7 +150,7 @@ impl Rewrites {
 
     fn place(&self, job: &RewriteJob) -> (PathBuf, PathBuf) {
         let dir = self.wheels.join(&job.key);
-        (dir.join(&job.shown_as), dir.join("info.json"))
+        (dir.join(&job.shown_as), dir.join(INFO_FILE))
     }
 
     /// The copy of `job` if it was built (in this run or an earlier one).
@@ -250,8 +264,10 @@ async fn build(
     }
     // The upstream wheel on disk: a local one as it is, a remote one downloaded (hash-checked)
     // into a directory of its own, removed when done.
-    let scratch =
-        tempfile::TempDir::new_in(temp).map_err(|e| format!("{}: {e}", temp.display()))?;
+    let scratch = tempfile::Builder::new()
+        .prefix(SCRATCH_PREFIX)
+        .tempdir_in(temp)
+        .map_err(|e| format!("{}: {e}", temp.display()))?;
     let source = match job.file.url.to_file_path() {
         Ok(path) if job.file.url.scheme() == "file" => path,
         _ => {
@@ -379,6 +395,27 @@ mod tests {
     fn set_modified(path: &Path, time: SystemTime) {
         let file = std::fs::File::options().write(true).open(path).unwrap();
         file.set_modified(time).unwrap();
+    }
+
+    #[test]
+    fn a_copy_and_a_builds_scratch_are_entries_of_the_proxy_area() {
+        use vari_fs::cache_admin::AreaLayout;
+        let root = tempfile::tempdir().unwrap();
+        let rewrites = Rewrites::new(&root.path().join(AREA_DIR)).unwrap();
+        let (path, info) = rewrites.place(&job());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, b"the rewritten wheel").unwrap();
+        std::fs::write(&info, b"{}").unwrap();
+        let scratch = tempfile::Builder::new()
+            .prefix(SCRATCH_PREFIX)
+            .tempdir_in(&rewrites.temp)
+            .unwrap();
+        let listed = crate::ProxyCacheLayout.entries(root.path()).unwrap();
+        let named: Vec<_> = listed.iter().map(|e| e.path().to_owned()).collect();
+        assert_eq!(named, [path.parent().unwrap(), scratch.path()]);
+        // `info.json` goes first: a copy half-removed is never trusted.
+        assert_eq!(listed[0].paths()[0], info);
+        assert_eq!(listed[0].bytes(), 19 + 2);
     }
 
     /// Serving a copy built by an earlier run: no download (the upstream URL does not resolve),

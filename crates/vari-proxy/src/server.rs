@@ -79,7 +79,7 @@ pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> 
     let (cache_dir, temporary) = match settings
         .cache_dir
         .clone()
-        .or_else(|| vari_fs::cache_dir().map(|dir| dir.join("proxy")))
+        .or_else(|| vari_fs::cache_dir().map(|dir| dir.join(crate::rewrite::AREA_DIR)))
     {
         Some(dir) => (dir, None),
         None => {
@@ -153,10 +153,10 @@ pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> 
 /// waits for it. A copy removed while a request reads it is safe (see
 /// [`vari_fs::cache_admin`]): a request under way keeps its open file, a later one rebuilds it.
 fn evict_unused(dir: PathBuf) {
-    use vari_fs::cache_admin::{prune_proxy, DEFAULT_MAX_UNUSED};
+    use vari_fs::cache_admin::DEFAULT_MAX_UNUSED;
     tokio::task::spawn_blocking(move || {
         let now = SystemTime::now();
-        let removed = prune_proxy(&dir, DEFAULT_MAX_UNUSED, now);
+        let removed = crate::cache_layout::prune_proxy_dir(&dir, DEFAULT_MAX_UNUSED, now);
         for entry in &removed.entries {
             let days = now
                 .duration_since(entry.last_used())

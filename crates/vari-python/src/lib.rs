@@ -40,6 +40,7 @@ mod error;
 mod platform;
 mod platform_name;
 mod query;
+mod query_cache_layout;
 mod shim;
 mod tags;
 mod target;
@@ -51,6 +52,7 @@ pub use env::{DiscoveryEnv, Source};
 pub use error::PythonError;
 pub use platform::{Os, TargetPlatform};
 pub use platform_name::{PlatformName, DEFAULT_MACOS_VERSION};
+pub use query_cache_layout::PythonCacheLayout;
 pub use shim::{Shim, ShimKind};
 pub use tags::{platform_tags, TagRef, Tags};
 pub use target::{

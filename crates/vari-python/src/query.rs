@@ -12,6 +12,13 @@ use sha2::{Digest, Sha256};
 use crate::env::Source;
 use crate::error::PythonError;
 
+/// The interpreter answers' directory in vari's cache directory.
+pub(crate) const CACHE_AREA_DIR: &str = "python";
+/// The bytes of the SHA-256 of an answer's key its file is named by.
+pub(crate) const CACHE_HASH_BYTES: usize = 16;
+/// How an answer's file name ends.
+pub(crate) const CACHE_FILE_SUFFIX: &str = ".json";
+
 /// The script every interpreter is asked to run.
 const SCRIPT: &str = include_str!("query.py");
 
@@ -153,8 +160,11 @@ impl Querier {
         let dir = self.cache_dir.as_ref()?;
         let bytes = serde_json::to_vec(key).ok()?;
         let digest = Sha256::digest(&bytes);
-        let name = hex::encode(&digest[..16]);
-        Some(dir.join("python").join(format!("{name}.json")))
+        let name = hex::encode(&digest[..CACHE_HASH_BYTES]);
+        Some(
+            dir.join(CACHE_AREA_DIR)
+                .join(format!("{name}{CACHE_FILE_SUFFIX}")),
+        )
     }
 
     fn read_cache(&self, key: &CacheKey) -> Option<Facts> {
@@ -208,6 +218,23 @@ fn cache_key(program: &Path) -> Option<CacheKey> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answers_file_is_one_entry_of_the_python_area() {
+        use vari_fs::cache_admin::AreaLayout;
+        let root = tempfile::tempdir().unwrap();
+        let program = root.path().join("python3");
+        std::fs::write(&program, b"one").unwrap();
+        let querier = Querier {
+            cache_dir: Some(root.path().to_owned()),
+            timeout: Duration::from_secs(1),
+        };
+        let file = querier.cache_file(&cache_key(&program).unwrap()).unwrap();
+        vari_fs::write_cache_file(root.path(), &file, b"{}").unwrap();
+        let listed = crate::PythonCacheLayout.entries(root.path()).unwrap();
+        let paths: Vec<_> = listed.iter().map(|e| e.path().to_owned()).collect();
+        assert_eq!(paths, [file]);
+    }
 
     #[test]
     fn keys_follow_the_file() {

@@ -1,7 +1,8 @@
 //! `vari cache dir|info|clean|prune`: where vari's cache is, what it holds, emptying it and
 //! trimming what has not been used for a while, as `pip cache` and `uv cache` do for theirs.
-//! Argument mapping and rendering only: what an entry is, and how it is removed safely while a
-//! proxy runs, is `vari_fs::cache_admin`'s.
+//! Argument mapping and rendering only: what an entry is is said by each area's writer
+//! ([`crate::cache_areas`] lists them), and how it is removed safely while a proxy runs is
+//! `vari_fs::cache_admin`'s.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,6 +11,7 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 use vari_fs::cache_admin::{self, CacheArea, Removed, Usage};
 
+use crate::cache_areas::LAYOUTS;
 use crate::cli::{CacheAreaArg, CacheCleanArgs, CacheInfoArgs, CachePruneArgs};
 use crate::error::CliError;
 use crate::output;
@@ -25,7 +27,7 @@ pub(super) fn dir() -> Result<ExitCode, CliError> {
 /// Prints each area's entries and size.
 pub(super) fn info(args: &CacheInfoArgs) -> Result<ExitCode, CliError> {
     let dir = cache_dir()?;
-    let areas = cache_admin::usage(&dir).map_err(|e| CliError::io(&e.path, e.source))?;
+    let areas = cache_admin::usage(&dir, &LAYOUTS).map_err(|e| CliError::io(&e.path, e.source))?;
     if args.json {
         let total = Usage::total(areas.iter().map(|(_, usage)| usage));
         output::print_data(&json(&InfoJson {
@@ -51,7 +53,7 @@ pub(super) fn clean(args: &CacheCleanArgs) -> Result<ExitCode, CliError> {
     };
     // Safe while a proxy runs: see `vari_fs::cache_admin` (a download under way keeps reading
     // its open file, a later request rebuilds the copy).
-    let removed = cache_admin::clean(&dir, &areas);
+    let removed = cache_admin::clean(&dir, &LAYOUTS, &areas);
     report(&dir, &removed, None, args.json)
 }
 
@@ -59,7 +61,7 @@ pub(super) fn clean(args: &CacheCleanArgs) -> Result<ExitCode, CliError> {
 pub(super) fn prune(args: &CachePruneArgs) -> Result<ExitCode, CliError> {
     let dir = cache_dir()?;
     let max_unused = Duration::from_secs(u64::from(args.older_than) * 24 * 60 * 60);
-    let removed = cache_admin::prune(&dir, max_unused, SystemTime::now());
+    let removed = cache_admin::prune(&dir, &LAYOUTS, max_unused, SystemTime::now());
     report(&dir, &removed, Some(args.older_than), args.json)
 }
 

@@ -61,6 +61,17 @@ const HEADER_ROOM: u64 = 1024 * 1024;
 /// 2: entries have an `id` and may have a policy file.
 const FORMAT: u32 = 2;
 
+/// The HTTP cache's directory in vari's cache directory.
+pub(crate) const AREA_DIR: &str = "http";
+/// The hex digits of an entry's hash that name its shard directory (the rest name the file).
+pub(crate) const SHARD_DIGITS: usize = 2;
+/// The bytes of the SHA-256 of (URL, `Accept`) an entry is named by.
+pub(crate) const HASH_BYTES: usize = 16;
+/// The extension of an entry file.
+pub(crate) const ENTRY_EXTENSION: &str = "entry";
+/// The extension of a policy file.
+pub(crate) const POLICY_EXTENSION: &str = "policy";
+
 #[derive(Debug)]
 pub(crate) struct HttpCache {
     dir: PathBuf,
@@ -84,11 +95,12 @@ impl HttpCache {
         hasher.update(b"\n");
         hasher.update(accept.as_bytes());
         let digest = hasher.finalize();
-        let hex = hex::encode(&digest[..16]);
+        let hex = hex::encode(&digest[..HASH_BYTES]);
         // Two levels, as git does, so no directory grows to millions of entries.
+        let (shard, rest) = hex.split_at(SHARD_DIGITS);
         self.dir
-            .join(&hex[..2])
-            .join(format!("{}.entry", &hex[2..]))
+            .join(shard)
+            .join(format!("{rest}.{ENTRY_EXTENSION}"))
     }
 
     /// The entry for (`url`, `accept`); `None` when there is none, it is unreadable, or it is
@@ -142,7 +154,7 @@ impl HttpCache {
             return;
         }
         // The old policy file names the old id and would be ignored; removing it is tidiness.
-        let _ = std::fs::remove_file(path.with_extension("policy"));
+        let _ = std::fs::remove_file(path.with_extension(POLICY_EXTENSION));
     }
 
     /// Stores the policy of a revalidated entry, leaving its body where it is.
@@ -150,7 +162,7 @@ impl HttpCache {
         let Some(id) = &entry.id else {
             return self.store(url, accept, entry);
         };
-        let path = self.path(url, accept).with_extension("policy");
+        let path = self.path(url, accept).with_extension(POLICY_EXTENSION);
         let refreshed = Refreshed {
             format: FORMAT,
             id: id.clone(),
@@ -190,7 +202,7 @@ fn mark_used(file: &std::fs::File, metadata: &std::fs::Metadata, path: &Path) {
 
 /// The policy in `entry`'s policy file, when there is one for the body with `id`.
 fn refreshed_policy(entry: &Path, id: &str) -> Option<CachePolicy> {
-    let bytes = vari_fs::read_cache_file(&entry.with_extension("policy"), 1 << 20)?;
+    let bytes = vari_fs::read_cache_file(&entry.with_extension(POLICY_EXTENSION), 1 << 20)?;
     let refreshed: Refreshed = serde_json::from_slice(&bytes).ok()?;
     (refreshed.format == FORMAT && refreshed.id == id).then_some(refreshed.policy)
 }
@@ -253,6 +265,28 @@ mod tests {
             body: body.to_vec(),
             id: None,
         }
+    }
+
+    #[test]
+    fn what_is_written_is_one_entry_of_the_http_area() {
+        use vari_fs::cache_admin::AreaLayout;
+        let root = tempfile::tempdir().unwrap();
+        let cache = HttpCache::new(root.path().join(AREA_DIR));
+        let url = Url::parse("https://example.com/simple/foo/").unwrap();
+        cache.store(&url, "*/*", &entry(b"body", 10));
+        let stored = cache.load(&url, "*/*", u64::MAX).unwrap();
+        cache.store_policy(&url, "*/*", &stored);
+        let path = cache.path(&url, "*/*");
+        let listed = super::super::HttpCacheLayout.entries(root.path()).unwrap();
+        assert_eq!(listed.len(), 1);
+        // The body first: a policy never outlives it.
+        assert_eq!(
+            listed[0].paths(),
+            [path.clone(), path.with_extension(POLICY_EXTENSION)]
+        );
+        assert_eq!(listed[0].path(), path);
+        super::super::HttpCacheLayout.tidy(root.path());
+        assert!(path.is_file(), "tidy removes empty shards only");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 mod body;
 mod cache;
+mod cache_layout;
 mod failure;
 mod stream;
 mod tls;
@@ -27,7 +28,9 @@ use http_cache_semantics::{AfterResponse, BeforeRequest, CacheOptions, CachePoli
 use tokio::sync::Semaphore;
 use url::Url;
 
+pub(crate) use self::cache::AREA_DIR as HTTP_AREA_DIR;
 use self::cache::{Entry, HttpCache};
+pub use self::cache_layout::HttpCacheLayout;
 use self::failure::Failure;
 pub(crate) use self::stream::Streaming;
 use crate::auth::CredentialStore;

@@ -1,6 +1,7 @@
 //! The cache's areas and entries as values: what is reported, and removed together, and why
-//! removing failed. The walking (`walk.rs`), the layout (`layout.rs`) and the clean and prune
-//! rules (`mod.rs`) all speak of these, so they sit below all three.
+//! removing failed. The walking (`walk.rs`), the layouts (`layout.rs`, implemented by the
+//! writers) and the clean and prune rules (`mod.rs`) all speak of these, so they sit below all
+//! three.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -77,7 +78,8 @@ pub struct CacheIoError {
 }
 
 impl CacheIoError {
-    pub(super) fn new(path: &Path, source: std::io::Error) -> Self {
+    /// `path` could not be read or removed, for `source`.
+    pub fn new(path: &Path, source: std::io::Error) -> Self {
         Self {
             path: path.to_path_buf(),
             source,
@@ -89,13 +91,33 @@ impl CacheIoError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheEntry {
     pub(super) area: CacheArea,
-    /// What to remove, in this order; the last one names the entry.
+    /// What to remove, in this order.
     pub(super) paths: Vec<PathBuf>,
+    /// The index in `paths` of the one that names the entry.
+    pub(super) named: usize,
     pub(super) bytes: u64,
     pub(super) last_used: SystemTime,
 }
 
 impl CacheEntry {
+    /// An entry of `area` made of `paths`, removed in that order (the file that makes the
+    /// entry trusted first); `paths[named]` names it (see [`path`](Self::path)).
+    pub fn new(
+        area: CacheArea,
+        paths: Vec<PathBuf>,
+        named: usize,
+        bytes: u64,
+        last_used: SystemTime,
+    ) -> Self {
+        Self {
+            area,
+            paths,
+            named,
+            bytes,
+            last_used,
+        }
+    }
+
     /// Its area.
     pub fn area(&self) -> CacheArea {
         self.area
@@ -104,12 +126,14 @@ impl CacheEntry {
     /// The file or directory that is the entry (a rewritten wheel's `KEY` directory, an HTTP
     /// response's `.entry` file).
     pub fn path(&self) -> &Path {
-        let named = match self.area {
-            // `[info.json, KEY/]`: the directory names it.
-            CacheArea::Proxy => self.paths.last(),
-            _ => self.paths.first(),
-        };
-        named.map_or(Path::new(""), PathBuf::as_path)
+        self.paths
+            .get(self.named)
+            .map_or(Path::new(""), PathBuf::as_path)
+    }
+
+    /// What is removed, in order.
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
     }
 
     /// The size of its files.

@@ -10,16 +10,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What a walk found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Stats {
+pub struct Stats {
     /// The sum of the file sizes (symbolic links count their own size).
-    pub(super) bytes: u64,
+    pub bytes: u64,
     /// The newest modification time of anything in the tree, the directories included (a
     /// directory's changes when a file is added or removed in it).
-    pub(super) newest: SystemTime,
+    pub newest: SystemTime,
 }
 
 /// The stats of `path`; `None` when it no longer exists.
-pub(super) fn stats(path: &Path) -> Result<Option<Stats>, CacheIoError> {
+pub fn stats(path: &Path) -> Result<Option<Stats>, CacheIoError> {
     let fail = |e| CacheIoError::new(path, e);
     let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta,
@@ -54,7 +54,7 @@ pub(super) fn modified(meta: &std::fs::Metadata) -> SystemTime {
 }
 
 /// The modification time of `path`; `None` when it does not exist.
-pub(super) fn modified_at(path: &Path) -> Result<Option<SystemTime>, CacheIoError> {
+pub fn modified_at(path: &Path) -> Result<Option<SystemTime>, CacheIoError> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) => Ok(Some(modified(&meta))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
