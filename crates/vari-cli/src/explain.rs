@@ -46,7 +46,7 @@ fn ranking_reason(rejection: &Rejection, target: &Target) -> String {
                     "namespace `{namespace}` was not detected on {}: {why}",
                     detected_where(&target.hardware.source)
                 ),
-                (HardwareSource::Host | HardwareSource::Sysroot(_), None) => format!(
+                (HardwareSource::Host { .. } | HardwareSource::Sysroot(_), None) => format!(
                     "namespace `{namespace}`{provider} is not detected on {}",
                     detected_where(&target.hardware.source)
                 ),
