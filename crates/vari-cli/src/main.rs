@@ -4,7 +4,6 @@
 //! fault), 2 bad usage (clap). The machine-readable parts (`--json`, profiles) are the stable
 //! contract of `spec/cli.md`; human output is tables on stdout, coloured only on a terminal.
 
-mod choices;
 mod cli;
 mod commands;
 mod error;

@@ -13,6 +13,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use vari_fs::input::{read_input_to_string, InputError, InputKind};
+use vari_select::Request;
 
 /// How deep `-r` files may name other `-r` files (pip has no limit; a cycle must not hang).
 pub const MAX_DEPTH: usize = 8;
@@ -28,6 +29,16 @@ pub enum RequirementsFileError {
     TooDeep {
         /// The file that would have been read one level too deep.
         path: PathBuf,
+    },
+    /// A requirement line is not PEP 508.
+    #[error("{}: line {line}: {message}", .path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The line the requirement starts on (1-based).
+        line: usize,
+        /// What is wrong.
+        message: String,
     },
     /// `-r` (or `--requirement`) ends the arguments or a line without a file.
     #[error("{}: `-r` names no file", .path.display())]
@@ -91,7 +102,7 @@ fn read_file(
     }
     let text = read_input_to_string(path, InputKind::Config)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    for line in logical_lines(&text) {
+    for (number, line) in logical_lines(&text) {
         if line.starts_with('-') {
             let mut words = line.split_whitespace();
             let first = words.next().unwrap_or_default();
@@ -106,25 +117,36 @@ fn read_file(
             };
             read_file(&dir.join(file), depth + 1, found)?;
         } else if is_named_requirement(&line) {
-            found.push(line);
+            let requirement = without_options(&line);
+            Request::parse(requirement).map_err(|e| RequirementsFileError::Invalid {
+                path: path.to_owned(),
+                line: number,
+                message: e.to_string(),
+            })?;
+            found.push(requirement.to_owned());
         }
     }
     Ok(())
 }
 
 /// The file's lines with `\` continuations joined and comments (`#` at the start or after
-/// whitespace, as pip reads them) removed; blank lines left out.
-fn logical_lines(text: &str) -> Vec<String> {
+/// whitespace, as pip reads them) removed; blank lines left out. Each with the number of the
+/// line it starts on.
+fn logical_lines(text: &str) -> Vec<(usize, String)> {
     let mut lines = Vec::new();
     let mut current = String::new();
-    for raw in text.lines() {
+    let mut start = 1;
+    for (index, raw) in text.lines().enumerate() {
+        if current.is_empty() {
+            start = index + 1;
+        }
         match raw.strip_suffix('\\') {
             Some(part) => current.push_str(part),
             None => {
                 current.push_str(raw);
                 let line = strip_comment(&current).trim().to_owned();
                 if !line.is_empty() {
-                    lines.push(line);
+                    lines.push((start, line));
                 }
                 current.clear();
             }
@@ -132,7 +154,7 @@ fn logical_lines(text: &str) -> Vec<String> {
     }
     let line = strip_comment(&current).trim().to_owned();
     if !line.is_empty() {
-        lines.push(line);
+        lines.push((start, line));
     }
     lines
 }
@@ -143,6 +165,15 @@ fn strip_comment(line: &str) -> &str {
     }
     match line.find(" #").or_else(|| line.find("\t#")) {
         Some(at) => &line[..at],
+        None => line,
+    }
+}
+
+/// A requirement line without pip's per-requirement options (`--hash=…`, `--config-settings
+/// …`), which are the installer's and not PEP 508.
+fn without_options(line: &str) -> &str {
+    match line.find(" --").or_else(|| line.find("\t--")) {
+        Some(at) => line[..at].trim_end(),
         None => line,
     }
 }
@@ -175,13 +206,20 @@ mod tests {
              --index-url http://x/simple\n-r more.txt\n./local/pkg\nhttps://x/a.whl\n",
         )
         .unwrap();
-        std::fs::write(dir.path().join("sub/more.txt"), "torch\n-c pins.txt\n").unwrap();
+        std::fs::write(
+            dir.path().join("sub/more.txt"),
+            "torch==2.9 --hash=sha256:00 \\\n    --hash=sha256:11\n-c pins.txt\n",
+        )
+        .unwrap();
         let found = requirements_in_args(
             &args(&["--no-deps", "-r", "sub/req.txt", "--reinstall"]),
             dir.path(),
         )
         .unwrap();
-        assert_eq!(found, ["numpy>=2   ; python_version >= '3.9'", "torch"]);
+        assert_eq!(
+            found,
+            ["numpy>=2   ; python_version >= '3.9'", "torch==2.9"]
+        );
     }
 
     #[test]
@@ -195,6 +233,18 @@ mod tests {
         assert_eq!(requirement_option("-ra.txt"), Some(Some("a.txt")));
         assert_eq!(requirement_option("--reinstall"), None);
         assert_eq!(requirement_option("torch"), None);
+    }
+
+    #[test]
+    fn a_line_that_is_not_pep_508_is_named_with_its_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("r.txt"), "# ok\ntorch\nnumpy >=>= 2\n").unwrap();
+        let error = requirements_in_args(&args(&["-r", "r.txt"]), dir.path()).unwrap_err();
+        assert!(
+            matches!(error, RequirementsFileError::Invalid { line: 3, .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("r.txt: line 3: "), "{error}");
     }
 
     #[test]

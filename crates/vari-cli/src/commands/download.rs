@@ -11,9 +11,9 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{json, Value};
 use vari_client::{Downloaded, IndexClient, IndexFile};
 
-use crate::choices::{Choice, Choices};
 use crate::cli::DownloadArgs;
 use crate::error::CliError;
+use crate::explain::{Choice, Choices};
 use crate::output;
 use crate::settings::{runtime, FromIndexes};
 

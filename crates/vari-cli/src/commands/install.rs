@@ -19,10 +19,9 @@ use vari_install::{InstallerIndexes, InstallerKind, KeptRequirement, Origin, Pla
 use vari_proxy::ProxySettings;
 use vari_select::{IndexOptions, ShownBecause};
 
-use crate::choices::{Choice, Choices};
 use crate::cli::InstallArgs;
 use crate::error::{error_line, CliError};
-use crate::explain::{chosen_text, nothing_fits, skipped_text, why};
+use crate::explain::{chosen_text, nothing_fits, skipped_text, why, Choice, Choices};
 use crate::output;
 use crate::settings::{
     client_settings_over, names_sources, parse_requests, runtime, server_runtime, Selecting,

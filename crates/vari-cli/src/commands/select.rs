@@ -11,10 +11,9 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use vari_select::{CandidateFate, Target, VersionReport};
 
-use crate::choices::{Choice, Choices};
 use crate::cli::SelectArgs;
 use crate::error::CliError;
-use crate::explain::{examples, group_key, skipped_text, why};
+use crate::explain::{examples, group_key, skipped_text, why, Choice, Choices};
 use crate::output;
 use crate::settings::{runtime, FromIndexes};
 use crate::table::count;
