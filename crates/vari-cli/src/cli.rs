@@ -268,6 +268,11 @@ pub(crate) struct DownloadArgs {
 
     #[command(flatten)]
     pub selection: SelectionArgs,
+
+    /// Print `vari select --json`'s `{"selections": […]}`, each with the `path` written (null
+    /// for a requirement that failed or was skipped).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `vari proxy`.
@@ -321,6 +326,10 @@ pub(crate) struct InstallArgs {
     /// Show the variant each requirement would be installed as; install nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// With --dry-run: print `vari select --json`'s `{"selections": […]}`.
+    #[arg(long, requires = "dry_run")]
+    pub json: bool,
 
     /// Anything else for the installer, after `--` (`-- --no-deps -r requirements.txt`).
     #[arg(last = true, value_name = "ARGS")]

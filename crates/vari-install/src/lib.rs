@@ -47,6 +47,7 @@ mod installer;
 mod installer_env;
 mod list;
 mod plan;
+mod requirements_file;
 mod run;
 pub mod stable_port;
 mod unasked;
@@ -65,6 +66,9 @@ pub use list::{
     VARIANT_JSON,
 };
 pub use plan::{HiddenSources, Plan, PlanError};
+pub use requirements_file::{
+    requirements_in_args, RequirementsFileError, MAX_DEPTH as MAX_REQUIREMENTS_FILE_DEPTH,
+};
 pub use run::{
     install, InstallError, InstallOutcome, InstalledChoice, KeptDistribution, TEMPORARY_PREFIX,
 };

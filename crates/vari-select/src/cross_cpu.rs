@@ -50,7 +50,7 @@ pub(crate) fn apply_target_baseline(
     target_arch: &str,
     host_arch: Option<&str>,
 ) -> Option<String> {
-    if hardware.source != HardwareSource::Host {
+    if !matches!(hardware.source, HardwareSource::Host { .. }) {
         return None;
     }
     let target = normalise(target_arch);
@@ -129,7 +129,9 @@ mod tests {
                 namespaces: vec![cpu("x86_64"), cpu("nvidia")],
                 ..Profile::default()
             },
-            source: HardwareSource::Host,
+            source: HardwareSource::Host {
+                overrides: Vec::new(),
+            },
             absent: BTreeMap::from([(
                 Namespace::new("aarch64").unwrap(),
                 "not an aarch64 CPU".to_owned(),

@@ -14,7 +14,11 @@ use crate::error::InputError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HardwareSource {
     /// This machine, detected (possibly from the cache).
-    Host,
+    Host {
+        /// The override variables that were set (`NAME=value`, control characters escaped):
+        /// they, not the machine, decide their namespaces, so the source names them.
+        overrides: Vec<String>,
+    },
     /// A `vari-profile/1` JSON file.
     Profile(PathBuf),
     /// A TOML file of hardware facts.
@@ -26,7 +30,10 @@ pub enum HardwareSource {
 impl std::fmt::Display for HardwareSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Host => f.write_str("this machine"),
+            Self::Host { overrides } if overrides.is_empty() => f.write_str("this machine"),
+            Self::Host { overrides } => {
+                write!(f, "this machine with overrides {}", overrides.join(", "))
+            }
             Self::Profile(p) => write!(f, "profile {}", p.display()),
             Self::Facts(p) => write!(f, "facts {}", p.display()),
             Self::Sysroot(p) => write!(f, "snapshot {}", p.display()),
@@ -56,5 +63,22 @@ impl Hardware {
     /// Why `namespace` is unsupported, when detection said.
     pub fn absent_reason(&self, namespace: &Namespace) -> Option<&str> {
         self.absent.get(namespace).map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_source_names_the_override_variables_that_decide() {
+        let host = |overrides: &[&str]| HardwareSource::Host {
+            overrides: overrides.iter().map(|o| o.to_string()).collect(),
+        };
+        assert_eq!(host(&[]).to_string(), "this machine");
+        assert_eq!(
+            host(&["NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=12.8", "A=b"]).to_string(),
+            "this machine with overrides NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=12.8, A=b"
+        );
     }
 }

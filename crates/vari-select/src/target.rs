@@ -143,7 +143,7 @@ fn marker_environment(
     notes: &mut Vec<String>,
 ) -> Result<TargetEnvironment, TargetError> {
     let own = python.marker_environment().clone();
-    let from_file = !matches!(hardware.source, HardwareSource::Host);
+    let from_file = !matches!(hardware.source, HardwareSource::Host { .. });
     if settings.python.platform.is_some() || !from_file {
         return Ok(own);
     }
@@ -171,7 +171,7 @@ fn marker_environment(
 
 fn source_path(source: &HardwareSource) -> &Path {
     match source {
-        HardwareSource::Host => Path::new("this machine"),
+        HardwareSource::Host { .. } => Path::new("this machine"),
         HardwareSource::Profile(p) | HardwareSource::Facts(p) | HardwareSource::Sysroot(p) => p,
     }
 }
@@ -211,7 +211,24 @@ fn resolve_hardware(
         context,
         use_cache: settings.use_cache,
     });
-    Ok(detected(detection, HardwareSource::Host, Sysroot::host()))
+    let overrides = set_overrides(&settings.env);
+    Ok(detected(
+        detection,
+        HardwareSource::Host { overrides },
+        Sysroot::host(),
+    ))
+}
+
+/// The override variables set in `env` (`NAME=value`), in the registry's order, their values
+/// escaped so that a log line cannot be steered by them.
+fn set_overrides(env: &BTreeMap<String, String>) -> Vec<String> {
+    vari_detect::registry::variables()
+        .filter(|v| v.role == vari_detect::provider::VarRole::Override)
+        .filter_map(|v| {
+            let value = env.get(v.name).filter(|value| !value.trim().is_empty())?;
+            Some(format!("{}={}", v.name, value.escape_debug()))
+        })
+        .collect()
 }
 
 fn detected(detection: Detection, source: HardwareSource, sysroot: Sysroot) -> Hardware {
@@ -346,6 +363,25 @@ pub fn host_platform() -> Platform {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_set_override_variables_are_named_with_escaped_values() {
+        let env: BTreeMap<String, String> = [
+            (
+                "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION",
+                "12.8\u{1b}[2J",
+            ),
+            ("NV_VARIANT_PROVIDER_FORCE_SM_ARCH", " "),
+            ("PATH", "/usr/bin"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        assert_eq!(
+            set_overrides(&env),
+            ["NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=12.8\\u{1b}[2J"]
+        );
+    }
 
     #[test]
     fn toml_errors_lose_their_snippet() {

@@ -1,22 +1,24 @@
 //! `vari download`: the wheels `vari select` would choose, downloaded in parallel into a
 //! directory, each checked against the index's hash while it streams and written atomically
-//! (a mismatch or a broken transfer leaves no file). Prints the paths.
+//! (a mismatch or a broken transfer leaves no file). Prints the paths (with `--json`, the
+//! choices in `vari select --json`'s shape, each with its `path`).
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use futures_util::future::join_all;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::{json, Value};
 use vari_client::{Downloaded, IndexClient, IndexFile};
-use vari_select::Outcome;
 
 use crate::cli::DownloadArgs;
 use crate::error::CliError;
-use crate::explain::nothing_fits;
+use crate::explain::{Choice, Choices};
 use crate::output;
 use crate::settings::{runtime, FromIndexes};
 
-/// Selects and downloads.
+/// Selects and downloads what was chosen; the requirements that failed get an `error:` line
+/// each, and make the command fail.
 pub(super) fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
     let session = FromIndexes::resolve(
         &args.requirements,
@@ -27,36 +29,28 @@ pub(super) fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
     )?;
     let runtime = runtime()?;
     let outcomes = session.select_all(&runtime);
+    let choices = Choices::new(&session.requests, outcomes, session.target());
+    for (request, choice) in &choices.items {
+        if let Choice::Skipped { marker } = choice {
+            tracing::debug!("{request}: skipped ({marker})");
+        }
+    }
     let mut files: Vec<IndexFile> = Vec::new();
-    for (request, outcome) in session.requests.iter().zip(outcomes) {
-        match outcome.map_err(|e| CliError::Other(e.to_string()))? {
-            Outcome::Skipped { marker } => tracing::debug!("{request}: skipped ({marker})"),
-            Outcome::Resolved(resolution) => {
-                for warning in &resolution.warnings {
-                    output::warn(warning);
-                }
-                match resolution.chosen {
-                    Some(chosen) => {
-                        if !files.iter().any(|f| f.filename == chosen.file.filename) {
-                            files.push(chosen.file);
-                        }
-                    }
-                    None => {
-                        return Err(CliError::Other(nothing_fits(
-                            request,
-                            &resolution,
-                            session.target(),
-                        )));
-                    }
-                }
+    for (_, resolution) in choices.chosen() {
+        if let Some(chosen) = &resolution.chosen {
+            if !files.iter().any(|f| f.filename == chosen.file.filename) {
+                files.push(chosen.file.clone());
             }
         }
     }
-    std::fs::create_dir_all(&args.dest).map_err(|e| CliError::io(&args.dest, e))?;
+    if !files.is_empty() {
+        std::fs::create_dir_all(&args.dest).map_err(|e| CliError::io(&args.dest, e))?;
+    }
     let results = runtime.block_on(download_all(&session.client, &files, &args.dest));
     let mut paths = String::new();
+    let mut written: Vec<(String, std::path::PathBuf)> = Vec::new();
     let mut first_error = None;
-    for result in results {
+    for (file, result) in files.iter().zip(results) {
         match result {
             Ok(done) => {
                 if done.verified_with.is_none() {
@@ -67,16 +61,39 @@ pub(super) fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
                     ));
                 }
                 paths.push_str(&format!("{}\n", done.path.display()));
+                written.push((file.filename.clone(), done.path));
             }
             Err(e) => {
                 first_error.get_or_insert(e);
             }
         }
     }
-    output::print_data(&paths)?;
+    if args.json {
+        // `vari select --json`'s shape, with the path each chosen wheel was written to.
+        let selections: Vec<Value> = choices
+            .items
+            .iter()
+            .map(|(request, choice)| {
+                let mut value = choice.json(request, session.target());
+                if let Some(object) = value.as_object_mut() {
+                    let path = object
+                        .get("filename")
+                        .and_then(Value::as_str)
+                        .and_then(|name| written.iter().find(|(f, _)| f == name))
+                        .map(|(_, path)| path.display().to_string());
+                    object.insert("path".to_owned(), json!(path));
+                }
+                value
+            })
+            .collect();
+        output::print_data(&output::json_text(&json!({ "selections": selections })))?;
+    } else {
+        output::print_data(&paths)?;
+    }
+    let status = choices.status();
     match first_error {
         Some(e) => Err(e),
-        None => Ok(ExitCode::SUCCESS),
+        None => Ok(status),
     }
 }
 

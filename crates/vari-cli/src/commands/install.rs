@@ -10,17 +10,18 @@
 //! cause), else each requirement nothing fits gets the explanation `vari select` gives. Only
 //! what the installer wrote in this run is reported as installed.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use vari_client::ClientSettings;
 use vari_core::metadata::VariantProperties;
 use vari_install::{InstallerIndexes, InstallerKind, KeptRequirement, Origin, Plan, PlanError};
 use vari_proxy::ProxySettings;
-use vari_select::{IndexOptions, Outcome, ShownBecause};
+use vari_select::{IndexOptions, ShownBecause};
 
 use crate::cli::InstallArgs;
 use crate::error::{error_line, CliError};
-use crate::explain::{chosen_text, nothing_fits, skipped_text, why};
+use crate::explain::{chosen_text, nothing_fits, skipped_text, why, Choice, Choices};
 use crate::output;
 use crate::settings::{
     client_settings_over, names_sources, parse_requests, runtime, server_runtime, Selecting,
@@ -36,8 +37,9 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
     let kind = plan.installer.kind;
     // Dependencies are left to the installer.
     let options = selecting.index_options(args.index.pre, false);
+    let requirements = all_requirements(args)?;
     if args.dry_run {
-        return dry_run(args, sources, &selecting, &options);
+        return dry_run(args, &requirements, sources, &selecting, &options);
     }
     let (request, _hidden) = plan
         .request(
@@ -93,7 +95,7 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
     if outcome.status.success() {
         kept.extend(server.block_on(vari_install::kept_requirements(
             sources.clone(),
-            &args.requirements,
+            &requirements,
             target,
             &options,
             &target.python.site_packages,
@@ -111,7 +113,7 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
             true => {
                 let unmet = server.block_on(vari_install::unmet(
                     sources,
-                    &args.requirements,
+                    &requirements,
                     target,
                     &options,
                 ));
@@ -125,6 +127,20 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
         }
     }
     Ok(ExitCode::from(outcome.exit_code()))
+}
+
+/// The requirements on the command line, then those of the requirements files the installer's
+/// arguments name (`-- -r req.txt`), so that each is judged and explained alike.
+fn all_requirements(args: &InstallArgs) -> Result<Vec<String>, CliError> {
+    // The installer runs in this directory: its relative paths are this process's.
+    let from_files = vari_install::requirements_in_args(&args.installer_args, Path::new(""))
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    Ok(args
+        .requirements
+        .iter()
+        .cloned()
+        .chain(from_files)
+        .collect())
 }
 
 /// A planning error as the command line words it, with the flags that would help.
@@ -184,32 +200,43 @@ fn origin_text(origin: &Origin, kind: InstallerKind) -> String {
     }
 }
 
-/// The choices `vari select` makes, one line each; nothing is installed.
+/// The choices `vari select` makes, one line each (a requirement nothing fits gets its `error:`
+/// line and makes the command fail); nothing is installed.
 fn dry_run(
     args: &InstallArgs,
+    requirements: &[String],
     sources: ClientSettings,
     selecting: &Selecting,
     options: &IndexOptions,
 ) -> Result<ExitCode, CliError> {
-    let requests = parse_requests(&args.requirements)?;
+    let requests = parse_requests(requirements)?;
     let client =
         vari_client::IndexClient::new(sources).map_err(|e| CliError::Other(e.to_string()))?;
     let target = &selecting.target;
     let outcomes =
         runtime()?.block_on(vari_select::select_all(&client, &requests, target, options));
+    let choices = Choices::new(&requests, outcomes, target);
+    if args.json {
+        let selections: Vec<serde_json::Value> = choices
+            .items
+            .iter()
+            .map(|(request, choice)| choice.json(request, target))
+            .collect();
+        output::print_data(&output::json_text(
+            &serde_json::json!({ "selections": selections }),
+        ))?;
+        return Ok(choices.status());
+    }
     let mut text = String::new();
-    for (request, outcome) in requests.iter().zip(outcomes) {
-        match outcome.map_err(|e| CliError::Other(e.to_string()))? {
-            Outcome::Skipped { marker } => {
-                text.push_str(&format!("{request}: {}\n", skipped_text(&marker)));
+    for (request, choice) in &choices.items {
+        match choice {
+            Choice::Skipped { marker } => {
+                text.push_str(&format!("{request}: {}\n", skipped_text(marker)));
             }
-            Outcome::Resolved(resolution) => {
-                for warning in &resolution.warnings {
-                    output::warn(warning);
-                }
+            Choice::Failed(_) => {}
+            Choice::Chosen(resolution) => {
                 let Some(chosen) = &resolution.chosen else {
-                    output::print(&text)?;
-                    return Err(CliError::Other(nothing_fits(request, &resolution, target)));
+                    continue;
                 };
                 let label = chosen.label.as_ref().map(|l| l.to_string());
                 text.push_str(&choice_line(
@@ -218,13 +245,13 @@ fn dry_run(
                     &chosen.version.to_string(),
                     label.as_deref(),
                     None,
-                    &why(&resolution, target),
+                    &why(resolution, target),
                 ));
             }
         }
     }
     output::print(&text)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(choices.status())
 }
 
 /// `vari-demo 1.0.0 was already installed as the plain wheel, …; the choice for this target

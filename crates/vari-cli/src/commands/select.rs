@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use vari_select::{CandidateFate, Outcome, Request, Target, VersionReport};
+use vari_select::{CandidateFate, Target, VersionReport};
 
 use crate::cli::SelectArgs;
 use crate::error::CliError;
-use crate::explain::{examples, group_key, nothing_fits, skipped_text, unfit_text, why};
+use crate::explain::{examples, group_key, skipped_text, why, Choice, Choices};
 use crate::output;
 use crate::settings::{runtime, FromIndexes};
 use crate::table::count;
@@ -21,7 +21,8 @@ use crate::table::count;
 /// Installable candidates listed one by one in `--explain` before the rest are counted.
 const CANDIDATES_SHOWN: usize = 10;
 
-/// Selects a wheel for every requirement and prints the choices.
+/// Selects a wheel for every requirement and prints the choices; the requirements that failed
+/// get an `error:` line each, and make the command fail.
 pub(super) fn run(args: &SelectArgs) -> Result<ExitCode, CliError> {
     let session = FromIndexes::resolve(
         &args.requirements,
@@ -31,74 +32,23 @@ pub(super) fn run(args: &SelectArgs) -> Result<ExitCode, CliError> {
         !args.no_deps,
     )?;
     let outcomes = session.select_all(&runtime()?);
-    let mut results = Vec::new();
-    for (request, outcome) in session.requests.iter().zip(outcomes) {
-        let outcome = outcome.map_err(|e| CliError::Other(e.to_string()))?;
-        if let Outcome::Resolved(resolution) = &outcome {
-            for warning in &resolution.warnings {
-                output::warn(warning);
-            }
-            if resolution.chosen.is_none() {
-                return Err(CliError::Other(nothing_fits(
-                    request,
-                    resolution,
-                    session.target(),
-                )));
-            }
-        }
-        results.push((request, outcome));
-    }
+    let choices = Choices::new(&session.requests, outcomes, session.target());
     if args.json {
-        let selections: Vec<Value> = results
+        let selections: Vec<Value> = choices
+            .items
             .iter()
-            .map(|(request, outcome)| selection_json(request, outcome, session.target()))
+            .map(|(request, choice)| choice.json(request, session.target()))
             .collect();
         output::print_data(&crate::output::json_text(
             &json!({ "selections": selections }),
         ))?;
     } else {
-        output::print(&human(&results, session.target(), args.explain))?;
+        output::print(&human(&choices, session.target(), args.explain))?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(choices.status())
 }
 
-fn selection_json(request: &Request, outcome: &Outcome, target: &Target) -> Value {
-    let resolution = match outcome {
-        Outcome::Skipped { marker } => {
-            return json!({
-                "requirement": request.as_str(), "name": request.name().as_str(),
-                "version": null, "filename": null, "url": null, "label": null, "sha256": null,
-                "reason": format!("skipped: the marker `{marker}` is false for the target"),
-            })
-        }
-        Outcome::Resolved(resolution) => resolution,
-    };
-    let chosen = resolution.chosen.as_ref();
-    json!({
-        "requirement": request.as_str(),
-        "name": resolution.name.as_str(),
-        "version": chosen.map(|c| c.version.to_string()),
-        "filename": chosen.map(|c| c.file.filename.clone()),
-        "url": chosen.map(|c| c.file.url.to_string()),
-        "label": chosen.and_then(|c| c.label.as_ref().map(|l| l.to_string())),
-        "sha256": chosen.and_then(|c| c.file.hashes.sha256().map(str::to_owned)),
-        "reason": why(resolution, target),
-        "dependencies": chosen.and_then(|c| c.dependencies.as_ref()).map(|deps| {
-            deps.iter()
-                .map(|d| match &d.marker {
-                    Some(m) => format!("{}; {m}", d.requirement),
-                    None => d.requirement.clone(),
-                })
-                .collect::<Vec<_>>()
-        }),
-        "passed_over": resolution.passed_over().iter().map(|r| json!({
-            "version": r.version.to_string(),
-            "reason": unfit_text(r, target),
-        })).collect::<Vec<_>>(),
-    })
-}
-
-fn human(results: &[(&Request, Outcome)], target: &Target, explain: bool) -> String {
+fn human(choices: &Choices, target: &Target, explain: bool) -> String {
     let mut text = String::new();
     if explain {
         // What the target is made of, when it is not simply this machine (a baseline CPU for
@@ -107,13 +57,15 @@ fn human(results: &[(&Request, Outcome)], target: &Target, explain: bool) -> Str
             text.push_str(&format!("target: {note}\n"));
         }
     }
-    for (request, outcome) in results {
-        let resolution = match outcome {
-            Outcome::Skipped { marker } => {
+    for (request, choice) in &choices.items {
+        let resolution = match choice {
+            Choice::Skipped { marker } => {
                 text.push_str(&format!("{request}: {}\n", skipped_text(marker)));
                 continue;
             }
-            Outcome::Resolved(resolution) => resolution,
+            // Said on stderr, in `error:` lines.
+            Choice::Failed(_) => continue,
+            Choice::Chosen(resolution) => resolution,
         };
         let Some(chosen) = &resolution.chosen else {
             continue;

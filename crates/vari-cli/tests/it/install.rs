@@ -1117,3 +1117,67 @@ fn a_variant_uv_took_from_its_cache_instead_of_the_choice_is_named() {
     .expect_code(0);
     assert_installed(&third, &third_venv, Some("cu128"), true, "refreshed");
 }
+
+/// Requirements from `-r` files (nested, relative to the file naming them) are judged as those
+/// on the command line are: a dry run gives each its line and fails when one fails, and a
+/// failed install explains the one nothing fits.
+#[test]
+fn requirements_files_get_a_line_each_and_their_explanation() {
+    let dir = tempfile::tempdir().unwrap();
+    let cpu = facts(dir.path(), "cpu.toml", CPU_FACTS);
+    let source = cuda_only(dir.path());
+    std::fs::create_dir_all(dir.path().join("reqs")).unwrap();
+    std::fs::write(
+        dir.path().join("reqs/req.txt"),
+        "# the runtime fits any machine\nvari-demo-cuda-runtime\n-r more.txt\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("reqs/more.txt"),
+        "vari-demo  # CUDA builds only\n",
+    )
+    .unwrap();
+    let expected = format!(
+        "error: vari-demo 1.0.0 has no build for facts {cpu}: builds for NVIDIA GPUs (cu128), which \
+         facts {cpu} does not list",
+        cpu = cpu.display()
+    );
+    let venv = bare_venv(dir.path());
+    let command = |extra: &[&str]| {
+        let mut command = hermetic(dir.path());
+        command
+            .current_dir(dir.path())
+            .arg("install")
+            .args(extra)
+            .arg("--python")
+            .arg(&venv)
+            .arg("--find-links")
+            .arg(&source)
+            .arg("--profile")
+            .arg(&cpu)
+            .args(["--", "-r", "reqs/req.txt"]);
+        command
+    };
+    let dry = run(&mut command(&["--dry-run"])).expect_code(1);
+    assert_eq!(
+        dry.stdout,
+        "would install vari-demo-cuda-runtime 1.0.0 (no variant): the non-variant wheel (no \
+         variant wheel for this Python and platform)\n"
+    );
+    assert_eq!(dry.stderr, format!("{expected}\n"));
+    let json = run(&mut command(&["--dry-run", "--json"])).expect_code(1);
+    let selections = &json.json()["selections"];
+    assert_eq!(selections[0]["name"], "vari-demo-cuda-runtime");
+    assert_eq!(
+        selections[1]["error"].as_str(),
+        expected.strip_prefix("error: ")
+    );
+    // Installing: the installer fails, and vari explains the requirement from the file.
+    let installed = run(&mut command(&["--installer", uv().to_str().unwrap()])).expect_code(1);
+    assert!(
+        installed.stderr.lines().any(|l| l == expected),
+        "{}",
+        installed.stderr
+    );
+    assert_eq!(listed(&venv), []);
+}

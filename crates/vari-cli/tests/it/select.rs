@@ -601,3 +601,75 @@ fn another_architecture_gets_its_baseline_cpu_not_this_machines() {
     );
     assert!(run.stderr.contains(&note), "{}", run.stderr);
 }
+
+/// One requirement failing hides neither the others' choices nor the other failures: each
+/// failure gets its own `error:` line, in the order given, and the command fails.
+#[test]
+fn every_requirement_gets_its_line_and_any_failure_fails_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = demo(dir.path());
+    let index = serve(dir.path());
+    let requirements = ["--no-deps", "demo>=2", "demo", "absent"];
+    let run = select(&index, &profile, &requirements).expect_code(1);
+    assert_output(
+        &run.stdout,
+        "demo 1.0  demo-1.0-py3-none-any-v3.whl  v3  the best of 1 variant that fit facts \
+         [DIR]/v3.toml\n",
+        &[(dir.path(), "[DIR]")],
+    );
+    assert_output(
+        &run.stderr,
+        "error: demo>=2: none of the 1 version of demo satisfies the requirement\n\
+         error: no index or find-links source has a project named `absent` (looked in: \
+         http://127.0.0.1:[PORT]/simple/absent/)\n",
+        &[],
+    );
+    // The same, as data: the failures carry their error.
+    let mut args = vec!["--json"];
+    args.extend(requirements);
+    let run = select(&index, &profile, &args).expect_code(1);
+    let selections = &run.json()["selections"];
+    assert_eq!(selections.as_array().unwrap().len(), 3);
+    assert!(selections[0]["error"].as_str().unwrap().contains("demo>=2"));
+    assert!(selections[0]["filename"].is_null());
+    assert_eq!(selections[1]["filename"], "demo-1.0-py3-none-any-v3.whl");
+    assert!(selections[1].get("error").is_none());
+    assert!(selections[2]["error"].as_str().unwrap().contains("absent"));
+}
+
+/// `download` fetches what was chosen, names each failure, fails, and with `--json` says
+/// `select --json`'s fields with the path of each written wheel.
+#[test]
+fn download_keeps_going_past_a_failure_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = demo(dir.path());
+    let index = serve(dir.path());
+    let dest = tempfile::tempdir().unwrap();
+    let mut cmd = vari();
+    cmd.args(["download", "--json", "absent", "demo", "-d"])
+        .arg(dest.path())
+        .arg("--index-url")
+        .arg(index.server.index_url())
+        .arg("--profile")
+        .arg(&profile)
+        .args([
+            "--python-version",
+            "3.12",
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+        ]);
+    let run = run(&mut cmd).expect_code(1);
+    assert_output(
+        &run.stderr,
+        "error: no index or find-links source has a project named `absent` (looked in: \
+         http://127.0.0.1:[PORT]/simple/absent/)\n",
+        &[],
+    );
+    let selections = &run.json()["selections"];
+    assert!(selections[0]["error"].as_str().unwrap().contains("absent"));
+    assert!(selections[0]["path"].is_null());
+    let path = dest.path().join("demo-1.0-py3-none-any-v3.whl");
+    assert_eq!(selections[1]["path"], path.display().to_string());
+    assert_eq!(selections[1]["label"], "v3");
+    assert!(path.is_file());
+}

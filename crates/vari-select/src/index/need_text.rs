@@ -68,7 +68,7 @@ impl fmt::Display for NeedText<'_> {
                 ", which no built-in provider detects: only a profile that lists it can select them"
             ),
             (Rejection::UnsupportedNamespace { .. }, None) => match source {
-                HardwareSource::Host | HardwareSource::Sysroot(_) => {
+                HardwareSource::Host { .. } | HardwareSource::Sysroot(_) => {
                     write!(f, ", not detected on {}", where_detected(source))
                 }
                 source => write!(f, ", which {source} does not list"),
@@ -126,7 +126,9 @@ mod tests {
 
     #[test]
     fn the_hardware_and_why_the_target_lacks_it() {
-        let host = target(HardwareSource::Host);
+        let host = target(HardwareSource::Host {
+            overrides: Vec::new(),
+        });
         assert_eq!(
             need(
                 "nvidia",
