@@ -78,7 +78,7 @@ def main():
     print(f"{args.runs} {how}, median {what} of the whole process:")
     base = medians[0]
     for (name, _), median in zip(commands, medians):
-        ratio = "" if median is base else f"  ({median / base:.1f}x the time of {commands[0][0]})"
+        ratio = "" if median is base else f"  ({median / base:.2f}x the time of {commands[0][0]})"
         print(f"  {name:<28} {median * 1000:9.2f} ms{ratio}")
 
 

@@ -38,11 +38,7 @@ tools="${VARI_TEST_VENV:-$root/.venv}"
   echo "bench/install.sh: no pip and uv in $tools: run scripts/test-env" >&2
   exit 1
 }
-if [ -n "${VARI:-}" ]; then
-  vari=$(cd "$(dirname "$VARI")" && pwd)/$(basename "$VARI")
-else
-  build_vari
-fi
+build_vari
 
 PACKAGES="requests urllib3 idna certifi charset-normalizer six python-dateutil tzdata packaging
 attrs click jinja2 markupsafe pyyaml numpy"

@@ -9,6 +9,10 @@
 #   bench/select.sh                  (needs cargo, python3; pip and uv from /work/main/.venv or
 #                                     $VARI_TEST_VENV, made by scripts/test-env)
 #   RUNS=5 BIG_MB=50 bench/select.sh (fewer runs, a smaller wheel)
+#   VARI_BASE=/tmp/before/target/release/vari VARI=target/release/vari bench/select.sh
+#       (`vari select` of an older binary against $VARI or this tree's release build instead of
+#       the download comparison: same answer first, then interleaved runs, each binary with its
+#       own warm cache; ratios after / before)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -40,12 +44,28 @@ cuda_version = "12.8"
 compute_capability = "8.6"
 TOML
 export VARI_CACHE_DIR="$data/cache" VARI_NO_CONFIG=1
-select="$vari select bench --index-url $index --profile $data/gpu.toml --python-version 3.12 --python-platform x86_64-manylinux_2_28 --no-deps"
+args="select bench --index-url $index --profile $data/gpu.toml --python-version 3.12 --python-platform x86_64-manylinux_2_28 --no-deps"
+select="$vari $args"
 
 echo
 # The answer first (and the cache warmed): the newest version's CUDA 12.8 build.
 $select
 runs=${RUNS:-20}
+if [ -n "$base" ]; then
+  # Each binary with a cache of its own (the two may lay their caches out differently), both
+  # through env so that they pay the same for it.
+  select="env VARI_CACHE_DIR=$data/cache $vari $args"
+  before="env VARI_CACHE_DIR=$data/base-cache $base $args"
+  [ "$($before)" = "$($select)" ] || { echo "bench/select.sh: the two binaries select differently" >&2; exit 1; }
+  echo
+  echo "vari select before / after, 5,120-file page + variants.json, warm cache (median of $runs):"
+  # CPU time primed (each run right after a run of itself; see compare.py) and plain, then wall.
+  for how in "--clock cpu --primed" "--clock cpu" "--clock wall"; do
+    python3 "$here/compare.py" --runs "$runs" --warmup 2 $how \
+      "vari select (before)=$before" "vari select (after)=$select"
+  done
+  exit 0
+fi
 echo
 echo "vari select, 5,120-file page + variants.json, warm cache (median of $runs):"
 python3 "$here/compare.py" --runs "$runs" --warmup 2 "vari select (cpu)=$select"
