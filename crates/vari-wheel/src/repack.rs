@@ -562,27 +562,15 @@ pub fn repack_with(
                     .unwrap_or_default()
             })
             .collect();
-        let combined = combine(
+        let (path, text, combined) = release_index(
+            out_dir,
+            &file,
             names
                 .iter()
                 .map(String::as_str)
                 .zip(members.iter().map(|p| &p.metadata)),
-        )
-        .map_err(|e| RepackError::Combine {
-            file: file.clone(),
-            message: e.to_string(),
-        })?;
-        let written =
-            write_json(&combined, combined.generation).map_err(|e| RepackError::Combine {
-                file: file.clone(),
-                message: e.to_string(),
-            })?;
-        // The name and version were checked, so this is one file name; checked all the same.
-        let path = child_of(out_dir, &file).ok_or_else(|| RepackError::Write {
-            path: out_dir.join(&file),
-            message: "not a file name in the output directory".to_owned(),
-        })?;
-        indexes.push((path, written.text));
+        )?;
+        indexes.push((path, text));
         // Every wheel repack writes is labelled, so only a null variant can be the fallback.
         release_warnings.extend(missing_fallback_warning(
             &format!("{name} {version}"),
@@ -739,22 +727,12 @@ fn combine_with_splits(
             .collect();
         let metadata: Vec<&VariantMetadata> =
             members.iter().filter_map(|w| w.metadata.as_ref()).collect();
-        let combined = combine(names.iter().map(String::as_str).zip(metadata)).map_err(|e| {
-            RepackError::Combine {
-                file: file.clone(),
-                message: e.to_string(),
-            }
-        })?;
-        let written =
-            write_json(&combined, combined.generation).map_err(|e| RepackError::Combine {
-                file: file.clone(),
-                message: e.to_string(),
-            })?;
-        let path = child_of(out_dir, &file).ok_or_else(|| RepackError::Write {
-            path: out_dir.join(&file),
-            message: "not a file name in the output directory".to_owned(),
-        })?;
-        out.push((path, written.text));
+        let (path, text, _) = release_index(
+            out_dir,
+            &file,
+            names.iter().map(String::as_str).zip(metadata),
+        )?;
+        out.push((path, text));
     }
     Ok(out)
 }
@@ -1096,6 +1074,29 @@ fn field(text: &str, key: &str) -> Option<String> {
             let (k, v) = l.split_once(':')?;
             k.eq_ignore_ascii_case(key).then(|| v.trim().to_owned())
         })
+}
+
+/// A release's `*-variants.json`: its wheels' metadata combined, written in the combined
+/// generation, and where it goes in `out_dir` (the name and version were checked, so `file` is
+/// one file name; it is checked all the same). Returns the path, the text and the combined
+/// metadata.
+fn release_index<'a>(
+    out_dir: &Path,
+    file: &str,
+    wheels: impl Iterator<Item = (&'a str, &'a VariantMetadata)>,
+) -> Result<(PathBuf, String, VariantMetadata), RepackError> {
+    let combine_error = |message: String| RepackError::Combine {
+        file: file.to_owned(),
+        message,
+    };
+    let combined = combine(wheels).map_err(|e| combine_error(e.to_string()))?;
+    let written =
+        write_json(&combined, combined.generation).map_err(|e| combine_error(e.to_string()))?;
+    let path = child_of(out_dir, file).ok_or_else(|| RepackError::Write {
+        path: out_dir.join(file),
+        message: "not a file name in the output directory".to_owned(),
+    })?;
+    Ok((path, written.text, combined))
 }
 
 #[cfg(test)]
