@@ -16,6 +16,7 @@ mod combine;
 mod error;
 mod feature_kinds;
 mod generation;
+mod keep_labels;
 mod known_providers;
 mod model;
 mod provider;

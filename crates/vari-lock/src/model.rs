@@ -1,0 +1,231 @@
+//! The in-memory lock: PEP 751's tables with PEP 825's `[packages.variants-json]` and vari's
+//! own `[tool.vari]` / `[packages.tool.vari]`.
+//!
+//! Fields are public so the lock writer, `sync`, `export` and `mirror` build and read them
+//! directly; [`crate::read_lock`] is the only way from text to a [`Lock`] and checks every
+//! field, so a `Lock` read from a file holds only valid names, versions, hashes and paths.
+
+use std::collections::BTreeMap;
+
+use pep440_rs::Version;
+use vari_core::filename::WheelFilename;
+use vari_core::metadata::VariantMetadata;
+
+/// The `lock-version` vari writes. Readers accept any `1.x` (PEP 751: a newer minor version
+/// only adds what older readers may ignore).
+pub const LOCK_VERSION: &str = "1.0";
+
+/// A whole `pylock.toml`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lock {
+    /// `lock-version`.
+    pub lock_version: String,
+    /// `environments`: markers of the environments the lock was made for (PEP 508 text).
+    pub environments: Vec<String>,
+    /// `requires-python`.
+    pub requires_python: Option<String>,
+    /// `extras` the lock can install (PEP 751: named in `packages.marker` as `'x' in extras`).
+    pub extras: Vec<String>,
+    /// `dependency-groups` the lock can install.
+    pub dependency_groups: Vec<String>,
+    /// `default-groups`: the groups installed when none is asked for.
+    pub default_groups: Vec<String>,
+    /// `created-by`.
+    pub created_by: String,
+    /// `[[packages]]`, in the order written (vari writes them sorted by name, then version).
+    pub packages: Vec<Package>,
+    /// `[tool.vari]`, when vari wrote the lock.
+    pub vari: Option<LockInfo>,
+    /// Every other `[tool.*]` table, kept as read so rewriting a lock preserves it.
+    pub other_tools: BTreeMap<String, toml::Value>,
+}
+
+/// One `[[packages]]` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Package {
+    /// `name`, normalised (PEP 503: lowercase, runs of `-_.` as one `-`).
+    pub name: String,
+    /// `version` (absent for a directory or VCS source whose version is not fixed).
+    pub version: Option<Version>,
+    /// `marker`: when the package is installed (PEP 508, with PEP 751's `extras` and
+    /// `dependency_groups`). Never a variant marker (PEP 825: those only gate the
+    /// dependencies of a selected wheel).
+    pub marker: Option<String>,
+    /// `requires-python`.
+    pub requires_python: Option<String>,
+    /// `dependencies`: the entries of other packages this one depends on.
+    pub dependencies: Vec<DependencyRef>,
+    /// `index`: the simple-index URL the files came from.
+    pub index: Option<String>,
+    /// `sdist`.
+    pub sdist: Option<Artifact>,
+    /// `wheels`: every listed wheel, variant wheels included.
+    pub wheels: Vec<Artifact>,
+    /// `[packages.variants-json]`: the release's combined variant metadata, narrowed to the
+    /// labels of the listed wheels.
+    pub variants_json: Option<VariantMetadata>,
+    /// `[packages.tool.vari]`.
+    pub vari: Option<PackageInfo>,
+    /// Keys vari does not model (`vcs`, `directory`, `archive`, `attestation-identities`,
+    /// other tools' tables…), kept as read. A source other than `sdist`/`wheels` makes
+    /// the entry one vari can carry but not install.
+    pub other: BTreeMap<String, toml::Value>,
+}
+
+/// One item of `packages.dependencies`: enough to identify another entry.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DependencyRef {
+    /// The other entry's `name` (normalised).
+    pub name: String,
+    /// Its `version`, when several entries share the name.
+    pub version: Option<String>,
+}
+
+/// A file entry: `packages.sdist` or one of `packages.wheels`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Artifact {
+    /// `name`: the file name (PEP 751: optional when the URL or path ends with it).
+    pub name: Option<String>,
+    /// `url`.
+    pub url: Option<String>,
+    /// `path`: relative to the lock file's directory (vari refuses absolute paths and `..`).
+    pub path: Option<String>,
+    /// `size` in bytes.
+    pub size: Option<u64>,
+    /// `upload-time`, as written (an RFC 3339 date-time).
+    pub upload_time: Option<String>,
+    /// `hashes`: algorithm → lowercase hex digest. Never empty in a lock read by vari.
+    pub hashes: BTreeMap<String, String>,
+}
+
+impl Artifact {
+    /// The file name: `name`, else the last segment of `url` or `path` (percent-decoded).
+    pub fn file_name(&self) -> Option<String> {
+        if let Some(name) = &self.name {
+            return Some(name.clone());
+        }
+        if let Some(url) = &self.url {
+            let parsed = url::Url::parse(url).ok()?;
+            let last = parsed.path_segments()?.next_back()?;
+            let decoded = percent_decode(last)?;
+            return (!decoded.is_empty()).then_some(decoded);
+        }
+        let path = self.path.as_deref()?;
+        let last = path.rsplit('/').next()?;
+        (!last.is_empty()).then(|| last.to_owned())
+    }
+
+    /// The SHA-256 digest, lowercase hex, when listed.
+    pub fn sha256(&self) -> Option<&str> {
+        self.hashes.get("sha256").map(String::as_str)
+    }
+
+    /// The parsed wheel file name, for a wheel entry.
+    pub fn wheel_filename(&self) -> Option<WheelFilename> {
+        WheelFilename::parse(&self.file_name()?).ok()
+    }
+}
+
+/// `[tool.vari]`: what PEP 751 cannot say about how the lock was made.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LockInfo {
+    /// `inputs-hash`: `sha256:<hex>` of the normalised inputs (requirements, files read,
+    /// targets, index options), for `vari lock --check`.
+    pub inputs_hash: Option<String>,
+    /// `requirements`: the top-level requirements as given (PEP 508 text).
+    pub requirements: Vec<String>,
+    /// `targets`: the machine classes the lock serves, in the order given.
+    pub targets: Vec<LockTarget>,
+    /// `indexes`: the index URLs the lock was resolved against, in priority order.
+    pub indexes: Vec<String>,
+}
+
+/// One entry of `[[tool.vari.targets]]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LockTarget {
+    /// `name`: a short name (from the profile's file name unless given).
+    pub name: String,
+    /// `profile`: the profile, facts file or snapshot it was read from, as given.
+    pub profile: Option<String>,
+    /// `profile-hash`: `sha256:<hex>` of that file's bytes, so `--check` notices a change.
+    pub profile_hash: Option<String>,
+    /// `python-version`.
+    pub python_version: Option<String>,
+    /// `python-platform`.
+    pub python_platform: Option<String>,
+}
+
+/// `[packages.tool.vari]`: what a variant brings in, which PEP 751 has no field for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackageInfo {
+    /// `variant-dependencies`: the release's `Requires-Dist` entries that use variant markers
+    /// (PEP 508 text, as in the wheel's METADATA). Evaluated against the wheel `sync` selects
+    /// for this entry; each names another entry of the lock.
+    pub variant_dependencies: Vec<String>,
+    /// `through-variants`: the entry is needed only because a selected variant's
+    /// `variant-dependencies` (directly or through other such entries' `dependencies`) ask
+    /// for it, so `sync` installs it only then.
+    pub through_variants: bool,
+    /// `targets`: the names of the targets whose resolution included this entry.
+    pub targets: Vec<String>,
+}
+
+/// Decodes `%XX` escapes; `None` when the result is not UTF-8 or an escape is malformed.
+fn percent_decode(segment: &str) -> Option<String> {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = segment.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn artifact(name: Option<&str>, url: Option<&str>, path: Option<&str>) -> Artifact {
+        Artifact {
+            name: name.map(str::to_owned),
+            url: url.map(str::to_owned),
+            path: path.map(str::to_owned),
+            size: None,
+            upload_time: None,
+            hashes: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn file_name_comes_from_name_then_url_then_path() {
+        assert_eq!(
+            artifact(Some("a-1-py3-none-any.whl"), Some("https://x/b.whl"), None).file_name(),
+            Some("a-1-py3-none-any.whl".into())
+        );
+        assert_eq!(
+            artifact(
+                None,
+                Some("https://x/f/a%2B1-1-py3-none-any.whl?x=1#h"),
+                None
+            )
+            .file_name(),
+            Some("a+1-1-py3-none-any.whl".into())
+        );
+        assert_eq!(
+            artifact(None, None, Some("wheels/a-1-py3-none-any.whl")).file_name(),
+            Some("a-1-py3-none-any.whl".into())
+        );
+        assert_eq!(artifact(None, Some("https://x/"), None).file_name(), None);
+        assert_eq!(
+            artifact(None, Some("https://x/%zz"), None).file_name(),
+            None
+        );
+    }
+}

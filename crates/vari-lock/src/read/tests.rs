@@ -1,0 +1,203 @@
+use super::*;
+use crate::write_lock;
+
+const SHA: &str = "1111111111111111111111111111111111111111111111111111111111111111";
+
+fn torch_like() -> String {
+    format!(
+        r#"lock-version = "1.0"
+requires-python = ">=3.10"
+extras = ["cuda"]
+created-by = "vari"
+
+[[packages]]
+name = "torch_like"
+version = "2.9.0"
+index = "https://example.org/simple/"
+wheels = [
+    {{ url = "https://example.org/f/torch_like-2.9.0-cp312-cp312-manylinux_2_28_x86_64-cu128.whl", size = 10, hashes = {{ sha256 = "{SHA}" }} }},
+    {{ url = "https://example.org/f/torch_like-2.9.0-cp312-cp312-manylinux_2_28_x86_64-null.whl", size = 5, hashes = {{ sha256 = "{SHA}" }} }},
+    {{ name = "torch_like-2.9.0-cp312-cp312-manylinux_2_28_x86_64.whl", path = "wheels/plain.whl", hashes = {{ sha256 = "{SHA}" }} }},
+]
+
+[packages.variants-json]
+"$schema" = "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json"
+
+[packages.variants-json.default-priorities]
+namespace = ["nvidia"]
+
+[packages.variants-json.variants]
+null = {{}}
+cu128 = {{ nvidia = {{ cuda_version_lower_bound = ["12.8"] }} }}
+
+[packages.tool.vari]
+variant-dependencies = ["cuda-runtime-like>=12 ; 'nvidia' in variant_namespaces"]
+targets = ["a100", "cpu"]
+
+[packages.tool.other]
+kept = {{ a = 1 }}
+
+[[packages]]
+name = "cuda-runtime-like"
+version = "12.8.1"
+wheels = [{{ url = "https://example.org/f/cuda_runtime_like-12.8.1-py3-none-manylinux_2_28_x86_64.whl", hashes = {{ sha256 = "{SHA}" }} }}]
+
+[packages.tool.vari]
+through-variants = true
+
+[tool.vari]
+inputs-hash = "sha256:{SHA}"
+requirements = ["torch-like"]
+targets = [{{ name = "a100", profile = "a100.toml", python-version = "3.12" }}, {{ name = "cpu" }}]
+
+[tool.someone-else]
+x = [1, 2]
+"#
+    )
+}
+
+#[test]
+fn a_lock_with_variants_reads_and_writes_back_the_same() {
+    let lock = read_lock(&torch_like()).unwrap();
+    assert_eq!(lock.packages.len(), 2);
+    let torch = &lock.packages[0];
+    assert_eq!(torch.name, "torch-like");
+    assert_eq!(torch.wheels.len(), 3);
+    assert_eq!(torch.variants_json.as_ref().unwrap().variants.len(), 2);
+    assert_eq!(torch.vari.as_ref().unwrap().variant_dependencies.len(), 1);
+    assert!(lock.packages[1].vari.as_ref().unwrap().through_variants);
+    assert_eq!(lock.vari.as_ref().unwrap().targets[0].name, "a100");
+    assert!(lock.other_tools.contains_key("someone-else"));
+    assert!(torch.other.contains_key("tool"));
+
+    let written = write_lock(&lock).unwrap();
+    let again = read_lock(&written).unwrap();
+    assert_eq!(again, lock);
+    assert_eq!(
+        write_lock(&again).unwrap(),
+        written,
+        "same lock, same bytes"
+    );
+    // The layout PEP 751 and PEP 825 show: wheels one per line, labels inline.
+    assert!(written.contains("wheels = [\n    { url = "), "{written}");
+    assert!(
+        written.contains("[packages.tool.other]\nkept = { a = 1 }"),
+        "{written}"
+    );
+    assert!(
+        written.contains("[tool.someone-else]\nx = [1, 2]"),
+        "{written}"
+    );
+    assert!(
+        written.contains("[packages.variants-json.variants]\ncu128 = { nvidia = "),
+        "{written}"
+    );
+}
+
+fn rejected(text: &str) -> String {
+    read_lock(text).unwrap_err().to_string()
+}
+
+fn with_wheel(wheel: &str) -> String {
+    format!(
+        "lock-version = \"1.0\"\ncreated-by = \"x\"\n[[packages]]\nname = \"a\"\nversion = \"1.0\"\nwheels = [{wheel}]\n"
+    )
+}
+
+#[test]
+fn paths_that_leave_the_lock_directory_are_refused() {
+    for path in [
+        "/etc/passwd",
+        "../a-1.0-py3-none-any.whl",
+        "w/../../a-1.0-py3-none-any.whl",
+        "C:/a-1.0-py3-none-any.whl",
+        "w\\\\a-1.0-py3-none-any.whl",
+    ] {
+        let text = with_wheel(&format!(
+            "{{ path = \"{path}\", hashes = {{ sha256 = \"{SHA}\" }} }}"
+        ));
+        let err = rejected(&text);
+        assert!(
+            err.starts_with("packages[0].wheels[0].path: "),
+            "{path}: {err}"
+        );
+    }
+}
+
+#[test]
+fn only_http_urls_without_credentials_are_accepted() {
+    let file = with_wheel(&format!(
+        "{{ url = \"file:///etc/a-1.0-py3-none-any.whl\", hashes = {{ sha256 = \"{SHA}\" }} }}"
+    ));
+    assert!(rejected(&file).contains("only http and https"));
+    let creds = with_wheel(&format!("{{ url = \"https://u:secret@x.org/a-1.0-py3-none-any.whl\", hashes = {{ sha256 = \"{SHA}\" }} }}"));
+    let err = rejected(&creds);
+    assert!(
+        err.contains("credentials") && !err.contains("secret"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hashes_must_be_present_and_well_formed() {
+    let none = with_wheel("{ url = \"https://x.org/a-1.0-py3-none-any.whl\", hashes = {} }");
+    assert!(rejected(&none).contains("lists no hash"));
+    let short = with_wheel(
+        "{ url = \"https://x.org/a-1.0-py3-none-any.whl\", hashes = { sha256 = \"abc\" } }",
+    );
+    assert_eq!(
+        rejected(&short),
+        "packages[0].wheels[0].hashes.sha256: \"abc\" is not a sha256 digest in hex"
+    );
+}
+
+#[test]
+fn wheels_must_belong_to_their_entry() {
+    let other = with_wheel(&format!(
+        "{{ url = \"https://x.org/b-1.0-py3-none-any.whl\", hashes = {{ sha256 = \"{SHA}\" }} }}"
+    ));
+    assert!(rejected(&other).contains("is not a wheel of a"));
+    let version = with_wheel(&format!(
+        "{{ url = \"https://x.org/a-2.0-py3-none-any.whl\", hashes = {{ sha256 = \"{SHA}\" }} }}"
+    ));
+    assert!(rejected(&version).contains("is version 2.0"));
+    let label = with_wheel(&format!("{{ url = \"https://x.org/a-1.0-py3-none-any-cu128.whl\", hashes = {{ sha256 = \"{SHA}\" }} }}"));
+    assert_eq!(
+        rejected(&label),
+        "packages[0].wheels[0]: variant label cu128 is not defined in packages[0].variants-json"
+    );
+}
+
+#[test]
+fn structure_errors_name_the_key() {
+    assert_eq!(
+        rejected("created-by = \"x\"\npackages = []\n"),
+        "lock-version: is missing"
+    );
+    assert_eq!(
+        rejected("lock-version = \"1.0\"\ncreated-by = \"x\"\n"),
+        "packages: is missing (PEP 751 requires it, even if empty)"
+    );
+    assert!(
+        rejected("lock-version = \"1.0\"\ncreated-by = \"x\"\npackages = [1]\n")
+            .starts_with("packages[0]: must be a table")
+    );
+    assert!(rejected("lock-version = 1\n").starts_with("lock-version: must be a string"));
+    assert!(rejected("lock-version = \"1.0\"\nx = [\n").starts_with("line "));
+    let deep = format!(
+        "lock-version = \"1.0\"\nx = {}1{}\n",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    assert!(rejected(&deep).contains("nests deeper"));
+    let bad_dep = "lock-version = \"1.0\"\ncreated-by = \"x\"\n[[packages]]\nname = \"a\"\n[packages.tool.vari]\nvariant-dependencies = [\"b ; 'nvidia' in\"]\n";
+    assert!(rejected(bad_dep).starts_with("packages[0].tool.vari.variant-dependencies[0]: "));
+}
+
+#[test]
+fn a_newer_minor_version_is_read() {
+    let lock =
+        read_lock("lock-version = \"1.3\"\ncreated-by = \"x\"\npackages = []\nfuture-key = 1\n")
+            .unwrap();
+    assert_eq!(lock.lock_version, "1.3");
+}
