@@ -10,6 +10,8 @@
 //! - [`raw`]: a scripted server on raw sockets for answers no HTTP library would send;
 //! - [`site`]: a static host serving a built site, with or without content negotiation;
 //! - [`wheels`]: valid test wheels, variant wheels and `*-variants.json` documents;
+//! - [`fleet`]: a local upstream built like the real indexes (PyTorch-like, NumPy-like, an
+//!   ordinary tree) and the machine classes of a mixed fleet;
 //! - [`elf`]: ELF files with known machine code and real fat-binary sections, in wheels;
 //! - [`binary`]: the real `vari` binary with a clean environment, its streams captured;
 //! - [`output`]: whole-output checks with filters for paths, ports, durations and versions.
@@ -18,6 +20,7 @@
 
 pub mod binary;
 pub mod elf;
+pub mod fleet;
 pub mod index;
 pub mod installers;
 pub mod output;
