@@ -10,8 +10,9 @@
 # 3. Four commands, each installing all 15 into a fresh environment (made before each run,
 #    untimed) with its own installer cache kept warm across runs (one warm-up round fills
 #    them): plain uv, `vari install` with that uv, plain pip, `vari install` with that pip.
-#    Repetitions interleaved (A B C D A B C D …), a pause before each run, wall time, medians
-#    of RUNS; ratios of vari to the plain installer. Also: how much uv's cache grew over the
+#    Repetitions interleaved (A B C D A B C D …), a pause before each run, wall time and CPU
+#    time (user + system of the command and the processes it waited for: steadier than wall
+#    time on a shared machine), medians of RUNS; ratios of vari to the plain installer. Also: how much uv's cache grew over the
 #    measured `vari install` runs (it must not: every run is the same index URL to uv).
 #
 # The target is this machine (no profile): none of these projects has variants, so the proxy
@@ -30,6 +31,8 @@
 #   RUNS=9 bench/install.sh
 #   VARI=target/debug/vari bench/install.sh     (an already built binary instead of a release
 #                                                build)
+#   VARI_BASE=/tmp/vari-old bench/install.sh    (also `vari install` with uv by an older binary,
+#                                                in the same interleaved runs)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -78,7 +81,7 @@ server=$!
 index="http://127.0.0.1:$port/simple/"
 wait_for "$index"
 echo "$(ls "$wheels"/*.whl | wc -l) wheels ($(du -sh "$wheels" | cut -f1)) in a static index at $index"
-echo "vari: $vari"
+echo "vari: $vari${base:+ (and $base)}"
 
 # Hermetic installers and vari: no user configuration, caches under $data.
 export VARI_CACHE_DIR="$data/vari-cache" VARI_NO_CONFIG=1 UV_NO_CONFIG=1 \
@@ -87,12 +90,12 @@ export VARI_CACHE_DIR="$data/vari-cache" VARI_NO_CONFIG=1 UV_NO_CONFIG=1 \
 unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL UV_INDEX_URL UV_EXTRA_INDEX_URL UV_INDEX \
   UV_DEFAULT_INDEX VIRTUAL_ENV 2>/dev/null || true
 
-python3 - "$tools" "$vari" "$index" "$data" "${RUNS:-5}" $PACKAGES <<'PY'
-import os, shutil, statistics, subprocess, sys, time
+python3 - "$tools" "$vari" "$index" "$data" "${RUNS:-5}" "$base" $PACKAGES <<'PY'
+import os, resource, shutil, statistics, subprocess, sys, time
 
-tools, vari, index, data, runs = sys.argv[1:6]
+tools, vari, index, data, runs, base = sys.argv[1:7]
 runs = int(runs)
-packages = sys.argv[6:]
+packages = sys.argv[7:]
 venv = os.path.join(data, "venv")
 python = os.path.join(venv, "bin", "python")
 uv = os.path.join(tools, "bin", "uv")
@@ -105,6 +108,10 @@ commands = [
     ("vari install (pip)", [vari, "install", "--installer", pip, "--python", python,
                             "--index-url", index, *packages, "--", "--quiet"]),
 ]
+if base:
+    # VARI_BASE: an older vari in the same interleaved runs, with uv (before and after a change).
+    commands.insert(2, ("base install (uv)", [base, "install", "--installer", uv, "--python", python,
+                                              "--index-url", index, *packages, "--", "--quiet"]))
 
 def fresh_venv():
     shutil.rmtree(venv, ignore_errors=True)
@@ -116,18 +123,27 @@ def installed():
                 for d in os.listdir(os.path.join(venv, "lib")))
     return sum(1 for n in os.listdir(site) if n.endswith(".dist-info"))
 
+def cpu_of_children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
 def once(args):
+    """(wall, CPU) seconds of one run: CPU is user + system time of the command and every
+    process it waited for (the installer under vari), steadier than wall time on a busy
+    machine."""
     fresh_venv()
     time.sleep(0.2)  # let the previous process's exit settle
+    cpu = cpu_of_children()
     start = time.perf_counter()
     done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - start
+    cpu = cpu_of_children() - cpu
     if done.returncode != 0:
         raise SystemExit(f"{args[0]} exited with {done.returncode}:\n{done.stderr.decode()}")
     count = installed()
     if count != len(packages):
         raise SystemExit(f"{' '.join(args[:3])}: {count} distributions installed, not {len(packages)}")
-    return wall
+    return wall, cpu
 
 def du(path):
     total = 0
@@ -144,20 +160,27 @@ for _, args in commands:
     once(args)
 uv_cache = os.environ["UV_CACHE_DIR"]
 times = {name: [] for name, _ in commands}
+cpus = {name: [] for name, _ in commands}
 grown = 0
 for _ in range(runs):
     for name, args in commands:
         before = du(uv_cache) if name == "vari install (uv)" else 0
-        times[name].append(once(args))
+        wall, cpu = once(args)
+        times[name].append(wall)
+        cpus[name].append(cpu)
         if name == "vari install (uv)":
             grown += du(uv_cache) - before
 
 median = {name: statistics.median(t) for name, t in times.items()}
+cpu_median = {name: statistics.median(t) for name, t in cpus.items()}
 print(f"\ninstall of {len(packages)} packages into a fresh environment, warm caches, "
-      f"wall time, median of {runs} interleaved runs:")
+      f"median of {runs} interleaved runs, wall time and CPU time (user + system, the "
+      f"installer included):")
 for name, _ in commands:
-    print(f"  {name:<20} {median[name]:7.3f} s   (runs: {', '.join(f'{t:.2f}' for t in times[name])})")
-print(f"  vari install (uv) / uv   = {median['vari install (uv)'] / median['uv']:.2f}x  (aim: <= 1.20x)")
-print(f"  vari install (pip) / pip = {median['vari install (pip)'] / median['pip']:.2f}x  (aim: <= 1.10x)")
+    print(f"  {name:<20} {median[name]:7.3f} s wall  {cpu_median[name]:7.3f} s CPU   "
+          f"(wall: {', '.join(f'{t:.2f}' for t in times[name])})")
+for vari_name, plain, aim in [("vari install (uv)", "uv", "1.20"), ("vari install (pip)", "pip", "1.10")]:
+    print(f"  {vari_name} / {plain:<3} = {median[vari_name] / median[plain]:.2f}x wall, "
+          f"{cpu_median[vari_name] / cpu_median[plain]:.2f}x CPU  (aim: <= {aim}x)")
 print(f"  uv's cache grew by {grown / 1e6:.1f} MB over the {runs} measured `vari install (uv)` runs")
 PY

@@ -87,6 +87,11 @@ pub fn run_with_timeout(
     // Pipes are drained by threads so a chatty child cannot block on a full pipe.
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
+    // Between checks, wait for the child's stdout to end rather than sleeping: it ends when the
+    // child exits, which then wakes this thread at once instead of up to a polling interval
+    // later (20 ms, on every interpreter query). A child that closes its stdout early, or
+    // whose stdout a grandchild keeps open, is polled as before.
+    let mut stdout_bytes: Option<Vec<u8>> = None;
     let mut pause = Duration::from_micros(500);
     let status = loop {
         match child.try_wait() {
@@ -97,8 +102,21 @@ pub fn run_with_timeout(
                 return Err(RunError::TimedOut { program, timeout });
             }
             Ok(None) => {
-                std::thread::sleep(pause.min(timeout.saturating_sub(start.elapsed())));
+                let wait = pause.min(timeout.saturating_sub(start.elapsed()));
                 pause = (pause * 2).min(Duration::from_millis(20));
+                if stdout_bytes.is_some() {
+                    std::thread::sleep(wait);
+                    continue;
+                }
+                match stdout.recv_timeout(wait) {
+                    Ok(bytes) => {
+                        stdout_bytes = Some(bytes);
+                        // Exiting, most likely: look again soon.
+                        pause = Duration::from_micros(100);
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(mpsc::RecvTimeoutError::Disconnected) => stdout_bytes = Some(Vec::new()),
+                }
             }
             Err(source) => {
                 let _ = child.kill();
@@ -112,7 +130,10 @@ pub fn run_with_timeout(
     Ok(ProcessOutput {
         code: status.code(),
         signal: exit_signal(&status),
-        stdout: stdout.recv_timeout(grace).unwrap_or_default(),
+        stdout: match stdout_bytes {
+            Some(bytes) => bytes,
+            None => stdout.recv_timeout(grace).unwrap_or_default(),
+        },
         stderr: stderr.recv_timeout(grace).unwrap_or_default(),
     })
 }
@@ -153,6 +174,17 @@ mod tests {
         assert_eq!(out.stderr, b"err\n");
         assert_eq!(out.code, Some(3));
         assert!(!out.success());
+    }
+
+    #[test]
+    fn output_closed_before_the_exit_is_kept() {
+        // Its stdout ends while it still runs: what it wrote before is the output, and its
+        // status is still waited for.
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo early; exec >&-; sleep 0.2; exit 4"]);
+        let out = run_with_timeout(cmd, None, Duration::from_secs(10)).unwrap();
+        assert_eq!(out.stdout, b"early\n");
+        assert_eq!(out.code, Some(4));
     }
 
     #[test]

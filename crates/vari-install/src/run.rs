@@ -149,14 +149,22 @@ pub async fn install(
     // process then removes its temporary files and exits 130 or 143 (vari_fs::interrupt).
     let held = vari_fs::interrupt::hold();
     let before = Snapshot::take(site_packages);
-    // The installer blocks a thread of its own, so the proxy keeps answering it meanwhile.
-    let waited = tokio::task::spawn_blocking(move || {
-        let mut child = command.spawn()?;
-        #[cfg(unix)]
-        let _forward = vari_fs::interrupt::forward_to(child.id());
-        child.wait()
-    })
-    .await;
+    // Started from this thread, at once; a thread of the blocking pool only waits for it, so
+    // the proxy keeps answering meanwhile. (Starting it from that thread made the installer
+    // wait until a new thread was first scheduled: tens of milliseconds on a busy machine.)
+    let waited = match command.spawn() {
+        Ok(mut child) => {
+            #[cfg(unix)]
+            let forward = vari_fs::interrupt::forward_to(child.id());
+            tokio::task::spawn_blocking(move || {
+                #[cfg(unix)]
+                let _forward = forward;
+                child.wait()
+            })
+            .await
+        }
+        Err(e) => Ok(Err(e)),
+    };
     let journal = proxy.journal();
     let upstream_failures = proxy.upstream_failures();
     proxy.shutdown().await;

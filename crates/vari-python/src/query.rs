@@ -60,8 +60,16 @@ pub(crate) struct ElfHeader {
 }
 
 /// What identifies one interpreter's answer in the cache. Any change to the real interpreter
-/// file (an upgrade in place), to the environment's `pyvenv.cfg`, or to the script itself
-/// makes a different key.
+/// file (an upgrade in place), to the content of the environment's `pyvenv.cfg`, or to the
+/// script itself makes a different key.
+///
+/// `pyvenv.cfg` counts by its content, not its time: what the interpreter answers depends on
+/// the program's path, the interpreter it runs and the settings in that file (`home`,
+/// `include-system-site-packages`, the version), so an environment made again in the same
+/// place with the same settings (`python -m venv --clear`, `uv venv`, tox and CI recreating
+/// theirs before each run) is the same answer, and asking again would cost a Python start-up
+/// (tens of milliseconds; most of what `vari install` adds to uv when uv's own interpreter
+/// cache answers at once).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct CacheKey {
     /// The program as run (a venv's `bin/python` differs from its base interpreter).
@@ -70,8 +78,8 @@ struct CacheKey {
     real: PathBuf,
     real_modified_ns: u128,
     real_size: u64,
-    /// `pyvenv.cfg` beside or above the program, with its modification time.
-    pyvenv_cfg: Option<(PathBuf, u128)>,
+    /// `pyvenv.cfg` beside or above the program, with the SHA-256 of its content (hex).
+    pyvenv_cfg: Option<(PathBuf, String)>,
     script_sha256: String,
 }
 
@@ -192,19 +200,28 @@ impl Querier {
     }
 }
 
-/// The cache key of `program`, `None` when it cannot be read.
+/// The most of a `pyvenv.cfg` read for a cache key (real ones are a few hundred bytes); a
+/// larger one makes the answer uncached.
+const PYVENV_CFG_LIMIT: u64 = 64 * 1024;
+
+/// The cache key of `program`, `None` when it (or its environment's `pyvenv.cfg`) cannot be
+/// read.
 fn cache_key(program: &Path) -> Option<CacheKey> {
     let program = std::path::absolute(program).ok()?;
     let real = std::fs::canonicalize(&program).ok()?;
     let meta = std::fs::metadata(&real).ok()?;
-    let pyvenv_cfg = [program.parent(), program.parent().and_then(Path::parent)]
+    let pyvenv_cfg = match [program.parent(), program.parent().and_then(Path::parent)]
         .into_iter()
         .flatten()
         .map(|dir| dir.join("pyvenv.cfg"))
-        .find_map(|cfg| {
-            let meta = std::fs::metadata(&cfg).ok()?;
-            Some((cfg, modified_ns(&meta)))
-        });
+        .find(|cfg| cfg.exists())
+    {
+        Some(cfg) => {
+            let text = vari_fs::read_input_limited(&cfg, PYVENV_CFG_LIMIT).ok()?;
+            Some((cfg, hex::encode(Sha256::digest(&text))))
+        }
+        None => None,
+    };
     Some(CacheKey {
         program,
         real,
@@ -248,5 +265,47 @@ mod tests {
         assert!(cache_key(&dir.path().join("missing")).is_none());
         std::fs::write(dir.path().join("pyvenv.cfg"), b"home = /x\n").unwrap();
         assert!(cache_key(&file).unwrap().pyvenv_cfg.is_some());
+    }
+
+    #[test]
+    fn an_environment_made_again_alike_keeps_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let program = bin.join("python3");
+        std::fs::write(&program, b"interpreter").unwrap();
+        let cfg = dir.path().join("pyvenv.cfg");
+        std::fs::write(
+            &cfg,
+            b"home = /usr/bin\ninclude-system-site-packages = false\n",
+        )
+        .unwrap();
+        let first = cache_key(&program).unwrap();
+        // Written again with the same settings an hour later: the same answer.
+        std::fs::remove_file(&cfg).unwrap();
+        std::fs::write(
+            &cfg,
+            b"home = /usr/bin\ninclude-system-site-packages = false\n",
+        )
+        .unwrap();
+        let an_hour_later = std::time::SystemTime::now() + Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&cfg)
+            .unwrap()
+            .set_modified(an_hour_later)
+            .unwrap();
+        assert_eq!(cache_key(&program).unwrap(), first);
+        // Other settings (the system's site-packages now visible): another answer.
+        std::fs::write(
+            &cfg,
+            b"home = /usr/bin\ninclude-system-site-packages = true\n",
+        )
+        .unwrap();
+        assert_ne!(cache_key(&program).unwrap(), first);
+        // Unreadable as a file: no key, so the interpreter is asked rather than a guess cached.
+        std::fs::remove_file(&cfg).unwrap();
+        std::fs::create_dir(&cfg).unwrap();
+        assert!(cache_key(&program).is_none());
     }
 }
