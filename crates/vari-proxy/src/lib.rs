@@ -84,6 +84,7 @@
 
 mod builders;
 mod cache_layout;
+mod class;
 mod connections;
 mod context;
 mod describe;
@@ -105,9 +106,11 @@ mod server;
 mod settings;
 mod signals;
 mod state;
+mod targets;
 mod throttle;
 
 pub use cache_layout::{prune_proxy_dir, ProxyCacheLayout};
+pub use class::{ClassName, ClassNameError, ClassUrls, TargetClass};
 pub use error::ProxyError;
 pub use fingerprint::fingerprint_of;
 pub use journal::{HiddenVersion, Served, UpstreamFailure};
