@@ -180,7 +180,8 @@ fn one_proxy_serves_three_classes_each_its_own_variant_to_uv_and_pip() {
         let links: Vec<&str> = page
             .split("href=\"")
             .skip(1)
-            .map(|rest| rest.split('"').next().unwrap())
+            // Without the hash fragment (there once the rewritten copy exists).
+            .map(|rest| rest.split(['"', '#']).next().unwrap())
             .collect();
         assert_eq!(links.len(), 1, "{page}");
         let prefix = own.strip_suffix("simple/").unwrap();
@@ -321,6 +322,21 @@ fn classes_come_from_vari_toml_unless_the_command_line_names_them() {
             .collect()
     };
     assert_eq!(names(&["--json".to_owned()]), ["cpu", "gpu-a100"]);
+    // `vari config show` names them with the file that set them.
+    let shown = run(vari()
+        .args(["config", "show", "--json"])
+        .env("VARI_CONFIG", &config))
+    .expect_code(0)
+    .json();
+    let entry = &shown["settings"]["proxy.targets"];
+    assert_eq!(
+        entry["value"],
+        serde_json::json!([
+            format!("cpu={}", classes[0].1.display()),
+            format!("gpu-a100={}", classes[1].1.display())
+        ])
+    );
+    assert_eq!(entry["layer"], "VARI_CONFIG");
     let mut flag = target_args(&classes[2..]);
     flag.push("--json".to_owned());
     assert_eq!(names(&flag), ["gpu-v100"]);
