@@ -270,6 +270,8 @@ impl RunningProxy {
     /// the target (for a `pip.conf` written once). Safe for pip, which checks each download
     /// against the listed hash, and file links always carry the target's prefix; not for uv's
     /// cache, which a target change on the same port would leave holding another variant.
+    /// A proxy serving machine classes answers 404 there: each class has its own alias
+    /// ([`ClassUrls::alias_url`]).
     pub fn alias_url(&self) -> url::Url {
         self.url("/simple/")
     }
