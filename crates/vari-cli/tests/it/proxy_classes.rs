@@ -423,3 +423,29 @@ fn detect_class_names_the_class_each_simulated_node_matches() {
     assert_eq!(done.stdout, "gpu-a100\n");
     run(vari().args(["detect", "--class"])).expect_one_error(&["no machine classes to match"]);
 }
+
+/// Without classes, `--json` gives the single target's URLs.
+#[test]
+fn without_classes_json_gives_the_single_targets_urls() {
+    let dir = tempfile::tempdir().unwrap();
+    let classes = class_facts(dir.path());
+    let profile = classes[1].1.display().to_string();
+    let (proxy, mut stdout) = spawn_proxy(
+        &["--json".to_owned(), "--profile".to_owned(), profile],
+        None,
+    );
+    let json: serde_json::Value = serde_json::from_str(&line(&mut stdout)).unwrap();
+    drop(proxy);
+    let fingerprint = json["fingerprint"].as_str().unwrap();
+    assert_eq!(fingerprint.len(), 12, "{json}");
+    let url = json["index_url"].as_str().unwrap();
+    assert!(
+        url.ends_with(&format!("/t/{fingerprint}/simple/")),
+        "{json}"
+    );
+    assert!(
+        json["alias_url"].as_str().unwrap().ends_with("/simple/"),
+        "{json}"
+    );
+    assert!(json.get("classes").is_none(), "{json}");
+}
