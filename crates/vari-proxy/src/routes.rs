@@ -78,6 +78,12 @@ async fn route(
 ) -> Response<Body> {
     let state = state.clone();
     match rest {
+        // A class's alias root names the class's own index URL: what a provisioning script
+        // gives uv (`curl -w '%{redirect_url}' …/t/NAME/`), which changes with the class's
+        // facts while the alias stays.
+        [] | [""] if !own && state.class.is_some() => {
+            redirect(StatusCode::FOUND, &format!("{}/simple/", state.prefix()))
+        }
         [] | [""] => redirect(StatusCode::FOUND, &format!("{prefix}/simple/")),
         ["simple"] => redirect(StatusCode::MOVED_PERMANENTLY, &format!("{prefix}/simple/")),
         ["simple", ""] => root(&state, headers, head).await,

@@ -94,6 +94,17 @@ fn line(stdout: &mut impl BufRead) -> String {
 
 /// `GET path` on `addr` (`127.0.0.1:PORT`): the status and the body.
 fn get(addr: &str, path: &str, accept: &str) -> (u16, String) {
+    let answer = get_raw(addr, path, accept);
+    let status = answer[9..12].parse().unwrap();
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The whole answer to `GET path`, head and body.
+fn get_raw(addr: &str, path: &str, accept: &str) -> String {
     let mut stream = TcpStream::connect(addr).unwrap();
     write!(
         stream,
@@ -102,12 +113,7 @@ fn get(addr: &str, path: &str, accept: &str) -> (u16, String) {
     .unwrap();
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
-    let status = answer[9..12].parse().unwrap();
-    let body = answer
-        .split_once("\r\n\r\n")
-        .map(|(_, body)| body.to_owned())
-        .unwrap_or_default();
-    (status, body)
+    answer
 }
 
 /// `http://ADDR/PATH` → (`ADDR`, `/PATH`).
