@@ -26,7 +26,9 @@
 //!   for a single target), with its own pages and journal, and one client (one HTTP cache), one
 //!   cache of METADATA texts, one cache of rewritten wheels (keyed by the marker context, so a
 //!   class never gets another's copy) and one set of page-build threads between them. The
-//!   root `/` lists the classes (text, or JSON for `Accept: application/json`); another name,
+//!   root `/` lists the classes (text, or JSON for `Accept: application/json`), and
+//!   `/t/{name}/` redirects to the class's own index URL (what a provisioning script gives
+//!   uv); another name,
 //!   the plain `/simple/`, and an old fingerprint of a class get 404 naming the classes served
 //!   or the class's current URL. Names follow a small grammar ([`ClassName`]) checked before
 //!   they name a path.
