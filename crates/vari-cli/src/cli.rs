@@ -123,8 +123,9 @@ pub(crate) struct DetectArgs {
 
     /// Say which machine class this machine (or the --profile or --sysroot given) matches, of
     /// NAME=PROFILE (repeatable) or, given without a value, of `[proxy.targets]` in vari.toml:
-    /// the most specific class whose profile's properties and platform this machine all has.
-    /// Prints the name; exits 1 when no class matches.
+    /// of the classes whose platform and preferred value of each feature (the CUDA version, the
+    /// GPU architecture, the x86-64 level its profile names first) this machine has, the one
+    /// declaring the most properties. Prints the name; exits 1 when no class matches.
     #[arg(long = "class", value_name = "NAME=PROFILE", num_args = 0..=1, default_missing_value = "")]
     pub classes: Vec<String>,
 
