@@ -121,7 +121,21 @@ pub(crate) struct DetectArgs {
     #[arg(long)]
     pub no_cache: bool,
 
-    /// Print a `vari-profile/1` JSON document.
+    /// Say which machine class this machine (or the --profile or --sysroot given) matches, of
+    /// NAME=PROFILE (repeatable) or, given without a value, of `[proxy.targets]` in vari.toml:
+    /// of the classes whose platform and preferred value of each feature (the CUDA version, the
+    /// GPU architecture, the x86-64 level its profile names first) this machine has, the one
+    /// declaring the most properties. Prints the name; exits 1 when no class matches.
+    #[arg(long = "class", value_name = "NAME=PROFILE", num_args = 0..=1, default_missing_value = "")]
+    pub classes: Vec<String>,
+
+    /// With --class: print the class's URL on a `vari proxy` serving the classes at URL
+    /// (`URL/t/NAME/simple/`) instead of its name.
+    #[arg(long, value_name = "URL", requires = "classes")]
+    pub proxy_url: Option<url::Url>,
+
+    /// Print a `vari-profile/1` JSON document; with --class, `{"class", "index_url",
+    /// "classes": [{"name", "fits", "properties", "missing", "platform"}]}`.
     #[arg(long)]
     pub json: bool,
 }
@@ -298,6 +312,20 @@ pub(crate) struct ProxyArgs {
     /// reach the proxy through DNS rebinding.
     #[arg(long)]
     pub allow_remote: bool,
+
+    /// Serve machine class NAME, choosing for PROFILE (a profile or facts file, or a snapshot
+    /// directory), under `/t/NAME.FINGERPRINT/simple/` (for uv) and `/t/NAME/simple/` (for pip),
+    /// from this one process (repeatable; replaces --profile and --sysroot) [default:
+    /// `[proxy.targets]` in vari.toml, else one target]. NAME: lowercase letters, digits, `-`
+    /// and `_`, at most 40.
+    #[arg(long = "target", value_name = "NAME=PROFILE")]
+    pub targets: Vec<String>,
+
+    /// Print the URLs as JSON (`{"index_url", "alias_url", "fingerprint"}`, or with machine
+    /// classes `{"classes": [{"name", "index_url", "alias_url", "fingerprint", "source"}]}`)
+    /// on one line instead of the line of variables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `vari install`.

@@ -5,6 +5,7 @@
 //! contract of `spec/cli.md`; human output is tables on stdout, coloured only on a terminal.
 
 mod cache_areas;
+mod classes;
 mod cli;
 mod commands;
 mod error;

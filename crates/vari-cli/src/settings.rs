@@ -195,6 +195,23 @@ pub(crate) fn resolve_target(settings: &TargetSettings) -> Result<Target, CliErr
     Ok(target)
 }
 
+/// The target of a machine class whose profile is `profile`: the command line's Python options
+/// (`args`) with that profile instead of any other — a directory read as a snapshot (as
+/// `--sysroot`), a file as a profile or facts file (as `--profile`).
+pub(crate) fn class_target(
+    profile: &std::path::Path,
+    args: &TargetArgs,
+) -> Result<Target, CliError> {
+    let mut settings = configured_target_settings(args, None)?;
+    let (profile, sysroot) = match profile.is_dir() {
+        true => (None, Some(profile.to_path_buf())),
+        false => (Some(profile.to_path_buf()), None),
+    };
+    settings.profile = profile;
+    settings.sysroot = sysroot;
+    resolve_target(&settings)
+}
+
 /// A target error as the CLI words it: with the flag that would help.
 pub(crate) fn target_error(error: TargetError) -> CliError {
     match error {

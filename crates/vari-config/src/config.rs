@@ -293,9 +293,12 @@ pub struct Entry<'a> {
 /// The value a key has when no layer sets it.
 fn default_value(key: Key) -> Option<Shown> {
     Some(match key {
-        Key::Prefer | Key::Forbid | Key::EnableOptional | Key::ExtraIndexUrl | Key::FindLinks => {
-            Shown::List(Vec::new())
-        }
+        Key::Prefer
+        | Key::Forbid
+        | Key::EnableOptional
+        | Key::ExtraIndexUrl
+        | Key::FindLinks
+        | Key::ProxyTargets => Shown::List(Vec::new()),
         Key::Profile => return None,
         Key::NoVariants | Key::Offline => Shown::Bool(false),
         // The same answer the commands use; a variable that is not a URL is shown as given

@@ -42,11 +42,14 @@ pub enum Key {
     MaxInputBytes,
     /// `max-inflate-ratio`: how many times its size a wheel's members may inflate to in all.
     MaxInflateRatio,
+    /// `[proxy.targets]`: machine classes (`NAME = "PROFILE"`) `vari proxy` serves side by side
+    /// and `vari detect --class` matches this machine against.
+    ProxyTargets,
 }
 
 impl Key {
     /// Every key, in the order they are shown.
-    pub const ALL: [Key; 18] = [
+    pub const ALL: [Key; 19] = [
         Key::Prefer,
         Key::Forbid,
         Key::EnableOptional,
@@ -65,6 +68,7 @@ impl Key {
         Key::LowSpeedSeconds,
         Key::MaxInputBytes,
         Key::MaxInflateRatio,
+        Key::ProxyTargets,
     ];
 
     /// The key as written in a file.
@@ -88,6 +92,7 @@ impl Key {
             Key::LowSpeedSeconds => "low-speed-seconds",
             Key::MaxInputBytes => "max-input-bytes",
             Key::MaxInflateRatio => "max-inflate-ratio",
+            Key::ProxyTargets => "proxy.targets",
         }
     }
 
@@ -117,6 +122,9 @@ impl Key {
             Key::MaxInflateRatio => "a positive whole number",
             Key::HttpDeadline | Key::LowSpeedSeconds => {
                 "a positive number of seconds (at most 86400)"
+            }
+            Key::ProxyTargets => {
+                "a table of machine classes, NAME = \"PROFILE\" (paths relative to this file)"
             }
         }
     }

@@ -25,6 +25,10 @@
 //! find-links = ["wheels"]                # URLs, or paths relative to this file
 //! index-strategy = "first-index"         # or "unsafe-best-match"
 //! offline = false
+//!
+//! [proxy.targets]                        # machine classes: `vari proxy`, `vari detect --class`
+//! cpu = "profiles/cpu.toml"              # NAME = PROFILE, relative to this file
+//! gpu-a100 = "profiles/a100.toml"
 //! ```
 //!
 //! Every value is parsed when read (patterns and namespaces with `vari-core`, URLs and

@@ -89,6 +89,21 @@ pub(crate) fn settings_in(
     let mut settings = Settings::default();
     for (name, item) in table.iter() {
         let at = format!("{prefix}{name}");
+        // `[proxy]` holds `targets`, read as the `proxy.targets` key.
+        if name == "proxy" {
+            let proxy = item
+                .as_table_like()
+                .ok_or_else(|| reader.error(&at, item.span(), "expected a table with `targets`"))?;
+            for (sub, sub_item) in proxy.iter() {
+                let sub_at = format!("{at}.{sub}");
+                if sub != "targets" {
+                    let span = proxy.get_key_value(sub).and_then(|(k, _)| k.span());
+                    return Err(reader.error(&sub_at, span, "unknown key (expected targets)"));
+                }
+                reader.read(&mut settings, Key::ProxyTargets, sub_item, &sub_at)?;
+            }
+            continue;
+        }
         let Some(key) = Key::from_name(name) else {
             let span = table.get_key_value(name).and_then(|(k, _)| k.span());
             return Err(reader.error(
@@ -210,6 +225,27 @@ impl Reader<'_> {
                     sources.push(source);
                 }
                 settings.find_links = self.sourced(sources);
+            }
+            Key::ProxyTargets => {
+                let table = item
+                    .as_table_like()
+                    .ok_or_else(|| self.wrong_type(key, item, at))?;
+                let mut classes = Vec::new();
+                for (name, value) in table.iter() {
+                    let at = format!("{at}.{name}");
+                    let text = value.as_str().ok_or_else(|| {
+                        self.error(
+                            &at,
+                            value.span(),
+                            format!("expected a profile path, found {}", value.type_name()),
+                        )
+                    })?;
+                    if text.is_empty() {
+                        return Err(self.error(&at, value.span(), "the path is empty"));
+                    }
+                    classes.push((name.to_owned(), self.base.join(text)));
+                }
+                settings.proxy_targets = self.sourced(classes);
             }
             Key::IndexStrategy => {
                 let text = self.string(key, item, at)?;
@@ -397,7 +433,7 @@ offline = true
              enable-optional, profile, no-variants, index-url, extra-index-url, find-links, \
              index-strategy, offline, max-page-bytes, max-variants-json-bytes, \
              max-metadata-bytes, http-deadline, low-speed-bytes, low-speed-seconds, \
-             max-input-bytes, max-inflate-ratio) (line 3)"
+             max-input-bytes, max-inflate-ratio, proxy.targets) (line 3)"
         );
         let e = read("offline = \"yes\"").unwrap_err();
         assert_eq!(
@@ -455,6 +491,32 @@ offline = true
                 "{bad}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn proxy_targets_read_as_named_paths_in_order() {
+        let settings =
+            read("[proxy.targets]\ngpu-a100 = \"profiles/a100.toml\"\ncpu = \"/abs/cpu.toml\"\n")
+                .unwrap();
+        assert_eq!(
+            settings.proxy_targets.unwrap().value,
+            [
+                (
+                    "gpu-a100".to_owned(),
+                    PathBuf::from("/c/profiles/a100.toml")
+                ),
+                ("cpu".to_owned(), PathBuf::from("/abs/cpu.toml")),
+            ]
+        );
+        let e = read("[proxy.targets]\ngpu = 3\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("proxy.targets.gpu"));
+        assert_eq!(e.line, Some(2));
+        let e = read("[proxy]\ntarget = {}\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("proxy.target"));
+        let e = read("proxy = 1\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("proxy"));
+        let e = read("[proxy.targets]\ngpu = \"\"\n").unwrap_err();
+        assert!(e.message.contains("empty"), "{e}");
     }
 
     #[test]

@@ -125,6 +125,10 @@ pub struct Settings {
     pub max_input_bytes: Option<Sourced<u64>>,
     /// `max-inflate-ratio`.
     pub max_inflate_ratio: Option<Sourced<u64>>,
+    /// `[proxy.targets]`: machine classes, name and profile path (made absolute against the
+    /// directory of the file that set it), in the file's order. The names are the front-end's
+    /// to check (`vari_proxy::ClassName`); a stronger layer's table replaces the whole table.
+    pub proxy_targets: Option<Sourced<Vec<(String, PathBuf)>>>,
 }
 
 impl Settings {
@@ -154,6 +158,7 @@ impl Settings {
             low_speed_seconds,
             max_input_bytes,
             max_inflate_ratio,
+            proxy_targets,
         } = stronger;
         put(&mut self.prefer, prefer);
         put(&mut self.forbid, forbid);
@@ -173,6 +178,7 @@ impl Settings {
         put(&mut self.low_speed_seconds, low_speed_seconds);
         put(&mut self.max_input_bytes, max_input_bytes);
         put(&mut self.max_inflate_ratio, max_inflate_ratio);
+        put(&mut self.proxy_targets, proxy_targets);
     }
 
     /// The value of `key` as shown to the user, with its source; `None` when no layer sets it.
@@ -220,6 +226,14 @@ impl Settings {
             Key::LowSpeedSeconds => seconds(&self.low_speed_seconds),
             Key::MaxInputBytes => text(&self.max_input_bytes),
             Key::MaxInflateRatio => text(&self.max_inflate_ratio),
+            Key::ProxyTargets => self.proxy_targets.as_ref().map(|s| {
+                let items = s
+                    .value
+                    .iter()
+                    .map(|(name, path)| format!("{name}={}", path.display()))
+                    .collect();
+                (Shown::List(items), &s.source)
+            }),
         }
     }
 

@@ -1,6 +1,12 @@
 //! What a page build and every request share: the client, the target, the METADATA texts and
 //! rewritten wheels, the journal and the log. The caches of built pages are [`crate::state`]'s,
 //! which builds them with this context: the page builder never needs the page caches.
+//!
+//! A proxy serving several machine classes has one context per class, and every class's
+//! context holds the same [`Shared`] parts: one client (one HTTP cache, one connection pool),
+//! one cache of METADATA texts (they do not depend on the target), one cache of rewritten
+//! wheels (keyed by the marker context, so classes never get each other's copies) and one set
+//! of page-build threads. What depends on the target — the pages, the journal — is per class.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -11,10 +17,33 @@ use vari_core::ordering::SelectionOptions;
 use vari_select::Target;
 
 use crate::builders::Builders;
+use crate::class::ClassName;
 use crate::error::ServeError;
 use crate::fingerprint::fingerprint;
 use crate::journal::{Journal, UpstreamFailure};
 use crate::rewrite::Rewrites;
+
+/// What every class of one proxy shares (a single target's proxy has one class).
+#[derive(Clone)]
+pub(crate) struct Shared {
+    pub(crate) client: Arc<IndexClient>,
+    pub(crate) rewrites: Arc<Rewrites>,
+    pub(crate) builders: Arc<Builders>,
+    /// METADATA texts of variant wheels by URL and hash: read once, however often the page is
+    /// rebuilt and however many classes show the wheel (range reads are not in the HTTP cache).
+    metadata: Arc<Mutex<HashMap<String, Arc<str>>>>,
+}
+
+impl Shared {
+    pub(crate) fn new(client: IndexClient, rewrites: Rewrites, builders: Builders) -> Self {
+        Self {
+            client: Arc::new(client),
+            rewrites: Arc::new(rewrites),
+            builders: Arc::new(builders),
+            metadata: Arc::default(),
+        }
+    }
+}
 
 pub(crate) struct Context {
     pub(crate) client: Arc<IndexClient>,
@@ -22,51 +51,80 @@ pub(crate) struct Context {
     pub(crate) selection: SelectionOptions,
     /// The target's fingerprint ([`crate::fingerprint`]), in its URLs.
     pub(crate) fingerprint: String,
+    /// The machine class, when the proxy serves several.
+    pub(crate) class: Option<ClassName>,
+    /// The path segment after `/t/` of the target's own URLs: the fingerprint, or for a class
+    /// `{name}.{fingerprint}`.
+    pub(crate) segment: String,
     pub(crate) page_ttl: Duration,
     /// How long a failed page build is answered from memory.
     pub(crate) failure_ttl: Duration,
-    pub(crate) rewrites: Rewrites,
+    pub(crate) rewrites: Arc<Rewrites>,
     pub(crate) journal: Journal,
-    /// METADATA texts of variant wheels by URL and hash: read once, however often the page is
-    /// rebuilt (range reads are not in the HTTP cache).
-    metadata: Mutex<HashMap<String, Arc<str>>>,
+    /// The METADATA texts ([`Shared`]).
+    metadata: Arc<Mutex<HashMap<String, Arc<str>>>>,
     /// Messages already logged at their level (repeats go to `debug`).
     logged: Mutex<HashSet<String>>,
     /// Upstream failures warned about, and when.
     warned: Mutex<HashMap<String, Instant>>,
     /// The threads page builds run on.
-    pub(crate) builders: Builders,
+    pub(crate) builders: Arc<Builders>,
+}
+
+/// What one target (or class) of a proxy is served with.
+pub(crate) struct Serving {
+    pub(crate) target: Target,
+    pub(crate) selection: SelectionOptions,
+    pub(crate) class: Option<ClassName>,
+    pub(crate) page_ttl: Duration,
+    pub(crate) failure_ttl: Duration,
 }
 
 impl Context {
-    pub(crate) fn new(
-        client: IndexClient,
-        target: Target,
-        selection: SelectionOptions,
-        page_ttl: Duration,
-        failure_ttl: Duration,
-        rewrites: Rewrites,
-        builders: Builders,
-    ) -> Self {
+    pub(crate) fn new(shared: &Shared, serving: Serving) -> Self {
+        let Serving {
+            target,
+            selection,
+            class,
+            page_ttl,
+            failure_ttl,
+        } = serving;
+        let fingerprint = fingerprint(&target, &selection, shared.client.settings());
+        let segment = match &class {
+            Some(name) => crate::class::segment(name, &fingerprint),
+            None => fingerprint.clone(),
+        };
         Self {
-            fingerprint: fingerprint(&target, &selection, client.settings()),
-            client: Arc::new(client),
+            fingerprint,
+            class,
+            segment,
+            client: shared.client.clone(),
             target,
             selection,
             page_ttl,
             failure_ttl,
-            rewrites,
+            rewrites: shared.rewrites.clone(),
             journal: Journal::default(),
-            metadata: Mutex::new(HashMap::new()),
+            metadata: shared.metadata.clone(),
             logged: Mutex::new(HashSet::new()),
             warned: Mutex::new(HashMap::new()),
-            builders,
+            builders: shared.builders.clone(),
         }
     }
 
-    /// The path prefix of the target's own URLs: `/t/{fingerprint}`.
+    /// The path prefix of the target's own URLs: `/t/{fingerprint}`, or for a machine class
+    /// `/t/{name}.{fingerprint}`.
     pub(crate) fn prefix(&self) -> String {
-        format!("/t/{}", self.fingerprint)
+        format!("/t/{}", self.segment)
+    }
+
+    /// The span a class's log lines are written in (`class{name=gpu-a100}: …`); none for a
+    /// single target, whose log lines stay as they were.
+    pub(crate) fn span(&self) -> tracing::Span {
+        match &self.class {
+            Some(name) => tracing::info_span!(parent: None, "class", name = %name),
+            None => tracing::Span::none(),
+        }
     }
 
     /// The METADATA text of a variant wheel (PEP 658, else range reads of the wheel).

@@ -42,6 +42,15 @@ pub enum ProxyError {
     /// The threads that build pages could not be started.
     #[error("cannot start the proxy's page-build threads: {0}")]
     Threads(std::io::Error),
+    /// Machine classes were asked for, but none was given.
+    #[error("no machine class to serve")]
+    NoClasses,
+    /// Two machine classes have the same name.
+    #[error("machine class {name} is given twice: each class needs its own name")]
+    DuplicateClass {
+        /// The name.
+        name: String,
+    },
     /// The stop signals (SIGINT, SIGTERM) could not be listened for.
     #[error("cannot listen for SIGINT and SIGTERM: {0}")]
     Signal(std::io::Error),

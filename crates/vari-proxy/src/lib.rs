@@ -19,6 +19,19 @@
 //!   port have uv install the previous target's variant from its cache. The plain `/simple/`
 //!   stays as an alias ([`RunningProxy::alias_url`]): a URL that survives a target change, for
 //!   a `pip.conf` (pip checks hashes), not for uv. Another fingerprint's URLs get 404.
+//! - **Machine classes**: one proxy can serve a heterogeneous cluster
+//!   ([`ProxySettings::for_classes`]): each [`TargetClass`] under `/t/{name}.{fingerprint}/`
+//!   (its fingerprint as a single target's; the URL for uv, which changes when the class's
+//!   facts do) and `/t/{name}/` (the stable alias, for pip and a `pip.conf`, as `/simple/` is
+//!   for a single target), with its own pages and journal, and one client (one HTTP cache), one
+//!   cache of METADATA texts, one cache of rewritten wheels (keyed by the marker context, so a
+//!   class never gets another's copy) and one set of page-build threads between them. The
+//!   root `/` lists the classes (text, or JSON for `Accept: application/json`), and
+//!   `/t/{name}/` redirects to the class's own index URL (what a provisioning script gives
+//!   uv); another name,
+//!   the plain `/simple/`, and an old fingerprint of a class get 404 naming the classes served
+//!   or the class's current URL. Names follow a small grammar ([`ClassName`]) checked before
+//!   they name a path.
 //! - **What a page shows** is [`vari_select::present`]'s decision for the target: the chosen
 //!   variant wheel of each tag set under its name without the label, the other variants and the
 //!   non-variant wheel it replaces hidden, the non-variant wheel kept when no variant fits, a
@@ -84,6 +97,7 @@
 
 mod builders;
 mod cache_layout;
+mod class;
 mod connections;
 mod context;
 mod describe;
@@ -105,9 +119,11 @@ mod server;
 mod settings;
 mod signals;
 mod state;
+mod targets;
 mod throttle;
 
 pub use cache_layout::{prune_proxy_dir, ProxyCacheLayout};
+pub use class::{ClassName, ClassNameError, ClassUrls, TargetClass};
 pub use error::ProxyError;
 pub use fingerprint::fingerprint_of;
 pub use journal::{HiddenVersion, Served, UpstreamFailure};

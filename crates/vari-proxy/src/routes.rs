@@ -1,6 +1,8 @@
-//! Which answer a request gets, by method and path. Every path is served under the target's
-//! prefix `/t/{fingerprint}` (the index URL [`crate::RunningProxy::index_url`] gives) and
-//! without it (the `/simple/` alias); a prefix of another fingerprint is 404:
+//! Which answer a request gets, by method and path. Which target the path names is
+//! [`Targets::resolve`]'s: for a single target, every path is served under the target's prefix
+//! `/t/{fingerprint}` (the index URL [`crate::RunningProxy::index_url`] gives) and without it
+//! (the `/simple/` alias), and a prefix of another fingerprint is 404; for machine classes,
+//! under `/t/{name}.{fingerprint}` and the alias `/t/{name}`. Below the prefix:
 //!
 //! - `/simple/`: the project list; `/simple/{project}/`: a project page (both negotiated:
 //!   [`crate::negotiate`]); a name that is not normalised, or a missing trailing slash, is
@@ -16,6 +18,7 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, Method};
 use hyper::{Request, Response, StatusCode};
+use tracing::Instrument;
 use vari_client::ProjectName;
 
 use crate::files::{self, FileRequest};
@@ -23,8 +26,9 @@ use crate::negotiate::{negotiate, Format, HTML_V1, JSON, TEXT_HTML};
 use crate::pages::Rendered;
 use crate::response::{empty, full, redirect, text, Body};
 use crate::state::State;
+use crate::targets::{Named, Resolved, Targets};
 
-pub(crate) async fn handle<B>(state: Arc<State>, request: Request<B>) -> Response<Body> {
+pub(crate) async fn handle<B>(targets: &Targets, request: Request<B>) -> Response<Body> {
     let head = match *request.method() {
         Method::GET => false,
         Method::HEAD => true,
@@ -43,18 +47,43 @@ pub(crate) async fn handle<B>(state: Arc<State>, request: Request<B>) -> Respons
     let path = request.uri().path();
     let headers = request.headers();
     let segments: Vec<&str> = path.split('/').skip(1).collect();
-    // `/t/{fingerprint}/…`: the target's own URLs; anything else: the `/simple/` alias.
-    let (prefix, rest) = match segments.as_slice() {
-        ["t", fingerprint, rest @ ..] if *fingerprint == state.fingerprint => {
-            (state.prefix(), rest)
-        }
-        ["t", other, ..] if looks_like_fingerprint(other) => {
-            return another_target(&state, other, head)
-        }
-        ["t", ..] => return text(StatusCode::NOT_FOUND, "not found", head),
-        rest => (String::new(), rest),
+    let wants_json = headers
+        .get(http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("application/json"));
+    let resolved = match targets.resolve(&segments, wants_json, head) {
+        Named::Target(resolved) => resolved,
+        Named::Answer(answer) => return answer,
     };
+    let Resolved {
+        state,
+        base: prefix,
+        own,
+        rest,
+    } = resolved;
+    let span = state.span();
+    route(&state, &prefix, own, rest, headers, head)
+        .instrument(span)
+        .await
+}
+
+/// The answer under a target's prefix (`prefix`; `own`: the target's own, fingerprinted one).
+async fn route(
+    state: &Arc<State>,
+    prefix: &str,
+    own: bool,
+    rest: &[&str],
+    headers: &HeaderMap,
+    head: bool,
+) -> Response<Body> {
+    let state = state.clone();
     match rest {
+        // A class's alias root names the class's own index URL: what a provisioning script
+        // gives uv (`curl -w '%{redirect_url}' …/t/NAME/`), which changes with the class's
+        // facts while the alias stays.
+        [] | [""] if !own && state.class.is_some() => {
+            redirect(StatusCode::FOUND, &format!("{}/simple/", state.prefix()))
+        }
         [] | [""] => redirect(StatusCode::FOUND, &format!("{prefix}/simple/")),
         ["simple"] => redirect(StatusCode::MOVED_PERMANENTLY, &format!("{prefix}/simple/")),
         ["simple", ""] => root(&state, headers, head).await,
@@ -70,8 +99,7 @@ pub(crate) async fn handle<B>(state: Arc<State>, request: Request<B>) -> Respons
                     &format!("{prefix}/simple/{project}/"),
                 );
             }
-            let cacheable = !prefix.is_empty();
-            project_page(&state, &project, cacheable, headers, head).await
+            project_page(&state, &project, own, headers, head).await
         }
         ["files", project, key, name] => {
             let decoded = decode(project);
@@ -97,28 +125,6 @@ pub(crate) async fn handle<B>(state: Arc<State>, request: Request<B>) -> Respons
         }
         _ => text(StatusCode::NOT_FOUND, "not found", head),
     }
-}
-
-/// Whether a path segment has a fingerprint's form (anything else is not worth a log line).
-fn looks_like_fingerprint(segment: &str) -> bool {
-    segment.len() == 12
-        && segment
-            .bytes()
-            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-/// A URL of another target's fingerprint (an index URL kept from an earlier run for other
-/// hardware or options): 404, never this target's wheels under that URL, which an installer
-/// caching by index URL would mix with the other target's.
-fn another_target(state: &State, fingerprint: &str, head: bool) -> Response<Body> {
-    let message = format!(
-        "the index URL names target {fingerprint}, and this proxy chooses for target {} now \
-         (other hardware or options): use {}/simple/",
-        state.fingerprint,
-        state.prefix()
-    );
-    state.log_once(tracing::Level::WARN, message.clone());
-    text(StatusCode::NOT_FOUND, &message, head)
 }
 
 async fn root(state: &Arc<State>, headers: &HeaderMap, head: bool) -> Response<Body> {

@@ -21,7 +21,9 @@ use tokio::task::{JoinHandle, JoinSet};
 use vari_client::IndexClient;
 
 use crate::builders::Builders;
+use crate::class::{ClassName, ClassUrls};
 use crate::connections::{connection_cap, Connections, RequestGuard, Tracked};
+use crate::context::{Context, Serving, Shared};
 use crate::error::ProxyError;
 use crate::host::HostCheck;
 use crate::journal::{HiddenVersion, Served};
@@ -32,6 +34,7 @@ use crate::runtime::worker_threads;
 use crate::settings::ProxySettings;
 use crate::signals::StopSignals;
 use crate::state::State;
+use crate::targets::Targets;
 use crate::throttle::{Backoff, Throttled, LOG_INTERVAL};
 
 /// How long a shutdown waits for requests under way.
@@ -100,7 +103,7 @@ pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> 
     if temporary.is_none() {
         evict_unused(cache_dir.clone());
     }
-    let client = IndexClient::new(settings.client)?;
+    let client = IndexClient::new(settings.client.clone())?;
     let listener = TcpListener::bind(settings.bind)
         .await
         .map_err(|source| ProxyError::Bind {
@@ -113,17 +116,11 @@ pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> 
     })?;
     let builders = Builders::start(&tokio::runtime::Handle::current(), worker_threads())
         .map_err(ProxyError::Threads)?;
-    let state = Arc::new(State::new(
-        client,
-        settings.target,
-        settings.selection,
-        settings.page_ttl,
-        settings.failure_ttl,
-        rewrites,
-        builders,
-    ));
+    let shared = Shared::new(client, rewrites, builders);
+    let targets = targets(&shared, &settings)?;
+    let targets = Arc::new(targets);
     let server = Server {
-        state: state.clone(),
+        targets: targets.clone(),
         hosts: HostCheck::new(addr, settings.allow_remote),
         refused_hosts: Throttled::new(LOG_INTERVAL),
         connections: Connections::new(connection_cap(settings.max_connections)),
@@ -134,15 +131,23 @@ pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> 
     let task = tokio::spawn(serve(listener, Arc::new(server), stopped));
     let proxy = RunningProxy {
         addr,
-        state,
+        targets,
+        builders: shared.builders.clone(),
         stop,
         task,
         cache_dir,
         _temporary: temporary,
     };
+    let serving = match proxy.classes().as_slice() {
+        [] => proxy.index_url().to_string(),
+        classes => classes
+            .iter()
+            .map(|class| format!("{} at {}", class.name, class.index_url))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
     tracing::info!(
-        "serving a variant-aware index at {} (rewritten wheels in {})",
-        proxy.index_url(),
+        "serving a variant-aware index: {serving} (rewritten wheels in {})",
         proxy.cache_dir.display()
     );
     Ok(proxy)
@@ -173,11 +178,40 @@ fn evict_unused(dir: PathBuf) {
     });
 }
 
+/// The states of the target or the machine classes `settings` name, sharing `shared`.
+fn targets(shared: &Shared, settings: &ProxySettings) -> Result<Targets, ProxyError> {
+    let serving = |target: &vari_select::Target, class: Option<ClassName>| Serving {
+        target: target.clone(),
+        selection: settings.selection.clone(),
+        class,
+        page_ttl: settings.page_ttl,
+        failure_ttl: settings.failure_ttl,
+    };
+    if settings.classes.is_empty() {
+        let context = Context::new(shared, serving(&settings.target, None));
+        return Ok(Targets::One(Arc::new(State::new(context, Arc::default()))));
+    }
+    let root = Arc::default();
+    let mut states: Vec<Arc<State>> = Vec::with_capacity(settings.classes.len());
+    for class in &settings.classes {
+        if states.iter().any(|s| s.class.as_ref() == Some(&class.name)) {
+            return Err(ProxyError::DuplicateClass {
+                name: class.name.to_string(),
+            });
+        }
+        let context = Context::new(shared, serving(&class.target, Some(class.name.clone())));
+        states.push(Arc::new(State::new(context, Arc::clone(&root))));
+    }
+    Ok(Targets::Classes(states))
+}
+
 /// A running proxy. Dropping it stops the server too (without waiting); [`Self::shutdown`]
 /// waits for requests under way.
 pub struct RunningProxy {
     addr: SocketAddr,
-    state: Arc<State>,
+    targets: Arc<Targets>,
+    /// The page-build threads every target shares.
+    builders: Arc<Builders>,
     stop: watch::Sender<bool>,
     task: JoinHandle<()>,
     cache_dir: PathBuf,
@@ -201,21 +235,51 @@ impl RunningProxy {
     /// the wheel tags, the selection options). It changes with the target, so an installer
     /// that caches wheels by index URL and file name (uv) never reuses another target's
     /// variant; a URL of another fingerprint gets 404.
+    ///
+    /// A proxy serving machine classes has no index of its own: its root URL, which lists the
+    /// classes ([`Self::classes`] gives each one's URLs).
     pub fn index_url(&self) -> url::Url {
-        self.url(&format!("/t/{}/simple/", self.state.fingerprint))
+        match &*self.targets {
+            Targets::One(state) => self.url(&format!("{}/simple/", state.prefix())),
+            Targets::Classes(_) => self.url("/"),
+        }
+    }
+
+    /// The machine classes served, in the order given, with their URLs: empty for a single
+    /// target.
+    pub fn classes(&self) -> Vec<ClassUrls> {
+        let Targets::Classes(states) = &*self.targets else {
+            return Vec::new();
+        };
+        states
+            .iter()
+            .filter_map(|state| {
+                let name = state.class.as_ref()?;
+                Some(ClassUrls {
+                    name: name.to_string(),
+                    fingerprint: state.fingerprint.clone(),
+                    index_url: self.url(&format!("{}/simple/", state.prefix())).to_string(),
+                    alias_url: self.url(&format!("/t/{name}/simple/")).to_string(),
+                    source: state.target.hardware.source.to_string(),
+                })
+            })
+            .collect()
     }
 
     /// `http://127.0.0.1:PORT/simple/`: the same pages under a URL that does not change with
     /// the target (for a `pip.conf` written once). Safe for pip, which checks each download
     /// against the listed hash, and file links always carry the target's prefix; not for uv's
     /// cache, which a target change on the same port would leave holding another variant.
+    /// A proxy serving machine classes answers 404 there: each class has its own alias
+    /// ([`ClassUrls::alias_url`]).
     pub fn alias_url(&self) -> url::Url {
         self.url("/simple/")
     }
 
-    /// The target's fingerprint (12 hex digits), as in [`Self::index_url`].
+    /// The target's fingerprint (12 hex digits), as in [`Self::index_url`]; for machine
+    /// classes, the first class's ([`Self::classes`] gives each one's).
     pub fn fingerprint(&self) -> &str {
-        &self.state.fingerprint
+        &self.targets.states()[0].fingerprint
     }
 
     fn url(&self, path: &str) -> url::Url {
@@ -241,20 +305,31 @@ impl RunningProxy {
     /// Every variant choice presented so far (and the non-variant wheels shown in place of
     /// unusable variants), and every file downloaded through the proxy, in the order first
     /// seen.
+    ///
+    /// With machine classes, each class's entries in turn, in the order the classes were given.
     pub fn journal(&self) -> Vec<Served> {
-        self.state.journal.served()
+        self.each(|state| state.journal.served())
+    }
+
+    /// Every target's entries of one kind, in order.
+    fn each<T>(&self, entries: impl Fn(&State) -> Vec<T>) -> Vec<T> {
+        self.targets
+            .states()
+            .iter()
+            .flat_map(|state| entries(state))
+            .collect()
     }
 
     /// The versions of which no wheel for the target was shown, with why (what hardware their
     /// variants need), in the order first seen.
     pub fn hidden_versions(&self) -> Vec<HiddenVersion> {
-        self.state.journal.hidden_versions()
+        self.each(|state| state.journal.hidden_versions())
     }
 
     /// The upstream failures that answered requests with an error status (a project the
     /// upstream does not have is not one), each once, in the order first seen.
     pub fn upstream_failures(&self) -> Vec<crate::UpstreamFailure> {
-        self.state.journal.upstream_failures()
+        self.each(|state| state.journal.upstream_failures())
     }
 
     /// Stops listening, lets requests under way finish (up to a few seconds), and returns.
@@ -262,7 +337,7 @@ impl RunningProxy {
         let _ = self.stop.send(true);
         let _ = self.task.await;
         // Page builds nobody waits for any more: their threads end.
-        self.state.builders.close();
+        self.builders.close();
         tracing::debug!("the proxy at {} stopped", self.addr);
     }
 
@@ -278,7 +353,7 @@ impl RunningProxy {
 
 /// What every connection shares.
 struct Server {
-    state: Arc<State>,
+    targets: Arc<Targets>,
     hosts: HostCheck,
     /// Refused `Host`s, logged once per interval.
     refused_hosts: Throttled,
@@ -397,7 +472,7 @@ async fn connection(
 /// The `Host` check, then the routes.
 async fn answer(server: &Server, request: Request<Incoming>) -> Response<Body> {
     match server.hosts.check(request.uri(), request.headers()) {
-        Ok(()) => routes::handle(server.state.clone(), request).await,
+        Ok(()) => routes::handle(&server.targets, request).await,
         Err(host) => misdirected(server, &host, request.method() == http::Method::HEAD),
     }
 }

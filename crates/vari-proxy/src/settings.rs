@@ -8,6 +8,9 @@ use vari_client::ClientSettings;
 use vari_core::ordering::SelectionOptions;
 use vari_select::Target;
 
+use crate::class::TargetClass;
+use crate::error::ProxyError;
+
 pub use crate::connections::DEFAULT_MAX_CONNECTIONS;
 
 /// How long a presented project page is reused before the upstream sources are asked again
@@ -32,8 +35,16 @@ pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct ProxySettings {
     /// The upstream indexes and find-links sources, the HTTP cache, offline mode.
     pub client: ClientSettings,
-    /// The machine and Python environment the wheels are chosen for.
+    /// The machine and Python environment the wheels are chosen for (unless `classes` names
+    /// machine classes).
     pub target: Target,
+    /// Machine classes to serve side by side instead of `target` (empty: serve `target`).
+    /// Each gets its own URLs, `/t/{name}.{fingerprint}/simple/` (for uv: it changes with
+    /// the class's facts) and `/t/{name}/simple/` (for pip: it does not), its own pages and
+    /// journal; the client, its HTTP cache, the METADATA texts, the rewritten wheels and the
+    /// page-build threads are shared. `target` is then not served (a node that names no class
+    /// must not get another class's wheels): [`ProxySettings::for_classes`].
+    pub classes: Vec<TargetClass>,
     /// Which variants may be chosen and in which order.
     pub selection: SelectionOptions,
     /// Where to listen; `127.0.0.1:0` picks a free port.
@@ -67,6 +78,7 @@ impl ProxySettings {
         Self {
             client,
             target,
+            classes: Vec::new(),
             selection: SelectionOptions::default(),
             bind: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             allow_remote: false,
@@ -76,5 +88,27 @@ impl ProxySettings {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             header_timeout: DEFAULT_HEADER_TIMEOUT,
         }
+    }
+
+    /// Settings serving `classes` side by side (see [`ProxySettings::classes`]), otherwise as
+    /// [`ProxySettings::new`]'s. Refuses an empty list and a name given twice.
+    pub fn for_classes(
+        client: ClientSettings,
+        classes: Vec<TargetClass>,
+    ) -> Result<Self, ProxyError> {
+        let Some(first) = classes.first() else {
+            return Err(ProxyError::NoClasses);
+        };
+        for (at, class) in classes.iter().enumerate() {
+            if classes[..at].iter().any(|c| c.name == class.name) {
+                return Err(ProxyError::DuplicateClass {
+                    name: class.name.to_string(),
+                });
+            }
+        }
+        Ok(Self {
+            classes: classes.clone(),
+            ..Self::new(client, first.target.clone())
+        })
     }
 }

@@ -4,23 +4,20 @@
 
 use std::ops::Deref;
 use std::sync::Arc;
-use std::time::Duration;
 
-use vari_client::{IndexClient, ProjectName};
-use vari_core::ordering::SelectionOptions;
-use vari_select::Target;
+use tracing::Instrument;
+use vari_client::ProjectName;
 
-use crate::builders::Builders;
 use crate::context::Context;
 use crate::flight::{Flights, Outcome};
 use crate::pages::{self, ProjectPage};
-use crate::rewrite::Rewrites;
 use crate::root::{self, RootPage};
 
 pub(crate) struct State {
     context: Arc<Context>,
     pages: Flights<ProjectPage>,
-    root: Flights<RootPage>,
+    /// The project list does not depend on the target: every class of a proxy shares it.
+    root: Arc<Flights<RootPage>>,
 }
 
 /// The context's fields and methods, read through the state as before.
@@ -33,28 +30,13 @@ impl Deref for State {
 }
 
 impl State {
-    pub(crate) fn new(
-        client: IndexClient,
-        target: Target,
-        selection: SelectionOptions,
-        page_ttl: Duration,
-        failure_ttl: Duration,
-        rewrites: Rewrites,
-        builders: Builders,
-    ) -> Self {
-        let context = Context::new(
-            client,
-            target,
-            selection,
-            page_ttl,
-            failure_ttl,
-            rewrites,
-            builders,
-        );
+    /// The state of one target (or class) built with `context`; `root`: the project list's
+    /// cache, shared by every class of the proxy.
+    pub(crate) fn new(context: Context, root: Arc<Flights<RootPage>>) -> Self {
         Self {
             context: Arc::new(context),
             pages: Flights::default(),
-            root: Flights::default(),
+            root,
         }
     }
 
@@ -69,7 +51,9 @@ impl State {
                 self.failure_ttl,
                 || {
                     let (context, name) = (self.context.clone(), name.clone());
-                    self.builders.spawn(move || pages::build(context, name))
+                    let span = context.span();
+                    self.builders
+                        .spawn(move || pages::build(context, name).instrument(span))
                 },
             )
             .await

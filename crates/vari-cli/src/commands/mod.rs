@@ -3,6 +3,7 @@
 mod cache;
 mod config;
 mod detect;
+mod detect_class;
 mod download;
 mod index;
 mod install;
@@ -28,6 +29,7 @@ use crate::error::CliError;
 pub(crate) fn run(command: Command, verbose: bool) -> Result<ExitCode, CliError> {
     crate::settings::apply_file_limits()?;
     match command {
+        Command::Detect(args) if !args.classes.is_empty() => detect_class::run(&args),
         Command::Detect(args) => detect::run(&args, verbose),
         Command::Rank(args) => rank::run(&args),
         Command::Snapshot(args) => snapshot::run(&args),

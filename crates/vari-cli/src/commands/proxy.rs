@@ -7,17 +7,24 @@
 //! what to give pip and uv: pip the `/simple/` alias, which does not change with the target;
 //! uv the target's own URL (`/t/{fingerprint}/simple/`), which its cache needs. Each choice is
 //! logged on stderr with its reason.
+//!
+//! With machine classes (`--target NAME=PROFILE`, repeatable, else `[proxy.targets]` in
+//! vari.toml) one process serves each class under its own URLs, one line per class on stdout:
+//! `NAME PIP_INDEX_URL=…/t/NAME/simple/ UV_DEFAULT_INDEX=…/t/NAME.FINGERPRINT/simple/`.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use vari_client::ClientSettings;
-use vari_proxy::{ProxyError, ProxySettings, StopSignals};
+use vari_proxy::{ProxyError, ProxySettings, RunningProxy, StopSignals, TargetClass};
 
+use crate::classes::classes;
 use crate::cli::ProxyArgs;
 use crate::error::CliError;
 use crate::output;
-use crate::settings::{client_settings, load_config, server_runtime, Selecting};
+use crate::settings::{
+    class_target, client_settings, load_config, selection_options, server_runtime, Selecting,
+};
 
 /// Serves until SIGINT or SIGTERM.
 pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
@@ -30,14 +37,48 @@ pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
     let config = load_config()?;
     let client = client_settings(&args.index, &config)?;
     refuse_itself(&client, args.bind)?;
-    let selecting = Selecting::with_config(config, &args.target, &args.selection)?;
-    let settings = ProxySettings {
-        selection: selecting.selection,
-        bind: args.bind,
-        allow_remote: args.allow_remote,
-        ..ProxySettings::new(client.clone(), selecting.target)
+    let classes = classes(&args.targets, "--target", &config)?;
+    let mut settings = match classes.is_empty() {
+        true => {
+            let selecting = Selecting::with_config(config, &args.target, &args.selection)?;
+            ProxySettings {
+                selection: selecting.selection,
+                ..ProxySettings::new(client.clone(), selecting.target)
+            }
+        }
+        false => {
+            if args.target.profile.is_some() || args.target.sysroot.is_some() {
+                output::warn(
+                    "--profile and --sysroot are not used with machine classes: each class \
+                     chooses for its own profile",
+                );
+            }
+            let mut served = Vec::with_capacity(classes.len());
+            for class in classes {
+                let target = class_target(&class.profile, &args.target)?;
+                served.push(TargetClass {
+                    name: class.name,
+                    target,
+                });
+            }
+            ProxySettings {
+                selection: config.selection(selection_options(&args.selection)),
+                ..ProxySettings::for_classes(client.clone(), served)
+                    .map_err(|e| CliError::Other(e.to_string()))?
+            }
+        }
     };
-    let choosing_for = settings.target.hardware.source.to_string();
+    settings.bind = args.bind;
+    settings.allow_remote = args.allow_remote;
+    let choosing_for = match settings.classes.is_empty() {
+        true => settings.target.hardware.source.to_string(),
+        false => settings
+            .classes
+            .iter()
+            .map(|class| format!("{} ({})", class.name, class.target.hardware.source))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
     server_runtime()?.block_on(async {
         // Before the URL is announced: whoever reads it may stop the proxy at once (Ctrl-C,
         // `docker stop`), and that must be a graceful stop with status 0.
@@ -52,14 +93,7 @@ pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
             "upstream: {}; choosing for {choosing_for}",
             sources_text(&client)
         );
-        let (url, alias) = (proxy.index_url(), proxy.alias_url());
-        output::print_data(&format!("PIP_INDEX_URL={alias} UV_DEFAULT_INDEX={url}\n"))?;
-        output::note(&format!(
-            "give uv {url}: it names this target ({}), and uv reuses cached wheels by index URL, \
-             so {alias} could get it another target's wheels after a change of hardware or \
-             options; {alias} is for pip (it checks hashes) and a pip.conf",
-            proxy.fingerprint()
-        ));
+        announce(&proxy, args.json)?;
         let stopped = proxy
             .run_until(signals)
             .await
@@ -68,6 +102,50 @@ pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
         stopped
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says where the proxy serves: the line of variables (one per class), or the JSON document.
+fn announce(proxy: &RunningProxy, json: bool) -> Result<(), CliError> {
+    let classes = proxy.classes();
+    let (url, alias) = (proxy.index_url(), proxy.alias_url());
+    if json {
+        let document = match classes.is_empty() {
+            true => serde_json::json!({
+                "index_url": url.as_str(),
+                "alias_url": alias.as_str(),
+                "fingerprint": proxy.fingerprint(),
+            }),
+            false => serde_json::json!({ "classes": classes }),
+        };
+        return output::print_data(&format!("{document}\n"));
+    }
+    if classes.is_empty() {
+        output::print_data(&format!("PIP_INDEX_URL={alias} UV_DEFAULT_INDEX={url}\n"))?;
+        output::note(&format!(
+            "give uv {url}: it names this target ({}), and uv reuses cached wheels by index URL, \
+             so {alias} could get it another target's wheels after a change of hardware or \
+             options; {alias} is for pip (it checks hashes) and a pip.conf",
+            proxy.fingerprint()
+        ));
+        return Ok(());
+    }
+    let lines: String = classes
+        .iter()
+        .map(|class| {
+            format!(
+                "{} PIP_INDEX_URL={} UV_DEFAULT_INDEX={}\n",
+                class.name, class.alias_url, class.index_url
+            )
+        })
+        .collect();
+    output::print_data(&lines)?;
+    output::note(
+        "give uv each class's UV_DEFAULT_INDEX: it names the class's facts, and uv reuses cached \
+         wheels by index URL, so the PIP_INDEX_URL of a class whose profile changed could get \
+         it the old choice; PIP_INDEX_URL stays the same across such changes, for pip (it \
+         checks hashes) and a pip.conf; the proxy's root URL lists the classes",
+    );
+    Ok(())
 }
 
 /// A proxy whose upstream is its own address would ask itself forever: that happens when

@@ -141,7 +141,7 @@ fn without_files_every_key_is_a_default() {
     let s = Scratch::new();
     let shown = run(&mut s.vari(&["--json"])).expect_code(0).json();
     let settings = shown["settings"].as_object().unwrap();
-    assert_eq!(settings.len(), 18);
+    assert_eq!(settings.len(), 19);
     assert!(
         settings.values().all(|v| v["layer"] == "default"),
         "{shown}"
@@ -155,6 +155,8 @@ fn without_files_every_key_is_a_default() {
     // So do the file ceilings.
     assert_eq!(settings["max-input-bytes"]["value"], "16777216");
     assert_eq!(settings["max-inflate-ratio"]["value"], "200");
+    // No machine classes.
+    assert_eq!(settings["proxy.targets"]["value"], json!([]));
     assert_eq!(
         shown["files"],
         json!([{"layer": "user", "path": text(&s.user_file()), "found": false}])

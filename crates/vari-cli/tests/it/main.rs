@@ -19,6 +19,7 @@ mod nesting;
 mod ordering;
 mod output_safety;
 mod profiles;
+mod proxy_classes;
 mod proxy_log;
 mod proxy_server;
 mod rank;

@@ -5,6 +5,7 @@
 mod support;
 mod wheels;
 
+mod classes;
 mod concurrency;
 mod eviction;
 mod files;
