@@ -86,4 +86,16 @@ pub enum BuildError {
         /// The operating system's reason.
         source: io::Error,
     },
+    /// An object store could not be reached, listed or written: the message names the object's
+    /// URL and what failed (credentials, a missing bucket, a refusal).
+    #[error("{location}: {problem}")]
+    Store {
+        /// The URL of the store, prefix or object.
+        location: String,
+        /// What failed, on one line.
+        problem: String,
+    },
+    /// `-o` names no usable destination.
+    #[error(transparent)]
+    Destination(#[from] crate::publish::DestinationError),
 }

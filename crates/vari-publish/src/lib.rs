@@ -91,6 +91,7 @@ mod dist;
 mod error;
 mod inputs;
 mod place;
+mod publish;
 mod site;
 mod state;
 mod validate;
@@ -99,6 +100,10 @@ pub use build::{build, BuildOptions, BuildStats, NoProgress, Progress};
 pub use error::BuildError;
 pub use inputs::Skipped;
 pub use place::FilePlacement;
+pub use publish::{
+    content_type, publish, Body, Destination, DestinationError, DirectoryStore, ObjectSite,
+    PublishStats, Put, SiteFile, SitePlan, SiteStore, Stamp, Stamps,
+};
 pub use validate::{
     validate, validate_with, FetchError, HttpSite, LocalSite, Problem, Severity, SiteReader,
     ValidateError, ValidateOptions, ValidationReport,

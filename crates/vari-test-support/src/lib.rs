@@ -10,6 +10,9 @@
 //! - [`raw`]: a scripted server on raw sockets for answers no HTTP library would send;
 //! - [`site`]: a static host serving a built site, with or without content negotiation;
 //! - [`wheels`]: valid test wheels, variant wheels and `*-variants.json` documents;
+//! - [`garage`]: a real S3 object store (Garage, single node) on 127.0.0.1, with its website
+//!   endpoint;
+//! - [`nginx`]: nginx from the system's packages serving a directory on 127.0.0.1;
 //! - [`elf`]: ELF files with known machine code and real fat-binary sections, in wheels;
 //! - [`binary`]: the real `vari` binary with a clean environment, its streams captured;
 //! - [`output`]: whole-output checks with filters for paths, ports, durations and versions.
@@ -18,8 +21,10 @@
 
 pub mod binary;
 pub mod elf;
+pub mod garage;
 pub mod index;
 pub mod installers;
+pub mod nginx;
 pub mod output;
 pub mod paths;
 pub mod raw;

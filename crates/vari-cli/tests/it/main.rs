@@ -21,6 +21,7 @@ mod output_safety;
 mod profiles;
 mod proxy_log;
 mod proxy_server;
+mod published_sites;
 mod rank;
 mod rank_release;
 mod readme_examples;
