@@ -26,6 +26,12 @@ pub const KEY_ID: &str = "GK0123456789abcdef01234567";
 /// The secret of [`KEY_ID`].
 pub const SECRET: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
+/// A second key, which [`Garage::allow_read_only`] lets only read a bucket.
+pub const READ_ONLY_KEY_ID: &str = "GKfedcba9876543210fedcba98";
+/// The secret of [`READ_ONLY_KEY_ID`].
+pub const READ_ONLY_SECRET: &str =
+    "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
+
 /// The name [`Garage::website`] gives the served bucket: the website endpoint picks the bucket
 /// by the request's host, and `localhost` is the one name every machine resolves to 127.0.0.1.
 const WEBSITE_ALIAS: &str = "localhost";
@@ -113,6 +119,15 @@ impl Garage {
         garage.wait_for_port(s3);
         garage.set_up_layout();
         garage.cli(&["key", "import", "--yes", "-n", "vari-test", KEY_ID, SECRET]);
+        garage.cli(&[
+            "key",
+            "import",
+            "--yes",
+            "-n",
+            "vari-read-only",
+            READ_ONLY_KEY_ID,
+            READ_ONLY_SECRET,
+        ]);
         garage
     }
 
@@ -133,6 +148,18 @@ impl Garage {
             bucket,
             "--key",
             "vari-test",
+        ]);
+    }
+
+    /// Lets [`READ_ONLY_KEY_ID`] list and read `bucket`, and nothing more.
+    pub fn allow_read_only(&self, bucket: &str) {
+        self.cli(&[
+            "bucket",
+            "allow",
+            "--read",
+            bucket,
+            "--key",
+            "vari-read-only",
         ]);
     }
 

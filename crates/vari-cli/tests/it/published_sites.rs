@@ -261,21 +261,55 @@ fn a_refused_upload_leaves_the_published_site_as_it_was_with_one_error_line() {
 
     TestWheel::new("new_pkg-1.0-py3-none-any.whl").write(input.path());
     let wrong_secret = "f".repeat(64);
-    let run = build_to_s3(
+    let refused = build_to_s3(
         &garage,
         input.path(),
         &[("AWS_SECRET_ACCESS_KEY", wrong_secret.as_str())],
     )
     .expect_code(1);
-    let lines: Vec<&str> = run.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    let lines: Vec<&str> = refused.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", refused.stderr);
     assert!(
         lines[0].starts_with(&format!(
             "error: {}: listing failed: access denied (HTTP 403)",
             s3_url()
         )),
         "{}",
-        run.stderr
+        refused.stderr
+    );
+    assert_eq!(get(&root), before, "the project list is unchanged");
+    assert_eq!(
+        head(&format!("{web}/{PREFIX}/simple/new-pkg/"), None).status,
+        404
+    );
+
+    // A key that may list and read but not write: the listing succeeds, the first upload is
+    // refused, and no page changes.
+    garage.allow_read_only(BUCKET);
+    let refused = build_to_s3(
+        &garage,
+        input.path(),
+        &[
+            (
+                "AWS_ACCESS_KEY_ID",
+                vari_test_support::garage::READ_ONLY_KEY_ID,
+            ),
+            (
+                "AWS_SECRET_ACCESS_KEY",
+                vari_test_support::garage::READ_ONLY_SECRET,
+            ),
+        ],
+    )
+    .expect_code(1);
+    let lines: Vec<&str> = refused.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", refused.stderr);
+    assert!(
+        lines[0].starts_with(&format!(
+            "error: {}/files/new_pkg-1.0-py3-none-any.whl",
+            s3_url()
+        )) && lines[0].contains(": upload failed: access denied (HTTP 403)"),
+        "{}",
+        refused.stderr
     );
     assert_eq!(get(&root), before, "the project list is unchanged");
     assert_eq!(
@@ -303,6 +337,29 @@ fn a_refused_upload_leaves_the_published_site_as_it_was_with_one_error_line() {
         missing.stderr
     );
     assert_eq!(missing.stderr.lines().count(), 1, "{}", missing.stderr);
+
+    // No credentials at all: said at once, not after asking a metadata service for minutes.
+    let mut cmd = vari();
+    for (key, _) in std::env::vars() {
+        if key.starts_with("AWS_") {
+            cmd.env_remove(key);
+        }
+    }
+    let none = run(cmd
+        .env("HOME", input.path().join("no-home"))
+        .env("AWS_ENDPOINT_URL", garage.s3_endpoint())
+        .args(["index", "build"])
+        .arg(input.path())
+        .args(["-o", &s3_url()]))
+    .expect_code(1);
+    assert_eq!(
+        none.stderr,
+        format!(
+            "error: {}: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or name \
+             a profile of ~/.aws/credentials with AWS_PROFILE\n",
+            s3_url()
+        )
+    );
 }
 
 #[test]
@@ -420,7 +477,7 @@ fn nginx_serves_a_built_site_to_pip_uv_and_vari_with_json_by_negotiation() {
     let index = format!("{}/simple/", nginx.base);
     assert_installers_install_from(&index);
     assert_vari_selects_v3_from(&index, input.path());
-    // The installers asked for JSON and got it.
+    // The installers read the project page from nginx.
     assert!(
         nginx.access_log().contains("GET /simple/fast-pkg/ "),
         "{}",

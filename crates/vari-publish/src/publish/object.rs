@@ -436,6 +436,32 @@ fn s3_builder() -> Result<object_store::aws::AmazonS3Builder, String> {
             builder = builder.with_config(Key::Endpoint, endpoint);
         }
     }
+    // Without credentials object_store asks the EC2 instance metadata service, retrying for
+    // minutes where there is none. That is the right source on EC2 only: with a custom endpoint
+    // (another S3 store) or the metadata service disabled, missing credentials are said now.
+    let has_static = builder.get_config_value(&Key::AccessKeyId).is_some()
+        && builder.get_config_value(&Key::SecretAccessKey).is_some();
+    let other_source = [
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    ]
+    .iter()
+    .any(|key| set(key));
+    let is_true =
+        |key: &str| std::env::var(key).is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1");
+    let custom_endpoint = builder.get_config_value(&Key::Endpoint).is_some();
+    if !has_static
+        && !other_source
+        && !is_true("AWS_SKIP_SIGNATURE")
+        && (custom_endpoint || is_true("AWS_EC2_METADATA_DISABLED"))
+    {
+        return Err(
+            "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or name \
+                    a profile of ~/.aws/credentials with AWS_PROFILE"
+                .to_owned(),
+        );
+    }
     let http_endpoint = builder.get_config_value(&Key::Endpoint).is_some_and(|e| {
         e.get(..7)
             .is_some_and(|s| s.eq_ignore_ascii_case("http://"))
