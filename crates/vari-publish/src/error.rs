@@ -97,5 +97,21 @@ pub enum BuildError {
     },
     /// `-o` names no usable destination.
     #[error(transparent)]
-    Destination(#[from] crate::publish::DestinationError),
+    Destination(#[from] DestinationError),
+}
+
+/// Why a destination is not usable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DestinationError {
+    /// A URL with a scheme no object store here serves.
+    #[error("`{0}`: unsupported destination scheme (use a directory, s3://, gs://, az:// or an http(s) WebDAV URL)")]
+    UnsupportedScheme(String),
+    /// A URL that does not parse, or names no bucket.
+    #[error("`{url}`: {problem}")]
+    BadUrl {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        problem: String,
+    },
 }

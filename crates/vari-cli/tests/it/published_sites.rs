@@ -20,7 +20,7 @@ const BUCKET: &str = "vari-site";
 const PREFIX: &str = "pypi";
 
 /// `fast-pkg 1.0` (x86-64 v3 and v4 builds and a plain wheel), `plain-pkg 1.0+cpu` (a local
-/// version: a `+` in an object key) and an sdist.
+/// version: a `+` in an object key) and an sdist larger than one upload part.
 fn inputs(dir: &Path) {
     let document = level_variants(&["v3", "v4"]);
     for label in ["v3", "v4"] {
@@ -31,7 +31,14 @@ fn inputs(dir: &Path) {
     }
     TestWheel::new("fast_pkg-1.0-py3-none-any.whl").write(dir);
     TestWheel::new("plain_pkg-1.0+cpu-py3-none-any.whl").write(dir);
-    std::fs::write(dir.join("plain_pkg-0.9.tar.gz"), b"an sdist").unwrap();
+    std::fs::write(dir.join("plain_pkg-0.9.tar.gz"), big_sdist()).unwrap();
+}
+
+/// 9 MiB of varied bytes: sent in parts (8 MiB each) to an object store.
+fn big_sdist() -> Vec<u8> {
+    (0..9u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect()
 }
 
 fn s3_url() -> String {
@@ -193,6 +200,12 @@ fn index_build_to_s3_is_served_to_pip_uv_and_vari_with_the_right_content_types()
         assert_eq!(answer.status, 200, "{path}: {answer:?}");
         assert_eq!(answer.header("content-type"), Some(expected), "{path}");
     }
+
+    // The sdist went up in parts and came back whole.
+    assert!(
+        get(&format!("{site}/files/plain_pkg-0.9.tar.gz")) == big_sdist(),
+        "the sdist served is the one built from"
+    );
 
     let index = format!("{site}/simple/");
     assert_installers_install_from(&index);

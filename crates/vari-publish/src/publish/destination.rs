@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use url::Url;
 
 use super::{DirectoryStore, ObjectSite, SiteStore};
-use crate::error::BuildError;
+use crate::error::{BuildError, DestinationError};
 use crate::place::FilePlacement;
 
 /// The URL schemes of object stores, and which store each names.
@@ -35,22 +35,6 @@ pub enum Destination {
     /// `http(s)://` WebDAV URL. Credentials come from the environment as each store's tools
     /// read them (`AWS_*`, `GOOGLE_*`, `AZURE_*`), and for S3 also from the AWS profile files.
     ObjectStore(Url),
-}
-
-/// Why a destination is not usable.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DestinationError {
-    /// A URL with a scheme no object store here serves.
-    #[error("`{0}`: unsupported destination scheme (use a directory, s3://, gs://, az:// or an http(s) WebDAV URL)")]
-    UnsupportedScheme(String),
-    /// A URL that does not parse, or names no bucket.
-    #[error("`{url}`: {problem}")]
-    BadUrl {
-        /// The URL as given.
-        url: String,
-        /// What is wrong with it.
-        problem: String,
-    },
 }
 
 impl Destination {

@@ -25,7 +25,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use destination::{Destination, DestinationError};
+pub use crate::error::DestinationError;
+pub use destination::Destination;
 pub use directory::DirectoryStore;
 pub use object::ObjectSite;
 

@@ -28,10 +28,12 @@ use crate::error::BuildError;
 
 /// Uploads (and deletions) in flight at once.
 pub(crate) const MAX_PARALLEL: usize = 8;
-/// Files up to this size are uploaded in one request; larger ones in parts of this size.
-pub(crate) const PART_BYTES: usize = 16 << 20;
+/// Files up to this size are uploaded in one request; larger ones in parts of this size (S3's
+/// smallest part is 5 MiB). At most about `MAX_PARALLEL × (PARTS_IN_FLIGHT + 1) × PART_BYTES`
+/// (192 MiB) is held in memory at once, whatever the size of the wheels.
+pub(crate) const PART_BYTES: usize = 8 << 20;
 /// Parts of one file in flight at once.
-const PARTS_IN_FLIGHT: usize = 4;
+const PARTS_IN_FLIGHT: usize = 2;
 /// The most objects a listing of the prefix may return (a site of a million files is far
 /// beyond any index; a prefix holding more is not a site).
 const MAX_LISTED: usize = 4_000_000;
