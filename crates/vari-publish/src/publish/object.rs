@@ -70,9 +70,10 @@ impl ObjectSite {
             location: base.clone(),
             problem,
         };
-        let (store, prefix) = store_for(url).map_err(fail)?;
-        // reqwest is built without a bundled TLS provider; vari uses ring everywhere.
+        // reqwest is built without a bundled TLS provider (vari uses ring everywhere), and the
+        // store's client is made when the store is.
         let _ = rustls::crypto::ring::default_provider().install_default();
+        let (store, prefix) = store_for(url).map_err(fail)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -409,6 +410,12 @@ fn store_for(url: &Url) -> Result<(Arc<dyn ObjectStore>, String), String> {
     Ok((store, prefix))
 }
 
+/// What to do about missing S3 credentials.
+const NO_CREDENTIALS: &str = "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, \
+                              or name a profile of ~/.aws/credentials with AWS_PROFILE";
+/// The EC2 instance metadata service, object_store's last source of S3 credentials.
+const IMDS_HOST: &str = "169.254.169.254";
+
 /// S3 settings: the environment (`AWS_*`, as `object_store` reads it), then what the AWS profile
 /// files add for the keys the environment leaves unset. An `http://` endpoint the user named is
 /// allowed (a store on the local network or 127.0.0.1).
@@ -458,11 +465,7 @@ fn s3_builder() -> Result<object_store::aws::AmazonS3Builder, String> {
         && !is_true("AWS_SKIP_SIGNATURE")
         && (custom_endpoint || is_true("AWS_EC2_METADATA_DISABLED"))
     {
-        return Err(
-            "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or name \
-                    a profile of ~/.aws/credentials with AWS_PROFILE"
-                .to_owned(),
-        );
+        return Err(NO_CREDENTIALS.to_owned());
     }
     let http_endpoint = builder.get_config_value(&Key::Endpoint).is_some_and(|e| {
         e.get(..7)
@@ -495,7 +498,11 @@ fn describe(action: &str, error: &object_store::Error) -> String {
         object_store::Error::NotFound { .. } => {
             "not found (HTTP 404): does the bucket exist?".to_owned()
         }
-        _ => first_line(&chain),
+        // Credentials were to come from the EC2 instance metadata service, which gave none.
+        _ if chain.contains(IMDS_HOST) => {
+            format!("{NO_CREDENTIALS} (the EC2 instance metadata service at {IMDS_HOST} gave none)")
+        }
+        _ => first_line(&error.to_string()),
     };
     let code = between(&chain, "<Code>", "</Code>");
     let message = between(&chain, "<Message>", "</Message>");
@@ -548,5 +555,12 @@ mod tests {
             describe("listing failed", &generic),
             "listing failed: Generic S3 error: connection refused"
         );
+        let imds = object_store::Error::Generic {
+            store: "S3",
+            source: "Error performing PUT http://169.254.169.254/latest/api/token: refused".into(),
+        };
+        assert!(describe("listing failed", &imds).starts_with(
+            "listing failed: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+        ));
     }
 }
