@@ -487,22 +487,28 @@ fn describe(action: &str, error: &object_store::Error) -> String {
         chain.push_str(&inner.to_string());
         source = inner.source();
     }
-    let reason = match error {
-        object_store::Error::PermissionDenied { .. } => {
-            "access denied (HTTP 403): check the credentials and the bucket's permissions"
-                .to_owned()
-        }
-        object_store::Error::Unauthenticated { .. } => {
-            "not authenticated (HTTP 401): check the credentials".to_owned()
-        }
-        object_store::Error::NotFound { .. } => {
-            "not found (HTTP 404): does the bucket exist?".to_owned()
-        }
+    // Some requests (listings) come back as generic errors: their status is in the text.
+    let status = match error {
+        object_store::Error::PermissionDenied { .. } => Some(403),
+        object_store::Error::Unauthenticated { .. } => Some(401),
+        object_store::Error::NotFound { .. } => Some(404),
+        _ => chain
+            .split("status code: ")
+            .nth(1)
+            .and_then(|rest| rest.get(..3))
+            .and_then(|code| code.parse::<u16>().ok()),
+    };
+    let reason = match status {
         // Credentials were to come from the EC2 instance metadata service, which gave none.
         _ if chain.contains(IMDS_HOST) => {
             format!("{NO_CREDENTIALS} (the EC2 instance metadata service at {IMDS_HOST} gave none)")
         }
-        _ => first_line(&error.to_string()),
+        Some(403) => "access denied (HTTP 403): check the credentials and the bucket's permissions"
+            .to_owned(),
+        Some(401) => "not authenticated (HTTP 401): check the credentials".to_owned(),
+        Some(404) => "not found (HTTP 404): does the bucket exist?".to_owned(),
+        // The store's error document is summarised below, not repeated.
+        _ => first_line(error.to_string().split("<?xml").next().unwrap_or_default()),
     };
     let code = between(&chain, "<Code>", "</Code>");
     let message = between(&chain, "<Message>", "</Message>");
@@ -555,9 +561,23 @@ mod tests {
             describe("listing failed", &generic),
             "listing failed: Generic S3 error: connection refused"
         );
+        let listing = object_store::Error::Generic {
+            store: "S3",
+            source: "Error performing GET http://x/b?list-type=2 - Server returned non-2xx \
+                     status code: 403 Forbidden: <?xml version=\"1.0\"?><Error><Code>AccessDenied\
+                     </Code><Message>Forbidden: Invalid signature</Message></Error>"
+                .into(),
+        };
+        assert_eq!(
+            describe("listing failed", &listing),
+            "listing failed: access denied (HTTP 403): check the credentials and the bucket's \
+             permissions (AccessDenied: Forbidden: Invalid signature)"
+        );
         let imds = object_store::Error::Generic {
             store: "S3",
-            source: "Error performing PUT http://169.254.169.254/latest/api/token: refused".into(),
+            source: "Error performing PUT http://169.254.169.254/latest/api/token - Server \
+                     returned non-2xx status code: 403 Forbidden"
+                .into(),
         };
         assert!(describe("listing failed", &imds).starts_with(
             "listing failed: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
