@@ -704,8 +704,13 @@ pub(crate) struct IndexBuildArgs {
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
 
-    /// The site directory to create or update (`simple/`, `files/`).
-    #[arg(short, long, value_name = "SITE")]
+    /// Where the site goes: a directory to create or update (`simple/`, `files/`), or an object
+    /// store prefix: `s3://BUCKET/PREFIX`, `gs://BUCKET/PREFIX`, `az://CONTAINER/PREFIX`, or an
+    /// http(s) WebDAV URL. Credentials come from the environment (`AWS_ACCESS_KEY_ID`,
+    /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_ENDPOINT_URL`, …) or, for
+    /// S3, the AWS profile files (`AWS_PROFILE`, `~/.aws/credentials`, `~/.aws/config`). Files
+    /// are uploaded first, then the pages, the project list last, removals after it.
+    #[arg(short, long, value_name = "SITE|URL")]
     pub output: PathBuf,
 
     /// Link the wheels and sdists as URL/FILENAME instead of putting them into SITE; upload

@@ -6,11 +6,13 @@
 //!    parallel (hash, `METADATA`, `variant.json`).
 //! 2. **Combine**: per release with variant wheels, combine the wheels' `variant.json` into
 //!    `{name}-{version}-variants.json` (a conflict fails here, naming both wheels).
-//! 3. **Write**: files first, then project pages, then the project list, each atomically and only
-//!    when its content changed; remove what an earlier build wrote and this one did not; save the
-//!    state. A client that reads during an update never sees a link to a file not yet there.
+//! 3. **Publish**: the site as a [`SitePlan`], written by [`crate::publish()`] to the destination
+//!    (a directory or an object store): files first, then project pages, then the project list,
+//!    each only when its content changed; then the removal of what an earlier build wrote and
+//!    this one did not; then the state. A client that reads during an update never sees a link
+//!    to a file not yet there.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pep440_rs::Version;
@@ -24,9 +26,10 @@ use vari_core::metadata::{
 use crate::dist::{self, DistFacts, ReadDist};
 use crate::error::BuildError;
 use crate::inputs::{discover, Discovered, Input, InputKind, Skipped};
-use crate::place::{place, FilePlacement};
+use crate::place::FilePlacement;
+use crate::publish::{publish, Body, Destination, SiteFile, SitePlan, SiteStore};
 use crate::site::{
-    external_file_url, files_path, relative_file_url, ProjectPage, FILES_DIR, SIMPLE_DIR, STYLE,
+    external_file_url, files_path, relative_file_url, ProjectPage, SIMPLE_DIR, STYLE,
 };
 use crate::state::{InputState, State};
 use vari_simple::{CoreMetadata, Hashes, PageFile};
@@ -53,9 +56,10 @@ impl Progress for NoProgress {}
 pub struct BuildOptions<'a> {
     /// The directory of wheels and source distributions (not searched recursively).
     pub input: PathBuf,
-    /// The site directory (created when missing).
-    pub site: PathBuf,
-    /// How distribution files reach the site.
+    /// Where the site goes: a directory (created when missing) or an object store prefix.
+    pub destination: Destination,
+    /// How distribution files reach the site (for an object store, [`FilePlacement::HardLink`]
+    /// and [`FilePlacement::Copy`] both upload them).
     pub placement: FilePlacement,
     /// Told about reading progress.
     pub progress: &'a dyn Progress,
@@ -65,7 +69,7 @@ impl std::fmt::Debug for BuildOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BuildOptions")
             .field("input", &self.input)
-            .field("site", &self.site)
+            .field("destination", &self.destination)
             .field("placement", &self.placement)
             .finish_non_exhaustive()
     }
@@ -73,10 +77,10 @@ impl std::fmt::Debug for BuildOptions<'_> {
 
 impl BuildOptions<'static> {
     /// Hard-linked files, no progress reports.
-    pub fn new(input: impl Into<PathBuf>, site: impl Into<PathBuf>) -> Self {
+    pub fn new(input: impl Into<PathBuf>, destination: impl Into<Destination>) -> Self {
         Self {
             input: input.into(),
-            site: site.into(),
+            destination: destination.into(),
             placement: FilePlacement::default(),
             progress: &NoProgress,
         }
@@ -117,7 +121,7 @@ struct Dist {
     core_metadata: Option<Vec<u8>>,
 }
 
-/// Builds (or updates) the index at `options.site` from `options.input`.
+/// Builds (or updates) the index at `options.destination` from `options.input`.
 ///
 /// ```
 /// let input = tempfile::tempdir()?;
@@ -128,16 +132,17 @@ struct Dist {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
-    let site = options.site.as_path();
     let Discovered {
         inputs,
         variants_json: found_variants_json,
         skipped,
     } = discover(&options.input)?;
-    let state = State::load(site)?;
+    let store = options.destination.open(&options.placement)?;
+    let store = store.as_ref();
+    let state = State::load(store)?;
 
     // Phase 1: read.
-    let (remembered, to_read) = split_unchanged(inputs, &state, site);
+    let (remembered, to_read) = split_unchanged(inputs, &state, store);
     let reused = remembered.len();
     options.progress.start(to_read.len() as u64);
     let results: Vec<Result<(Input, ReadDist), BuildError>> = to_read
@@ -199,75 +204,99 @@ pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
         check_found_variants_json(path, filename, &variants_files, &mut stats);
     }
 
-    // Phase 3: write. Distribution files and their `.metadata` files in parallel (the bulk of
-    // the work), then the few generated files and pages.
-    let mut writer = SiteWriter::new(site, &state.outputs)?;
-    let dists: Vec<&Dist> = projects
+    // Phase 3: publish.
+    let plan = site_plan(&projects, &variants_files, &options.placement);
+    let outputs: std::collections::BTreeSet<String> =
+        plan.all().map(|file| file.path.clone()).collect();
+    let stale: Vec<&str> = state
+        .outputs
+        .difference(&outputs)
+        .map(String::as_str)
+        .collect();
+    let published = publish(store, &plan, &state.stamps, &stale)?;
+    stats.files = projects
         .values()
         .flat_map(BTreeMap::values)
-        .flatten()
-        .collect();
-    let placed: Vec<Result<bool, BuildError>> = dists
-        .par_iter()
-        .map(|dist| {
-            let dest = writer.path(&files_path(&dist.input.filename))?;
-            place(&dist.input.path, &dest, &options.placement)?;
-            match &dist.core_metadata {
-                Some(bytes) => writer.write_unrecorded(&metadata_path(&dist.input.filename), bytes),
-                None => Ok(false),
-            }
-        })
-        .collect();
-    for (dist, result) in dists.iter().zip(placed) {
-        if result? {
-            writer.written += 1;
-        }
-        if !matches!(options.placement, FilePlacement::External { .. }) {
-            writer.record(files_path(&dist.input.filename));
-        }
-        if dist.facts.core_metadata_sha256.is_some() {
-            writer.record(metadata_path(&dist.input.filename));
-        }
-    }
-    for file in &variants_files {
-        writer.write(&files_path(&file.filename), file.text.as_bytes())?;
-    }
-    let mut names = Vec::with_capacity(projects.len());
-    for (name, releases) in &projects {
-        let page = project_page(name, releases, &variants_files, &options.placement);
-        let dir = format!("{SIMPLE_DIR}/{name}");
-        writer.create_dir(&dir)?;
-        writer.write(
-            &format!("{dir}/index.html"),
-            &vari_simple::render_project_html(page.view(), &STYLE),
-        )?;
-        writer.write(
-            &format!("{dir}/index.json"),
-            &vari_simple::render_project_json(page.view(), &STYLE),
-        )?;
-        stats.files += releases.values().map(Vec::len).sum::<usize>();
-        names.push(name.as_str());
-    }
-    writer.write(
-        &format!("{SIMPLE_DIR}/index.html"),
-        &vari_simple::render_root_html(names.iter().map(|name| (*name, *name)), &STYLE),
-    )?;
-    writer.write(
-        &format!("{SIMPLE_DIR}/index.json"),
-        &vari_simple::render_root_json(names.iter().copied(), &STYLE),
-    )?;
-    stats.removed = writer.remove_stale()?;
-    stats.written = writer.written;
+        .map(Vec::len)
+        .sum();
+    stats.removed = published.removed;
+    stats.written = published.written;
     stats.projects = projects.len();
     stats.variants_json = variants_files.into_iter().map(|f| f.filename).collect();
-    next_state.outputs = writer.outputs;
-    next_state.save(site)?;
+    next_state.outputs = outputs;
+    next_state.stamps = published.stamps;
+    next_state.save(store)?;
     Ok(stats)
+}
+
+/// The whole site: distributions and their `.metadata`, the `*-variants.json` files, one page
+/// pair per project, the project list.
+fn site_plan(
+    projects: &Projects,
+    variants_files: &[VariantsFile],
+    placement: &FilePlacement,
+) -> SitePlan {
+    let mut plan = SitePlan::default();
+    for dist in projects.values().flat_map(BTreeMap::values).flatten() {
+        if !matches!(placement, FilePlacement::External { .. }) {
+            plan.files.push(SiteFile {
+                path: files_path(&dist.input.filename),
+                body: Body::File(dist.input.path.clone()),
+                sha256: dist.facts.sha256.clone(),
+                size: dist.facts.size,
+            });
+        }
+        let metadata = metadata_path(&dist.input.filename);
+        match (&dist.core_metadata, &dist.facts.core_metadata_sha256) {
+            (Some(bytes), _) => plan.files.push(SiteFile::bytes(metadata, bytes.clone())),
+            // Remembered from an earlier build, which wrote it (checked when it was remembered).
+            (None, Some(sha256)) => plan.files.push(SiteFile {
+                path: metadata,
+                body: Body::Kept,
+                sha256: sha256.clone(),
+                size: 0,
+            }),
+            (None, None) => {}
+        }
+    }
+    for file in variants_files {
+        plan.files.push(SiteFile::bytes(
+            files_path(&file.filename),
+            file.text.clone().into_bytes(),
+        ));
+    }
+    let mut names = Vec::with_capacity(projects.len());
+    for (name, releases) in projects {
+        let page = project_page(name, releases, variants_files, placement);
+        let dir = format!("{SIMPLE_DIR}/{name}");
+        plan.pages.push(SiteFile::bytes(
+            format!("{dir}/index.html"),
+            vari_simple::render_project_html(page.view(), &STYLE),
+        ));
+        plan.pages.push(SiteFile::bytes(
+            format!("{dir}/index.json"),
+            vari_simple::render_project_json(page.view(), &STYLE),
+        ));
+        names.push(name.as_str());
+    }
+    plan.root.push(SiteFile::bytes(
+        format!("{SIMPLE_DIR}/index.html"),
+        vari_simple::render_root_html(names.iter().map(|name| (*name, *name)), &STYLE),
+    ));
+    plan.root.push(SiteFile::bytes(
+        format!("{SIMPLE_DIR}/index.json"),
+        vari_simple::render_root_json(names.iter().copied(), &STYLE),
+    ));
+    plan
 }
 
 /// Splits the inputs into those the state remembers unchanged (with their facts and parsed
 /// `variant.json`) and those to read.
-fn split_unchanged(inputs: Vec<Input>, state: &State, site: &Path) -> (Vec<Dist>, Vec<Input>) {
+fn split_unchanged(
+    inputs: Vec<Input>,
+    state: &State,
+    store: &dyn SiteStore,
+) -> (Vec<Dist>, Vec<Input>) {
     let mut remembered = Vec::new();
     let mut to_read = Vec::new();
     for input in inputs {
@@ -278,8 +307,7 @@ fn split_unchanged(inputs: Vec<Input>, state: &State, site: &Path) -> (Vec<Dist>
             // The `.metadata` file can only be rewritten from the wheel itself.
             .filter(|known| {
                 known.facts.core_metadata_sha256.is_none()
-                    || vari_fs::join_under(site, &metadata_path(&input.filename))
-                        .is_ok_and(|path| path.is_file())
+                    || store.contains(&metadata_path(&input.filename))
             })
             .and_then(|known| {
                 let variant = match &known.facts.variant_json {
@@ -501,106 +529,4 @@ fn link(filename: &str, url: String, sha256: &str, size: u64) -> PageFile {
     link.hashes = Hashes::sha256_of(sha256);
     link.size = Some(size);
     link
-}
-
-/// Writes site files atomically when their content changed, and remembers every path it
-/// published so stale ones can be removed.
-struct SiteWriter<'a> {
-    site: &'a Path,
-    /// What the previous build wrote.
-    previous: &'a BTreeSet<String>,
-    outputs: BTreeSet<String>,
-    written: usize,
-}
-
-impl<'a> SiteWriter<'a> {
-    fn new(site: &'a Path, previous: &'a BTreeSet<String>) -> Result<Self, BuildError> {
-        let mut writer = Self {
-            site,
-            previous,
-            outputs: BTreeSet::new(),
-            written: 0,
-        };
-        writer.create_dir(FILES_DIR)?;
-        writer.create_dir(SIMPLE_DIR)?;
-        Ok(writer)
-    }
-
-    /// The site path of `relative`, built from validated names and checked again here: the
-    /// one place a site path is made.
-    fn path(&self, relative: &str) -> Result<PathBuf, BuildError> {
-        vari_fs::join_under(self.site, relative).map_err(|source| BuildError::Unsafe {
-            site: self.site.to_owned(),
-            source,
-        })
-    }
-
-    fn create_dir(&mut self, relative: &str) -> Result<(), BuildError> {
-        let path = self.path(relative)?;
-        std::fs::create_dir_all(&path).map_err(|source| BuildError::Site { path, source })
-    }
-
-    fn record(&mut self, relative: String) {
-        self.outputs.insert(relative);
-    }
-
-    fn write(&mut self, relative: &str, bytes: &[u8]) -> Result<(), BuildError> {
-        if self.write_unrecorded(relative, bytes)? {
-            self.written += 1;
-        }
-        self.record(relative.to_owned());
-        Ok(())
-    }
-
-    /// Writes `relative` unless it already holds `bytes`; whether it wrote. The caller records
-    /// the path (this half runs in parallel).
-    fn write_unrecorded(&self, relative: &str, bytes: &[u8]) -> Result<bool, BuildError> {
-        let path = self.path(relative)?;
-        // Unchanged files keep their modification time, so caches and CDNs revalidate cheaply.
-        // A file no earlier build wrote is not worth reading first.
-        if self.previous.contains(relative) && std::fs::read(&path).is_ok_and(|old| old == bytes) {
-            return Ok(false);
-        }
-        vari_fs::write_atomic(&path, bytes)?;
-        Ok(true)
-    }
-
-    /// Removes the files the previous build wrote and this one did not, then the project directories
-    /// left empty. Returns how many files were removed.
-    fn remove_stale(&self) -> Result<usize, BuildError> {
-        let mut removed = 0;
-        for relative in self.previous.difference(&self.outputs) {
-            // The state file's outputs were checked when it was loaded; the removal checks
-            // again, and never passes through a linked directory.
-            match vari_fs::remove_file_under(self.site, relative) {
-                Ok(true) => removed += 1,
-                Ok(false) => {}
-                Err(vari_fs::RemoveError::Unsafe(source)) => {
-                    return Err(BuildError::Unsafe {
-                        site: self.site.to_owned(),
-                        source,
-                    })
-                }
-                Err(vari_fs::RemoveError::Io { path, source }) => {
-                    return Err(BuildError::Site { path, source })
-                }
-                Err(e @ vari_fs::RemoveError::NotARealDirectory(_)) => {
-                    return Err(BuildError::Site {
-                        path: self.site.join(relative),
-                        source: std::io::Error::other(e.to_string()),
-                    })
-                }
-            }
-            if let Some(project_dir) = relative
-                .strip_prefix(SIMPLE_DIR)
-                .and_then(|rest| rest.strip_prefix('/'))
-                .and_then(|rest| rest.split_once('/'))
-                .and_then(|(project, _)| self.path(&format!("{SIMPLE_DIR}/{project}")).ok())
-            {
-                // Fails (and is meant to) while the directory still holds a page.
-                let _ = std::fs::remove_dir(project_dir);
-            }
-        }
-        Ok(removed)
-    }
 }

@@ -86,4 +86,32 @@ pub enum BuildError {
         /// The operating system's reason.
         source: io::Error,
     },
+    /// An object store could not be reached, listed or written: the message names the object's
+    /// URL and what failed (credentials, a missing bucket, a refusal).
+    #[error("{location}: {problem}")]
+    Store {
+        /// The URL of the store, prefix or object.
+        location: String,
+        /// What failed, on one line.
+        problem: String,
+    },
+    /// `-o` names no usable destination.
+    #[error(transparent)]
+    Destination(#[from] DestinationError),
+}
+
+/// Why a destination is not usable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DestinationError {
+    /// A URL with a scheme no object store here serves.
+    #[error("`{0}`: unsupported destination scheme (use a directory, s3://, gs://, az:// or an http(s) WebDAV URL)")]
+    UnsupportedScheme(String),
+    /// A URL that does not parse, or names no bucket.
+    #[error("`{url}`: {problem}")]
+    BadUrl {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        problem: String,
+    },
 }

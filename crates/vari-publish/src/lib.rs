@@ -29,23 +29,46 @@
 //! A static host cannot negotiate, so both `index.html` and `index.json` are written in each
 //! directory; a plain file server answers with HTML, which every installer reads. To give the
 //! JSON form (`application/vnd.pypi.simple.v1+json`) to clients that ask for it, let the server
-//! pick the index file by the `Accept` header. nginx:
+//! pick the index file by the `Accept` header. nginx (`examples/nginx/vari-site.conf`, the file
+//! the tests serve a site with):
 //!
 //! ```nginx
-//! map $http_accept $simple_index {
+//! # PEP 691: a client that accepts `application/vnd.pypi.simple.v1+json` gets the JSON page, any
+//! # other client the HTML page (both are in every directory of `simple/`).
+//! map $http_accept $vari_simple_index {
 //!     default                                     index.html;
 //!     "~application/vnd\.pypi\.simple\.v1\+json"  index.json;
 //! }
+//!
 //! server {
+//!     listen 8080;
 //!     root /srv/site;
+//!
+//!     # The site's files by extension: wheels and zip sdists, gzip sdists, PEP 658 `.metadata`,
+//!     # `*-variants.json` (PEP 825), the HTML pages.
+//!     types {
+//!         text/html          html;
+//!         application/json   json;
+//!         application/zip    whl zip;
+//!         application/gzip   gz;
+//!         text/plain         metadata;
+//!     }
+//!     default_type application/octet-stream;
+//!     charset utf-8;
+//!     charset_types text/html text/plain application/json;
+//!
 //!     location /simple/ {
-//!         index $simple_index;
+//!         index $vari_simple_index;
 //!         add_header Vary Accept;
 //!     }
 //!     location ~ ^/simple/(.+/)?index\.json$ {
-//!         default_type application/vnd.pypi.simple.v1+json;
 //!         types { }
+//!         default_type application/vnd.pypi.simple.v1+json;
 //!         add_header Vary Accept;
+//!     }
+//!     # The build state and temporary files of an update in progress are not for clients.
+//!     location ~ /\. {
+//!         return 404;
 //!     }
 //! }
 //! ```
@@ -71,6 +94,21 @@
 //! Both serve JSON whenever the client lists it at all (pip and uv list it first); they do not
 //! weigh `q` values.
 //!
+//! ## Publishing: directories and object stores
+//!
+//! [`build`] writes to a [`Destination`]: a directory, or an object store prefix
+//! (`s3://BUCKET/PREFIX`, `gs://…`, `az://…`, an http(s) WebDAV URL; [`Destination::parse`] reads
+//! what follows `-o`). Every destination is a [`SiteStore`], and every site is written by the
+//! one [`publish()`] step, in one order: immutable files (distributions, `*.metadata`,
+//! `*-variants.json`) first and in parallel, then project pages, then the root pages, then the
+//! removal of what the site no longer has, so a client reading during an update never sees a
+//! page pointing at a missing file. Object stores get each object's `Content-Type`
+//! ([`content_type`]) and only changed objects are uploaded (the build state remembers each
+//! object's SHA-256 and entity tag, [`Stamp`]). A front-end that gathers distributions itself
+//! (a mirror) puts them in a directory and calls [`build`] with its [`Destination`]; one that
+//! renders its own pages makes a [`SitePlan`] and calls [`publish()`] on
+//! [`Destination::open`]'s store.
+//!
 //! ## What it leaves to others
 //!
 //! Reading wheels is `vari-wheel`'s; the format rules (filenames, combining, writing
@@ -91,6 +129,7 @@ mod dist;
 mod error;
 mod inputs;
 mod place;
+mod publish;
 mod site;
 mod state;
 mod validate;
@@ -99,6 +138,10 @@ pub use build::{build, BuildOptions, BuildStats, NoProgress, Progress};
 pub use error::BuildError;
 pub use inputs::Skipped;
 pub use place::FilePlacement;
+pub use publish::{
+    content_type, publish, Body, Destination, DestinationError, DirectoryStore, ObjectSite,
+    PublishStats, Put, SiteFile, SitePlan, SiteStore, Stamp, Stamps,
+};
 pub use validate::{
     validate, validate_with, FetchError, HttpSite, LocalSite, Problem, Severity, SiteReader,
     ValidateError, ValidateOptions, ValidationReport,

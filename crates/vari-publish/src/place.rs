@@ -33,19 +33,23 @@ pub enum FilePlacement {
 }
 
 /// Makes `dest` hold the content of `src` according to `placement` (a no-op for
-/// [`FilePlacement::External`], or when a link to `src` is already there).
-pub(crate) fn place(src: &Path, dest: &Path, placement: &FilePlacement) -> Result<(), BuildError> {
+/// [`FilePlacement::External`], or when a link to `src` is already there); whether it wrote.
+pub(crate) fn place(
+    src: &Path,
+    dest: &Path,
+    placement: &FilePlacement,
+) -> Result<bool, BuildError> {
     match placement {
-        FilePlacement::External { .. } => Ok(()),
-        FilePlacement::Copy => copy(src, dest),
+        FilePlacement::External { .. } => Ok(false),
+        FilePlacement::Copy => copy(src, dest).map(|()| true),
         FilePlacement::HardLink => {
             if same_file(src, dest) {
-                return Ok(());
+                return Ok(false);
             }
             match link(src, dest) {
-                Ok(()) => Ok(()),
+                Ok(()) => Ok(true),
                 // EXDEV, EPERM, unsupported: every reason to fall back is a reason to copy.
-                Err(_) => copy(src, dest),
+                Err(_) => copy(src, dest).map(|()| true),
             }
         }
     }

@@ -8,13 +8,14 @@
 //! the same nanosecond and size are not a concern for release artefacts.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use crate::dist::DistFacts;
 use crate::error::BuildError;
 use crate::inputs::Fingerprint;
+use crate::publish::{SiteStore, Stamps};
 use crate::site::{FILES_DIR, SIMPLE_DIR};
 
 /// The state file's name in the site directory.
@@ -38,6 +39,10 @@ pub(crate) struct State {
     pub(crate) inputs: BTreeMap<String, InputState>,
     /// Site files this build wrote, relative to the site root, `/`-separated.
     pub(crate) outputs: BTreeSet<String>,
+    /// What each output held when written (object stores compare it with their listing, so
+    /// that unchanged objects are not uploaded again). Absent from older state files.
+    #[serde(default)]
+    pub(crate) stamps: Stamps,
 }
 
 impl Default for State {
@@ -46,47 +51,38 @@ impl Default for State {
             format: FORMAT.to_owned(),
             inputs: BTreeMap::new(),
             outputs: BTreeSet::new(),
+            stamps: Stamps::new(),
         }
     }
 }
 
 impl State {
-    /// The state of the site at `site`, or an empty one when there is none or it cannot be
+    /// The state of the site in `store`, or an empty one when there is none or it cannot be
     /// parsed (it is a cache). A state file that parses but names a path outside the site (or
     /// an input name that is not a plain file name), or is not a regular file, is an error: it
     /// was altered, and ignoring only the bad entries would still trust the rest of it (the
     /// hashes it remembers are published).
-    pub(crate) fn load(site: &Path) -> Result<Self, BuildError> {
-        let path = state_path(site);
-        let bytes = match vari_fs::read_input(&path, vari_fs::InputKind::Metadata) {
-            Ok(bytes) => bytes,
-            Err(vari_fs::InputError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
-                return Ok(Self::default())
-            }
-            Err(vari_fs::InputError::Io { .. }) => return Ok(Self::default()),
-            Err(e) => {
-                return Err(BuildError::State {
-                    path,
-                    key: "(the file)".to_owned(),
-                    problem: e.to_string(),
-                })
-            }
+    pub(crate) fn load(store: &dyn SiteStore) -> Result<Self, BuildError> {
+        let limit = vari_fs::InputKind::Metadata.limit();
+        let Some(bytes) = store.read(STATE_FILE, limit)? else {
+            return Ok(Self::default());
         };
         match parse(&bytes) {
             Ok(Some(state)) => Ok(state),
             Ok(None) => Ok(Self::default()),
-            Err(StateProblem { key, problem }) => Err(BuildError::State { path, key, problem }),
+            Err(StateProblem { key, problem }) => Err(BuildError::State {
+                path: PathBuf::from(store.locate(STATE_FILE)),
+                key,
+                problem,
+            }),
         }
     }
 
-    /// Writes the state into `site`, atomically.
-    pub(crate) fn save(&self, site: &Path) -> Result<(), BuildError> {
+    /// Writes the state into `store`.
+    pub(crate) fn save(&self, store: &dyn SiteStore) -> Result<(), BuildError> {
         // Serialising maps of strings and numbers cannot fail.
         let text = serde_json::to_vec(self).unwrap_or_default();
-        vari_fs::write_atomic(&state_path(site), &text)?;
-        Ok(())
+        store.write_private(STATE_FILE, &text)
     }
 }
 
@@ -114,6 +110,12 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Option<State>, StateProblem> {
             problem,
         })?;
     }
+    for output in state.stamps.keys() {
+        check_output(output).map_err(|problem| StateProblem {
+            key: format!("stamps[{output:?}]"),
+            problem,
+        })?;
+    }
     for name in state.inputs.keys() {
         vari_fs::check_name(name).map_err(|e| StateProblem {
             key: format!("inputs[{name:?}]"),
@@ -134,10 +136,6 @@ fn check_output(output: &str) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-fn state_path(site: &Path) -> PathBuf {
-    site.join(STATE_FILE)
 }
 
 #[cfg(test)]

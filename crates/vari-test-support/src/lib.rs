@@ -12,6 +12,9 @@
 //! - [`wheels`]: valid test wheels, variant wheels and `*-variants.json` documents;
 //! - [`fleet`]: a local upstream built like the real indexes (PyTorch-like, NumPy-like, an
 //!   ordinary tree) and the machine classes of a mixed fleet;
+//! - [`garage`]: a real S3 object store (Garage, single node) on 127.0.0.1, with its website
+//!   endpoint;
+//! - [`nginx`]: nginx from the system's packages serving a directory on 127.0.0.1;
 //! - [`elf`]: ELF files with known machine code and real fat-binary sections, in wheels;
 //! - [`binary`]: the real `vari` binary with a clean environment, its streams captured;
 //! - [`output`]: whole-output checks with filters for paths, ports, durations and versions.
@@ -21,8 +24,10 @@
 pub mod binary;
 pub mod elf;
 pub mod fleet;
+pub mod garage;
 pub mod index;
 pub mod installers;
+pub mod nginx;
 pub mod output;
 pub mod paths;
 pub mod raw;

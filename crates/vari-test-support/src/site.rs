@@ -205,6 +205,61 @@ impl Drop for PythonHttpServer {
     }
 }
 
+/// A response's status and headers (names lowercase), from a plain `http://` request.
+#[derive(Debug, Clone)]
+pub struct Head {
+    /// The status code.
+    pub status: u16,
+    /// The headers, names lowercase, in order.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Head {
+    /// The first header called `name` (lowercase).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// `HEAD url` (plain `http://`), with `Accept: accept` when given: what a real server (nginx,
+/// an object store's website endpoint) answers, headers only.
+pub fn head(url: &str, accept: Option<&str>) -> Head {
+    use std::io::Read;
+    let rest = url.strip_prefix("http://").expect("an http:// URL");
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let (host, port) = authority.rsplit_once(':').expect("host:port");
+    let mut stream =
+        TcpStream::connect((host, port.parse::<u16>().expect("a port"))).expect("connect");
+    let accept = accept
+        .map(|a| format!("Accept: {a}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "HEAD {path} HTTP/1.1\r\nHost: {authority}\r\n{accept}Connection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut text = String::new();
+    stream.read_to_string(&mut text).expect("read");
+    let mut lines = text.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {text}"));
+    let headers = lines
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    Head { status, headers }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use vari_publish::{
-    BuildOptions, BuildStats, FilePlacement, HttpSite, LocalSite, Progress, Severity,
+    BuildOptions, BuildStats, Destination, FilePlacement, HttpSite, LocalSite, Progress, Severity,
     ValidationReport,
 };
 
@@ -57,10 +57,12 @@ pub(super) fn build(args: &IndexBuildArgs) -> Result<ExitCode, CliError> {
         (None, true) => FilePlacement::Copy,
         (None, false) => FilePlacement::HardLink,
     };
+    let destination =
+        Destination::parse(args.output.as_os_str()).map_err(|e| CliError::Other(e.to_string()))?;
     let bar = Bar::new();
     let options = BuildOptions {
         input: args.dir.clone(),
-        site: args.output.clone(),
+        destination: destination.clone(),
         placement,
         progress: &bar,
     };
@@ -78,7 +80,7 @@ pub(super) fn build(args: &IndexBuildArgs) -> Result<ExitCode, CliError> {
     if args.json {
         output::print_data(&json_text(&summary_json(&stats)))?;
     } else {
-        output::print(&summary_text(&stats, &args.output))?;
+        output::print(&summary_text(&stats, &destination))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -101,10 +103,10 @@ fn summary_json(stats: &BuildStats) -> serde_json::Value {
     })
 }
 
-fn summary_text(stats: &BuildStats, site: &std::path::Path) -> String {
+fn summary_text(stats: &BuildStats, site: &Destination) -> String {
     format!(
         "built {}: {} project(s), {} file(s), {} variants.json\n  read {} file(s), reused {} unchanged; wrote {} site file(s), removed {}\n",
-        site.display(),
+        site,
         stats.projects,
         stats.files,
         stats.variants_json.len(),

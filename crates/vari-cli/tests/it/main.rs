@@ -22,6 +22,7 @@ mod profiles;
 mod proxy_classes;
 mod proxy_log;
 mod proxy_server;
+mod published_sites;
 mod rank;
 mod rank_release;
 mod readme_examples;

@@ -1,0 +1,499 @@
+//! `vari index build` publishing to real hosts on 127.0.0.1, and real installers reading the
+//! result: an S3 object store (Garage, `-o s3://BUCKET/PREFIX`, read back through its website
+//! endpoint) and nginx from the system's packages (serving a built directory with the
+//! configuration the README shows, `examples/nginx/vari-site.conf`).
+//!
+//! Garage comes from `scripts/garage-test-env`, nginx from `apt-get install nginx`; without them
+//! these tests skip with a note, except under CI, where they fail.
+
+use std::path::Path;
+
+use crate::common::{run, v3_profile, vari, Run};
+use vari_test_support::garage::Garage;
+use vari_test_support::installers::{install_into_target, Installed, Installer};
+use vari_test_support::nginx::Nginx;
+use vari_test_support::site::head;
+use vari_test_support::wheels::{level_variants, one_variant, TestWheel};
+
+/// The bucket and prefix the object store tests publish to.
+const BUCKET: &str = "vari-site";
+const PREFIX: &str = "pypi";
+
+/// `fast-pkg 1.0` (x86-64 v3 and v4 builds and a plain wheel), `plain-pkg 1.0+cpu` (a local
+/// version: a `+` in an object key) and an sdist larger than one upload part.
+fn inputs(dir: &Path) {
+    let document = level_variants(&["v3", "v4"]);
+    for label in ["v3", "v4"] {
+        let filename = format!("fast_pkg-1.0-py3-none-any-{label}.whl");
+        TestWheel::new(&filename)
+            .variant_json(Some(&one_variant(&document, label)))
+            .write(dir);
+    }
+    TestWheel::new("fast_pkg-1.0-py3-none-any.whl").write(dir);
+    TestWheel::new("plain_pkg-1.0+cpu-py3-none-any.whl").write(dir);
+    std::fs::write(dir.join("plain_pkg-0.9.tar.gz"), big_sdist()).unwrap();
+}
+
+/// 9 MiB of varied bytes: sent in parts (8 MiB each) to an object store.
+fn big_sdist() -> Vec<u8> {
+    (0..9u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect()
+}
+
+fn s3_url() -> String {
+    format!("s3://{BUCKET}/{PREFIX}")
+}
+
+/// `vari index build INPUT -o s3://BUCKET/PREFIX --json` with `garage`'s credentials in the
+/// environment (as a user exports them), plus `extra` variables.
+fn build_to_s3(garage: &Garage, input: &Path, extra: &[(&str, &str)]) -> Run {
+    let mut cmd = vari();
+    for (key, _) in std::env::vars() {
+        if key.starts_with("AWS_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("HOME", input.join("no-home"));
+    for (key, value) in garage.env() {
+        cmd.env(key, value);
+    }
+    for (key, value) in extra {
+        cmd.env(key, value);
+    }
+    cmd.args(["index", "build"])
+        .arg(input)
+        .args(["-o", &s3_url(), "--json"]);
+    run(&mut cmd)
+}
+
+fn install(installer: Installer, index: &str, requirement: &str) -> Installed {
+    let installed = install_into_target(
+        installer,
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        index,
+        &["--no-deps".to_owned(), requirement.to_owned()],
+        None,
+    );
+    installed.assert_success();
+    installed
+}
+
+/// The label the installed `fast_pkg` module was built with (`""` for the plain wheel).
+fn installed_label(installed: &Installed) -> String {
+    let module = installed.dir.path().join("fast_pkg/__init__.py");
+    std::fs::read_to_string(&module)
+        .unwrap_or_else(|e| panic!("{} ({e}):\n{}", module.display(), installed.output))
+}
+
+/// pip and uv install both projects from `index` (plain pip takes the plain wheel of fast-pkg).
+fn assert_installers_install_from(index: &str) {
+    for installer in [Installer::NewestPip, Installer::Uv] {
+        let fast = install(installer, index, "fast-pkg==1.0");
+        assert_eq!(fast.distributions(), ["fast_pkg-1.0"], "{}", fast.output);
+        if installer == Installer::NewestPip {
+            assert_eq!(installed_label(&fast), "LABEL = \"\"\n", "{}", fast.output);
+        }
+        let plain = install(installer, index, "plain-pkg==1.0+cpu");
+        assert_eq!(
+            plain.distributions(),
+            ["plain_pkg-1.0+cpu"],
+            "{}",
+            plain.output
+        );
+    }
+}
+
+/// `vari select fast-pkg` against `index` for an x86-64-v3 machine picks the v3 build.
+fn assert_vari_selects_v3_from(index: &str, scratch: &Path) {
+    let profile = v3_profile(scratch);
+    let run = run(vari()
+        .args(["select", "fast-pkg", "--index-url", index, "--profile"])
+        .arg(&profile)
+        .args([
+            "--python-version",
+            "3.12",
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+        ]))
+    .expect_code(0);
+    let first = run.stdout.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("fast-pkg 1.0  fast_pkg-1.0-py3-none-any-v3.whl  v3"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// The body of `url` (plain HTTP GET through curl-free std: the website endpoint's bytes).
+fn get(url: &str) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (authority, path) = rest.split_at(rest.find('/').unwrap());
+    let (host, port) = authority.rsplit_once(':').unwrap();
+    let mut stream = std::net::TcpStream::connect((host, port.parse::<u16>().unwrap())).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).unwrap();
+    let end = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("headers end");
+    let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
+    assert!(head.starts_with("HTTP/1.1 200"), "{url}: {head}");
+    bytes[end + 4..].to_vec()
+}
+
+#[test]
+fn index_build_to_s3_is_served_to_pip_uv_and_vari_with_the_right_content_types() {
+    let Some(garage) = Garage::start_or_skip() else {
+        return;
+    };
+    garage.create_bucket(BUCKET);
+    let web = garage.website(BUCKET);
+    let input = tempfile::tempdir().unwrap();
+    inputs(input.path());
+
+    let summary = build_to_s3(&garage, input.path(), &[])
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        (summary["projects"].as_u64(), summary["files"].as_u64()),
+        (Some(2), Some(5)),
+        "{summary}"
+    );
+    // 5 files, 4 `.metadata`, 1 variants.json, 2 × 2 project pages, 2 root pages.
+    assert_eq!(summary["written"], 16, "{summary}");
+
+    let site = format!("{web}/{PREFIX}");
+    for (path, accept, expected) in [
+        ("simple/", None, "text/html; charset=utf-8"),
+        ("simple/fast-pkg/", None, "text/html; charset=utf-8"),
+        (
+            "simple/fast-pkg/index.json",
+            None,
+            "application/vnd.pypi.simple.v1+json",
+        ),
+        (
+            "files/fast_pkg-1.0-py3-none-any-v3.whl",
+            None,
+            "application/zip",
+        ),
+        (
+            "files/fast_pkg-1.0-py3-none-any-v3.whl.metadata",
+            None,
+            "text/plain; charset=utf-8",
+        ),
+        ("files/fast_pkg-1.0-variants.json", None, "application/json"),
+        ("files/plain_pkg-0.9.tar.gz", None, "application/gzip"),
+        (
+            "files/plain_pkg-1.0%2Bcpu-py3-none-any.whl",
+            Some("*/*"),
+            "application/zip",
+        ),
+    ] {
+        let answer = head(&format!("{site}/{path}"), accept);
+        assert_eq!(answer.status, 200, "{path}: {answer:?}");
+        assert_eq!(answer.header("content-type"), Some(expected), "{path}");
+    }
+
+    // The sdist went up in parts and came back whole.
+    assert!(
+        get(&format!("{site}/files/plain_pkg-0.9.tar.gz")) == big_sdist(),
+        "the sdist served is the one built from"
+    );
+
+    let index = format!("{site}/simple/");
+    assert_installers_install_from(&index);
+    assert_vari_selects_v3_from(&index, input.path());
+
+    // Nothing changed: nothing is uploaded again.
+    let again = build_to_s3(&garage, input.path(), &[])
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        (again["written"].as_u64(), again["reused"].as_u64()),
+        (Some(0), Some(5)),
+        "{again}"
+    );
+}
+
+#[test]
+fn a_release_dropped_from_the_input_is_deleted_from_the_store_after_the_pages() {
+    let Some(garage) = Garage::start_or_skip() else {
+        return;
+    };
+    garage.create_bucket(BUCKET);
+    let web = garage.website(BUCKET);
+    let input = tempfile::tempdir().unwrap();
+    inputs(input.path());
+    TestWheel::new("plain_pkg-2.0-py3-none-any.whl").write(input.path());
+    build_to_s3(&garage, input.path(), &[]).expect_code(0);
+    let old = format!("{web}/{PREFIX}/files/plain_pkg-1.0%2Bcpu-py3-none-any.whl");
+    assert_eq!(head(&old, None).status, 200);
+
+    std::fs::remove_file(input.path().join("plain_pkg-1.0+cpu-py3-none-any.whl")).unwrap();
+    let summary = build_to_s3(&garage, input.path(), &[])
+        .expect_code(0)
+        .json();
+    // The wheel and its `.metadata`; the project's two pages and nothing else rewritten.
+    assert_eq!(
+        (summary["removed"].as_u64(), summary["written"].as_u64()),
+        (Some(2), Some(2)),
+        "{summary}"
+    );
+    assert_eq!(head(&old, None).status, 404);
+    assert_eq!(head(&format!("{old}.metadata"), None).status, 404);
+    let page = String::from_utf8(get(&format!("{web}/{PREFIX}/simple/plain-pkg/"))).unwrap();
+    assert!(!page.contains("1.0%2Bcpu"), "{page}");
+    assert!(page.contains("plain_pkg-2.0-py3-none-any.whl"), "{page}");
+    let plain = install(
+        Installer::Uv,
+        &format!("{web}/{PREFIX}/simple/"),
+        "plain-pkg",
+    );
+    assert_eq!(plain.distributions(), ["plain_pkg-2.0"], "{}", plain.output);
+}
+
+#[test]
+fn a_refused_upload_leaves_the_published_site_as_it_was_with_one_error_line() {
+    let Some(garage) = Garage::start_or_skip() else {
+        return;
+    };
+    garage.create_bucket(BUCKET);
+    let web = garage.website(BUCKET);
+    let input = tempfile::tempdir().unwrap();
+    inputs(input.path());
+    build_to_s3(&garage, input.path(), &[]).expect_code(0);
+    let root = format!("{web}/{PREFIX}/simple/");
+    let before = get(&root);
+
+    TestWheel::new("new_pkg-1.0-py3-none-any.whl").write(input.path());
+    let wrong_secret = "f".repeat(64);
+    let refused = build_to_s3(
+        &garage,
+        input.path(),
+        &[("AWS_SECRET_ACCESS_KEY", wrong_secret.as_str())],
+    )
+    .expect_code(1);
+    let lines: Vec<&str> = refused.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", refused.stderr);
+    assert!(
+        lines[0].starts_with(&format!(
+            "error: {}: listing failed: access denied (HTTP 403)",
+            s3_url()
+        )),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(get(&root), before, "the project list is unchanged");
+    assert_eq!(
+        head(&format!("{web}/{PREFIX}/simple/new-pkg/"), None).status,
+        404
+    );
+
+    // A key that may list and read but not write: the listing succeeds, the first upload is
+    // refused, and no page changes.
+    garage.allow_read_only(BUCKET);
+    let refused = build_to_s3(
+        &garage,
+        input.path(),
+        &[
+            (
+                "AWS_ACCESS_KEY_ID",
+                vari_test_support::garage::READ_ONLY_KEY_ID,
+            ),
+            (
+                "AWS_SECRET_ACCESS_KEY",
+                vari_test_support::garage::READ_ONLY_SECRET,
+            ),
+        ],
+    )
+    .expect_code(1);
+    let lines: Vec<&str> = refused.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", refused.stderr);
+    assert!(
+        lines[0].starts_with(&format!(
+            "error: {}/files/new_pkg-1.0-py3-none-any.whl",
+            s3_url()
+        )) && lines[0].contains(": upload failed: access denied (HTTP 403)"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(get(&root), before, "the project list is unchanged");
+    assert_eq!(
+        head(&format!("{web}/{PREFIX}/simple/new-pkg/"), None).status,
+        404
+    );
+
+    // A bucket that does not exist is named as such.
+    let mut cmd = vari();
+    cmd.env("HOME", input.path().join("no-home"));
+    for (key, value) in garage.env() {
+        cmd.env(key, value);
+    }
+    let missing = run(cmd
+        .args(["index", "build"])
+        .arg(input.path())
+        .args(["-o", "s3://no-such-bucket/site"]))
+    .expect_code(1);
+    assert!(
+        missing.stderr.starts_with(
+            "error: s3://no-such-bucket/site: listing failed: not found (HTTP 404): does the \
+             bucket exist?"
+        ),
+        "{}",
+        missing.stderr
+    );
+    assert_eq!(missing.stderr.lines().count(), 1, "{}", missing.stderr);
+
+    // No credentials at all: said at once, not after asking a metadata service for minutes.
+    let mut cmd = vari();
+    for (key, _) in std::env::vars() {
+        if key.starts_with("AWS_") {
+            cmd.env_remove(key);
+        }
+    }
+    let none = run(cmd
+        .env("HOME", input.path().join("no-home"))
+        .env("AWS_ENDPOINT_URL", garage.s3_endpoint())
+        .args(["index", "build"])
+        .arg(input.path())
+        .args(["-o", &s3_url()]))
+    .expect_code(1);
+    assert_eq!(
+        none.stderr,
+        format!(
+            "error: {}: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or name \
+             a profile of ~/.aws/credentials with AWS_PROFILE\n",
+            s3_url()
+        )
+    );
+}
+
+#[test]
+fn credentials_region_and_endpoint_come_from_an_aws_profile() {
+    let Some(garage) = Garage::start_or_skip() else {
+        return;
+    };
+    garage.create_bucket(BUCKET);
+    let web = garage.website(BUCKET);
+    let input = tempfile::tempdir().unwrap();
+    inputs(input.path());
+    let home = input.path().join("home");
+    std::fs::create_dir_all(home.join(".aws")).unwrap();
+    std::fs::write(
+        home.join(".aws/credentials"),
+        format!(
+            "[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n\
+             [garage]\naws_access_key_id = {}\naws_secret_access_key = {}\n",
+            vari_test_support::garage::KEY_ID,
+            vari_test_support::garage::SECRET
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".aws/config"),
+        format!(
+            "[profile garage]\nregion = {}\nendpoint_url = {}\n",
+            vari_test_support::garage::REGION,
+            garage.s3_endpoint()
+        ),
+    )
+    .unwrap();
+    let mut cmd = vari();
+    for (key, _) in std::env::vars() {
+        if key.starts_with("AWS_") {
+            cmd.env_remove(key);
+        }
+    }
+    let summary = run(cmd
+        .env("HOME", &home)
+        .env("AWS_PROFILE", "garage")
+        .args(["index", "build"])
+        .arg(input.path())
+        .args(["-o", &s3_url()]))
+    .expect_code(0);
+    assert!(
+        summary
+            .stdout
+            .starts_with(&format!("built {}: 2 project(s), 5 file(s)", s3_url())),
+        "{}",
+        summary.stdout
+    );
+    assert_eq!(head(&format!("{web}/{PREFIX}/simple/"), None).status, 200);
+}
+
+/// The README's nginx configuration, as the tests use it.
+fn nginx_config() -> String {
+    std::fs::read_to_string(vari_test_support::paths::root().join("examples/nginx/vari-site.conf"))
+        .unwrap()
+}
+
+#[test]
+fn nginx_serves_a_built_site_to_pip_uv_and_vari_with_json_by_negotiation() {
+    let input = tempfile::tempdir().unwrap();
+    inputs(input.path());
+    let site = tempfile::tempdir().unwrap();
+    run(vari()
+        .args(["index", "build"])
+        .arg(input.path())
+        .arg("-o")
+        .arg(site.path()))
+    .expect_code(0);
+    let Some(nginx) = Nginx::serve_or_skip(site.path(), &nginx_config()) else {
+        return;
+    };
+    let json = "application/vnd.pypi.simple.v1+json";
+    for (path, accept, expected) in [
+        ("/simple/", None, "text/html; charset=utf-8"),
+        (
+            "/simple/fast-pkg/",
+            Some("text/html"),
+            "text/html; charset=utf-8",
+        ),
+        ("/simple/fast-pkg/", Some(json), json),
+        ("/simple/", Some(&format!("{json}, text/html;q=0.1")), json),
+        (
+            "/files/fast_pkg-1.0-py3-none-any-v3.whl",
+            None,
+            "application/zip",
+        ),
+        (
+            "/files/fast_pkg-1.0-py3-none-any-v3.whl.metadata",
+            None,
+            "text/plain; charset=utf-8",
+        ),
+        (
+            "/files/fast_pkg-1.0-variants.json",
+            None,
+            "application/json; charset=utf-8",
+        ),
+    ] {
+        let answer = head(&format!("{}{path}", nginx.base), accept);
+        assert_eq!(answer.status, 200, "{path}: {answer:?}");
+        assert_eq!(
+            answer.header("content-type"),
+            Some(expected),
+            "{path} {accept:?}"
+        );
+    }
+    assert_eq!(
+        head(&format!("{}/.vari-index-state.json", nginx.base), None).status,
+        404
+    );
+
+    let index = format!("{}/simple/", nginx.base);
+    assert_installers_install_from(&index);
+    assert_vari_selects_v3_from(&index, input.path());
+    // The installers read the project page from nginx.
+    assert!(
+        nginx.access_log().contains("GET /simple/fast-pkg/ "),
+        "{}",
+        nginx.access_log()
+    );
+}

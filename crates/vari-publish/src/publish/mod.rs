@@ -1,0 +1,304 @@
+//! Publishing a site: where it goes ([`Destination`]: a local directory or an object store), what
+//! it holds ([`SitePlan`]), and the one order every destination is written in ([`publish`]).
+//!
+//! The order is the rule that keeps a site consistent for a client reading it during an update:
+//! 1. the immutable files (distributions, `*.metadata`, `*-variants.json`), in parallel;
+//! 2. the project pages that link them;
+//! 3. the root pages (`simple/index.html`, `simple/index.json`), which link the projects;
+//! 4. deletions of what the earlier site had and this one does not, last;
+//!
+//! so that no page ever points at a file not yet (or no longer) there. A failure stops the
+//! sequence where it is: what was there before stays linked and whole.
+//!
+//! Each destination is a [`SiteStore`]: a directory writes atomically (a temporary file renamed
+//! over the old one; distributions hard-linked or copied), an object store uploads each object
+//! with its `Content-Type` ([`content_type`]) and skips objects it uploaded before with the same
+//! content (it remembers each object's SHA-256 and the store's entity tag, see [`Stamp`]).
+
+mod aws_profile;
+mod destination;
+mod directory;
+mod object;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::error::DestinationError;
+pub use destination::Destination;
+pub use directory::DirectoryStore;
+pub use object::ObjectSite;
+
+use crate::error::BuildError;
+
+/// The content of one site file.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// Generated here (a page, a `.metadata` file, a `*-variants.json`).
+    Bytes(Vec<u8>),
+    /// A distribution file on the local disk, put into the site as it is.
+    File(PathBuf),
+    /// Published by an earlier run and unchanged (its content is not at hand): kept as it is.
+    Kept,
+}
+
+/// One file of the site.
+#[derive(Debug, Clone)]
+pub struct SiteFile {
+    /// The path relative to the site root, `/`-separated (`files/…`, `simple/…`), made from
+    /// validated names only.
+    pub path: String,
+    /// What it holds.
+    pub body: Body,
+    /// The SHA-256 of the content, lowercase hex.
+    pub sha256: String,
+    /// The size in bytes.
+    pub size: u64,
+}
+
+impl SiteFile {
+    /// A generated file (its hash and size are computed here).
+    pub fn bytes(path: impl Into<String>, bytes: Vec<u8>) -> Self {
+        Self {
+            path: path.into(),
+            sha256: hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes)),
+            size: bytes.len() as u64,
+            body: Body::Bytes(bytes),
+        }
+    }
+}
+
+/// A whole site, grouped by the order in which it is published.
+#[derive(Debug, Clone, Default)]
+pub struct SitePlan {
+    /// Immutable files: distributions, `*.metadata`, `*-variants.json`.
+    pub files: Vec<SiteFile>,
+    /// Project pages (`simple/{project}/index.html`, `…/index.json`).
+    pub pages: Vec<SiteFile>,
+    /// The root pages (`simple/index.html`, `simple/index.json`).
+    pub root: Vec<SiteFile>,
+}
+
+impl SitePlan {
+    /// Every file, in publishing order.
+    pub fn all(&self) -> impl Iterator<Item = &SiteFile> {
+        self.files.iter().chain(&self.pages).chain(&self.root)
+    }
+}
+
+/// What the destination held for one path after an earlier publish: the content's hash and
+/// size, and the store's entity tag (object stores), so that an unchanged object is not uploaded
+/// again and one changed behind vari's back is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    /// SHA-256 of the content, lowercase hex.
+    pub sha256: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// The entity tag the store gave the object when it was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub e_tag: Option<String>,
+}
+
+/// Stamps by site path.
+pub type Stamps = BTreeMap<String, Stamp>;
+
+/// What one call of [`SiteStore::put_all`] did for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Put {
+    /// Written (uploaded, linked, copied); with the stamp to remember.
+    Written(Stamp),
+    /// Already there with this content; with its stamp.
+    Unchanged(Stamp),
+}
+
+impl Put {
+    /// The stamp to remember.
+    pub fn stamp(&self) -> &Stamp {
+        match self {
+            Put::Written(stamp) | Put::Unchanged(stamp) => stamp,
+        }
+    }
+}
+
+/// A place a site is published to. [`publish`] calls these in its fixed order; each call may
+/// work in parallel but returns only when all of its work is done.
+pub trait SiteStore: Sync {
+    /// Where `path` lives, for messages: a file path or a URL.
+    fn locate(&self, path: &str) -> String;
+    /// A small file of the site (the build state), at most `limit` bytes; `None` when absent.
+    fn read(&self, path: &str, limit: u64) -> Result<Option<Vec<u8>>, BuildError>;
+    /// Whether the site holds `path`.
+    fn contains(&self, path: &str) -> bool;
+    /// Writes `files` (in parallel, with a bound), skipping those already there with the same
+    /// content (`previous`: the stamps of the last publish). One result per file, in order; the
+    /// first failure is returned.
+    fn put_all(&self, files: &[&SiteFile], previous: &Stamps) -> Result<Vec<Put>, BuildError>;
+    /// Removes `paths` (in parallel); how many were there. A path already gone is no error.
+    fn remove_all(&self, paths: &[&str]) -> Result<usize, BuildError>;
+    /// Writes a small file that is not part of the site's pages (the build state).
+    fn write_private(&self, path: &str, bytes: &[u8]) -> Result<(), BuildError>;
+}
+
+/// What [`publish`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PublishStats {
+    /// Files written (changed or new).
+    pub written: usize,
+    /// Files removed.
+    pub removed: usize,
+    /// The stamp of every file the site now holds.
+    pub stamps: Stamps,
+}
+
+/// Publishes `plan` to `store` in the order the module docs give (files, project pages, root
+/// pages, then the removal of every path in `stale`). `previous` holds the stamps of the last
+/// publish.
+pub fn publish(
+    store: &dyn SiteStore,
+    plan: &SitePlan,
+    previous: &Stamps,
+    stale: &[&str],
+) -> Result<PublishStats, BuildError> {
+    let mut stats = PublishStats::default();
+    for group in [&plan.files, &plan.pages, &plan.root] {
+        let files: Vec<&SiteFile> = group.iter().collect();
+        let puts = store.put_all(&files, previous)?;
+        for (file, put) in files.iter().zip(puts) {
+            if matches!(put, Put::Written(_)) {
+                stats.written += 1;
+            }
+            stats.stamps.insert(file.path.clone(), put.stamp().clone());
+        }
+    }
+    stats.removed = store.remove_all(stale)?;
+    Ok(stats)
+}
+
+/// The `Content-Type` a site file is served with, from its path: PEP 503 pages as HTML, PEP 691
+/// pages as `application/vnd.pypi.simple.v1+json`, `*-variants.json` and the build state as
+/// JSON, PEP 658 `.metadata` as plain text, wheels and zip sdists as zip, `.tar.gz` as gzip,
+/// anything else as bytes.
+pub fn content_type(path: &str) -> &'static str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name.ends_with(".html") {
+        "text/html; charset=utf-8"
+    } else if name == "index.json" && path.starts_with(crate::site::SIMPLE_DIR) {
+        "application/vnd.pypi.simple.v1+json"
+    } else if name.ends_with(".json") {
+        "application/json"
+    } else if name.ends_with(".metadata") {
+        "text/plain; charset=utf-8"
+    } else if name.ends_with(".whl") || name.ends_with(".zip") {
+        "application/zip"
+    } else if name.ends_with(".tar.gz") {
+        "application/gzip"
+    } else {
+        "application/octet-stream"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Records every call, in order.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl SiteStore for Recorder {
+        fn locate(&self, path: &str) -> String {
+            path.to_owned()
+        }
+        fn read(&self, _: &str, _: u64) -> Result<Option<Vec<u8>>, BuildError> {
+            Ok(None)
+        }
+        fn contains(&self, _: &str) -> bool {
+            false
+        }
+        fn put_all(&self, files: &[&SiteFile], previous: &Stamps) -> Result<Vec<Put>, BuildError> {
+            let mut calls = self.0.lock().unwrap();
+            Ok(files
+                .iter()
+                .map(|file| {
+                    let stamp = Stamp {
+                        sha256: file.sha256.clone(),
+                        size: file.size,
+                        e_tag: None,
+                    };
+                    if previous.get(&file.path) == Some(&stamp) {
+                        Put::Unchanged(stamp)
+                    } else {
+                        calls.push(format!("put {}", file.path));
+                        Put::Written(stamp)
+                    }
+                })
+                .collect())
+        }
+        fn remove_all(&self, paths: &[&str]) -> Result<usize, BuildError> {
+            let mut calls = self.0.lock().unwrap();
+            calls.extend(paths.iter().map(|p| format!("remove {p}")));
+            Ok(paths.len())
+        }
+        fn write_private(&self, _: &str, _: &[u8]) -> Result<(), BuildError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn files_go_first_then_pages_then_the_root_and_removals_last() {
+        let plan = SitePlan {
+            // Given in the wrong order on purpose: the groups decide, not the list.
+            root: vec![SiteFile::bytes("simple/index.html", b"root".to_vec())],
+            pages: vec![SiteFile::bytes("simple/a/index.html", b"page".to_vec())],
+            files: vec![
+                SiteFile::bytes("files/a-2.whl", b"new".to_vec()),
+                SiteFile::bytes("files/a-1.whl", b"same".to_vec()),
+            ],
+        };
+        let mut previous = Stamps::new();
+        previous.insert(
+            "files/a-1.whl".to_owned(),
+            Stamp {
+                sha256: plan.files[1].sha256.clone(),
+                size: 4,
+                e_tag: None,
+            },
+        );
+        let store = Recorder::default();
+        let stats = publish(&store, &plan, &previous, &["files/a-0.whl"]).unwrap();
+        assert_eq!(
+            *store.0.lock().unwrap(),
+            [
+                "put files/a-2.whl",
+                "put simple/a/index.html",
+                "put simple/index.html",
+                "remove files/a-0.whl"
+            ]
+        );
+        assert_eq!((stats.written, stats.removed), (3, 1));
+        assert_eq!(stats.stamps.len(), 4);
+    }
+
+    #[test]
+    fn content_types_follow_the_site_layout() {
+        for (path, expected) in [
+            ("simple/index.html", "text/html; charset=utf-8"),
+            ("simple/a/index.json", "application/vnd.pypi.simple.v1+json"),
+            ("files/a-1-variants.json", "application/json"),
+            ("files/a-1-py3-none-any.whl", "application/zip"),
+            (
+                "files/a-1-py3-none-any.whl.metadata",
+                "text/plain; charset=utf-8",
+            ),
+            ("files/a-1.tar.gz", "application/gzip"),
+            ("files/a-1.zip", "application/zip"),
+            (".vari-index-state.json", "application/json"),
+            ("files/other", "application/octet-stream"),
+        ] {
+            assert_eq!(content_type(path), expected, "{path}");
+        }
+    }
+}
