@@ -34,4 +34,5 @@ mod uv_parity;
 mod ship;
 mod slim;
 mod slim_nvcc;
+mod sync;
 mod wheel;
