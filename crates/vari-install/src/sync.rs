@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use url::Url;
 
 pub use apply::{apply, survey, SyncOutcome, SyncRequest, PROTECTED};
-pub use fetch::{fetch_locked, FetchOptions, Staged, MAX_FILE_BYTES};
+pub use fetch::{fetch_locked, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES};
 pub use from_lock::{load_lock, planned_files, LoadError};
 
 /// The directory of vari's cache where locked files are kept (`{cache}/locked`).
@@ -126,4 +126,40 @@ pub enum SyncError {
         /// Why.
         message: String,
     },
+}
+
+/// Where locked files are kept: `{cache}/locked` in vari's cache directory, else (no cache
+/// directory) a temporary one removed when this is dropped.
+#[derive(Debug)]
+pub enum Store {
+    /// In vari's cache: reused from one run to the next (the installers' caches see the same
+    /// paths again).
+    Cache(PathBuf),
+    /// A temporary directory.
+    Temporary(tempfile::TempDir),
+}
+
+impl Store {
+    /// The store of this process (`VARI_CACHE_DIR` and the usual cache locations).
+    pub fn open() -> Result<Self, SyncError> {
+        match vari_fs::cache_dir() {
+            Some(dir) => Ok(Self::Cache(dir.join(STORE_AREA))),
+            None => tempfile::Builder::new()
+                .prefix(crate::run::TEMPORARY_PREFIX)
+                .tempdir()
+                .map(Self::Temporary)
+                .map_err(|e| SyncError::Store {
+                    path: std::env::temp_dir(),
+                    message: format!("cannot make a temporary directory: {e}"),
+                }),
+        }
+    }
+
+    /// Its directory.
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            Self::Cache(dir) => dir,
+            Self::Temporary(dir) => dir.path(),
+        }
+    }
 }

@@ -21,6 +21,7 @@
 //! written by `toml_edit`.
 
 mod error;
+pub mod export;
 mod model;
 pub mod plan;
 mod read;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use vari_install::sync::{fetch_locked, FetchOptions, SyncOutcome, SyncRequest};
+use vari_install::sync::{fetch_locked, FetchOptions, Store, SyncOutcome, SyncRequest};
 use vari_install::{Installer, InstallerChoice};
 
 use crate::cli::{InstallArgs, LockChoiceArgs, SyncArgs};
@@ -126,7 +126,7 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
     };
     let outcome = vari_install::sync::survey(&request, &planned.files);
     if !job.dry_run {
-        let store = store_dir()?;
+        let store = Store::open().map_err(|e| CliError::Other(e.to_string()))?;
         let options = FetchOptions {
             client: job
                 .selecting
@@ -166,32 +166,6 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
     }
     report(job, &planned, &outcome)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// vari's cache directory for locked files (`{cache}/locked`), else a temporary one.
-enum Store {
-    Cache(PathBuf),
-    Temporary(tempfile::TempDir),
-}
-
-impl Store {
-    fn path(&self) -> &Path {
-        match self {
-            Self::Cache(dir) => dir,
-            Self::Temporary(dir) => dir.path(),
-        }
-    }
-}
-
-fn store_dir() -> Result<Store, CliError> {
-    match vari_fs::cache_dir() {
-        Some(dir) => Ok(Store::Cache(dir.join(vari_install::sync::STORE_AREA))),
-        None => tempfile::Builder::new()
-            .prefix(vari_install::TEMPORARY_PREFIX)
-            .tempdir()
-            .map(Store::Temporary)
-            .map_err(|e| CliError::Other(format!("cannot make a temporary directory: {e}"))),
-    }
 }
 
 /// One line per package (and per removal), or the JSON document.

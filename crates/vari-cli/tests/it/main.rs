@@ -6,6 +6,7 @@ mod cache;
 mod config;
 mod counting_index;
 mod detect;
+mod export;
 mod fs_guard;
 mod hostile_index;
 mod hostile_wheels;

@@ -341,3 +341,17 @@ fn verdict(file: &LockedFile, origin: &str, size: u64, digest: &str) -> Result<(
     }
     Ok(())
 }
+
+/// The SHA-256 (lowercase hex) of the file at `path`, read in chunks.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let mut input = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0; 256 * 1024];
+    loop {
+        let n = input.read(&mut buffer)?;
+        if n == 0 {
+            return Ok(hex::encode(hasher.finalize()));
+        }
+        hasher.update(&buffer[..n]);
+    }
+}
