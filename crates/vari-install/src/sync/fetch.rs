@@ -355,3 +355,100 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
         hasher.update(&buffer[..n]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn locked(name: &str, bytes: &[u8]) -> LockedFile {
+        LockedFile {
+            project: "demo".to_owned(),
+            version: Some("1.0".to_owned()),
+            label: None,
+            filename: name.to_owned(),
+            url: Some(url::Url::parse(&format!("http://127.0.0.1:9/{name}")).unwrap()),
+            path: None,
+            sha256: hex::encode(Sha256::digest(bytes)),
+            size: Some(bytes.len() as u64),
+            markers: None,
+        }
+    }
+
+    fn options(store: &Path, wheelhouse: &Path) -> FetchOptions {
+        FetchOptions {
+            client: ClientSettings::default(),
+            wheelhouses: vec![wheelhouse.to_path_buf()],
+            offline: true,
+            store: store.to_path_buf(),
+        }
+    }
+
+    fn fetch(files: &[LockedFile], options: &FetchOptions) -> Result<Vec<Staged>, SyncError> {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(fetch_locked(files, options))
+    }
+
+    #[test]
+    fn a_wheelhouse_file_is_checked_copied_and_then_taken_from_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, wheelhouse) = (dir.path().join("store"), dir.path().join("wheels"));
+        std::fs::create_dir_all(&wheelhouse).unwrap();
+        let name = "demo-1.0-py3-none-any.whl";
+        std::fs::write(wheelhouse.join(name), b"the right bytes").unwrap();
+        let file = locked(name, b"the right bytes");
+        let staged = fetch(std::slice::from_ref(&file), &options(&store, &wheelhouse)).unwrap();
+        assert_eq!(staged[0].path, store.join(&file.sha256).join(name));
+        assert_eq!(std::fs::read(&staged[0].path).unwrap(), b"the right bytes");
+        assert!(staged[0].from.ends_with(name), "{}", staged[0].from);
+        // Gone from the wheelhouse: the store answers, offline.
+        std::fs::remove_file(wheelhouse.join(name)).unwrap();
+        let again = fetch(std::slice::from_ref(&file), &options(&store, &wheelhouse)).unwrap();
+        assert_eq!(again[0].from, "store");
+        // A store copy changed behind vari's back is not used.
+        std::fs::write(&again[0].path, b"the wrong bytes").unwrap();
+        let error = fetch(&[file], &options(&store, &wheelhouse)).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("offline: it would be fetched from http://127.0.0.1:9/"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn wrong_bytes_are_refused_and_leave_nothing_in_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, wheelhouse) = (dir.path().join("store"), dir.path().join("wheels"));
+        std::fs::create_dir_all(&wheelhouse).unwrap();
+        let name = "demo-1.0-py3-none-any.whl";
+        std::fs::write(wheelhouse.join(name), b"other bytes, same len").unwrap();
+        let file = locked(name, b"the locked bytes here");
+        let error = fetch(std::slice::from_ref(&file), &options(&store, &wheelhouse)).unwrap_err();
+        let text = error.to_string();
+        assert!(text.starts_with(&format!("{name} (")), "{text}");
+        assert!(
+            text.contains(&format!(", the lock says {}", file.sha256)),
+            "{text}"
+        );
+        assert!(!store.join(&file.sha256).join(name).exists());
+        std::fs::write(wheelhouse.join(name), b"the locked bytes here, and more").unwrap();
+        let error = fetch(&[file], &options(&store, &wheelhouse)).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("larger than the 21 bytes the lock says"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_installer_sees_variant_wheels_without_their_label() {
+        let mut file = locked("vari_demo-1.0.0-py3-none-any-cu128.whl", b"");
+        assert_eq!(file.installer_name(), "vari_demo-1.0.0-py3-none-any.whl");
+        file.filename = "demo-1.0.tar.gz".to_owned();
+        assert_eq!(file.installer_name(), "demo-1.0.tar.gz");
+    }
+}

@@ -422,3 +422,46 @@ fn a_variant_dependency_must_name_an_entry() {
     let cpu = plan_for(&lock, "cpu", &[], None);
     assert_eq!(installed(&cpu), [entry("vari-demo", Some("null"))]);
 }
+
+#[test]
+fn an_export_narrows_the_lock_to_what_the_plan_installs() {
+    let lock = fleet_lock();
+    let a100 = plan_for(&lock, "a100", &[], None);
+    let narrowed = crate::export::narrow(&lock, &a100);
+    let names: Vec<&str> = narrowed.packages.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "cublas-like",
+            "devtool",
+            "vari-demo",
+            "vari-demo-cuda-runtime"
+        ]
+    );
+    assert!(narrowed
+        .packages
+        .iter()
+        .all(|p| p.wheels.len() == 1 && p.marker.is_none()));
+    assert!(narrowed.extras.is_empty() && narrowed.default_groups.is_empty());
+    let demo = &narrowed.packages[2];
+    assert_eq!(
+        demo.wheels[0].file_name().unwrap(),
+        "vari_demo-1.0.0-py3-none-any-cu128.whl"
+    );
+    let labels: Vec<String> = demo
+        .variants_json
+        .as_ref()
+        .unwrap()
+        .variants
+        .keys()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(labels, ["cu128"]);
+    assert!(!narrowed.packages[3].vari.as_ref().unwrap().through_variants);
+    // What it says is what the same machine installs from the original.
+    let again = plan_for(&narrowed, "a100", &[], None);
+    assert_eq!(installed(&again), installed(&a100));
+    // The narrowed lock writes and reads back.
+    let text = crate::write_lock(&narrowed).unwrap();
+    assert_eq!(crate::read_lock(&text).unwrap(), narrowed);
+}
