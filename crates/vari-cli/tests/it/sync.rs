@@ -390,6 +390,22 @@ fn what_the_lock_does_not_list_is_removed_unless_inexact() {
         dry.stdout
     );
     assert_eq!(listed(&venv), with_socks);
+    let json = run(sync(&scratch, &fleet.lock, &venv, profile).args(["--dry-run", "--json"]))
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        json["removed"],
+        serde_json::json!([{"name": "sockslike", "version": "1.0"}])
+    );
+    let demo = json["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "vari-demo")
+        .unwrap();
+    assert_eq!(demo["label"], "null");
+    assert_eq!(demo["action"], "unchanged");
+    assert_eq!(demo["filename"], "vari_demo-1.0.0-py3-none-any-null.whl");
     let removed = run(&mut sync(&scratch, &fleet.lock, &venv, profile)).expect_code(0);
     assert!(
         removed.stdout.contains("removed sockslike 1.0"),
