@@ -110,6 +110,9 @@ pub enum SyncError {
         /// Why.
         message: String,
     },
+    /// The network client could not be set up (its settings name what is wrong).
+    #[error("{0}")]
+    Client(String),
     /// The store could not be written or read.
     #[error("{}: {message}", .path.display())]
     Store {

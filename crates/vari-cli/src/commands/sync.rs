@@ -145,22 +145,9 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
             .iter()
             .map(|&i| planned.files[i].clone())
             .collect();
-        let fetched = runtime()?
+        let staged = runtime()?
             .block_on(fetch_locked(&wanted, &options))
             .map_err(|e| CliError::Other(e.to_string()))?;
-        let mut staged = vec![None; planned.files.len()];
-        for (&i, file) in outcome.installed.iter().zip(fetched) {
-            staged[i] = Some(file);
-        }
-        let staged: Vec<_> = staged
-            .into_iter()
-            .map(|s| {
-                s.unwrap_or_else(|| vari_install::sync::Staged {
-                    path: PathBuf::new(),
-                    from: String::new(),
-                })
-            })
-            .collect();
         vari_install::sync::apply(&request, &planned.files, &staged, &outcome)
             .map_err(|e| CliError::Other(e.to_string()))?;
     }

@@ -81,19 +81,15 @@ pub fn survey(request: &SyncRequest, files: &[LockedFile]) -> SyncOutcome {
 }
 
 /// Carries out `outcome` ([`survey`]'s): installs its files from their checked copies in
-/// `staged` (same order as `files`), then removes what it lists.
+/// `staged` (one per item of `outcome.installed`, in its order), then removes what it lists.
 pub fn apply(
     request: &SyncRequest,
     files: &[LockedFile],
     staged: &[Staged],
     outcome: &SyncOutcome,
 ) -> Result<(), SyncError> {
-    if !outcome.installed.is_empty() {
-        let paths: Vec<&Path> = outcome
-            .installed
-            .iter()
-            .filter_map(|&i| staged.get(i).map(|s| s.path.as_path()))
-            .collect();
+    if !staged.is_empty() {
+        let paths: Vec<&Path> = staged.iter().map(|s| s.path.as_path()).collect();
         let builds = outcome
             .installed
             .iter()
