@@ -272,6 +272,24 @@ fn each_machine_class_gets_its_variant_and_only_cuda_machines_the_runtime() {
         assert!(!stdout(&again).contains("installed "), "{}", stdout(&again));
         assert_eq!(listed(&venv), expected(class));
     }
+    // The CPU machine's environment moved to the A100 class: the same version of vari-demo,
+    // another build, replaced; the runtime comes with it.
+    let cpu = dir.path().join("cpu");
+    let moved = run(&mut sync(
+        &cpu,
+        &fleet.lock,
+        &cpu.join("venv"),
+        fleet.profile("a100"),
+    ))
+    .expect_code(0);
+    assert!(
+        moved
+            .stdout
+            .contains("installed vari-demo 1.0.0 variant cu128"),
+        "{}",
+        moved.stdout
+    );
+    assert_eq!(listed(&cpu.join("venv")), expected("a100"));
     // The CUDA runtime was installed without the variant markers pip and uv cannot read.
     let a100 = dir.path().join("a100/venv");
     let site = vari_test_support::venv::site_packages(&a100);

@@ -39,6 +39,10 @@ pub struct SyncOutcome {
     pub installed: Vec<usize>,
     /// The files whose distribution is installed as the lock wants already.
     pub unchanged: Vec<usize>,
+    /// The projects (normalised names) among `installed` that are installed in another
+    /// version or build now: only those are reinstalled on purpose (the installer's
+    /// reinstall flags would also bypass its cache for every other file).
+    pub replaced: Vec<String>,
     /// The distributions to remove: (name, version).
     pub removed: Vec<(String, String)>,
 }
@@ -55,9 +59,18 @@ pub fn survey(request: &SyncRequest, files: &[LockedFile]) -> SyncOutcome {
                 && Some(&d.version) == file.version.as_ref()
                 && d.variant.as_ref().map(|v| v.label.to_string()) == file.label
         });
-        match present {
-            true => outcome.unchanged.push(index),
-            false => outcome.installed.push(index),
+        let other_build = before
+            .distributions
+            .iter()
+            .any(|d| d.normalized_name() == file.project);
+        match (present, other_build) {
+            (true, _) => outcome.unchanged.push(index),
+            (false, replaced) => {
+                outcome.installed.push(index);
+                if replaced {
+                    outcome.replaced.push(file.project.clone());
+                }
+            }
         }
     }
     if request.exact {
@@ -94,7 +107,7 @@ pub fn apply(
             .installed
             .iter()
             .any(|&i| files.get(i).is_some_and(|f| !f.filename.ends_with(".whl")));
-        run(install_command(request, &paths, builds))?;
+        run(install_command(request, &paths, builds, &outcome.replaced))?;
     }
     if !outcome.removed.is_empty() {
         let names: Vec<&str> = outcome.removed.iter().map(|(n, _)| n.as_str()).collect();
@@ -127,18 +140,28 @@ fn base(request: &SyncRequest, verb: &str) -> Command {
     command
 }
 
-/// Installs exactly these files: no dependency resolution, replacing another build of the
-/// same version; no index unless an sdist must be built (its build dependencies come from
-/// the installer's own index).
-fn install_command(request: &SyncRequest, paths: &[&Path], builds: bool) -> Command {
+/// Installs exactly these files: no dependency resolution, replacing the `replaced`
+/// projects' other builds (another variant of the same version too); no index unless an
+/// sdist must be built (its build dependencies come from the installer's own index).
+fn install_command(
+    request: &SyncRequest,
+    paths: &[&Path],
+    builds: bool,
+    replaced: &[String],
+) -> Command {
     let mut command = base(request, "install");
     command.arg("--no-deps");
     match request.installer.kind {
         InstallerKind::Pip => {
-            command.args(["--force-reinstall", "--disable-pip-version-check"]);
+            command.arg("--disable-pip-version-check");
+            if !replaced.is_empty() {
+                command.arg("--force-reinstall");
+            }
         }
         InstallerKind::Uv => {
-            command.arg("--reinstall");
+            for project in replaced {
+                command.arg("--reinstall-package").arg(project);
+            }
             if request.offline {
                 command.arg("--offline");
             }
@@ -215,7 +238,7 @@ mod tests {
         let files = [Path::new("/store/a/x-1-py3-none-any.whl")];
         let uv = request(InstallerKind::Uv, Program::Uv(PathBuf::from("/bin/uv")));
         assert_eq!(
-            args(&install_command(&uv, &files, false)),
+            args(&install_command(&uv, &files, false, &["x".to_owned()])),
             [
                 "/bin/uv",
                 "pip",
@@ -223,7 +246,8 @@ mod tests {
                 "--python",
                 "/env/bin/python",
                 "--no-deps",
-                "--reinstall",
+                "--reinstall-package",
+                "x",
                 "--offline",
                 "--no-index",
                 "/store/a/x-1-py3-none-any.whl"
@@ -231,15 +255,15 @@ mod tests {
         );
         let pip = request(InstallerKind::Pip, Program::PythonModule);
         assert_eq!(
-            args(&install_command(&pip, &files, true)),
+            args(&install_command(&pip, &files, true, &["x".to_owned()])),
             [
                 "/env/bin/python",
                 "-m",
                 "pip",
                 "install",
                 "--no-deps",
-                "--force-reinstall",
                 "--disable-pip-version-check",
+                "--force-reinstall",
                 "/store/a/x-1-py3-none-any.whl"
             ]
         );
