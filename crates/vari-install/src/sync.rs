@@ -51,7 +51,8 @@ pub struct LockedFile {
     pub sha256: String,
     /// Its size in bytes, when the lock says.
     pub size: Option<u64>,
-    /// For a variant wheel: what its variant markers see on the target. Its METADATA's
+    /// For a wheel: what its variant markers see on the target (the empty label for a
+    /// non-variant wheel). Its METADATA's
     /// `Requires-Dist` markers naming variant variables are evaluated with it before the
     /// installer sees the wheel (released pip and uv refuse such markers), as the proxy does.
     pub markers: Option<vari_core::markers::VariantMarkerContext>,

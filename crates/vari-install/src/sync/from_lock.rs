@@ -79,7 +79,10 @@ pub fn planned_files(
                 path: artifact.path.as_ref().map(|p| lock_dir.join(p)),
                 sha256: sha256.to_owned(),
                 size: artifact.size,
-                markers: planned.label.as_ref().map(|_| planned.context.clone()),
+                // A non-variant wheel's dependencies may use variant markers too (PEP 825:
+                // they see the empty label), so every wheel's are evaluated.
+                markers: matches!(planned.file, PlannedFile::Wheel { .. })
+                    .then(|| planned.context.clone()),
             })
         })
         .collect()
