@@ -71,6 +71,13 @@ pub(crate) enum Command {
     /// Install with pip or uv through the proxy, then say which variant each package was
     /// installed as, and why.
     Install(InstallArgs),
+    /// Install a pylock.toml (PEP 751) here (or on a target): per package the variant that
+    /// fits, only the dependencies that variant calls for, every file checked against the
+    /// lock's hash and size; packages the lock does not list are removed.
+    Sync(SyncArgs),
+    /// Write what one machine class installs from a pylock.toml: a requirements file with
+    /// pinned files and hashes, or a pylock.toml with only that class's files.
+    Export(ExportArgs),
     /// Show, empty or trim vari's cache: HTTP responses, interpreter answers, the detection
     /// result, the proxy's rewritten wheels.
     #[command(subcommand)]
@@ -334,7 +341,7 @@ pub(crate) struct ProxyArgs {
 #[command(mut_arg("index_url", |arg| arg.help(INSTALL_INDEX_URL_HELP)))]
 pub(crate) struct InstallArgs {
     /// Requirements, passed to the installer as given (PEP 508: `torch`, `torch>=2.9`).
-    #[arg(value_name = "REQ", required_unless_present = "installer_args")]
+    #[arg(value_name = "REQ", required_unless_present_any = ["installer_args", "lock"])]
     pub requirements: Vec<String>,
 
     /// `pip`, `uv`, or the path of a pip or uv executable [default: uv when on PATH, else the
@@ -362,6 +369,147 @@ pub(crate) struct InstallArgs {
     /// Anything else for the installer, after `--` (`-- --no-deps -r requirements.txt`).
     #[arg(last = true, value_name = "ARGS")]
     pub installer_args: Vec<std::ffi::OsString>,
+
+    /// Install a lock file (`pylock.toml`, `pylock.NAME.toml`, PEP 751) as `vari sync` does,
+    /// removing nothing; other requirements files go to the installer after `--`.
+    #[arg(short = 'r', long = "requirement", value_name = "PYLOCK", conflicts_with_all = ["requirements", "installer_args"], value_parser = parse_lock_name)]
+    pub lock: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub lock_choice: LockChoiceArgs,
+}
+
+/// A lock file's name as PEP 751 has it: `pylock.toml` or `pylock.NAME.toml`.
+fn parse_lock_name(given: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(given);
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let is_lock = name == "pylock.toml"
+        || name
+            .strip_prefix("pylock.")
+            .and_then(|rest| rest.strip_suffix(".toml"))
+            .is_some_and(|middle| !middle.is_empty() && !middle.contains('.'));
+    match is_lock {
+        true => Ok(path),
+        false => Err(format!(
+            "`{given}`: -r takes a lock file (pylock.toml or pylock.NAME.toml, PEP 751); give \
+             other requirements files to the installer after `--` (`-- -r {given}`)"
+        )),
+    }
+}
+
+/// Which parts of a lock to install: its extras and dependency groups (PEP 751).
+#[derive(Debug, Args)]
+pub(crate) struct LockChoiceArgs {
+    /// An extra the lock offers (repeatable).
+    #[arg(long = "extra", value_name = "NAME")]
+    pub extras: Vec<String>,
+
+    /// Every extra the lock offers.
+    #[arg(long, conflicts_with = "extras")]
+    pub all_extras: bool,
+
+    /// A dependency group the lock offers (repeatable) [default: the lock's `default-groups`].
+    #[arg(long = "group", value_name = "NAME")]
+    pub groups: Vec<String>,
+}
+
+/// `vari sync`.
+#[derive(Debug, Args)]
+pub(crate) struct SyncArgs {
+    /// The lock file (PEP 751).
+    #[arg(value_name = "PYLOCK", default_value = "pylock.toml")]
+    pub lock: PathBuf,
+
+    #[command(flatten)]
+    pub lock_choice: LockChoiceArgs,
+
+    #[command(flatten)]
+    pub files: LockFilesArgs,
+
+    /// `pip`, `uv`, or the path of a pip or uv executable [default: uv when on PATH, else the
+    /// target Python's pip].
+    #[arg(long, value_name = "pip|uv|PATH")]
+    pub installer: Option<vari_install::InstallerChoice>,
+
+    /// Keep the installed packages the lock does not list.
+    #[arg(long)]
+    pub inexact: bool,
+
+    /// Show what would be installed and removed; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Print `{"packages": [{"name", "version", "label", "filename", "reason", "action"}],
+    /// "removed": [{"name", "version"}]}`.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+}
+
+/// Where a lock's files come from besides their URLs.
+#[derive(Debug, Args)]
+pub(crate) struct LockFilesArgs {
+    /// A directory of wheels where each file is looked up by its name before its URL
+    /// (repeatable); its bytes are checked against the lock all the same.
+    #[arg(short = 'f', long = "find-links", value_name = "DIR")]
+    pub wheelhouses: Vec<PathBuf>,
+
+    /// Never use the network: every file must be in vari's cache, a --find-links directory, or
+    /// at the lock's `path`.
+    #[arg(long)]
+    pub offline: bool,
+}
+
+/// `vari export`.
+#[derive(Debug, Args)]
+#[command(mut_arg("profile", |arg| arg.visible_alias("target")))]
+pub(crate) struct ExportArgs {
+    /// The lock file (PEP 751).
+    #[arg(value_name = "PYLOCK", default_value = "pylock.toml")]
+    pub lock: PathBuf,
+
+    #[command(flatten)]
+    pub lock_choice: LockChoiceArgs,
+
+    /// What to write.
+    #[arg(long, value_enum, default_value = "requirements-txt")]
+    pub format: ExportFormat,
+
+    /// The file to write [default: standard output].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Put the files in DIR (checked against the lock; a variant wheel under its name without
+    /// the label, its dependencies' variant markers evaluated for the target), and name them
+    /// there: what pip and uv without variant support install.
+    #[arg(long, value_name = "DIR")]
+    pub wheelhouse: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub files: LockFilesArgs,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+}
+
+/// What `vari export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ExportFormat {
+    /// `name @ URL --hash=sha256:…`, one line per file.
+    RequirementsTxt,
+    /// A pylock.toml with only the target's files.
+    Pylock,
 }
 
 /// `--index-url` of `vari install`.

@@ -518,6 +518,66 @@ impl Choice {
     }
 }
 
+/// `installed torch 2.10.0 variant cu128 (nvidia :: cuda_version_lower_bound :: 12.8): why`:
+/// one package's line, for every command that installs (`install`, `sync`).
+pub(crate) fn choice_line(
+    verb: &str,
+    name: &str,
+    version: &str,
+    label: Option<&str>,
+    properties: Option<&vari_core::metadata::VariantProperties>,
+    why: &str,
+) -> String {
+    let variant = match label {
+        Some(label) => format!(" variant {label}"),
+        None => " (no variant)".to_owned(),
+    };
+    let properties = match properties {
+        Some(p) if p.is_empty() => " (no properties)".to_owned(),
+        Some(p) => format!(
+            " ({})",
+            crate::table::properties_text(p).replace('\n', ", ")
+        ),
+        None => String::new(),
+    };
+    format!("{verb} {name} {version}{variant}{properties}: {why}\n")
+}
+
+/// Why a lock's entry is installed with the file the plan chose: `select`'s reason for the
+/// file, and for an entry a variant brought in, which one.
+pub(crate) fn planned_text(planned: &vari_lock::Planned, target: &Target) -> String {
+    let file = match &planned.file {
+        vari_lock::PlannedFile::Wheel { because, .. } => {
+            chosen_text(because, &planned.report.needs, target)
+        }
+        vari_lock::PlannedFile::Sdist => format!(
+            "the sdist: no listed wheel fits (it {})",
+            unfit_text(&planned.report, target)
+        ),
+    };
+    match &planned.needed_by {
+        vari_lock::plan::NeededBy::Lock => file,
+        vari_lock::plan::NeededBy::Variant { of, requirement } => {
+            format!("{file}; the chosen variant of {of} requires it (`{requirement}`)")
+        }
+        vari_lock::plan::NeededBy::Dependency { of } => format!("{file}; {of} requires it"),
+    }
+}
+
+/// A lock that cannot be installed on the target, in one line; for a package no listed file
+/// fits, what `select` says about such a version.
+pub(crate) fn plan_error_text(error: &vari_lock::PlanError, target: &Target) -> String {
+    match error {
+        vari_lock::PlanError::NothingFits {
+            name,
+            version,
+            report,
+            ..
+        } => format!("{name} {version} {}", unfit_text(report, target)),
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use vari_core::{Namespace, VariantLabel};

@@ -50,6 +50,7 @@ mod plan;
 mod requirements_file;
 mod run;
 pub mod stable_port;
+pub mod sync;
 mod unasked;
 mod uv_config;
 

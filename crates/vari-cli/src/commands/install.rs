@@ -14,19 +14,17 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use vari_client::ClientSettings;
-use vari_core::metadata::VariantProperties;
 use vari_install::{InstallerIndexes, InstallerKind, KeptRequirement, Origin, Plan, PlanError};
 use vari_proxy::ProxySettings;
 use vari_select::{IndexOptions, ShownBecause};
 
 use crate::cli::InstallArgs;
 use crate::error::{error_line, CliError};
-use crate::explain::{chosen_text, nothing_fits, skipped_text, why, Choice, Choices};
+use crate::explain::{choice_line, chosen_text, nothing_fits, skipped_text, why, Choice, Choices};
 use crate::output;
 use crate::settings::{
     client_settings_over, names_sources, parse_requests, runtime, server_runtime, Selecting,
 };
-use crate::table::properties_text;
 
 /// Installs (or with `--dry-run`, shows the choices).
 pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
@@ -291,27 +289,6 @@ fn stale_text(stale: &vari_install::KeptDistribution, kind: InstallerKind) -> St
         stale.served.version,
         stale.served.label.as_deref().unwrap_or_default(),
     )
-}
-
-/// `installed torch 2.10.0 variant cu128 (nvidia :: cuda_version_lower_bound :: 12.8): why`.
-fn choice_line(
-    verb: &str,
-    name: &str,
-    version: &str,
-    label: Option<&str>,
-    properties: Option<&VariantProperties>,
-    why: &str,
-) -> String {
-    let variant = match label {
-        Some(label) => format!(" variant {label}"),
-        None => " (no variant)".to_owned(),
-    };
-    let properties = match properties {
-        Some(p) if p.is_empty() => " (no properties)".to_owned(),
-        Some(p) => format!(" ({})", properties_text(p).replace('\n', ", ")),
-        None => String::new(),
-    };
-    format!("{verb} {name} {version}{variant}{properties}: {why}\n")
 }
 
 /// How many upstream failures get their own `error:` line; the rest are counted.

@@ -5,6 +5,7 @@ mod config;
 mod detect;
 mod detect_class;
 mod download;
+mod export;
 mod index;
 mod install;
 mod list;
@@ -15,6 +16,7 @@ mod scan;
 mod select;
 mod slim;
 mod snapshot;
+mod sync;
 mod wheel;
 
 use std::process::ExitCode;
@@ -52,7 +54,11 @@ pub(crate) fn run(command: Command, verbose: bool) -> Result<ExitCode, CliError>
         Command::Select(args) => select::run(&args),
         Command::Download(args) => download::run(&args),
         Command::Proxy(args) => proxy::run(&args),
+        // `vari install -r pylock.toml` installs the lock as `vari sync` does.
+        Command::Install(args) if args.lock.is_some() => sync::install_lock(&args),
         Command::Install(args) => install::run(&args),
+        Command::Sync(args) => sync::run(&args),
+        Command::Export(args) => export::run(&args),
         Command::Cache(CacheCommand::Dir) => cache::dir(),
         Command::Cache(CacheCommand::Info(args)) => cache::info(&args),
         Command::Cache(CacheCommand::Clean(args)) => cache::clean(&args),

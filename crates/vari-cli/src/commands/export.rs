@@ -1,0 +1,198 @@
+//! `vari export`: what one machine class installs from a lock, for pip, uv and Docker builds
+//! without variant support: a requirements file of pinned files with `--hash`, or a
+//! pylock.toml with only that class's files. Planning is `vari_lock::plan`'s (the rules of
+//! `vari sync`), writing `vari_lock::export`'s.
+//!
+//! Released pip and uv refuse a variant wheel's file name and the variant markers in its
+//! METADATA: with `--wheelhouse DIR` each file is fetched, checked against the lock, and put
+//! in DIR as `vari sync` hands it to the installer (under its name without the label, its
+//! variant markers evaluated for the class), and the output names it there by a path relative
+//! to the output file's directory (pip and uv run from there). Without it, files are named by
+//! their URLs and the lock's hashes, for installers that read variant wheels.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use vari_install::sync::{fetch_locked, sha256_file, FetchOptions, Store};
+use vari_lock::export::{narrow, requirements_txt, ExportedFile};
+
+use crate::cli::{ExportArgs, ExportFormat};
+use crate::error::CliError;
+use crate::explain::plan_error_text;
+use crate::lock_plan::{plan_lock, Failure, LockPlan};
+use crate::output;
+use crate::settings::{runtime, Selecting};
+
+/// Writes the export.
+pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
+    let selecting = Selecting::resolve(&args.target, &args.selection)?;
+    let target = &selecting.target;
+    let planned = match plan_lock(&args.lock, &args.lock_choice, target, &selecting.selection) {
+        Ok(planned) => planned,
+        Err(Failure::Cli(e)) => return Err(e),
+        Err(Failure::Plan(e)) => {
+            return Err(CliError::Other(format!(
+                "{}: {}",
+                args.lock.display(),
+                plan_error_text(&e, target)
+            )))
+        }
+    };
+    let out_dir = match &args.output {
+        Some(path) => match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        },
+        None => PathBuf::from("."),
+    };
+    let placed = match &args.wheelhouse {
+        Some(dir) => Some(fill_wheelhouse(args, &selecting, &planned, dir, &out_dir)?),
+        None => None,
+    };
+    let text = match args.format {
+        ExportFormat::RequirementsTxt => {
+            let files: Vec<ExportedFile> = match &placed {
+                Some(placed) => placed
+                    .iter()
+                    .zip(&planned.files)
+                    .map(|(p, f)| ExportedFile {
+                        name: f.project.clone(),
+                        location: p.relative.clone(),
+                        sha256: p.sha256.clone(),
+                    })
+                    .collect(),
+                None => {
+                    let variants = planned.files.iter().filter(|f| f.label.is_some()).count();
+                    if variants > 0 {
+                        output::note(&format!(
+                            "{variants} variant wheel(s) named by URL: pip and uv without variant \
+                             support refuse their names and markers (give --wheelhouse DIR)"
+                        ));
+                    }
+                    planned
+                        .files
+                        .iter()
+                        .map(|f| ExportedFile {
+                            name: f.project.clone(),
+                            location: match (&f.url, &f.path) {
+                                (Some(url), _) => url.to_string(),
+                                (None, Some(path)) => path.display().to_string(),
+                                (None, None) => f.filename.clone(),
+                            },
+                            sha256: f.sha256.clone(),
+                        })
+                        .collect()
+                }
+            };
+            requirements_txt(&header(args, &selecting), &files)
+        }
+        ExportFormat::Pylock => {
+            let mut lock = narrow(&planned.lock, &planned.plan);
+            if let Some(placed) = &placed {
+                for ((package, place), file) in
+                    lock.packages.iter_mut().zip(placed).zip(&planned.files)
+                {
+                    let artifact = vari_lock::Artifact {
+                        name: Some(place.name.clone()),
+                        url: None,
+                        path: Some(place.relative.clone()),
+                        size: Some(place.size),
+                        upload_time: None,
+                        hashes: [("sha256".to_owned(), place.sha256.clone())].into(),
+                    };
+                    match file.filename.ends_with(".whl") {
+                        true => package.wheels = vec![artifact],
+                        false => package.sdist = Some(artifact),
+                    }
+                    // The wheel is no longer a variant wheel by name: its label is not listed.
+                    package.variants_json = None;
+                    if let Some(info) = &mut package.vari {
+                        info.variant_dependencies.clear();
+                    }
+                }
+            }
+            vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?
+        }
+    };
+    match &args.output {
+        Some(path) => vari_fs::write_atomic(path, text.as_bytes())
+            .map_err(|e| CliError::Other(e.to_string()))?,
+        None => output::print_data(&text)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `vari export of LOCK for TARGET`: what the file is, in its first comment lines.
+fn header(args: &ExportArgs, selecting: &Selecting) -> String {
+    let target = &selecting.target;
+    format!(
+        "vari export of {} for {} (Python {}, {})\ninstall with `pip install -r FILE` or `uv \
+         pip install -r FILE`, run from this file's directory",
+        args.lock.display(),
+        target.hardware.source,
+        target.python.version.short(),
+        target.python.platform
+    )
+}
+
+/// A file put in the wheelhouse.
+struct Placed {
+    name: String,
+    relative: String,
+    sha256: String,
+    size: u64,
+}
+
+/// Fetches and checks every planned file, and copies what the installer must see into `dir`.
+fn fill_wheelhouse(
+    args: &ExportArgs,
+    selecting: &Selecting,
+    planned: &LockPlan,
+    dir: &Path,
+    out_dir: &Path,
+) -> Result<Vec<Placed>, CliError> {
+    let store = Store::open().map_err(|e| CliError::Other(e.to_string()))?;
+    let options = FetchOptions {
+        client: selecting
+            .config
+            .client_settings(vari_client::ClientSettings {
+                indexes: Vec::new(),
+                ..vari_client::ClientSettings::default()
+            }),
+        wheelhouses: args.files.wheelhouses.clone(),
+        offline: args.files.offline,
+        store: store.path().to_path_buf(),
+    };
+    let staged = runtime()?
+        .block_on(fetch_locked(&planned.files, &options))
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    std::fs::create_dir_all(dir).map_err(|e| CliError::io(dir, e))?;
+    let relative_dir = relative_to(dir, out_dir)?;
+    let mut placed = Vec::with_capacity(staged.len());
+    for (file, staged) in planned.files.iter().zip(staged) {
+        let name = file.installer_name();
+        let dest = vari_fs::join_under(dir, &name).map_err(|e| CliError::Other(e.to_string()))?;
+        let bytes = std::fs::read(&staged.path).map_err(|e| CliError::io(&staged.path, e))?;
+        vari_fs::write_atomic(&dest, &bytes).map_err(|e| CliError::Other(e.to_string()))?;
+        let sha256 = sha256_file(&dest).map_err(|e| CliError::io(&dest, e))?;
+        placed.push(Placed {
+            relative: format!("{relative_dir}{name}"),
+            name,
+            sha256,
+            size: bytes.len() as u64,
+        });
+    }
+    Ok(placed)
+}
+
+/// `dir` as a path prefix relative to `base` (`wheels/`), or absolute when it is elsewhere.
+fn relative_to(dir: &Path, base: &Path) -> Result<String, CliError> {
+    let dir = std::fs::canonicalize(dir).map_err(|e| CliError::io(dir, e))?;
+    let base = std::fs::canonicalize(base).map_err(|e| CliError::io(base, e))?;
+    let text = match dir.strip_prefix(&base) {
+        Ok(rel) if rel.as_os_str().is_empty() => "./".to_owned(),
+        Ok(rel) => format!("./{}/", rel.display()),
+        Err(_) => format!("{}/", dir.display()),
+    };
+    Ok(text)
+}

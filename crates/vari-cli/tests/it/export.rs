@@ -1,0 +1,162 @@
+//! `vari export` end to end: what one machine class installs from a lock of the fleet
+//! upstream, written as a requirements file (pinned files with hashes) that plain pip and
+//! plain uv install with hash checking, or as a pylock.toml with only the class's files.
+
+use std::path::Path;
+use std::process::Command;
+
+use vari_test_support::venv::{bare_venv, python, run_ok, uv};
+
+use crate::common::{run, vari};
+use crate::sync::{listed, Fleet};
+
+fn export(scratch: &Path, fleet: &Fleet, class: &str) -> Command {
+    let mut command = vari();
+    command
+        .env("VARI_CACHE_DIR", scratch.join("cache"))
+        .arg("export")
+        .arg(&fleet.lock)
+        .arg("--target")
+        .arg(fleet.profile(class))
+        .args([
+            "--python-version",
+            "3.12",
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+        ]);
+    command
+}
+
+fn expected(class: &str) -> Vec<(String, Option<String>)> {
+    let (demo, numlike, cuda) = vari_test_support::fleet::expected(class);
+    let mut expected = vec![
+        ("app-like".to_owned(), None),
+        ("idnalike".to_owned(), None),
+        ("numlike".to_owned(), Some(numlike.to_owned())),
+        ("reqlike".to_owned(), None),
+        ("vari-demo".to_owned(), Some(demo.to_owned())),
+    ];
+    if cuda {
+        expected.push(("vari-demo-cuda-runtime".to_owned(), None));
+    }
+    expected.sort();
+    expected
+}
+
+#[test]
+fn the_export_installs_with_plain_pip_and_plain_uv_checking_hashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let out = dir.path().join("docker");
+    std::fs::create_dir_all(&out).unwrap();
+    let requirements = out.join("requirements.txt");
+    run(export(dir.path(), &fleet, "a100")
+        .arg("--wheelhouse")
+        .arg(out.join("wheels"))
+        .arg("-o")
+        .arg(&requirements))
+    .expect_code(0);
+    let text = std::fs::read_to_string(&requirements).unwrap();
+    assert!(
+        text.contains("./wheels/vari_demo-1.0.0-py3-none-any.whl --hash=sha256:"),
+        "{text}"
+    );
+    assert!(text.contains("vari_demo_cuda_runtime"), "{text}");
+    // pip (the test venv's, for another environment) and uv, neither told about variants.
+    let pip_venv = dir.path().join("pip-venv");
+    bare_venv(&pip_venv);
+    run_ok(
+        Command::new(python())
+            .args(["-m", "pip", "--python"])
+            .arg(&pip_venv)
+            .args([
+                "install",
+                "--no-index",
+                "--require-hashes",
+                "-r",
+                "requirements.txt",
+            ])
+            .args(["--disable-pip-version-check", "--no-cache-dir"])
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env_remove("PIP_FIND_LINKS")
+            .current_dir(&out),
+    );
+    assert_eq!(listed(&pip_venv), expected("a100"));
+    let uv_venv = dir.path().join("uv-venv");
+    bare_venv(&uv_venv);
+    run_ok(
+        Command::new(uv())
+            .args(["pip", "install", "--no-config", "--python"])
+            .arg(&uv_venv)
+            .args(["--no-index", "--require-hashes", "-r", "requirements.txt"])
+            .env("UV_CACHE_DIR", dir.path().join("uv-cache"))
+            .current_dir(&out),
+    );
+    assert_eq!(listed(&uv_venv), expected("a100"));
+}
+
+#[test]
+fn the_export_is_deterministic_and_names_only_the_class_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let first = run(&mut export(dir.path(), &fleet, "cpu")).expect_code(0);
+    let again = run(&mut export(dir.path(), &fleet, "cpu")).expect_code(0);
+    assert_eq!(first.stdout, again.stdout);
+    let lock = vari_lock::read_lock(&std::fs::read_to_string(&fleet.lock).unwrap()).unwrap();
+    let demo = lock
+        .packages
+        .iter()
+        .find(|p| p.name == "vari-demo")
+        .unwrap();
+    let null = demo
+        .wheels
+        .iter()
+        .find(|w| w.url.as_deref().unwrap().ends_with("-null.whl"))
+        .unwrap();
+    let line = format!(
+        "vari-demo @ {} --hash=sha256:{}\n",
+        null.url.as_deref().unwrap(),
+        null.sha256().unwrap()
+    );
+    assert!(first.stdout.contains(&line), "{}", first.stdout);
+    assert!(!first.stdout.contains("cuda_runtime"), "{}", first.stdout);
+    assert!(
+        first.stderr.contains("variant wheel(s) named by URL"),
+        "{}",
+        first.stderr
+    );
+    let lines = first.stdout.lines().filter(|l| !l.starts_with('#')).count();
+    assert_eq!(lines, 5, "{}", first.stdout);
+
+    // As a pylock.toml: the class's entries, one file each, nothing left to choose.
+    let narrowed =
+        run(export(dir.path(), &fleet, "a100").args(["--format", "pylock"])).expect_code(0);
+    let narrowed = vari_lock::read_lock(&narrowed.stdout).unwrap();
+    let names: Vec<&str> = narrowed.packages.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "app-like",
+            "idnalike",
+            "numlike",
+            "reqlike",
+            "vari-demo",
+            "vari-demo-cuda-runtime"
+        ]
+    );
+    assert!(narrowed
+        .packages
+        .iter()
+        .all(|p| p.wheels.len() == 1 && p.marker.is_none()));
+    let demo = narrowed
+        .packages
+        .iter()
+        .find(|p| p.name == "vari-demo")
+        .unwrap();
+    assert!(demo.wheels[0]
+        .url
+        .as_deref()
+        .unwrap()
+        .ends_with("-cu128.whl"));
+    assert_eq!(demo.variants_json.as_ref().unwrap().variants.len(), 1);
+}

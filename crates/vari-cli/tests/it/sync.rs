@@ -1,0 +1,497 @@
+//! `vari sync` and `vari install -r pylock.toml` end to end: a lock of the fleet upstream
+//! (`vari_test_support::fleet`, served on 127.0.0.1) installed by the real uv and pip into
+//! fresh environments for simulated machine classes (facts profiles), each installed label
+//! read back with `vari list --json`; offline from a wheelhouse, a tampered wheel, removal of
+//! what the lock does not list, a machine no locked variant serves.
+//!
+//! Until `vari lock` writes them, the locks are built here with the `vari-lock` model from
+//! the served files' URLs, sizes and SHA-256 ([`fleet_lock`]).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use vari_lock::{Artifact, Lock, Package, PackageInfo, LOCK_VERSION};
+use vari_test_support::fleet;
+use vari_test_support::index::TestIndex;
+use vari_test_support::venv::{bare_venv, uv};
+
+use crate::common::{run, vari, Run};
+
+/// A running index over `dir` (its runtime lives as long as the value).
+pub(crate) struct Index {
+    pub(crate) server: TestIndex,
+    _runtime: tokio::runtime::Runtime,
+}
+
+pub(crate) fn serve(dir: &Path) -> Index {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime.block_on(TestIndex::start(dir));
+    Index {
+        server,
+        _runtime: runtime,
+    }
+}
+
+/// The fleet upstream in `dir/upstream`, its profiles in `dir/profiles`, the server, and a
+/// lock of it at `dir/pylock.toml`.
+pub(crate) struct Fleet {
+    pub(crate) upstream: PathBuf,
+    pub(crate) profiles: Vec<(String, PathBuf)>,
+    pub(crate) index: Option<Index>,
+    pub(crate) lock: PathBuf,
+}
+
+impl Fleet {
+    pub(crate) fn new(dir: &Path) -> Self {
+        let upstream = fleet::upstream(&dir.join("upstream"));
+        let profiles = fleet::write_profiles(&dir.join("profiles"));
+        let index = serve(&upstream);
+        let lock = dir.join("pylock.toml");
+        let written = fleet_lock(&upstream, &format!("{}/files/", index.server.base()));
+        std::fs::write(&lock, vari_lock::write_lock(&written).unwrap()).unwrap();
+        Self {
+            upstream,
+            profiles,
+            index: Some(index),
+            lock,
+        }
+    }
+
+    pub(crate) fn profile(&self, class: &str) -> &Path {
+        &self.profiles.iter().find(|(n, _)| n == class).unwrap().1
+    }
+}
+
+/// What `vari lock` will write for the fleet upstream (one version of each project, every
+/// wheel with its URL under `files`, size and SHA-256, the variants inlined, the CUDA runtime
+/// behind vari-demo's variant marker, `sockslike` behind the lock's `socks` extra).
+pub(crate) fn fleet_lock(upstream: &Path, files: &str) -> Lock {
+    let mut names: Vec<String> = std::fs::read_dir(upstream)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".whl") && !n.starts_with("reqlike-1.0-"))
+        .collect();
+    names.sort();
+    let mut packages: Vec<Package> = Vec::new();
+    for name in names {
+        let parsed = vari_core::filename::WheelFilename::parse(&name).unwrap();
+        let project = vari_core::project::normalize(parsed.name.as_ref());
+        let bytes = std::fs::read(upstream.join(&name)).unwrap();
+        let artifact = Artifact {
+            name: None,
+            url: Some(format!("{files}{name}")),
+            path: None,
+            size: Some(bytes.len() as u64),
+            upload_time: None,
+            hashes: [(
+                "sha256".to_owned(),
+                vari_test_support::wheels::sha256_hex(&bytes),
+            )]
+            .into(),
+        };
+        match packages.iter_mut().find(|p| p.name == project) {
+            Some(package) => package.wheels.push(artifact),
+            None => packages.push(Package {
+                name: project.clone(),
+                version: Some(parsed.version.to_string().parse().unwrap()),
+                marker: None,
+                requires_python: None,
+                dependencies: Vec::new(),
+                index: None,
+                sdist: None,
+                wheels: vec![artifact],
+                variants_json: None,
+                vari: None,
+                other: Default::default(),
+            }),
+        }
+    }
+    for package in &mut packages {
+        let version = package.version.as_ref().unwrap();
+        let document = upstream.join(format!(
+            "{}-{version}-variants.json",
+            package.name.replace('-', "_")
+        ));
+        if let Ok(text) = std::fs::read_to_string(&document) {
+            package.variants_json = Some(
+                vari_core::metadata::read_json(&text, vari_core::metadata::SourceKind::IndexFile)
+                    .unwrap(),
+            );
+        }
+        match package.name.as_str() {
+            "vari-demo" => {
+                package.vari = Some(PackageInfo {
+                    variant_dependencies: vec![
+                        "vari-demo-cuda-runtime==1.0.0 ; \"nvidia\" in variant_namespaces"
+                            .to_owned(),
+                    ],
+                    ..PackageInfo::default()
+                })
+            }
+            "vari-demo-cuda-runtime" => {
+                package.vari = Some(PackageInfo {
+                    through_variants: true,
+                    ..PackageInfo::default()
+                })
+            }
+            "sockslike" => package.marker = Some("'socks' in extras".to_owned()),
+            _ => {}
+        }
+    }
+    Lock {
+        lock_version: LOCK_VERSION.to_owned(),
+        environments: Vec::new(),
+        requires_python: Some(">=3.9".to_owned()),
+        extras: vec!["socks".to_owned()],
+        dependency_groups: Vec::new(),
+        default_groups: Vec::new(),
+        created_by: "vari tests".to_owned(),
+        packages,
+        vari: None,
+        other_tools: Default::default(),
+    }
+}
+
+/// `vari sync LOCK --python VENV --profile PROFILE --installer uv`, with a cache of its own
+/// (`scratch/cache`) and the test venv's uv.
+pub(crate) fn sync(scratch: &Path, lock: &Path, venv: &Path, profile: &Path) -> Command {
+    sync_with(scratch, lock, venv, profile, &uv())
+}
+
+/// [`sync`] with another `--installer`.
+fn sync_with(
+    scratch: &Path,
+    lock: &Path,
+    venv: &Path,
+    profile: &Path,
+    installer: &Path,
+) -> Command {
+    let mut command = vari();
+    command
+        .env("VARI_CACHE_DIR", scratch.join("cache"))
+        .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+        .env("UV_NO_CONFIG", "1")
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env_remove("PIP_FIND_LINKS")
+        .env_remove("PIP_INDEX_URL")
+        .env_remove("PIP_EXTRA_INDEX_URL")
+        .arg("sync")
+        .arg(lock)
+        .arg("--python")
+        .arg(venv)
+        .arg("--profile")
+        .arg(profile)
+        .arg("--installer")
+        .arg(installer);
+    command
+}
+
+/// name → label of everything `venv` holds (`vari list --json`), sorted by name.
+pub(crate) fn listed(venv: &Path) -> Vec<(String, Option<String>)> {
+    let run = run(vari().arg("list").arg("--json").arg("--python").arg(venv)).expect_code(0);
+    let mut listed: Vec<(String, Option<String>)> = run.json()["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                vari_core::project::normalize(p["name"].as_str().unwrap()),
+                p["label"].as_str().map(str::to_owned),
+            )
+        })
+        .collect();
+    listed.sort();
+    listed
+}
+
+fn stdout(run: &Run) -> String {
+    run.stdout.clone()
+}
+
+/// What a class must end up with: the demo's label, numlike's, and the runtime on CUDA.
+fn expected(class: &str) -> Vec<(String, Option<String>)> {
+    let (demo, numlike, cuda) = fleet::expected(class);
+    let mut expected = vec![
+        ("app-like".to_owned(), None),
+        ("idnalike".to_owned(), None),
+        ("numlike".to_owned(), Some(numlike.to_owned())),
+        ("reqlike".to_owned(), None),
+        ("vari-demo".to_owned(), Some(demo.to_owned())),
+    ];
+    if cuda {
+        expected.push(("vari-demo-cuda-runtime".to_owned(), None));
+    }
+    expected.sort();
+    expected
+}
+
+#[test]
+fn each_machine_class_gets_its_variant_and_only_cuda_machines_the_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    for class in ["cpu", "a100", "mi300"] {
+        let scratch = dir.path().join(class);
+        let venv = scratch.join("venv");
+        bare_venv(&venv);
+        let first = run(&mut sync(
+            &scratch,
+            &fleet.lock,
+            &venv,
+            fleet.profile(class),
+        ))
+        .expect_code(0);
+        assert_eq!(
+            listed(&venv),
+            expected(class),
+            "{class}: {}",
+            stdout(&first)
+        );
+        let (demo, _, cuda) = fleet::expected(class);
+        let out = stdout(&first);
+        assert!(
+            out.contains(&format!("installed vari-demo 1.0.0 variant {demo}")),
+            "{out}"
+        );
+        assert_eq!(
+            out.contains("the chosen variant of vari-demo requires it"),
+            cuda,
+            "{out}"
+        );
+        // Synced again: nothing to do, nothing fetched.
+        let again = run(&mut sync(
+            &scratch,
+            &fleet.lock,
+            &venv,
+            fleet.profile(class),
+        ))
+        .expect_code(0);
+        assert!(!stdout(&again).contains("installed "), "{}", stdout(&again));
+        assert_eq!(listed(&venv), expected(class));
+    }
+    // The CPU machine's environment moved to the A100 class: the same version of vari-demo,
+    // another build, replaced; the runtime comes with it.
+    let cpu = dir.path().join("cpu");
+    let moved = run(&mut sync(
+        &cpu,
+        &fleet.lock,
+        &cpu.join("venv"),
+        fleet.profile("a100"),
+    ))
+    .expect_code(0);
+    assert!(
+        moved
+            .stdout
+            .contains("installed vari-demo 1.0.0 variant cu128"),
+        "{}",
+        moved.stdout
+    );
+    assert_eq!(listed(&cpu.join("venv")), expected("a100"));
+    // The CUDA runtime was installed without the variant markers pip and uv cannot read.
+    let a100 = dir.path().join("a100/venv");
+    let site = vari_test_support::venv::site_packages(&a100);
+    let metadata =
+        std::fs::read_to_string(site.join("vari_demo-1.0.0.dist-info/METADATA")).unwrap();
+    assert!(!metadata.contains("variant_namespaces"), "{metadata}");
+    assert!(metadata.contains("vari-demo-cuda-runtime"), "{metadata}");
+}
+
+#[test]
+fn offline_from_a_wheelhouse_with_the_index_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = Fleet::new(dir.path());
+    fleet.index = None; // the server stops
+    let scratch = dir.path().join("a100");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    // Offline without a wheelhouse: the first file that would need the network is named.
+    run(sync(&scratch, &fleet.lock, &venv, fleet.profile("a100")).arg("--offline"))
+        .expect_one_error(&["offline: it would be fetched from http://127.0.0.1:"]);
+    assert_eq!(listed(&venv), []);
+    run(sync(&scratch, &fleet.lock, &venv, fleet.profile("a100"))
+        .arg("--offline")
+        .arg("--find-links")
+        .arg(&fleet.upstream))
+    .expect_code(0);
+    assert_eq!(listed(&venv), expected("a100"));
+}
+
+#[test]
+fn a_tampered_wheel_is_refused_and_nothing_is_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    // The index now serves other bytes under the locked name (same size: the hash tells).
+    let served = fleet
+        .upstream
+        .join("vari_demo-1.0.0-py3-none-any-cu128.whl");
+    let mut bytes = std::fs::read(&served).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&served, &bytes).unwrap();
+    let scratch = dir.path().join("a100");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    run(&mut sync(
+        &scratch,
+        &fleet.lock,
+        &venv,
+        fleet.profile("a100"),
+    ))
+    .expect_one_error(&[
+        "vari_demo-1.0.0-py3-none-any-cu128.whl (http://127.0.0.1:",
+        "/files/vari_demo-1.0.0-py3-none-any-cu128.whl): sha256 is ",
+        ", the lock says ",
+        "nothing was installed",
+    ]);
+    assert_eq!(listed(&venv), []);
+    // A file longer than the lock says is cut off at the lock's size.
+    bytes.extend_from_slice(b"more");
+    std::fs::write(&served, &bytes).unwrap();
+    run(&mut sync(
+        &scratch,
+        &fleet.lock,
+        &venv,
+        fleet.profile("a100"),
+    ))
+    .expect_one_error(&["larger than the ", " bytes the lock says"]);
+    assert_eq!(listed(&venv), []);
+    // A machine whose files are intact is not held up by it.
+    run(&mut sync(
+        &scratch,
+        &fleet.lock,
+        &venv,
+        fleet.profile("cpu"),
+    ))
+    .expect_code(0);
+    assert_eq!(listed(&venv), expected("cpu"));
+}
+
+#[test]
+fn what_the_lock_does_not_list_is_removed_unless_inexact() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let scratch = dir.path().join("cpu");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    let profile = fleet.profile("cpu");
+    run(sync(&scratch, &fleet.lock, &venv, profile).args(["--extra", "socks"])).expect_code(0);
+    let mut with_socks = expected("cpu");
+    with_socks.push(("sockslike".to_owned(), None));
+    with_socks.sort();
+    assert_eq!(listed(&venv), with_socks);
+    // `install -r` and `--inexact` keep it.
+    let mut install = vari();
+    install
+        .env("VARI_CACHE_DIR", scratch.join("cache"))
+        .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+        .env("UV_NO_CONFIG", "1")
+        .arg("install")
+        .arg("-r")
+        .arg(&fleet.lock)
+        .arg("--python")
+        .arg(&venv)
+        .arg("--profile")
+        .arg(profile)
+        .arg("--installer")
+        .arg(uv());
+    run(&mut install).expect_code(0);
+    run(sync(&scratch, &fleet.lock, &venv, profile).arg("--inexact")).expect_code(0);
+    assert_eq!(listed(&venv), with_socks);
+    let dry = run(sync(&scratch, &fleet.lock, &venv, profile).arg("--dry-run")).expect_code(0);
+    assert!(
+        dry.stdout
+            .contains("would remove sockslike 1.0: the lock does not list it"),
+        "{}",
+        dry.stdout
+    );
+    assert_eq!(listed(&venv), with_socks);
+    let json = run(sync(&scratch, &fleet.lock, &venv, profile).args(["--dry-run", "--json"]))
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        json["removed"],
+        serde_json::json!([{"name": "sockslike", "version": "1.0"}])
+    );
+    let demo = json["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "vari-demo")
+        .unwrap();
+    assert_eq!(demo["label"], "null");
+    assert_eq!(demo["action"], "unchanged");
+    assert_eq!(demo["filename"], "vari_demo-1.0.0-py3-none-any-null.whl");
+    let removed = run(&mut sync(&scratch, &fleet.lock, &venv, profile)).expect_code(0);
+    assert!(
+        removed.stdout.contains("removed sockslike 1.0"),
+        "{}",
+        removed.stdout
+    );
+    assert_eq!(listed(&venv), expected("cpu"));
+}
+
+#[test]
+fn a_machine_no_locked_variant_serves_is_refused_with_the_select_explanation() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    // Only the CUDA builds of vari-demo are locked.
+    let text = std::fs::read_to_string(&fleet.lock).unwrap();
+    let mut lock = vari_lock::read_lock(&text).unwrap();
+    let demo = lock
+        .packages
+        .iter_mut()
+        .find(|p| p.name == "vari-demo")
+        .unwrap();
+    demo.wheels
+        .retain(|w| w.url.as_deref().unwrap().contains("-cu1"));
+    let cuda_only = dir.path().join("pylock.cuda.toml");
+    std::fs::write(&cuda_only, vari_lock::write_lock(&lock).unwrap()).unwrap();
+    let scratch = dir.path().join("cpu");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    run(&mut sync(&scratch, &cuda_only, &venv, fleet.profile("cpu"))).expect_one_error(&[
+        "pylock.cuda.toml: vari-demo 1.0.0 has no build for facts ",
+        "builds for NVIDIA GPUs (cu126, cu128, cu130), which facts ",
+    ]);
+    assert_eq!(listed(&venv), []);
+}
+
+#[test]
+fn pip_installs_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let scratch = dir.path().join("a100");
+    let venv = scratch.join("venv");
+    vari_test_support::venv::run_ok(Command::new("python3").args(["-m", "venv"]).arg(&venv));
+    let keep = |listed: Vec<(String, Option<String>)>| -> Vec<(String, Option<String>)> {
+        listed
+            .into_iter()
+            .filter(|(n, _)| !vari_install::sync::PROTECTED.contains(&n.as_str()))
+            .collect()
+    };
+    let pip = Path::new("pip");
+    run(&mut sync_with(
+        &scratch,
+        &fleet.lock,
+        &venv,
+        fleet.profile("a100"),
+        pip,
+    ))
+    .expect_code(0);
+    assert_eq!(keep(listed(&venv)), expected("a100"));
+    // The same environment moved to another class: the CUDA runtime goes, pip stays.
+    run(&mut sync_with(
+        &scratch,
+        &fleet.lock,
+        &venv,
+        fleet.profile("mi300"),
+        pip,
+    ))
+    .expect_code(0);
+    let now = listed(&venv);
+    assert!(now.iter().any(|(n, _)| n == "pip"), "{now:?}");
+    assert_eq!(keep(now), expected("mi300"));
+}

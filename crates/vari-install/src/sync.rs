@@ -1,0 +1,169 @@
+//! Installing exact files from a lock (`vari sync`, `vari install -r pylock.toml`): every file
+//! fetched and checked against the lock's SHA-256 and size before anything is installed, then
+//! installed with pip or uv without dependency resolution, and (for an exact sync) what the
+//! lock does not list removed.
+//!
+//! - [`fetch_locked`]: each file from the store (a content-addressed directory, by SHA-256),
+//!   else a wheelhouse (`--find-links DIR`, looked up by file name), else the lock's `path`,
+//!   else its URL through `vari-client` (never with `offline`). Whatever the source, the bytes
+//!   are streamed into the store, hashed and counted on the way; a file that does not match
+//!   is one [`SyncError::Mismatch`] naming the file and where it came from, and no file is
+//!   installed. The store's copy is checked again each time it is used. A variant wheel
+//!   whose dependencies use variant markers gets a copy beside it with them evaluated for
+//!   the target (`vari_wheel::replace_metadata`), as `vari proxy` serves it.
+//! - [`survey`], then [`apply`]: what is installed already as the lock wants it (name, version, label) is left
+//!   alone; the rest is installed with `--no-deps` from the verified copies, a variant wheel
+//!   under its name without the label (pip and uv do not know variant file names, as the
+//!   proxy presents them); with `exact`, the distributions the lock does not list are
+//!   uninstalled, except pip, setuptools and wheel, which `uv pip sync` keeps too, and uv.
+
+mod apply;
+mod fetch;
+mod from_lock;
+
+use std::path::PathBuf;
+
+use url::Url;
+
+pub use apply::{apply, survey, SyncOutcome, SyncRequest, PROTECTED};
+pub use fetch::{fetch_locked, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES};
+pub use from_lock::{load_lock, planned_files, LoadError};
+
+/// The directory of vari's cache where locked files are kept (`{cache}/locked`).
+pub const STORE_AREA: &str = "locked";
+
+/// One file a lock wants installed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockedFile {
+    /// The distribution's normalised name.
+    pub project: String,
+    /// Its version, when the lock fixes one.
+    pub version: Option<String>,
+    /// The variant label of the wheel; `None` for a non-variant wheel or an sdist.
+    pub label: Option<String>,
+    /// The file name the lock lists.
+    pub filename: String,
+    /// Its `url`, if any.
+    pub url: Option<Url>,
+    /// Its `path` resolved under the lock's directory, if any.
+    pub path: Option<PathBuf>,
+    /// Its SHA-256 (lowercase hex): the lock's.
+    pub sha256: String,
+    /// Its size in bytes, when the lock says.
+    pub size: Option<u64>,
+    /// For a wheel: what its variant markers see on the target (the empty label for a
+    /// non-variant wheel). Its METADATA's
+    /// `Requires-Dist` markers naming variant variables are evaluated with it before the
+    /// installer sees the wheel (released pip and uv refuse such markers), as the proxy does.
+    pub markers: Option<vari_core::markers::VariantMarkerContext>,
+}
+
+impl LockedFile {
+    /// Where the file comes from, for messages: its URL, else its path.
+    pub fn origin(&self) -> String {
+        match (&self.url, &self.path) {
+            (Some(url), _) => url.to_string(),
+            (None, Some(path)) => path.display().to_string(),
+            (None, None) => self.filename.clone(),
+        }
+    }
+
+    /// The name the installer sees: a variant wheel's without its label (pip and uv parse
+    /// only the standard wheel name), anything else as listed.
+    pub fn installer_name(&self) -> String {
+        match vari_core::filename::WheelFilename::parse(&self.filename) {
+            Ok(mut wheel) if wheel.label.is_some() => {
+                wheel.label = None;
+                wheel.to_string()
+            }
+            _ => self.filename.clone(),
+        }
+    }
+}
+
+/// Why a lock's files could not be installed.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    /// A file's bytes are not the ones the lock lists: nothing was installed.
+    #[error("{filename} ({origin}): {what}; nothing was installed")]
+    Mismatch {
+        /// The file name.
+        filename: String,
+        /// Where its bytes came from (URL, wheelhouse file, path).
+        origin: String,
+        /// `sha256 is X, the lock says Y`, or the size.
+        what: String,
+    },
+    /// A file could not be had: offline and not in a wheelhouse, missing, or the transfer
+    /// failed.
+    #[error("{filename}: {message}")]
+    Unavailable {
+        /// The file name.
+        filename: String,
+        /// Why, naming the URL or path.
+        message: String,
+    },
+    /// A variant wheel's METADATA could not be rewritten for the target.
+    #[error("{filename}: {message}")]
+    Rewrite {
+        /// The file name.
+        filename: String,
+        /// Why.
+        message: String,
+    },
+    /// The network client could not be set up (its settings name what is wrong).
+    #[error("{0}")]
+    Client(String),
+    /// The store could not be written or read.
+    #[error("{}: {message}", .path.display())]
+    Store {
+        /// The path at fault.
+        path: PathBuf,
+        /// What failed.
+        message: String,
+    },
+    /// The installer could not be started.
+    #[error("cannot run {program}: {message}")]
+    Installer {
+        /// The program.
+        program: String,
+        /// Why.
+        message: String,
+    },
+}
+
+/// Where locked files are kept: `{cache}/locked` in vari's cache directory, else (no cache
+/// directory) a temporary one removed when this is dropped.
+#[derive(Debug)]
+pub enum Store {
+    /// In vari's cache: reused from one run to the next (the installers' caches see the same
+    /// paths again).
+    Cache(PathBuf),
+    /// A temporary directory.
+    Temporary(tempfile::TempDir),
+}
+
+impl Store {
+    /// The store of this process (`VARI_CACHE_DIR` and the usual cache locations).
+    pub fn open() -> Result<Self, SyncError> {
+        match vari_fs::cache_dir() {
+            Some(dir) => Ok(Self::Cache(dir.join(STORE_AREA))),
+            None => tempfile::Builder::new()
+                .prefix(crate::run::TEMPORARY_PREFIX)
+                .tempdir()
+                .map(Self::Temporary)
+                .map_err(|e| SyncError::Store {
+                    path: std::env::temp_dir(),
+                    message: format!("cannot make a temporary directory: {e}"),
+                }),
+        }
+    }
+
+    /// Its directory.
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            Self::Cache(dir) => dir,
+            Self::Temporary(dir) => dir.path(),
+        }
+    }
+}

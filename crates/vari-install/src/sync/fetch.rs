@@ -1,0 +1,454 @@
+//! Fetching a lock's files into the store, checked against the lock on the way in and again
+//! each time they are used.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use futures_util::stream::{self, StreamExt};
+use sha2::{Digest, Sha256};
+use vari_client::{ClientSettings, IndexClient};
+
+use super::{LockedFile, SyncError};
+
+/// The largest file fetched when the lock gives no size (a lock with sizes bounds each file
+/// by its own).
+pub const MAX_FILE_BYTES: u64 = 64 << 30;
+
+/// How many files are fetched at once.
+const PARALLEL: usize = 8;
+
+/// Where files come from.
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    /// The client for URLs (its limits, credentials, retries and time limits).
+    pub client: ClientSettings,
+    /// Wheelhouses: directories where a file is looked up by its name, before its URL.
+    pub wheelhouses: Vec<PathBuf>,
+    /// Never use the network: a file neither in the store nor in a wheelhouse nor at its
+    /// `path` is an error.
+    pub offline: bool,
+    /// The store: `{store}/{sha256}/{installer name}`.
+    pub store: PathBuf,
+}
+
+/// A file ready for the installer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Staged {
+    /// The verified copy, named as the installer must see it.
+    pub path: PathBuf,
+    /// Where its bytes came from this time (`store` when they were there already).
+    pub from: String,
+}
+
+/// Fetches every file (a few at a time) into the store and checks each; the first failure
+/// is the error, and then no file may be installed.
+pub async fn fetch_locked(
+    files: &[LockedFile],
+    options: &FetchOptions,
+) -> Result<Vec<Staged>, SyncError> {
+    let needs_network = !options.offline && files.iter().any(|f| f.url.is_some());
+    let client =
+        match needs_network {
+            true => Some(IndexClient::new(options.client.clone()).map_err(|e| {
+                SyncError::Unavailable {
+                    filename: String::new(),
+                    message: e.to_string(),
+                }
+            })?),
+            false => None,
+        };
+    let results: Vec<Result<Staged, SyncError>> = stream::iter(files)
+        .map(|file| fetch_one(file, options, client.as_ref()))
+        .buffered(PARALLEL)
+        .collect()
+        .await;
+    results.into_iter().collect()
+}
+
+async fn fetch_one(
+    file: &LockedFile,
+    options: &FetchOptions,
+    client: Option<&IndexClient>,
+) -> Result<Staged, SyncError> {
+    let name = file.installer_name();
+    vari_fs::check_name(&name).map_err(|e| SyncError::Unavailable {
+        filename: file.filename.clone(),
+        message: e.to_string(),
+    })?;
+    vari_fs::check_name(&file.sha256).map_err(|e| SyncError::Unavailable {
+        filename: file.filename.clone(),
+        message: e.to_string(),
+    })?;
+    let dest = options.store.join(&file.sha256).join(&name);
+    let from = fetch_original(file, options, client, &dest).await?;
+    Ok(Staged {
+        path: installable(file, dest, &options.store)?,
+        from,
+    })
+}
+
+/// Brings the file as the lock lists it to `dest` in the store, checked; says where from.
+async fn fetch_original(
+    file: &LockedFile,
+    options: &FetchOptions,
+    client: Option<&IndexClient>,
+    dest: &Path,
+) -> Result<String, SyncError> {
+    if let Some(file_in_store) = vari_fs::open_cache_file(dest) {
+        // A copy that no longer matches (changed behind vari's back) is fetched again.
+        if check(file, file_in_store, &dest.display().to_string()).is_ok() {
+            return Ok("store".to_owned());
+        }
+    }
+    for wheelhouse in &options.wheelhouses {
+        let candidate = wheelhouse.join(&file.filename);
+        if candidate.is_file() {
+            let input = open_local(file, &candidate)?;
+            let origin = candidate.display().to_string();
+            copy_into(file, input, &options.store, dest, &origin)?;
+            return Ok(origin);
+        }
+    }
+    if let Some(path) = &file.path {
+        let input = open_local(file, path)?;
+        let origin = path.display().to_string();
+        copy_into(file, input, &options.store, dest, &origin)?;
+        return Ok(origin);
+    }
+    let Some(url) = &file.url else {
+        return Err(SyncError::Unavailable {
+            filename: file.filename.clone(),
+            message: "the lock gives neither a url nor a path".to_owned(),
+        });
+    };
+    let Some(client) = client.filter(|_| !options.offline) else {
+        return Err(SyncError::Unavailable {
+            filename: file.filename.clone(),
+            message: format!(
+                "not in the store or a wheelhouse, and offline: it would be fetched from {url}"
+            ),
+        });
+    };
+    let unavailable = |message: String| SyncError::Unavailable {
+        filename: file.filename.clone(),
+        message,
+    };
+    let mut stream = client
+        .open_file(url)
+        .await
+        .map_err(|e| unavailable(e.to_string()))?;
+    let mut sink = Sink::new(file, &options.store, dest, url.as_str())?;
+    while let Some(chunk) = stream
+        .chunk()
+        .await
+        .map_err(|e| unavailable(e.to_string()))?
+    {
+        sink.write(&chunk)?;
+    }
+    sink.finish()?;
+    Ok(url.to_string())
+}
+
+/// The copy the installer gets: the checked file itself, or for a variant wheel whose
+/// METADATA names variant variables, a copy with them evaluated for the target, kept at
+/// `{store}/{sha256}/{context key}/{name}` (made from the checked file, so reused as is).
+fn installable(file: &LockedFile, original: PathBuf, store: &Path) -> Result<PathBuf, SyncError> {
+    let Some(context) = &file.markers else {
+        return Ok(original);
+    };
+    let rewrite_error = |message: String| SyncError::Rewrite {
+        filename: file.filename.clone(),
+        message,
+    };
+    let Some(name) = original.file_name() else {
+        return Ok(original);
+    };
+    let dest = original.with_file_name(context_key(context)).join(name);
+    if vari_fs::open_cache_file(&dest).is_some() {
+        return Ok(dest);
+    }
+    let text =
+        vari_wheel::read_core_metadata(&original).map_err(|e| rewrite_error(e.to_string()))?;
+    let rewritten = vari_core::metadata::resolve_variant_markers(&text, context)
+        .map_err(|e| rewrite_error(format!("its METADATA: {e}")))?;
+    let Some(rewritten) = rewritten else {
+        return Ok(original);
+    };
+    if let Some(dir) = dest.parent() {
+        vari_fs::ensure_cache_dir(store, dir).map_err(|e| SyncError::Store {
+            path: dir.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    }
+    vari_wheel::replace_metadata(&original, &dest, rewritten.as_bytes())
+        .map_err(|e| rewrite_error(e.to_string()))?;
+    Ok(dest)
+}
+
+/// Names what variant markers see: the label and the properties, digested.
+fn context_key(context: &vari_core::markers::VariantMarkerContext) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(context.label.as_ref().map_or("", |l| l.as_str()));
+    for property in &context.properties {
+        hasher.update(b"\n");
+        hasher.update(property.to_string());
+    }
+    format!("m-{}", &hex::encode(hasher.finalize())[..16])
+}
+
+fn open_local(file: &LockedFile, path: &Path) -> Result<std::fs::File, SyncError> {
+    std::fs::File::open(path).map_err(|e| SyncError::Unavailable {
+        filename: file.filename.clone(),
+        message: format!("{}: {e}", path.display()),
+    })
+}
+
+/// Copies a local file into the store through the same checks as a download.
+fn copy_into(
+    file: &LockedFile,
+    mut input: std::fs::File,
+    store: &Path,
+    dest: &Path,
+    origin: &str,
+) -> Result<(), SyncError> {
+    let mut sink = Sink::new(file, store, dest, origin)?;
+    let mut buffer = vec![0; 256 * 1024];
+    loop {
+        let n = input
+            .read(&mut buffer)
+            .map_err(|e| SyncError::Unavailable {
+                filename: file.filename.clone(),
+                message: format!("{origin}: {e}"),
+            })?;
+        if n == 0 {
+            break;
+        }
+        sink.write(&buffer[..n])?;
+    }
+    sink.finish()
+}
+
+/// Checks a file already in the store.
+fn check(file: &LockedFile, mut input: std::fs::File, origin: &str) -> Result<(), SyncError> {
+    let mut hasher = Sha256::new();
+    let mut size = 0u64;
+    let mut buffer = vec![0; 256 * 1024];
+    loop {
+        let n = input.read(&mut buffer).map_err(|e| SyncError::Store {
+            path: PathBuf::from(origin),
+            message: e.to_string(),
+        })?;
+        if n == 0 {
+            break;
+        }
+        size += n as u64;
+        if size > limit(file) {
+            return Err(too_big(file, origin));
+        }
+        hasher.update(&buffer[..n]);
+    }
+    verdict(file, origin, size, &hex::encode(hasher.finalize()))
+}
+
+/// The store's temporary file, hashed and counted as it is written, bounded by the lock's
+/// size; committed only when both match.
+struct Sink<'a> {
+    file: &'a LockedFile,
+    out: vari_fs::AtomicFile,
+    hasher: Sha256,
+    written: u64,
+    origin: String,
+    dest: PathBuf,
+}
+
+impl<'a> Sink<'a> {
+    fn new(
+        file: &'a LockedFile,
+        store: &Path,
+        dest: &Path,
+        origin: &str,
+    ) -> Result<Self, SyncError> {
+        let out =
+            vari_fs::AtomicFile::create_in_cache(store, dest).map_err(|e| SyncError::Store {
+                path: dest.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        Ok(Self {
+            file,
+            out,
+            hasher: Sha256::new(),
+            written: 0,
+            origin: origin.to_owned(),
+            dest: dest.to_path_buf(),
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SyncError> {
+        self.written += bytes.len() as u64;
+        if self.written > limit(self.file) {
+            return Err(too_big(self.file, &self.origin));
+        }
+        self.hasher.update(bytes);
+        self.out.write_all(bytes).map_err(|e| SyncError::Store {
+            path: self.dest.clone(),
+            message: e.to_string(),
+        })
+    }
+
+    fn finish(self) -> Result<(), SyncError> {
+        let digest = hex::encode(self.hasher.finalize());
+        // Dropping `out` on a mismatch removes the temporary file.
+        verdict(self.file, &self.origin, self.written, &digest)?;
+        self.out.commit().map_err(|e| SyncError::Store {
+            path: self.dest,
+            message: e.to_string(),
+        })
+    }
+}
+
+fn limit(file: &LockedFile) -> u64 {
+    file.size.unwrap_or(MAX_FILE_BYTES)
+}
+
+fn too_big(file: &LockedFile, origin: &str) -> SyncError {
+    SyncError::Mismatch {
+        filename: file.filename.clone(),
+        origin: origin.to_owned(),
+        what: match file.size {
+            Some(size) => format!("larger than the {size} bytes the lock says"),
+            None => format!("larger than {MAX_FILE_BYTES} bytes"),
+        },
+    }
+}
+
+/// The lock's size and SHA-256 against what arrived.
+fn verdict(file: &LockedFile, origin: &str, size: u64, digest: &str) -> Result<(), SyncError> {
+    let mismatch = |what: String| SyncError::Mismatch {
+        filename: file.filename.clone(),
+        origin: origin.to_owned(),
+        what,
+    };
+    if let Some(expected) = file.size {
+        if expected != size {
+            return Err(mismatch(format!("{size} bytes, the lock says {expected}")));
+        }
+    }
+    if digest != file.sha256 {
+        return Err(mismatch(format!(
+            "sha256 is {digest}, the lock says {}",
+            file.sha256
+        )));
+    }
+    Ok(())
+}
+
+/// The SHA-256 (lowercase hex) of the file at `path`, read in chunks.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let mut input = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0; 256 * 1024];
+    loop {
+        let n = input.read(&mut buffer)?;
+        if n == 0 {
+            return Ok(hex::encode(hasher.finalize()));
+        }
+        hasher.update(&buffer[..n]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn locked(name: &str, bytes: &[u8]) -> LockedFile {
+        LockedFile {
+            project: "demo".to_owned(),
+            version: Some("1.0".to_owned()),
+            label: None,
+            filename: name.to_owned(),
+            url: Some(url::Url::parse(&format!("http://127.0.0.1:9/{name}")).unwrap()),
+            path: None,
+            sha256: hex::encode(Sha256::digest(bytes)),
+            size: Some(bytes.len() as u64),
+            markers: None,
+        }
+    }
+
+    fn options(store: &Path, wheelhouse: &Path) -> FetchOptions {
+        FetchOptions {
+            client: ClientSettings::default(),
+            wheelhouses: vec![wheelhouse.to_path_buf()],
+            offline: true,
+            store: store.to_path_buf(),
+        }
+    }
+
+    fn fetch(files: &[LockedFile], options: &FetchOptions) -> Result<Vec<Staged>, SyncError> {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(fetch_locked(files, options))
+    }
+
+    #[test]
+    fn a_wheelhouse_file_is_checked_copied_and_then_taken_from_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, wheelhouse) = (dir.path().join("store"), dir.path().join("wheels"));
+        std::fs::create_dir_all(&wheelhouse).unwrap();
+        let name = "demo-1.0-py3-none-any.whl";
+        std::fs::write(wheelhouse.join(name), b"the right bytes").unwrap();
+        let file = locked(name, b"the right bytes");
+        let staged = fetch(std::slice::from_ref(&file), &options(&store, &wheelhouse)).unwrap();
+        assert_eq!(staged[0].path, store.join(&file.sha256).join(name));
+        assert_eq!(std::fs::read(&staged[0].path).unwrap(), b"the right bytes");
+        assert!(staged[0].from.ends_with(name), "{}", staged[0].from);
+        // Gone from the wheelhouse: the store answers, offline.
+        std::fs::remove_file(wheelhouse.join(name)).unwrap();
+        let again = fetch(std::slice::from_ref(&file), &options(&store, &wheelhouse)).unwrap();
+        assert_eq!(again[0].from, "store");
+        // A store copy changed behind vari's back is not used.
+        std::fs::write(&again[0].path, b"the wrong bytes").unwrap();
+        let error = fetch(&[file], &options(&store, &wheelhouse)).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("offline: it would be fetched from http://127.0.0.1:9/"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn wrong_bytes_are_refused_and_leave_nothing_in_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, wheelhouse) = (dir.path().join("store"), dir.path().join("wheels"));
+        std::fs::create_dir_all(&wheelhouse).unwrap();
+        let name = "demo-1.0-py3-none-any.whl";
+        std::fs::write(wheelhouse.join(name), b"other bytes, same len").unwrap();
+        let file = locked(name, b"the locked bytes here");
+        let error = fetch(std::slice::from_ref(&file), &options(&store, &wheelhouse)).unwrap_err();
+        let text = error.to_string();
+        assert!(text.starts_with(&format!("{name} (")), "{text}");
+        assert!(
+            text.contains(&format!(", the lock says {}", file.sha256)),
+            "{text}"
+        );
+        assert!(!store.join(&file.sha256).join(name).exists());
+        std::fs::write(wheelhouse.join(name), b"the locked bytes here, and more").unwrap();
+        let error = fetch(&[file], &options(&store, &wheelhouse)).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("larger than the 21 bytes the lock says"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_installer_sees_variant_wheels_without_their_label() {
+        let mut file = locked("vari_demo-1.0.0-py3-none-any-cu128.whl", b"");
+        assert_eq!(file.installer_name(), "vari_demo-1.0.0-py3-none-any.whl");
+        file.filename = "demo-1.0.tar.gz".to_owned();
+        assert_eq!(file.installer_name(), "demo-1.0.tar.gz");
+    }
+}

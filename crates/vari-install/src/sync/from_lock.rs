@@ -1,0 +1,89 @@
+//! From a lock and its plan to the files to fetch: the lock file read (bounded, checked) and
+//! each planned entry's chosen file with what the installer needs to know about it.
+
+use std::path::{Path, PathBuf};
+
+use vari_lock::plan::{Plan, PlannedFile};
+use vari_lock::{Lock, LockError, MAX_LOCK_BYTES};
+
+use super::LockedFile;
+
+/// Why a lock file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// It could not be read (missing, not a regular file, too large).
+    #[error(transparent)]
+    Input(#[from] vari_fs::InputError),
+    /// It is not UTF-8.
+    #[error("{}: is not UTF-8", .0.display())]
+    NotUtf8(PathBuf),
+    /// Its content is wrong at a key path.
+    #[error("{}: {error}", .path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The key path and what is wrong.
+        error: LockError,
+    },
+}
+
+/// Reads and checks the lock at `path` (at most [`MAX_LOCK_BYTES`]).
+pub fn load_lock(path: &Path) -> Result<Lock, LoadError> {
+    let bytes = vari_fs::read_input_limited(path, MAX_LOCK_BYTES)?;
+    let text = String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8(path.to_owned()))?;
+    vari_lock::read_lock(&text).map_err(|error| LoadError::Invalid {
+        path: path.to_owned(),
+        error,
+    })
+}
+
+/// The chosen file of each planned entry, in the plan's order; `path` entries resolved under
+/// `lock_dir` (the reader keeps them relative and free of `..`). An entry without a SHA-256 or
+/// a name cannot be checked and is refused: the key path says which.
+pub fn planned_files(
+    lock: &Lock,
+    plan: &Plan,
+    lock_dir: &Path,
+) -> Result<Vec<LockedFile>, LockError> {
+    plan.install
+        .iter()
+        .map(|planned| {
+            let key = match &planned.file {
+                PlannedFile::Wheel { index, .. } => {
+                    format!("packages[{}].wheels[{index}]", planned.package)
+                }
+                PlannedFile::Sdist => format!("packages[{}].sdist", planned.package),
+            };
+            let artifact = planned
+                .artifact(lock)
+                .ok_or_else(|| LockError::new(&key, "is missing"))?;
+            let sha256 = artifact
+                .sha256()
+                .ok_or_else(|| LockError::new(format!("{key}.hashes"), "has no sha256 to check"))?;
+            let filename = artifact
+                .file_name()
+                .ok_or_else(|| LockError::new(format!("{key}.name"), "is missing"))?;
+            let url = match &artifact.url {
+                Some(text) => Some(
+                    url::Url::parse(text)
+                        .map_err(|e| LockError::new(format!("{key}.url"), e.to_string()))?,
+                ),
+                None => None,
+            };
+            Ok(LockedFile {
+                project: planned.name.clone(),
+                version: planned.version.as_ref().map(ToString::to_string),
+                label: planned.label.as_ref().map(ToString::to_string),
+                filename,
+                url,
+                path: artifact.path.as_ref().map(|p| lock_dir.join(p)),
+                sha256: sha256.to_owned(),
+                size: artifact.size,
+                // A non-variant wheel's dependencies may use variant markers too (PEP 825:
+                // they see the empty label), so every wheel's are evaluated.
+                markers: matches!(planned.file, PlannedFile::Wheel { .. })
+                    .then(|| planned.context.clone()),
+            })
+        })
+        .collect()
+}
