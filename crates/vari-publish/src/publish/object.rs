@@ -303,16 +303,21 @@ impl SiteStore for ObjectSite {
             Some(_) => {}
         }
         let key = self.key(path)?;
+        // Read as a stream and stopped at the limit, whatever size the store announced.
         let fetched = self.runtime.block_on(async {
-            let result = self.store.get(&key).await?;
-            if result.meta.size > limit {
-                return Ok(None);
+            let mut stream = self.store.get(&key).await?.into_stream();
+            let mut bytes = Vec::new();
+            while let Some(chunk) = stream.try_next().await? {
+                if (bytes.len() + chunk.len()) as u64 > limit {
+                    return Ok(None);
+                }
+                bytes.extend_from_slice(&chunk);
             }
-            result.bytes().await.map(Some)
+            Ok(Some(bytes))
         });
         match fetched {
-            Ok(Some(bytes)) if bytes.len() as u64 <= limit => Ok(Some(bytes.to_vec())),
-            Ok(_) => Err(BuildError::Store {
+            Ok(Some(bytes)) => Ok(Some(bytes)),
+            Ok(None) => Err(BuildError::Store {
                 location: self.locate(path),
                 problem: format!("more than the {limit} bytes allowed"),
             }),
