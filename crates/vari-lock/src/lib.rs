@@ -20,11 +20,13 @@
 //! library), and none knows `[packages.variants-json]`; the TOML itself is read by `toml` and
 //! written by `toml_edit`.
 
+mod build;
 mod error;
 mod model;
 mod read;
 mod write;
 
+pub use build::{build_lock, uses_variants, BuildError, InputsHash, LockInputs, LockedRelease};
 pub use error::LockError;
 pub use model::{
     Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo, LOCK_VERSION,
