@@ -7,6 +7,7 @@ mod download;
 mod index;
 mod install;
 mod list;
+mod lock;
 mod metadata;
 mod proxy;
 mod rank;
@@ -51,6 +52,7 @@ pub(crate) fn run(command: Command, verbose: bool) -> Result<ExitCode, CliError>
         Command::Download(args) => download::run(&args),
         Command::Proxy(args) => proxy::run(&args),
         Command::Install(args) => install::run(&args),
+        Command::Lock(args) => lock::run(&args),
         Command::Cache(CacheCommand::Dir) => cache::dir(),
         Command::Cache(CacheCommand::Info(args)) => cache::info(&args),
         Command::Cache(CacheCommand::Clean(args)) => cache::clean(&args),

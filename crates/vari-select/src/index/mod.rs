@@ -20,6 +20,7 @@ mod select;
 mod tag_sets;
 mod version;
 
+pub use dependencies::requires_dist;
 pub use need_text::NeedText;
 pub use present::present;
 pub use presentation::{

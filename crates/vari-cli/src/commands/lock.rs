@@ -1,0 +1,570 @@
+//! `vari lock`: one `pylock.toml` for several machine classes. Argument mapping and rendering;
+//! resolving is uv's (`vari_install::compile`, through the proxy, one target at a time), the
+//! files each target can use are `vari_install::locked_releases`', the lock's arrangement is
+//! `vari_lock::build_lock`'s.
+//!
+//! Versions agree across targets through preferences: the existing lock's pins (less those
+//! `--upgrade`/`--upgrade-package` name) and then each target's pins are the versions uv
+//! prefers for the next target. When targets still pin different versions, one error names
+//! the package, the versions and the targets. Dependencies that a kept variant asks for
+//! through variant markers but no target's best variant did are resolved too (a few rounds at
+//! most), so that every wheel the lock lists has what it needs in the lock.
+//!
+//! `--check` reads the inputs only: no network when the lock is up to date.
+
+mod inputs;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use vari_client::ClientSettings;
+use vari_install::{CompileRequest, LockFilesTarget, Pin, PinnedRelease, TEMPORARY_PREFIX};
+use vari_lock::{InputsHash, Lock, LockInfo, LockInputs, LockTarget, LockedRelease};
+use vari_proxy::ProxySettings;
+
+use crate::cli::{LockArgs, TargetArgs};
+use crate::error::{error_line, CliError};
+use crate::output;
+use crate::settings::{
+    client_settings, configured_target_settings, load_config, resolve_target, server_runtime,
+};
+
+use inputs::Requirements;
+
+/// How many rounds resolve the dependencies that kept variants bring in.
+const VARIANT_DEPENDENCY_ROUNDS: usize = 4;
+
+/// One target with what it resolved to.
+struct ResolvedTarget {
+    lock: LockTarget,
+    files: LockFilesTarget,
+}
+
+/// Locks (or with `--check`, checks the lock).
+pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
+    let output_path = output_path(args);
+    let requirements = inputs::read(
+        &args.requirements,
+        &args.requirement_files,
+        args.project.as_deref(),
+    )?;
+    let config = load_config()?;
+    let sources = client_settings(&args.index, &config)?;
+    let targets = targets(args, &config)?;
+    let hash = inputs_hash(&requirements, &targets, &sources, args.index.pre);
+    let existing = read_existing(&output_path)?;
+    if args.check {
+        return Ok(check(
+            &output_path,
+            existing.as_ref(),
+            &hash,
+            &requirements,
+            &targets,
+        ));
+    }
+    let uv = vari_install::Installer::find(
+        Some(&vari_install::InstallerChoice::Uv),
+        std::env::var_os("PATH").as_deref(),
+        Path::new("python"),
+        &[],
+    )
+    .map_err(|e| CliError::Other(format!("vari lock resolves with uv: {e}")))?;
+    let vari_install::Program::Uv(uv) = uv.program else {
+        return Err(CliError::Other(
+            "vari lock resolves with uv: uv is not on PATH".into(),
+        ));
+    };
+    let selection = config.selection(vari_core::ordering::SelectionOptions::default());
+    let preferences = preferences(existing.as_ref(), args);
+    let scratch = tempfile::Builder::new()
+        .prefix(TEMPORARY_PREFIX)
+        .tempdir()
+        .map_err(|e| CliError::Other(format!("cannot make a temporary directory: {e}")))?;
+    let runtime = server_runtime()?;
+    let resolver = Resolver {
+        uv,
+        scratch: scratch.path().to_owned(),
+        sources: sources.clone(),
+        selection: selection.clone(),
+        pre: args.index.pre,
+    };
+    let mut pins = resolver.resolve_all(&runtime, &requirements.all(), &targets, &preferences)?;
+    let client = vari_client::IndexClient::new(sources.clone())
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let files: Vec<LockFilesTarget> = targets.iter().map(|t| t.files.clone()).collect();
+    let mut releases = list_files(&runtime, &client, &pins, &files, &selection)?;
+    // Dependencies of kept variants that no target's resolution pinned.
+    for _ in 0..VARIANT_DEPENDENCY_ROUNDS {
+        let missing = missing_variant_dependencies(&releases, &pins);
+        if missing.is_empty() {
+            break;
+        }
+        let mut wanted = requirements.all();
+        wanted.extend(missing);
+        let known: BTreeMap<String, String> = pins
+            .iter()
+            .map(|(name, (version, _))| (name.clone(), version.clone()))
+            .collect();
+        let added = resolver.resolve_one(&runtime, &wanted, &targets[0], &known)?;
+        let mut new = Vec::new();
+        for pin in added {
+            match pins.get(&pin.name) {
+                Some((version, _)) if *version != pin.version => {
+                    return Err(CliError::Other(format!(
+                        "targets disagree on {}: {version} ({}), {} (the dependencies of its \
+                         variants)",
+                        pin.name,
+                        pins[&pin.name].1.join(", "),
+                        pin.version
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    pins.insert(pin.name.clone(), (pin.version.clone(), Vec::new()));
+                    new.push(pin.name);
+                }
+            }
+        }
+        let new_pins: BTreeMap<String, (String, Vec<String>)> = new
+            .iter()
+            .map(|name| (name.clone(), pins[name].clone()))
+            .collect();
+        releases.extend(list_files(
+            &runtime, &client, &new_pins, &files, &selection,
+        )?);
+    }
+    let environments = targets
+        .iter()
+        .map(|t| t.files.target.markers.clone())
+        .collect();
+    let lock_inputs = LockInputs {
+        requirements: requirements.base.clone(),
+        extras: requirements.extras.clone(),
+        groups: requirements.groups.clone(),
+        default_groups: requirements.default_groups.clone(),
+        requires_python: requirements.requires_python.clone(),
+        environments,
+        info: LockInfo {
+            inputs_hash: Some(hash),
+            requirements: requirements.base.clone(),
+            targets: targets.iter().map(|t| t.lock.clone()).collect(),
+            indexes: sources.indexes.iter().map(ToString::to_string).collect(),
+        },
+    };
+    let lock = vari_lock::build_lock(&lock_inputs, releases)
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let text = vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
+    vari_fs::write_atomic(&output_path, text.as_bytes())
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    output::print(&summary(&lock, &output_path))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `-o`, else `pylock.toml` in the project directory, else here.
+fn output_path(args: &LockArgs) -> PathBuf {
+    match (&args.output, &args.project) {
+        (Some(path), _) => path.clone(),
+        (None, Some(dir)) => dir.join("pylock.toml"),
+        (None, None) => PathBuf::from("pylock.toml"),
+    }
+}
+
+/// The targets: every profile with every Python version and platform (each list standing for
+/// one unspecified value when empty).
+fn targets(args: &LockArgs, config: &vari_config::Config) -> Result<Vec<ResolvedTarget>, CliError> {
+    let profiles: Vec<Option<&PathBuf>> = match args.targets.is_empty() {
+        true => vec![None],
+        false => args.targets.iter().map(Some).collect(),
+    };
+    let versions: Vec<Option<&String>> = match args.python_versions.is_empty() {
+        true => vec![None],
+        false => args.python_versions.iter().map(Some).collect(),
+    };
+    let platforms: Vec<Option<&String>> = match args.python_platforms.is_empty() {
+        true => vec![None],
+        false => args.python_platforms.iter().map(Some).collect(),
+    };
+    let mut resolved: Vec<ResolvedTarget> = Vec::new();
+    for profile in &profiles {
+        for version in &versions {
+            for platform in &platforms {
+                let mut name = profile
+                    .and_then(|p| p.file_stem())
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "any".to_owned());
+                if versions.len() > 1 {
+                    name.push_str(&format!("-py{}", version.map(String::as_str).unwrap_or("")));
+                }
+                if platforms.len() > 1 {
+                    name.push_str(&format!("-{}", platform.map(String::as_str).unwrap_or("")));
+                }
+                while resolved.iter().any(|t| t.lock.name == name) {
+                    name.push('_');
+                }
+                let target_args = TargetArgs {
+                    profile: profile.cloned(),
+                    sysroot: None,
+                    python: None,
+                    python_version: version.cloned(),
+                    python_platform: platform.cloned(),
+                };
+                // The configured profile stands in only for a target given none: a lock
+                // without --target lists every variant, whatever this machine's profile is.
+                let settings = configured_target_settings(&target_args, None)?;
+                let _ = config;
+                let target = resolve_target(&settings)?;
+                let profile_hash = match profile {
+                    Some(path) => {
+                        let bytes =
+                            vari_fs::input::read_input(path, vari_fs::input::InputKind::Config)
+                                .map_err(|e| CliError::Other(e.to_string()))?;
+                        let mut hash = InputsHash::new();
+                        hash.add("profile", &bytes);
+                        Some(hash.finish())
+                    }
+                    None => None,
+                };
+                resolved.push(ResolvedTarget {
+                    lock: LockTarget {
+                        name: name.clone(),
+                        profile: profile.map(|p| p.display().to_string()),
+                        profile_hash,
+                        python_version: version.cloned(),
+                        python_platform: platform.cloned(),
+                    },
+                    files: LockFilesTarget {
+                        name,
+                        target,
+                        has_hardware: profile.is_some(),
+                    },
+                });
+            }
+        }
+    }
+    Ok(resolved)
+}
+
+/// The hash of everything that decides the lock: requirements by scope (the `-r` files'
+/// requirements read in place), the targets (their profiles' bytes), the sources and `--pre`.
+fn inputs_hash(
+    requirements: &Requirements,
+    targets: &[ResolvedTarget],
+    sources: &ClientSettings,
+    pre: bool,
+) -> String {
+    let mut hash = InputsHash::new();
+    hash.add("format", b"vari-lock/1");
+    for requirement in &requirements.base {
+        hash.add("requirement", requirement.as_bytes());
+    }
+    for (extra, list) in &requirements.extras {
+        for requirement in list {
+            hash.add(&format!("extra:{extra}"), requirement.as_bytes());
+        }
+    }
+    for (group, list) in &requirements.groups {
+        hash.add("group", group.as_bytes());
+        for requirement in list {
+            hash.add(&format!("group:{group}"), requirement.as_bytes());
+        }
+    }
+    for group in &requirements.default_groups {
+        hash.add("default-group", group.as_bytes());
+    }
+    if let Some(requires_python) = &requirements.requires_python {
+        hash.add("requires-python", requires_python.as_bytes());
+    }
+    for target in targets {
+        let t = &target.lock;
+        let parts = [
+            Some(t.name.as_str()),
+            t.profile_hash.as_deref(),
+            t.python_version.as_deref(),
+            t.python_platform.as_deref(),
+        ];
+        let text: Vec<&str> = parts.iter().map(|p| p.unwrap_or("-")).collect();
+        hash.add("target", text.join("\n").as_bytes());
+    }
+    for index in &sources.indexes {
+        hash.add("index", index.to_string().as_bytes());
+    }
+    for links in &sources.find_links {
+        hash.add("find-links", links.to_string().as_bytes());
+    }
+    hash.add("strategy", format!("{:?}", sources.strategy).as_bytes());
+    hash.add("pre", if pre { b"1" } else { b"0" });
+    hash.finish()
+}
+
+/// The lock at `path`, when there is one: read bounded and checked.
+fn read_existing(path: &Path) -> Result<Option<Lock>, CliError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let bytes = vari_fs::input::read_input_limited(path, vari_lock::MAX_LOCK_BYTES)
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| CliError::invalid(path, None, "is not UTF-8"))?;
+    vari_lock::read_lock(&text)
+        .map(Some)
+        .map_err(|e| CliError::invalid(path, Some(e.path), e.message))
+}
+
+/// `--check`: 0 when the lock's inputs hash is this one, else 1 with one line saying what
+/// changed.
+fn check(
+    path: &Path,
+    existing: Option<&Lock>,
+    hash: &str,
+    requirements: &Requirements,
+    targets: &[ResolvedTarget],
+) -> ExitCode {
+    let Some(lock) = existing else {
+        error_line(&format!("{} is missing: run `vari lock`", path.display()));
+        return ExitCode::from(1);
+    };
+    let info = lock.vari.clone().unwrap_or_default();
+    if info.inputs_hash.as_deref() == Some(hash) {
+        let _ = output::print(&format!("{} is up to date\n", path.display()));
+        return ExitCode::SUCCESS;
+    }
+    let current: Vec<LockTarget> = targets.iter().map(|t| t.lock.clone()).collect();
+    let what = if info.inputs_hash.is_none() {
+        "it records no inputs hash (not written by vari lock)".to_owned()
+    } else if info.requirements != requirements.base {
+        format!(
+            "the requirements changed (locked: {}; now: {})",
+            info.requirements.join(", "),
+            requirements.base.join(", ")
+        )
+    } else if info.targets != current {
+        "the targets changed (their profiles, Python versions or platforms)".to_owned()
+    } else {
+        "its inputs changed (extras, dependency groups, requires-python or index options)"
+            .to_owned()
+    };
+    error_line(&format!(
+        "{} is out of date: {what}; run `vari lock`",
+        path.display()
+    ));
+    ExitCode::from(1)
+}
+
+/// The existing lock's pins that uv should prefer: none with `--upgrade`, and not those of
+/// `--upgrade-package`.
+fn preferences(existing: Option<&Lock>, args: &LockArgs) -> BTreeMap<String, String> {
+    let Some(lock) = existing.filter(|_| !args.upgrade) else {
+        return BTreeMap::new();
+    };
+    let upgraded: Vec<String> = args
+        .upgrade_packages
+        .iter()
+        .map(|n| vari_core::project::normalize(n))
+        .collect();
+    lock.packages
+        .iter()
+        .filter(|p| !upgraded.contains(&p.name))
+        .filter_map(|p| Some((p.name.clone(), p.version.as_ref()?.to_string())))
+        .collect()
+}
+
+/// Runs uv for each target.
+struct Resolver {
+    uv: PathBuf,
+    scratch: PathBuf,
+    sources: ClientSettings,
+    selection: vari_core::ordering::SelectionOptions,
+    pre: bool,
+}
+
+impl Resolver {
+    /// Every target in turn, each preferring the pins so far (then the existing lock's);
+    /// returns per package its version and the targets that pinned it.
+    fn resolve_all(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        requirements: &[String],
+        targets: &[ResolvedTarget],
+        preferences: &BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, (String, Vec<String>)>, CliError> {
+        let mut by_package: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+        let mut preferred = preferences.clone();
+        for target in targets {
+            let pins = self.resolve_one(runtime, requirements, target, &preferred)?;
+            for pin in pins {
+                by_package
+                    .entry(pin.name.clone())
+                    .or_default()
+                    .entry(pin.version.clone())
+                    .or_default()
+                    .push(target.lock.name.clone());
+                let first = by_package[&pin.name].keys().next().cloned();
+                preferred.insert(pin.name, first.unwrap_or(pin.version));
+            }
+        }
+        let mut pins = BTreeMap::new();
+        for (name, versions) in by_package {
+            if versions.len() > 1 {
+                let listed: Vec<String> = versions
+                    .iter()
+                    .map(|(version, targets)| format!("{version} ({})", targets.join(", ")))
+                    .collect();
+                return Err(CliError::Other(format!(
+                    "targets disagree on {name}: {}; pin it in the requirements, or lock these \
+                     targets separately",
+                    listed.join(", ")
+                )));
+            }
+            if let Some((version, targets)) = versions.into_iter().next() {
+                pins.insert(name, (version, targets));
+            }
+        }
+        Ok(pins)
+    }
+
+    /// One `uv pip compile` for `target`, preferring `preferred`.
+    fn resolve_one(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        requirements: &[String],
+        target: &ResolvedTarget,
+        preferred: &BTreeMap<String, String>,
+    ) -> Result<Vec<Pin>, CliError> {
+        let write = |path: &Path, text: String| {
+            vari_fs::write_atomic(path, text.as_bytes()).map_err(|e| CliError::Other(e.to_string()))
+        };
+        let input = self.scratch.join("requirements.in");
+        let output = self.scratch.join("requirements.txt");
+        write(
+            &input,
+            requirements.iter().map(|r| format!("{r}\n")).collect(),
+        )?;
+        write(
+            &output,
+            preferred
+                .iter()
+                .map(|(name, version)| format!("{name}=={version}\n"))
+                .collect(),
+        )?;
+        let request = CompileRequest {
+            uv: self.uv.clone(),
+            input,
+            output,
+            python_version: target.lock.python_version.clone(),
+            python_platform: target.lock.python_platform.clone(),
+            pre: self.pre,
+        };
+        let settings = ProxySettings {
+            selection: self.selection.clone(),
+            ..ProxySettings::new(self.sources.clone(), target.files.target.clone())
+        };
+        runtime
+            .block_on(vari_install::compile(settings, &request))
+            .map_err(|e| {
+                CliError::Other(format!(
+                    "cannot resolve for target {}: {e}",
+                    target.lock.name
+                ))
+            })
+    }
+}
+
+/// The files of the pinned releases.
+fn list_files(
+    runtime: &tokio::runtime::Runtime,
+    client: &vari_client::IndexClient,
+    pins: &BTreeMap<String, (String, Vec<String>)>,
+    targets: &[LockFilesTarget],
+    selection: &vari_core::ordering::SelectionOptions,
+) -> Result<Vec<LockedRelease>, CliError> {
+    let pinned: Vec<PinnedRelease> = pins
+        .iter()
+        .map(|(name, (version, targets))| PinnedRelease {
+            name: name.clone(),
+            version: version.clone(),
+            targets: targets.clone(),
+        })
+        .collect();
+    runtime
+        .block_on(vari_install::locked_releases(
+            client, &pinned, targets, selection,
+        ))
+        .map_err(|e| CliError::Other(e.to_string()))
+}
+
+/// The requirements (markers dropped) of variant dependencies naming a package not pinned.
+fn missing_variant_dependencies(
+    releases: &[LockedRelease],
+    pins: &BTreeMap<String, (String, Vec<String>)>,
+) -> Vec<String> {
+    let mut missing = Vec::new();
+    for entry in releases.iter().flat_map(|r| &r.requires_dist) {
+        if !vari_lock::uses_variants(entry) {
+            continue;
+        }
+        let (requirement, _) = vari_core::markers::split_requirement(entry);
+        let Ok(parsed) = vari_core::metadata::parse_requirement(requirement.trim()) else {
+            continue;
+        };
+        let name = vari_core::project::normalize(parsed.name.as_ref());
+        if !pins.contains_key(&name) && !missing.contains(&requirement.trim().to_owned()) {
+            missing.push(requirement.trim().to_owned());
+        }
+    }
+    missing
+}
+
+/// One line per package (its version and the wheels kept: labels, or the plain wheel), then
+/// where the lock went.
+fn summary(lock: &Lock, path: &Path) -> String {
+    let mut text = String::new();
+    for package in &lock.packages {
+        let mut labels: Vec<String> = Vec::new();
+        for wheel in &package.wheels {
+            let label = wheel
+                .wheel_filename()
+                .and_then(|w| w.label.map(|l| l.to_string()))
+                .unwrap_or_else(|| "plain".to_owned());
+            if !labels.contains(&label) {
+                labels.push(label);
+            }
+        }
+        let version = package
+            .version
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let mut line = format!("{} {version}: ", package.name);
+        line.push_str(&match (package.wheels.len(), labels.as_slice()) {
+            (0, _) => "source distribution".to_owned(),
+            (n, [only]) if only == "plain" => format!("{n} wheel{}", if n == 1 { "" } else { "s" }),
+            (n, _) => format!("{n} wheels ({})", labels.join(", ")),
+        });
+        let info = package.vari.as_ref();
+        if info.is_some_and(|i| i.through_variants) {
+            line.push_str(", only with the variants that ask for it");
+        }
+        if let Some(marker) = &package.marker {
+            line.push_str(&format!(", only when {marker}"));
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let targets: Vec<String> = lock
+        .vari
+        .iter()
+        .flat_map(|i| &i.targets)
+        .map(|t| t.name.clone())
+        .collect();
+    text.push_str(&format!(
+        "locked {} packages for {} in {}\n",
+        lock.packages.len(),
+        match targets.is_empty() {
+            true => "every variant".to_owned(),
+            false => format!("{} (targets)", targets.join(", ")),
+        },
+        path.display()
+    ));
+    text
+}

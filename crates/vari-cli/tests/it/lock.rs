@@ -1,0 +1,246 @@
+//! `vari lock`: the real binary resolving with the real uv through its proxy, against
+//! `vari_test_support::fleet`'s upstream served on 127.0.0.1, for several machine classes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::{run, vari, Run};
+
+use vari_test_support::fleet;
+use vari_test_support::index::TestIndex;
+use vari_test_support::venv;
+
+/// The fleet's upstream, served; the profiles of its classes; a scratch directory.
+struct Fleet {
+    server: TestIndex,
+    _runtime: tokio::runtime::Runtime,
+    dir: tempfile::TempDir,
+    profiles: Vec<(String, PathBuf)>,
+}
+
+impl Fleet {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        fleet::upstream(&dir.path().join("upstream"));
+        let profiles = fleet::write_profiles(&dir.path().join("profiles"));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = runtime.block_on(TestIndex::start(&dir.path().join("upstream")));
+        Self {
+            server,
+            _runtime: runtime,
+            dir,
+            profiles,
+        }
+    }
+
+    fn profile(&self, class: &str) -> &Path {
+        &self.profiles.iter().find(|(n, _)| n == class).unwrap().1
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// `vari lock` with the index, uv on PATH, in the scratch directory.
+    fn lock(&self, classes: &[&str], args: &[&str]) -> Run {
+        run(&mut self.command(classes, args))
+    }
+
+    fn command(&self, classes: &[&str], args: &[&str]) -> Command {
+        let mut command = vari();
+        command
+            .current_dir(self.dir.path())
+            .env("PATH", path_with_uv())
+            .env("UV_CACHE_DIR", self.dir.path().join("uv-cache"))
+            .args(["lock", "--index-url", &self.server.index_url()]);
+        for class in classes {
+            command.arg("--target").arg(self.profile(class));
+        }
+        command.args(args);
+        command
+    }
+}
+
+/// The test venv's bin directory (uv, python) before the system's.
+fn path_with_uv() -> String {
+    format!("{}:/usr/bin:/bin", venv::test_venv().join("bin").display())
+}
+
+fn read_lock(path: &Path) -> vari_lock::Lock {
+    vari_lock::read_lock(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn package<'a>(lock: &'a vari_lock::Lock, name: &str) -> &'a vari_lock::Package {
+    lock.packages
+        .iter()
+        .find(|p| p.name == name)
+        .unwrap_or_else(|| panic!("{name} is not in the lock"))
+}
+
+/// The labels of a package's wheels (`plain` for a non-variant one), sorted.
+fn labels(package: &vari_lock::Package) -> Vec<String> {
+    let mut labels: Vec<String> = package
+        .wheels
+        .iter()
+        .map(|w| {
+            w.wheel_filename()
+                .unwrap()
+                .label
+                .map_or("plain".to_owned(), |l| l.to_string())
+        })
+        .collect();
+    labels.sort();
+    labels
+}
+
+#[test]
+fn one_lock_serves_three_machine_classes() {
+    let fleet = Fleet::new();
+    let result = fleet.lock(&["cpu", "a100", "cuda13"], &["app-like"]);
+    result.expect_code(0);
+    let path = fleet.path("pylock.toml");
+    let first = std::fs::read(&path).unwrap();
+    let lock = read_lock(&path);
+    assert_eq!(lock.created_by, "vari");
+    let info = lock.vari.as_ref().unwrap();
+    let names: Vec<&str> = info.targets.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["cpu", "a100", "cuda13"]);
+    let all: Vec<&str> = lock.packages.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        all,
+        [
+            "app-like",
+            "idnalike",
+            "numlike",
+            "reqlike",
+            "vari-demo",
+            "vari-demo-cuda-runtime"
+        ]
+    );
+    // Every variant some target can use, the null variant and the plain wheel; not the AMD
+    // and Intel builds no target can select.
+    let demo = package(&lock, "vari-demo");
+    assert_eq!(labels(demo), ["cu126", "cu128", "cu130", "null", "plain"]);
+    for wheel in &demo.wheels {
+        assert!(wheel
+            .url
+            .as_deref()
+            .unwrap()
+            .starts_with("http://127.0.0.1:"));
+        assert!(wheel.size.unwrap() > 0);
+        assert_eq!(wheel.sha256().unwrap().len(), 64);
+    }
+    let variants: Vec<String> = demo
+        .variants_json
+        .as_ref()
+        .unwrap()
+        .variants
+        .keys()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(variants, ["cu126", "cu128", "cu130", "null"]);
+    let demo_info = demo.vari.as_ref().unwrap();
+    assert!(!demo_info.through_variants);
+    assert!(
+        demo_info
+            .variant_dependencies
+            .iter()
+            .any(|d| d.starts_with("vari-demo-cuda-runtime") && d.contains("variant_namespaces")),
+        "{:?}",
+        demo_info.variant_dependencies
+    );
+    let runtime = package(&lock, "vari-demo-cuda-runtime");
+    let runtime_info = runtime.vari.as_ref().unwrap();
+    assert!(runtime_info.through_variants);
+    assert_eq!(runtime_info.targets, ["a100", "cuda13"]);
+    // numlike: the x86-64 levels the three machines reach (v3, v4), the null and plain ones.
+    assert_eq!(
+        labels(package(&lock, "numlike")),
+        ["null", "plain", "x86_64_v2", "x86_64_v3", "x86_64_v4"]
+    );
+    assert!(package(&lock, "app-like")
+        .vari
+        .as_ref()
+        .unwrap()
+        .variant_dependencies
+        .is_empty());
+
+    // packaging's PEP 751 reader (26.3) accepts the file once it can parse variant wheel names
+    // (PEP 825 adds `-{label}` before `.whl`; packaging does not know it yet and refuses the
+    // first variant wheel, which is the one thing it refuses).
+    assert_eq!(
+        pylock_validate(&path, false),
+        Err("Invalid wheel filename 'numlike-2.3.4-py3-none-any-null.whl' in 'packages[2].wheels[0]'".to_owned())
+    );
+    assert_eq!(pylock_validate(&path, true), Ok("6".to_owned()));
+
+    // The same inputs give the same bytes, and the lock is up to date with them.
+    fleet
+        .lock(&["cpu", "a100", "cuda13"], &["app-like"])
+        .expect_code(0);
+    assert_eq!(std::fs::read(&path).unwrap(), first);
+    let check = fleet.lock(&["cpu", "a100", "cuda13"], &["app-like", "--check"]);
+    check.expect_code(0);
+    // Another requirement: out of date, one line saying what changed.
+    let check = fleet.lock(
+        &["cpu", "a100", "cuda13"],
+        &["app-like", "idnalike", "--check"],
+    );
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(
+        check
+            .stderr
+            .contains("out of date: the requirements changed"),
+        "{}",
+        check.stderr
+    );
+    // Another target: out of date too.
+    let check = fleet.lock(&["cpu", "a100"], &["app-like", "--check"]);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(
+        check.stderr.contains("the targets changed"),
+        "{}",
+        check.stderr
+    );
+}
+
+/// Runs `packaging.pylock`'s reader and validator on `path`: the number of packages, or its
+/// error's last line. With `variant_names`, wheel names with a variant label are parsed without
+/// it (what a PEP 825 aware `parse_wheel_filename` does).
+fn pylock_validate(path: &Path, variant_names: bool) -> Result<String, String> {
+    let script = "import sys, tomllib, packaging.pylock as p\n\
+        if sys.argv[2] == '1':\n\
+        \x20   plain = p.parse_wheel_filename\n\
+        \x20   def parse(name):\n\
+        \x20       try:\n\
+        \x20           return plain(name)\n\
+        \x20       except Exception:\n\
+        \x20           return plain(name[:-4].rsplit('-', 1)[0] + '.whl')\n\
+        \x20   p.parse_wheel_filename = parse\n\
+        try:\n\
+        \x20   lock = p.Pylock.from_dict(tomllib.load(open(sys.argv[1], 'rb')))\n\
+        \x20   lock.validate()\n\
+        except p.PylockValidationError as e:\n\
+        \x20   print(e)\n\
+        \x20   sys.exit(1)\n\
+        print(len(lock.packages))\n";
+    let out = Command::new(venv::python())
+        .arg("-c")
+        .arg(script)
+        .arg(path)
+        .arg(if variant_names { "1" } else { "0" })
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    match out.status.success() {
+        true => Ok(text),
+        false => Err(format!(
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
