@@ -244,3 +244,174 @@ fn pylock_validate(path: &Path, variant_names: bool) -> Result<String, String> {
         )),
     }
 }
+
+/// The version of `name` in the lock at `path`.
+fn locked_version(path: &Path, name: &str) -> String {
+    package(&read_lock(path), name)
+        .version
+        .as_ref()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn relocking_keeps_pins_unless_asked_to_upgrade() {
+    let fleet = Fleet::new();
+    let path = fleet.path("pylock.toml");
+    fleet
+        .lock(&["cpu", "a100"], &["app-like", "reqlike==1.0"])
+        .expect_code(0);
+    assert_eq!(locked_version(&path, "reqlike"), "1.0");
+    // The pin is no longer asked for, but the lock's pin is preferred.
+    fleet.lock(&["cpu", "a100"], &["app-like"]).expect_code(0);
+    assert_eq!(locked_version(&path, "reqlike"), "1.0");
+    // Upgrading another package leaves it.
+    fleet
+        .lock(
+            &["cpu", "a100"],
+            &["app-like", "--upgrade-package", "idnalike"],
+        )
+        .expect_code(0);
+    assert_eq!(locked_version(&path, "reqlike"), "1.0");
+    fleet
+        .lock(
+            &["cpu", "a100"],
+            &["app-like", "--upgrade-package", "reqlike"],
+        )
+        .expect_code(0);
+    assert_eq!(locked_version(&path, "reqlike"), "1.1");
+    // And --upgrade drops every pin.
+    fleet
+        .lock(&["cpu", "a100"], &["app-like", "reqlike==1.0"])
+        .expect_code(0);
+    fleet
+        .lock(&["cpu", "a100"], &["app-like", "--upgrade"])
+        .expect_code(0);
+    assert_eq!(locked_version(&path, "reqlike"), "1.1");
+}
+
+/// `gpuonly`: 2.0 built only for CUDA 12.8 (a variant wheel, no plain or null one), 1.0 plain.
+fn add_gpu_only(fleet: &Fleet) {
+    let upstream = fleet.path("upstream");
+    let json = vari_test_support::wheels::variant_json(
+        &["nvidia"],
+        "cu128",
+        &[("nvidia", "cuda_version_lower_bound", "12.8")],
+    );
+    vari_test_support::wheels::TestWheel::new("gpuonly-2.0-py3-none-any-cu128.whl")
+        .variant_json(Some(&json))
+        .write(&upstream);
+    vari_test_support::wheels::TestWheel::new("gpuonly-1.0-py3-none-any.whl").write(&upstream);
+}
+
+#[test]
+fn targets_that_cannot_agree_get_one_error_naming_them() {
+    let fleet = Fleet::new();
+    add_gpu_only(&fleet);
+    // The A100 node resolves 2.0, the CPU machine only 1.0: one error, nothing written.
+    fleet
+        .lock(&["a100", "cpu"], &["gpuonly"])
+        .expect_one_error(&["targets disagree on gpuonly", "2.0 (a100)", "1.0 (cpu)"]);
+    assert!(!fleet.path("pylock.toml").exists());
+    // A requirement only one target can meet: uv's reason, with the target named.
+    fleet
+        .lock(&["a100", "cpu"], &["gpuonly==2.0"])
+        .expect_one_error(&["cannot resolve for target cpu", "gpuonly"]);
+    assert!(!fleet.path("pylock.toml").exists());
+    // Each alone is fine.
+    fleet.lock(&["a100"], &["gpuonly"]).expect_code(0);
+    assert_eq!(locked_version(&fleet.path("pylock.toml"), "gpuonly"), "2.0");
+}
+
+#[test]
+fn without_targets_every_variant_is_listed_with_what_it_needs() {
+    let fleet = Fleet::new();
+    fleet.lock(&[], &["vari-demo"]).expect_code(0);
+    let lock = read_lock(&fleet.path("pylock.toml"));
+    let demo = package(&lock, "vari-demo");
+    assert_eq!(
+        labels(demo),
+        ["cu126", "cu128", "cu130", "null", "plain", "rocm6.4", "xpu"]
+    );
+    // Whatever this machine has, the CUDA builds' runtime is in the lock, for them alone.
+    let runtime = package(&lock, "vari-demo-cuda-runtime");
+    assert!(runtime.vari.as_ref().unwrap().through_variants);
+}
+
+#[test]
+fn a_project_with_an_extra_and_a_dependency_group() {
+    let fleet = Fleet::new();
+    let project = fleet.path("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(
+        project.join("pyproject.toml"),
+        r#"[project]
+name = "service"
+version = "0.1"
+dependencies = ["reqlike"]
+
+[project.optional-dependencies]
+socks = ["reqlike[socks]"]
+
+[dependency-groups]
+dev = ["numlike"]
+"#,
+    )
+    .unwrap();
+    let project_arg = project.to_str().unwrap();
+    fleet
+        .lock(&["cpu"], &["--project", project_arg])
+        .expect_code(0);
+    let path = project.join("pylock.toml");
+    let lock = read_lock(&path);
+    assert_eq!(lock.extras, ["socks"]);
+    assert_eq!(lock.dependency_groups, ["dev"]);
+    assert_eq!(lock.default_groups, ["dev"]);
+    assert_eq!(package(&lock, "reqlike").marker, None);
+    assert_eq!(package(&lock, "idnalike").marker, None);
+    assert_eq!(
+        package(&lock, "sockslike").marker.as_deref(),
+        Some("'socks' in extras")
+    );
+    assert_eq!(
+        package(&lock, "numlike").marker.as_deref(),
+        Some("'dev' in dependency_groups")
+    );
+    fleet
+        .lock(&["cpu"], &["--project", project_arg, "--check"])
+        .expect_code(0);
+    // A change to the group makes the lock out of date.
+    let text = std::fs::read_to_string(project.join("pyproject.toml")).unwrap();
+    std::fs::write(
+        project.join("pyproject.toml"),
+        text.replace("dev = [\"numlike\"]", "dev = [\"numlike\", \"idnalike\"]"),
+    )
+    .unwrap();
+    let check = fleet.lock(&["cpu"], &["--project", project_arg, "--check"]);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(check.stderr.contains("out of date"), "{}", check.stderr);
+}
+
+#[test]
+fn bad_input_leaves_nothing_behind() {
+    let fleet = Fleet::new();
+    std::fs::write(fleet.path("bad.toml"), "[project\n").unwrap();
+    let project = fleet.path("bad");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(
+        project.join("pyproject.toml"),
+        "[project]\ndependencies = [1]\n",
+    )
+    .unwrap();
+    fleet
+        .lock(&["cpu"], &["--project", project.to_str().unwrap()])
+        .expect_one_error(&[
+            "pyproject.toml",
+            "project.dependencies[0]",
+            "is not a string",
+        ]);
+    assert!(!project.join("pylock.toml").exists());
+    fleet
+        .lock(&["cpu"], &["--check", "app-like"])
+        .expect_one_error(&["pylock.toml is missing"]);
+}
