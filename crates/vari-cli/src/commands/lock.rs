@@ -51,7 +51,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     )?;
     let config = load_config()?;
     let sources = client_settings(&args.index, &config)?;
-    let targets = targets(args, &config)?;
+    let targets = targets(args)?;
     let hash = inputs_hash(&requirements, &targets, &sources, args.index.pre);
     let existing = read_existing(&output_path)?;
     if args.check {
@@ -172,7 +172,7 @@ fn output_path(args: &LockArgs) -> PathBuf {
 
 /// The targets: every profile with every Python version and platform (each list standing for
 /// one unspecified value when empty).
-fn targets(args: &LockArgs, config: &vari_config::Config) -> Result<Vec<ResolvedTarget>, CliError> {
+fn targets(args: &LockArgs) -> Result<Vec<ResolvedTarget>, CliError> {
     let profiles: Vec<Option<&PathBuf>> = match args.targets.is_empty() {
         true => vec![None],
         false => args.targets.iter().map(Some).collect(),
@@ -209,10 +209,9 @@ fn targets(args: &LockArgs, config: &vari_config::Config) -> Result<Vec<Resolved
                     python_version: version.cloned(),
                     python_platform: platform.cloned(),
                 };
-                // The configured profile stands in only for a target given none: a lock
-                // without --target lists every variant, whatever this machine's profile is.
+                // Not the configured profile: a lock without --target lists every variant,
+                // whatever profile this machine is configured with.
                 let settings = configured_target_settings(&target_args, None)?;
-                let _ = config;
                 let target = resolve_target(&settings)?;
                 let profile_hash = match profile {
                     Some(path) => {

@@ -139,11 +139,8 @@ fn read_pyproject(path: &Path, requirements: &mut Requirements) -> Result<(), Cl
             .map(|g| vari_core::project::normalize(g))
             .filter(|g| requirements.groups.contains_key(g))
             .collect(),
-        None => requirements
-            .groups
-            .contains_key("dev")
-            .then(|| vec!["dev".to_owned()])
-            .unwrap_or_default(),
+        None if requirements.groups.contains_key("dev") => vec!["dev".to_owned()],
+        None => Vec::new(),
     };
     Ok(())
 }
