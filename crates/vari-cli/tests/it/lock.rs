@@ -415,3 +415,48 @@ fn bad_input_leaves_nothing_behind() {
         .lock(&["cpu"], &["--check", "app-like"])
         .expect_one_error(&["pylock.toml is missing"]);
 }
+
+/// What uv 0.13.9 does with a vari lock (`uv pip install -r pylock.toml`): with or without
+/// `--preview-features wheel-variants`, it installs every entry (the CUDA runtime too, which
+/// PEP 751 cannot mark as needed only by some variants) from its plain wheel, never a variant.
+/// Recorded so that a uv that starts selecting variants from a lock is noticed.
+#[test]
+fn uv_installs_a_vari_lock_from_its_plain_wheels() {
+    let fleet = Fleet::new();
+    fleet
+        .lock(&["cpu", "a100", "cuda13"], &["app-like"])
+        .expect_code(0);
+    for preview in [false, true] {
+        let env = fleet.path(&format!("env-{preview}"));
+        let python = venv::bare_venv(&env);
+        let mut command = Command::new(venv::uv());
+        command
+            .args(["pip", "install", "--python"])
+            .arg(&python)
+            .arg("-r")
+            .arg(fleet.path("pylock.toml"))
+            .env("UV_CACHE_DIR", fleet.path(&format!("uv-cache-{preview}")));
+        if preview {
+            command.args(["--preview-features", "wheel-variants"]);
+        }
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        for installed in [
+            "app-like==1.0",
+            "numlike==2.3.4",
+            "vari-demo==1.0.0",
+            "vari-demo-cuda-runtime==1.0.0",
+        ] {
+            assert!(stderr.contains(&format!("+ {installed}")), "{stderr}");
+        }
+        let site = venv::site_packages(&env);
+        for dist_info in ["vari_demo-1.0.0.dist-info", "numlike-2.3.4.dist-info"] {
+            assert!(site.join(dist_info).is_dir());
+            assert!(
+                !site.join(dist_info).join("variant.json").exists(),
+                "uv (preview: {preview}) installed a variant of {dist_info}"
+            );
+        }
+    }
+}
