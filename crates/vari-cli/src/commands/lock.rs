@@ -134,6 +134,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
             &runtime, &client, &new_pins, &files, &selection,
         )?);
     }
+    local_paths(&mut releases, &output_path)?;
     let environments = targets
         .iter()
         .map(|t| t.files.target.markers.clone())
@@ -490,6 +491,47 @@ fn list_files(
             client, &pinned, targets, selection,
         ))
         .map_err(|e| CliError::Other(e.to_string()))
+}
+
+/// Files from a find-links directory come as `file:` URLs; a lock names them by a path
+/// relative to its own directory (PEP 751 `path`), which must lie under that directory, so
+/// that the lock can be moved with its files and never names a file elsewhere.
+fn local_paths(releases: &mut [LockedRelease], lock_path: &Path) -> Result<(), CliError> {
+    let parent = match lock_path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let dir = std::fs::canonicalize(&parent).map_err(|e| CliError::io(&parent, e))?;
+    let artifacts = releases
+        .iter_mut()
+        .flat_map(|r| r.wheels.iter_mut().chain(r.sdist.as_mut()));
+    for artifact in artifacts {
+        let Some(url) = artifact.url.as_deref().filter(|u| u.starts_with("file:")) else {
+            continue;
+        };
+        let outside = || {
+            CliError::Other(format!(
+                "{url}: a local file outside the lock's directory {}; a lock names local files \
+                 by a path under its own directory",
+                dir.display()
+            ))
+        };
+        let file = url::Url::parse(url)
+            .ok()
+            .and_then(|u| u.to_file_path().ok())
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .ok_or_else(outside)?;
+        let relative = file.strip_prefix(&dir).map_err(|_| outside())?;
+        let relative: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let relative = relative.join("/");
+        vari_fs::safe_path::check_relative(&relative).map_err(|_| outside())?;
+        artifact.url = None;
+        artifact.path = Some(relative);
+    }
+    Ok(())
 }
 
 /// The requirements (markers dropped) of variant dependencies naming a package not pinned.

@@ -460,3 +460,35 @@ fn uv_installs_a_vari_lock_from_its_plain_wheels() {
         }
     }
 }
+
+#[test]
+fn files_from_a_wheelhouse_are_named_by_paths_under_the_lock() {
+    let fleet = Fleet::new();
+    // The wheelhouse alone as the source, the lock run from `dir`.
+    let lock_in = |dir: &Path| {
+        let mut command = vari();
+        command
+            .current_dir(dir)
+            .env("PATH", path_with_uv())
+            .env("UV_CACHE_DIR", fleet.path("uv-cache"))
+            .args(["lock", "--find-links"])
+            .arg(fleet.path("upstream"))
+            .arg("--target")
+            .arg(fleet.profile("cpu"))
+            .arg("idnalike");
+        run(&mut command)
+    };
+    lock_in(fleet.dir.path()).expect_code(0);
+    let lock = read_lock(&fleet.path("pylock.toml"));
+    let wheel = &package(&lock, "idnalike").wheels[0];
+    assert_eq!(
+        wheel.path.as_deref(),
+        Some("upstream/idnalike-3.0-py3-none-any.whl")
+    );
+    assert_eq!(wheel.url, None);
+    // A lock elsewhere would name files outside its directory: refused, nothing written.
+    let elsewhere = fleet.path("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    lock_in(&elsewhere).expect_one_error(&["outside the lock's directory"]);
+    assert!(!elsewhere.join("pylock.toml").exists());
+}
