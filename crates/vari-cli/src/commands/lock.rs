@@ -378,9 +378,15 @@ struct Resolver {
     pre: bool,
 }
 
+/// Per package, its versions and the targets that pinned each.
+type Pinned = BTreeMap<String, BTreeMap<String, Vec<String>>>;
+
 impl Resolver {
-    /// Every target in turn, each preferring the pins so far (then the existing lock's);
-    /// returns per package its version and the targets that pinned it.
+    /// Every target's resolution; returns per package its version and the targets that pinned
+    /// it. The targets are resolved at once, each preferring the existing lock's pins; when
+    /// they pin different versions of a package, they are resolved again one after another,
+    /// each preferring the pins of those before it, and a package they still disagree on is
+    /// an error naming the versions and the targets.
     fn resolve_all(
         &self,
         runtime: &tokio::runtime::Runtime,
@@ -388,23 +394,31 @@ impl Resolver {
         targets: &[ResolvedTarget],
         preferences: &BTreeMap<String, String>,
     ) -> Result<BTreeMap<String, (String, Vec<String>)>, CliError> {
-        let mut by_package: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
-        let mut preferred = preferences.clone();
-        for target in targets {
-            let pins = self.resolve_one(runtime, requirements, target, &preferred)?;
-            for pin in pins {
-                by_package
-                    .entry(pin.name.clone())
-                    .or_default()
-                    .entry(pin.version.clone())
-                    .or_default()
-                    .push(target.lock.name.clone());
-                let first = by_package[&pin.name].keys().next().cloned();
-                preferred.insert(pin.name, first.unwrap_or(pin.version));
+        let at_once = targets
+            .iter()
+            .enumerate()
+            .map(|(i, target)| self.resolve(requirements, target, preferences, i));
+        let results = runtime.block_on(futures_util::future::join_all(at_once));
+        let mut pinned = Pinned::new();
+        for (target, result) in targets.iter().zip(results) {
+            add_pins(&mut pinned, result?, &target.lock.name);
+        }
+        if pinned.values().any(|versions| versions.len() > 1) {
+            pinned.clear();
+            let mut preferred = preferences.clone();
+            for (i, target) in targets.iter().enumerate() {
+                let pins = runtime.block_on(self.resolve(requirements, target, &preferred, i))?;
+                for pin in &pins {
+                    let first = pinned
+                        .get(&pin.name)
+                        .and_then(|versions| versions.keys().next().cloned());
+                    preferred.insert(pin.name.clone(), first.unwrap_or(pin.version.clone()));
+                }
+                add_pins(&mut pinned, pins, &target.lock.name);
             }
         }
         let mut pins = BTreeMap::new();
-        for (name, versions) in by_package {
+        for (name, versions) in pinned {
             if versions.len() > 1 {
                 let listed: Vec<String> = versions
                     .iter()
@@ -423,7 +437,7 @@ impl Resolver {
         Ok(pins)
     }
 
-    /// One `uv pip compile` for `target`, preferring `preferred`.
+    /// One resolution for `target` on `runtime`.
     fn resolve_one(
         &self,
         runtime: &tokio::runtime::Runtime,
@@ -431,11 +445,23 @@ impl Resolver {
         target: &ResolvedTarget,
         preferred: &BTreeMap<String, String>,
     ) -> Result<Vec<Pin>, CliError> {
+        runtime.block_on(self.resolve(requirements, target, preferred, 0))
+    }
+
+    /// One `uv pip compile` for `target`, preferring `preferred`; its files in the scratch
+    /// directory are numbered `slot`, so that resolutions can run at once.
+    async fn resolve(
+        &self,
+        requirements: &[String],
+        target: &ResolvedTarget,
+        preferred: &BTreeMap<String, String>,
+        slot: usize,
+    ) -> Result<Vec<Pin>, CliError> {
         let write = |path: &Path, text: String| {
             vari_fs::write_atomic(path, text.as_bytes()).map_err(|e| CliError::Other(e.to_string()))
         };
-        let input = self.scratch.join("requirements.in");
-        let output = self.scratch.join("requirements.txt");
+        let input = self.scratch.join(format!("requirements-{slot}.in"));
+        let output = self.scratch.join(format!("requirements-{slot}.txt"));
         write(
             &input,
             requirements.iter().map(|r| format!("{r}\n")).collect(),
@@ -459,14 +485,26 @@ impl Resolver {
             selection: self.selection.clone(),
             ..ProxySettings::new(self.sources.clone(), target.files.target.clone())
         };
-        runtime
-            .block_on(vari_install::compile(settings, &request))
+        vari_install::compile(settings, &request)
+            .await
             .map_err(|e| {
                 CliError::Other(format!(
                     "cannot resolve for target {}: {e}",
                     target.lock.name
                 ))
             })
+    }
+}
+
+/// Adds `target`'s pins to `pinned`.
+fn add_pins(pinned: &mut Pinned, pins: Vec<Pin>, target: &str) {
+    for pin in pins {
+        pinned
+            .entry(pin.name)
+            .or_default()
+            .entry(pin.version)
+            .or_default()
+            .push(target.to_owned());
     }
 }
 
