@@ -22,8 +22,9 @@
 //!
 //! How `vari lock` resolves, and why it does not resolve itself: it drives `uv pip compile`
 //! (`vari_install::compile`) once per target through vari's proxy, which shows uv the variant
-//! that target would install with its variant markers already evaluated, each run preferring
-//! the versions the runs before pinned (uv reads its output file as preferences). A resolver
+//! that target would install with its variant markers already evaluated, the runs at once,
+//! then (only when they disagree) one after another, each preferring the versions the runs
+//! before it pinned (uv reads its output file as preferences). A resolver
 //! written here would have to match what users already trust on everything that is not about
 //! variants — extras, markers, `requires-python`, yanked files, pre-releases, sdists that must
 //! be built to learn their dependencies, index strategies — and keep matching as uv and pip

@@ -3,10 +3,12 @@
 //! files each target can use are `vari_install::locked_releases`', the lock's arrangement is
 //! `vari_lock::build_lock`'s.
 //!
-//! Versions agree across targets through preferences: the existing lock's pins (less those
-//! `--upgrade`/`--upgrade-package` name) and then each target's pins are the versions uv
-//! prefers for the next target. When targets still pin different versions, one error names
-//! the package, the versions and the targets. Dependencies that a kept variant asks for
+//! Versions agree across targets through preferences: every target is resolved at once,
+//! each preferring the existing lock's pins (less those `--upgrade`/`--upgrade-package`
+//! name); when targets pin different versions, they are resolved again one after another,
+//! each preferring the pins of those before it (uv reads its output file as preferences).
+//! When targets still pin different versions, one error names the package, the versions and
+//! the targets. Dependencies that a kept variant asks for
 //! through variant markers but no target's best variant did are resolved too (a few rounds at
 //! most), so that every wheel the lock lists has what it needs in the lock.
 //!
