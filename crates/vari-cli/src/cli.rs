@@ -356,8 +356,8 @@ pub(crate) struct LockArgs {
     pub project: Option<PathBuf>,
 
     /// A machine class the lock must serve: a profile (`vari-profile/1` JSON) or a `.toml`
-    /// file of hardware facts (repeatable). Without any, every variant of every locked release
-    /// is listed.
+    /// file of hardware facts (repeatable), named in the lock after the file. Without any, every
+    /// variant of every locked release is listed (the lock records one target, `any`).
     #[arg(long = "target", value_name = "PROFILE")]
     pub targets: Vec<PathBuf>,
 

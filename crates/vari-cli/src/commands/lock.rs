@@ -639,12 +639,11 @@ fn summary(lock: &Lock, path: &Path) -> String {
         .map(|t| t.name.clone())
         .collect();
     text.push_str(&format!(
-        "locked {} packages for {} in {}\n",
+        "locked {} packages for {} target{} ({}) in {}\n",
         lock.packages.len(),
-        match targets.is_empty() {
-            true => "every variant".to_owned(),
-            false => format!("{} (targets)", targets.join(", ")),
-        },
+        targets.len(),
+        if targets.len() == 1 { "" } else { "s" },
+        targets.join(", "),
         path.display()
     ));
     text
