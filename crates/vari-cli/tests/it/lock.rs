@@ -100,8 +100,19 @@ fn labels(package: &vari_lock::Package) -> Vec<String> {
 #[test]
 fn one_lock_serves_three_machine_classes() {
     let fleet = Fleet::new();
-    let result = fleet.lock(&["cpu", "a100", "cuda13"], &["app-like"]);
-    result.expect_code(0);
+    let result = fleet
+        .lock(&["cpu", "a100", "cuda13"], &["app-like"])
+        .expect_code(0);
+    assert_eq!(
+        result.stdout,
+        "app-like 1.0: 1 wheel\n\
+         idnalike 3.0: 1 wheel\n\
+         numlike 2.3.4: 5 wheels (null, x86_64_v2, x86_64_v3, x86_64_v4, plain)\n\
+         reqlike 1.1: 1 wheel\n\
+         vari-demo 1.0.0: 5 wheels (cu126, cu128, cu130, null, plain)\n\
+         vari-demo-cuda-runtime 1.0.0: 1 wheel, only with the variants that ask for it\n\
+         locked 6 packages for 3 targets (cpu, a100, cuda13) in pylock.toml\n"
+    );
     let path = fleet.path("pylock.toml");
     let first = std::fs::read(&path).unwrap();
     let lock = read_lock(&path);
