@@ -181,6 +181,35 @@ pub fn uses_variants(entry: &str) -> bool {
     }
 }
 
+/// The requirements (name and requirement text, marker dropped) that `release`'s kept variants
+/// ask for through variant markers in one of `environments`: what a lock must also hold for
+/// its wheels to be installable. An entry no kept variant's properties satisfy (the null
+/// variant's CUDA runtime) is not one.
+pub fn variant_requirements(
+    release: &LockedRelease,
+    environments: &[TargetEnvironment],
+) -> Result<Vec<(String, String)>, BuildError> {
+    let mut wanted = Vec::new();
+    for entry in &release.requires_dist {
+        let edge = parse_edge(entry, &release.name)?;
+        if !edge.variant
+            || !applies(
+                &edge,
+                environments,
+                &BTreeSet::new(),
+                release.variants_json.as_ref(),
+            )
+        {
+            continue;
+        }
+        let requirement = split_requirement(entry).0.trim().to_owned();
+        if !wanted.iter().any(|(_, r)| *r == requirement) {
+            wanted.push((edge.name, requirement));
+        }
+    }
+    Ok(wanted)
+}
+
 /// `packages.marker` for an entry reached from `scopes`: none when the base requirements reach
 /// it, else the extras and groups that do, joined with `or`.
 fn scope_marker(scopes: &BTreeSet<Scope>) -> Option<String> {
@@ -260,7 +289,7 @@ impl Walk {
         for (scope, requirements) in roots {
             for requirement in requirements {
                 let edge = parse_edge(requirement, "requirements")?;
-                if applies(&edge, inputs, &BTreeSet::new(), None) {
+                if applies(&edge, &inputs.environments, &BTreeSet::new(), None) {
                     queue.push_back((edge.name, edge.extras, scope.clone(), false));
                 }
             }
@@ -284,7 +313,7 @@ impl Walk {
                     continue;
                 }
                 let variants = release.variants_json.as_ref();
-                if !applies(edge, inputs, &extras, variants) {
+                if !applies(edge, &inputs.environments, &extras, variants) {
                     continue;
                 }
                 used.entry(name.clone())
@@ -306,7 +335,7 @@ impl Walk {
 /// package; a variant-marker edge, for one of the release's kept variants (`variants`).
 fn applies(
     edge: &Edge,
-    inputs: &LockInputs,
+    environments: &[TargetEnvironment],
     extras: &BTreeSet<String>,
     variants: Option<&VariantMetadata>,
 ) -> bool {
@@ -326,8 +355,8 @@ fn applies(
             })
             .collect(),
     };
-    let environments: Vec<TargetEnvironment> = match inputs.environments.is_empty() {
-        false => inputs.environments.clone(),
+    let environments: Vec<TargetEnvironment> = match environments.is_empty() {
+        false => environments.to_vec(),
         // No environment described: judge the marker on extras and variants alone, in an
         // environment where every standard comparison is as written (a default one).
         true => match TargetEnvironment::from_platform(None, "3.12") {
@@ -471,6 +500,26 @@ mod tests {
         ];
         let lock = build_lock(&inputs, releases).unwrap();
         assert!(lock.packages[0].dependencies.is_empty());
+    }
+
+    #[test]
+    fn variant_requirements_are_those_a_kept_variant_asks_for() {
+        let entries = [
+            "runtime==1; \"nvidia\" in variant_namespaces",
+            "rocm-rt; \"amd\" in variant_namespaces",
+            "plain-dep",
+        ];
+        let demo = release("demo", &entries, Some(CUDA));
+        assert_eq!(
+            variant_requirements(&demo, &[]).unwrap(),
+            [("runtime".to_owned(), "runtime==1".to_owned())]
+        );
+        // Only the null variant kept: nothing.
+        let mut null_only = demo.clone();
+        null_only.variants_json = null_only
+            .variants_json
+            .map(|m| m.keep_labels(&["null".parse().unwrap()]));
+        assert!(variant_requirements(&null_only, &[]).unwrap().is_empty());
     }
 
     #[test]

@@ -44,7 +44,10 @@ mod model;
 mod read;
 mod write;
 
-pub use build::{build_lock, uses_variants, BuildError, InputsHash, LockInputs, LockedRelease};
+pub use build::{
+    build_lock, uses_variants, variant_requirements, BuildError, InputsHash, LockInputs,
+    LockedRelease,
+};
 pub use error::LockError;
 pub use model::{
     Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo, LOCK_VERSION,

@@ -15,15 +15,15 @@
 //! `--check` reads the inputs only: no network when the lock is up to date.
 
 mod inputs;
+mod resolve;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use vari_client::ClientSettings;
-use vari_install::{CompileRequest, LockFilesTarget, Pin, PinnedRelease, TEMPORARY_PREFIX};
+use vari_install::{LockFilesTarget, PinnedRelease, TEMPORARY_PREFIX};
 use vari_lock::{InputsHash, Lock, LockInfo, LockInputs, LockTarget, LockedRelease};
-use vari_proxy::ProxySettings;
 
 use crate::cli::{LockArgs, TargetArgs};
 use crate::error::{error_line, CliError};
@@ -33,15 +33,10 @@ use crate::settings::{
 };
 
 use inputs::Requirements;
+use resolve::{ResolvedTarget, Resolver};
 
 /// How many rounds resolve the dependencies that kept variants bring in.
 const VARIANT_DEPENDENCY_ROUNDS: usize = 4;
-
-/// One target with what it resolved to.
-struct ResolvedTarget {
-    lock: LockTarget,
-    files: LockFilesTarget,
-}
 
 /// Locks (or with `--check`, checks the lock).
 pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
@@ -96,9 +91,13 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
         .map_err(|e| CliError::Other(e.to_string()))?;
     let files: Vec<LockFilesTarget> = targets.iter().map(|t| t.files.clone()).collect();
     let mut releases = list_files(&runtime, &client, &pins, &files, &selection)?;
+    let environments: Vec<vari_core::markers::TargetEnvironment> = targets
+        .iter()
+        .map(|t| t.files.target.markers.clone())
+        .collect();
     // Dependencies of kept variants that no target's resolution pinned.
     for _ in 0..VARIANT_DEPENDENCY_ROUNDS {
-        let missing = missing_variant_dependencies(&releases, &pins);
+        let missing = missing_variant_dependencies(&releases, &pins, &environments)?;
         if missing.is_empty() {
             break;
         }
@@ -137,10 +136,6 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
         )?);
     }
     local_paths(&mut releases, &output_path)?;
-    let environments = targets
-        .iter()
-        .map(|t| t.files.target.markers.clone())
-        .collect();
     let lock_inputs = LockInputs {
         requirements: requirements.base.clone(),
         extras: requirements.extras.clone(),
@@ -371,145 +366,6 @@ fn preferences(existing: Option<&Lock>, args: &LockArgs) -> BTreeMap<String, Str
         .collect()
 }
 
-/// Runs uv for each target.
-struct Resolver {
-    uv: PathBuf,
-    scratch: PathBuf,
-    sources: ClientSettings,
-    selection: vari_core::ordering::SelectionOptions,
-    pre: bool,
-}
-
-/// Per package, its versions and the targets that pinned each.
-type Pinned = BTreeMap<String, BTreeMap<String, Vec<String>>>;
-
-impl Resolver {
-    /// Every target's resolution; returns per package its version and the targets that pinned
-    /// it. The targets are resolved at once, each preferring the existing lock's pins; when
-    /// they pin different versions of a package, they are resolved again one after another,
-    /// each preferring the pins of those before it, and a package they still disagree on is
-    /// an error naming the versions and the targets.
-    fn resolve_all(
-        &self,
-        runtime: &tokio::runtime::Runtime,
-        requirements: &[String],
-        targets: &[ResolvedTarget],
-        preferences: &BTreeMap<String, String>,
-    ) -> Result<BTreeMap<String, (String, Vec<String>)>, CliError> {
-        let at_once = targets
-            .iter()
-            .enumerate()
-            .map(|(i, target)| self.resolve(requirements, target, preferences, i));
-        let results = runtime.block_on(futures_util::future::join_all(at_once));
-        let mut pinned = Pinned::new();
-        for (target, result) in targets.iter().zip(results) {
-            add_pins(&mut pinned, result?, &target.lock.name);
-        }
-        if pinned.values().any(|versions| versions.len() > 1) {
-            pinned.clear();
-            let mut preferred = preferences.clone();
-            for (i, target) in targets.iter().enumerate() {
-                let pins = runtime.block_on(self.resolve(requirements, target, &preferred, i))?;
-                for pin in &pins {
-                    let first = pinned
-                        .get(&pin.name)
-                        .and_then(|versions| versions.keys().next().cloned());
-                    preferred.insert(pin.name.clone(), first.unwrap_or(pin.version.clone()));
-                }
-                add_pins(&mut pinned, pins, &target.lock.name);
-            }
-        }
-        let mut pins = BTreeMap::new();
-        for (name, versions) in pinned {
-            if versions.len() > 1 {
-                let listed: Vec<String> = versions
-                    .iter()
-                    .map(|(version, targets)| format!("{version} ({})", targets.join(", ")))
-                    .collect();
-                return Err(CliError::Other(format!(
-                    "targets disagree on {name}: {}; pin it in the requirements, or lock these \
-                     targets separately",
-                    listed.join(", ")
-                )));
-            }
-            if let Some((version, targets)) = versions.into_iter().next() {
-                pins.insert(name, (version, targets));
-            }
-        }
-        Ok(pins)
-    }
-
-    /// One resolution for `target` on `runtime`.
-    fn resolve_one(
-        &self,
-        runtime: &tokio::runtime::Runtime,
-        requirements: &[String],
-        target: &ResolvedTarget,
-        preferred: &BTreeMap<String, String>,
-    ) -> Result<Vec<Pin>, CliError> {
-        runtime.block_on(self.resolve(requirements, target, preferred, 0))
-    }
-
-    /// One `uv pip compile` for `target`, preferring `preferred`; its files in the scratch
-    /// directory are numbered `slot`, so that resolutions can run at once.
-    async fn resolve(
-        &self,
-        requirements: &[String],
-        target: &ResolvedTarget,
-        preferred: &BTreeMap<String, String>,
-        slot: usize,
-    ) -> Result<Vec<Pin>, CliError> {
-        let write = |path: &Path, text: String| {
-            vari_fs::write_atomic(path, text.as_bytes()).map_err(|e| CliError::Other(e.to_string()))
-        };
-        let input = self.scratch.join(format!("requirements-{slot}.in"));
-        let output = self.scratch.join(format!("requirements-{slot}.txt"));
-        write(
-            &input,
-            requirements.iter().map(|r| format!("{r}\n")).collect(),
-        )?;
-        write(
-            &output,
-            preferred
-                .iter()
-                .map(|(name, version)| format!("{name}=={version}\n"))
-                .collect(),
-        )?;
-        let request = CompileRequest {
-            uv: self.uv.clone(),
-            input,
-            output,
-            python_version: target.lock.python_version.clone(),
-            python_platform: target.lock.python_platform.clone(),
-            pre: self.pre,
-        };
-        let settings = ProxySettings {
-            selection: self.selection.clone(),
-            ..ProxySettings::new(self.sources.clone(), target.files.target.clone())
-        };
-        vari_install::compile(settings, &request)
-            .await
-            .map_err(|e| {
-                CliError::Other(format!(
-                    "cannot resolve for target {}: {e}",
-                    target.lock.name
-                ))
-            })
-    }
-}
-
-/// Adds `target`'s pins to `pinned`.
-fn add_pins(pinned: &mut Pinned, pins: Vec<Pin>, target: &str) {
-    for pin in pins {
-        pinned
-            .entry(pin.name)
-            .or_default()
-            .entry(pin.version)
-            .or_default()
-            .push(target.to_owned());
-    }
-}
-
 /// The files of the pinned releases.
 fn list_files(
     runtime: &tokio::runtime::Runtime,
@@ -574,26 +430,24 @@ fn local_paths(releases: &mut [LockedRelease], lock_path: &Path) -> Result<(), C
     Ok(())
 }
 
-/// The requirements (markers dropped) of variant dependencies naming a package not pinned.
+/// The requirements (markers dropped) that kept variants ask for through variant markers and
+/// no resolution pinned.
 fn missing_variant_dependencies(
     releases: &[LockedRelease],
     pins: &BTreeMap<String, (String, Vec<String>)>,
-) -> Vec<String> {
-    let mut missing = Vec::new();
-    for entry in releases.iter().flat_map(|r| &r.requires_dist) {
-        if !vari_lock::uses_variants(entry) {
-            continue;
-        }
-        let (requirement, _) = vari_core::markers::split_requirement(entry);
-        let Ok(parsed) = vari_core::metadata::parse_requirement(requirement.trim()) else {
-            continue;
-        };
-        let name = vari_core::project::normalize(parsed.name.as_ref());
-        if !pins.contains_key(&name) && !missing.contains(&requirement.trim().to_owned()) {
-            missing.push(requirement.trim().to_owned());
+    environments: &[vari_core::markers::TargetEnvironment],
+) -> Result<Vec<String>, CliError> {
+    let mut missing: Vec<String> = Vec::new();
+    for release in releases {
+        let wanted = vari_lock::variant_requirements(release, environments)
+            .map_err(|e| CliError::Other(e.to_string()))?;
+        for (name, requirement) in wanted {
+            if !pins.contains_key(&name) && !missing.contains(&requirement) {
+                missing.push(requirement);
+            }
         }
     }
-    missing
+    Ok(missing)
 }
 
 /// One line per package (its version and the wheels kept: labels, or the plain wheel), then

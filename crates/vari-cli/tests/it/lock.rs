@@ -503,3 +503,20 @@ fn files_from_a_wheelhouse_are_named_by_paths_under_the_lock() {
     lock_in(&elsewhere).expect_one_error(&["outside the lock's directory"]);
     assert!(!elsewhere.join("pylock.toml").exists());
 }
+
+#[test]
+fn a_cpu_only_lock_keeps_the_null_variant_with_valid_metadata() {
+    let fleet = Fleet::new();
+    fleet.lock(&["cpu"], &["vari-demo"]).expect_code(0);
+    let lock = read_lock(&fleet.path("pylock.toml"));
+    let demo = package(&lock, "vari-demo");
+    assert_eq!(labels(demo), ["null", "plain"]);
+    let meta = demo.variants_json.as_ref().unwrap();
+    assert_eq!(meta.variants.len(), 1);
+    assert_eq!(meta.priorities.namespace.len(), 1);
+    // No target's variant asks for the CUDA runtime: not in the lock.
+    assert!(!lock
+        .packages
+        .iter()
+        .any(|p| p.name == "vari-demo-cuda-runtime"));
+}
