@@ -122,7 +122,15 @@ pub async fn compile(
         .map_err(|source| CompileError::Spawn { program, source })?;
     if !output.status.success() {
         let text = String::from_utf8_lossy(&output.stderr);
-        let mut message = tail(text.trim(), MAX_STDERR).to_owned();
+        // uv repeats what the index said (names, versions): no control characters reach the
+        // terminal through it (line breaks stay; the front-end joins the lines).
+        let mut message: String = tail(text.trim(), MAX_STDERR)
+            .chars()
+            .map(|c| match c.is_control() && c != '\n' {
+                true => c.escape_unicode().to_string(),
+                false => c.to_string(),
+            })
+            .collect();
         if let Some(failure) = failures.first() {
             message.push_str(&format!(
                 "\n(the package index failed for {}: {})",
