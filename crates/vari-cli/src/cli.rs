@@ -71,6 +71,9 @@ pub(crate) enum Command {
     /// Install with pip or uv through the proxy, then say which variant each package was
     /// installed as, and why.
     Install(InstallArgs),
+    /// Lock requirements or a project for several machine classes at once: one pylock.toml
+    /// (PEP 751) listing every variant wheel the targets can use, with hashes.
+    Lock(LockArgs),
     /// Install a pylock.toml (PEP 751) here (or on a target): per package the variant that
     /// fits, only the dependencies that variant calls for, every file checked against the
     /// lock's hash and size; packages the lock does not list are removed.
@@ -510,6 +513,56 @@ pub(crate) enum ExportFormat {
     RequirementsTxt,
     /// A pylock.toml with only the target's files.
     Pylock,
+}
+
+/// `vari lock`.
+#[derive(Debug, Args)]
+pub(crate) struct LockArgs {
+    /// Requirements (PEP 508): `torch`, `torch>=2.9`.
+    #[arg(value_name = "REQ")]
+    pub requirements: Vec<String>,
+
+    /// Read requirements from a file (repeatable; `-r` inside it is followed).
+    #[arg(short = 'r', long = "requirement", value_name = "FILE")]
+    pub requirement_files: Vec<PathBuf>,
+
+    /// Lock a project: its pyproject.toml's `[project.dependencies]`, optional dependencies
+    /// (the lock's extras) and `[dependency-groups]` (PEP 735).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// A machine class the lock must serve: a profile (`vari-profile/1` JSON) or a `.toml`
+    /// file of hardware facts (repeatable), named in the lock after the file. Without any, every
+    /// variant of every locked release is listed (the lock records one target, `any`).
+    #[arg(long = "target", value_name = "PROFILE")]
+    pub targets: Vec<PathBuf>,
+
+    /// A Python version the lock must serve (X.Y, repeatable) [default: the Python on PATH].
+    #[arg(long = "python-version", value_name = "X.Y")]
+    pub python_versions: Vec<String>,
+
+    /// A platform the lock must serve, with uv's names (repeatable) [default: this one].
+    #[arg(long = "python-platform", value_name = "NAME")]
+    pub python_platforms: Vec<String>,
+
+    #[command(flatten)]
+    pub index: IndexArgs,
+
+    /// The lock file [default: pylock.toml, in the --project directory when given].
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Ignore the pins of the existing lock.
+    #[arg(short = 'U', long)]
+    pub upgrade: bool,
+
+    /// Ignore the existing lock's pin of this package (repeatable).
+    #[arg(short = 'P', long = "upgrade-package", value_name = "NAME")]
+    pub upgrade_packages: Vec<String>,
+
+    /// Resolve nothing: exit 1 when the lock is missing or out of date with its inputs.
+    #[arg(long, conflicts_with_all = ["upgrade", "upgrade_packages"])]
+    pub check: bool,
 }
 
 /// `--index-url` of `vari install`.

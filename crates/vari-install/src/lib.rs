@@ -17,6 +17,9 @@
 //!   configuration ([`stable_port`]), so that the installers' caches (uv's is keyed by index
 //!   URL) are reused from one run to the next.
 //!
+//! - Locking (`vari lock`): [`compile`] runs `uv pip compile` through the proxy for one
+//!   target, [`locked_releases`] lists each pinned release's files that the targets can use.
+//!
 //! - Planning and reporting: [`Plan`] (the installer, the proxy's sources, what hides the
 //!   installer's own sources, the target it installs for), and after the run what the journal
 //!   cannot say because the installer never asked ([`kept_requirements`], [`unmet`]) and the
@@ -41,11 +44,13 @@
 //! ```
 
 mod changes;
+mod compile;
 mod index_source;
 mod ini;
 mod installer;
 mod installer_env;
 mod list;
+mod lock_files;
 mod plan;
 mod requirements_file;
 mod run;
@@ -54,6 +59,7 @@ pub mod sync;
 mod unasked;
 mod uv_config;
 
+pub use compile::{compile, read_pins, CompileError, CompileRequest, Pin};
 pub use index_source::{
     installer_indexes, pip_config_files, IndexSourceError, InstallerEnv, InstallerIndexes, Origin,
     Sourced,
@@ -66,6 +72,7 @@ pub use list::{
     list_installed, Installed, InstalledDistribution, InstalledVariant, VariantJsonProblem,
     VARIANT_JSON,
 };
+pub use lock_files::{locked_releases, LockFilesError, LockFilesTarget, PinnedRelease};
 pub use plan::{HiddenSources, Plan, PlanError};
 pub use requirements_file::{
     requirements_in_args, RequirementsFileError, MAX_DEPTH as MAX_REQUIREMENTS_FILE_DEPTH,

@@ -16,10 +16,29 @@
 //! through variant markers, which PEP 751 has no field for (its `packages.marker` cannot use
 //! variant markers, PEP 825 says, because they depend on the wheel selected).
 //!
+//! - [`build_lock`]: the releases `vari lock` pinned, with the files kept for its targets,
+//!   arranged as a [`Lock`] (which entries only variants bring in, which only an extra or a
+//!   dependency group needs, sorted for deterministic bytes); [`InputsHash`] for `--check`.
+//!
+//! How `vari lock` resolves, and why it does not resolve itself: it drives `uv pip compile`
+//! (`vari_install::compile`) once per target through vari's proxy, which shows uv the variant
+//! that target would install with its variant markers already evaluated, the runs at once,
+//! then (only when they disagree) one after another, each preferring the versions the runs
+//! before it pinned (uv reads its output file as preferences). A resolver
+//! written here would have to match what users already trust on everything that is not about
+//! variants — extras, markers, `requires-python`, yanked files, pre-releases, sdists that must
+//! be built to learn their dependencies, index strategies — and keep matching as uv and pip
+//! change. Building on the `pubgrub` crate was considered: it gives the version solving, not
+//! the rest (metadata from sdists, PEP 508 markers per target, preferences), which is most of
+//! the work and most of the risk. Driving uv costs one resolution per target (warm caches
+//! make them cheap) and leaves one thing to vari: agreeing across targets, which preferences
+//! settle in most cases and a clear error names in the rest.
+//!
 //! Why by hand: PEP 751 readers exist in Python (`packaging.pylock`) and inside uv (not a
 //! library), and none knows `[packages.variants-json]`; the TOML itself is read by `toml` and
 //! written by `toml_edit`.
 
+mod build;
 mod error;
 pub mod export;
 mod model;
@@ -27,6 +46,10 @@ pub mod plan;
 mod read;
 mod write;
 
+pub use build::{
+    build_lock, uses_variants, variant_requirements, BuildError, InputsHash, LockInputs,
+    LockedRelease,
+};
 pub use error::LockError;
 pub use model::{
     Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo, LOCK_VERSION,

@@ -9,6 +9,7 @@ mod export;
 mod index;
 mod install;
 mod list;
+mod lock;
 mod metadata;
 mod proxy;
 mod rank;
@@ -57,6 +58,7 @@ pub(crate) fn run(command: Command, verbose: bool) -> Result<ExitCode, CliError>
         // `vari install -r pylock.toml` installs the lock as `vari sync` does.
         Command::Install(args) if args.lock.is_some() => sync::install_lock(&args),
         Command::Install(args) => install::run(&args),
+        Command::Lock(args) => lock::run(&args),
         Command::Sync(args) => sync::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Cache(CacheCommand::Dir) => cache::dir(),

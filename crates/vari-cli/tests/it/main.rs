@@ -14,6 +14,7 @@ mod index;
 mod install;
 mod labels;
 mod list;
+mod lock;
 mod metadata;
 mod metadata_release;
 mod nesting;

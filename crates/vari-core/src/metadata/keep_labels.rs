@@ -27,7 +27,14 @@ impl VariantMetadata {
     /// assert_eq!(kept.variants.len(), 2);
     /// assert_eq!(kept.priorities.namespace.len(), 1);
     /// assert_eq!(kept.priorities.namespace[0].as_str(), "x86_64");
+    /// // The null variant alone keeps the first namespace: the result can still be written.
+    /// let null_only = meta.keep_labels(&["null".parse().unwrap()]);
+    /// assert_eq!(null_only.priorities.namespace[0].as_str(), "nvidia");
+    /// assert!(vari_core::metadata::write_json(&null_only, null_only.generation).is_ok());
     /// ```
+    ///
+    /// When only labels without properties (the null variant) are kept, the first namespace of
+    /// `default-priorities` stays, so that the result is still valid metadata to write.
     pub fn keep_labels(&self, labels: &[VariantLabel]) -> VariantMetadata {
         let variants: std::collections::BTreeMap<_, _> = self
             .variants
@@ -35,10 +42,16 @@ impl VariantMetadata {
             .filter(|(label, _)| labels.contains(label))
             .map(|(label, properties)| (label.clone(), properties.clone()))
             .collect();
-        let used: BTreeSet<Namespace> = variants
+        let mut used: BTreeSet<Namespace> = variants
             .values()
             .flat_map(|properties| properties.iter().map(|(namespace, _)| namespace.clone()))
             .collect();
+        // Only the null variant kept: the schema still wants one namespace in
+        // `default-priorities` when variants are listed, so the first one stays (with its
+        // provider), and the narrowed metadata can be written.
+        if used.is_empty() && !variants.is_empty() {
+            used.extend(self.priorities.namespace.first().cloned());
+        }
         let mut kept = self.clone();
         kept.variants = variants;
         kept.priorities

@@ -11,7 +11,12 @@ use super::report::Dependency;
 
 /// The values of the `Requires-Dist` fields of a core metadata text (the header block only;
 /// folded continuation lines are joined).
-pub(crate) fn requires_dist(metadata: &str) -> Vec<String> {
+///
+/// ```
+/// let fields = vari_select::requires_dist("Name: a\nRequires-Dist: b; extra == 'x'\n\nRequires-Dist: body\n");
+/// assert_eq!(fields, ["b; extra == 'x'"]);
+/// ```
+pub fn requires_dist(metadata: &str) -> Vec<String> {
     let mut fields: Vec<String> = Vec::new();
     // Whether the field being read (and so its continuation lines) is `Requires-Dist`.
     let mut in_requires = false;

@@ -21,6 +21,7 @@ mod select;
 mod tag_sets;
 mod version;
 
+pub use dependencies::requires_dist;
 pub use listed::{judge_listed, Listed};
 pub use need_text::NeedText;
 pub use present::present;

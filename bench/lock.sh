@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# What `vari lock` for three machine classes costs against one `uv pip compile` of the same
+# requirements on the same index, warm caches.
+#
+# 1. The index: the PyTorch-like `vari-demo` release of examples/demo (six variants, a plain
+#    wheel, a CUDA runtime behind a variant marker) and the 15 ordinary packages of
+#    bench/install.sh (their real PyPI wheels, downloaded once into bench/.cache/install-wheels
+#    and shared with that script), built into a static index (`vari index build`) served from
+#    127.0.0.1 by bench/serve_static.py.
+# 2. Two commands on the same 16 requirements: `vari lock` with three targets (a CPU-only
+#    x86-64-v3 machine, an A100-like node with CUDA 12.8, a CUDA 13.0 node: the facts profiles
+#    of vari_test_support::fleet), which runs uv three times through its proxy and then lists
+#    and hashes every usable file; and plain `uv pip compile` against the index. Each writes a
+#    fresh output (the previous one removed, untimed: no preferences). One warm-up round fills
+#    uv's and vari's caches; then repetitions interleaved (A B A B …), a pause before each,
+#    wall time and CPU time (user + system of the process and its children), medians of RUNS.
+#
+# The aim (issue 18): `vari lock` for three targets at most 1.5x one `uv pip compile`.
+#
+#   bench/lock.sh                 (needs cargo, python3; uv from /work/main/.venv or
+#                                  $VARI_TEST_VENV: scripts/test-env; PyPI on the first run)
+#   RUNS=9 bench/lock.sh
+#   VARI=target/release/vari bench/lock.sh   (an already built binary)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+tools="${VARI_TEST_VENV:-$root/.venv}"
+[ -x "$tools/bin/pip" ] && [ -x "$tools/bin/uv" ] || {
+  echo "bench/lock.sh: no pip and uv in $tools: run scripts/test-env" >&2
+  exit 1
+}
+build_vari
+
+PACKAGES="requests urllib3 idna certifi charset-normalizer six python-dateutil tzdata packaging
+attrs click jinja2 markupsafe pyyaml numpy"
+wheels="$here/.cache/install-wheels"
+if ! ls "$wheels"/*.whl >/dev/null 2>&1; then
+  echo "downloading the 15 packages' wheels from PyPI into $wheels (once)"
+  mkdir -p "$wheels"
+  # shellcheck disable=SC2086
+  "$tools/bin/pip" download --quiet --disable-pip-version-check --only-binary=:all: \
+    --dest "$wheels" $PACKAGES
+fi
+
+data=$(mktemp -d)
+server=
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null
+  rm -rf "$data"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_for() { for _ in $(seq 100); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "bench/lock.sh: $1 never answered" >&2; exit 1; }
+
+mkdir -p "$data/files"
+cp "$wheels"/*.whl "$data/files/"
+cp "$root"/examples/demo/*.whl "$root"/examples/demo/*-variants.json "$data/files/"
+"$vari" index build "$data/files" -o "$data/site" >/dev/null 2>&1
+# Dated an hour back, as bench/install.sh does: a served mirror's pages are not brand new.
+find "$data/site" -exec touch -d '1 hour ago' {} +
+port=$(free_port)
+python3 "$here/serve_static.py" "$data/site" "$port" >/dev/null 2>&1 &
+server=$!
+index="http://127.0.0.1:$port/simple/"
+wait_for "$index"
+echo "$(ls "$data/files"/*.whl | wc -l) wheels in a static index at $index"
+echo "vari: $vari"
+
+# The three machine classes (vari_test_support::fleet's facts).
+head='schema = "vari-facts/1"
+[platform]
+system = "Linux"
+machine = "x86_64"
+libc = "glibc 2.36"'
+printf '%s\n[x86_64]\nlevel = 3\n' "$head" >"$data/cpu.toml"
+printf '%s\n[nvidia]\ncuda_version = "12.8"\ncompute_capability = "8.0"\n[x86_64]\nlevel = 3\n' \
+  "$head" >"$data/a100.toml"
+printf '%s\n[nvidia]\ncuda_version = "13.0"\ncompute_capability = "9.0"\n[x86_64]\nlevel = 4\n' \
+  "$head" >"$data/cuda13.toml"
+
+# Hermetic: no user configuration, caches under $data, uv from the tools venv on PATH.
+export VARI_CACHE_DIR="$data/vari-cache" VARI_NO_CONFIG=1 UV_NO_CONFIG=1 \
+  UV_CACHE_DIR="$data/uv-cache" PATH="$tools/bin:$PATH"
+unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL UV_INDEX_URL UV_EXTRA_INDEX_URL UV_INDEX \
+  UV_DEFAULT_INDEX VIRTUAL_ENV VARI_PROFILE 2>/dev/null || true
+
+# shellcheck disable=SC2086
+python3 - "$tools" "$vari" "$index" "$data" "${RUNS:-5}" vari-demo $PACKAGES <<'PY'
+import os, resource, statistics, subprocess, sys, time
+
+tools, vari, index, data, runs = sys.argv[1:6]
+runs = int(runs)
+requirements = sys.argv[6:]
+uv = os.path.join(tools, "bin", "uv")
+req_in = os.path.join(data, "requirements.in")
+with open(req_in, "w") as f:
+    f.write("".join(r + "\n" for r in requirements))
+lock = os.path.join(data, "pylock.toml")
+compiled = os.path.join(data, "requirements.txt")
+targets = [a for c in ("cpu", "a100", "cuda13") for a in ("--target", os.path.join(data, c + ".toml"))]
+commands = [
+    ("uv pip compile", compiled,
+     [uv, "pip", "compile", "--quiet", "--no-header", "--index-url", index, req_in, "-o", compiled]),
+    ("vari lock (3 targets)", lock,
+     [vari, "lock", "--index-url", index, *targets, "-r", req_in, "-o", lock]),
+]
+
+def once(output, args):
+    if os.path.exists(output):
+        os.remove(output)
+    time.sleep(0.2)  # let the previous process's exit settle
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=data)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{args[0]} exited with {done.returncode}:\n{done.stderr.decode()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+for _, output, args in commands:  # warm-up: fills uv's and vari's caches
+    once(output, args)
+times = {name: [] for name, _, _ in commands}
+cpus = {name: [] for name, _, _ in commands}
+for _ in range(runs):
+    for name, output, args in commands:
+        wall, cpu = once(output, args)
+        times[name].append(wall)
+        cpus[name].append(cpu)
+
+with open(lock) as f:
+    text = f.read()
+packages = text.count("[[packages]]")
+wheels = sum(1 for line in text.splitlines() if line.startswith("    { url = "))
+print(f"\n{len(requirements)} requirements; the lock: {packages} packages, {wheels} files "
+      f"listed with hashes")
+print(f"warm caches, median of {runs} interleaved runs (wall time; CPU time = user + system "
+      f"of the process and its children):")
+for name, _, _ in commands:
+    w, c = statistics.median(times[name]), statistics.median(cpus[name])
+    print(f"  {name:<22} {w:7.3f} s wall  {c:7.3f} s CPU   "
+          f"(runs: {', '.join(f'{t:.2f}' for t in times[name])})")
+ratio = statistics.median(times["vari lock (3 targets)"]) / statistics.median(times["uv pip compile"])
+cpu_ratio = statistics.median(cpus["vari lock (3 targets)"]) / statistics.median(cpus["uv pip compile"])
+print(f"  vari lock (3 targets) / uv pip compile = {ratio:.2f}x wall, {cpu_ratio:.2f}x CPU "
+      f"(aim: <= 1.5x)")
+PY

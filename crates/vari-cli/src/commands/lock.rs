@@ -1,0 +1,504 @@
+//! `vari lock`: one `pylock.toml` for several machine classes. Argument mapping and rendering;
+//! resolving is uv's (`vari_install::compile`, through the proxy, one target at a time), the
+//! files each target can use are `vari_install::locked_releases`', the lock's arrangement is
+//! `vari_lock::build_lock`'s.
+//!
+//! Versions agree across targets through preferences: every target is resolved at once,
+//! each preferring the existing lock's pins (less those `--upgrade`/`--upgrade-package`
+//! name); when targets pin different versions, they are resolved again one after another,
+//! each preferring the pins of those before it (uv reads its output file as preferences).
+//! When targets still pin different versions, one error names the package, the versions and
+//! the targets. Dependencies that a kept variant asks for
+//! through variant markers but no target's best variant did are resolved too (a few rounds at
+//! most), so that every wheel the lock lists has what it needs in the lock.
+//!
+//! `--check` reads the inputs only: no network when the lock is up to date.
+
+mod inputs;
+mod resolve;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use vari_client::ClientSettings;
+use vari_install::{LockFilesTarget, PinnedRelease, TEMPORARY_PREFIX};
+use vari_lock::{InputsHash, Lock, LockInfo, LockInputs, LockTarget, LockedRelease};
+
+use crate::cli::{LockArgs, TargetArgs};
+use crate::error::{error_line, CliError};
+use crate::output;
+use crate::settings::{
+    client_settings, configured_target_settings, load_config, resolve_target, server_runtime,
+};
+
+use inputs::Requirements;
+use resolve::{ResolvedTarget, Resolver};
+
+/// How many rounds resolve the dependencies that kept variants bring in.
+const VARIANT_DEPENDENCY_ROUNDS: usize = 4;
+
+/// Locks (or with `--check`, checks the lock).
+pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
+    let output_path = output_path(args);
+    let requirements = inputs::read(
+        &args.requirements,
+        &args.requirement_files,
+        args.project.as_deref(),
+    )?;
+    let config = load_config()?;
+    let sources = client_settings(&args.index, &config)?;
+    let targets = targets(args)?;
+    let hash = inputs_hash(&requirements, &targets, &sources, args.index.pre);
+    let existing = read_existing(&output_path)?;
+    if args.check {
+        return Ok(check(
+            &output_path,
+            existing.as_ref(),
+            &hash,
+            &requirements,
+            &targets,
+        ));
+    }
+    let uv = vari_install::Installer::find(
+        Some(&vari_install::InstallerChoice::Uv),
+        std::env::var_os("PATH").as_deref(),
+        Path::new("python"),
+        &[],
+    )
+    .map_err(|e| CliError::Other(format!("vari lock resolves with uv: {e}")))?;
+    let vari_install::Program::Uv(uv) = uv.program else {
+        return Err(CliError::Other(
+            "vari lock resolves with uv: uv is not on PATH".into(),
+        ));
+    };
+    let selection = config.selection(vari_core::ordering::SelectionOptions::default());
+    let preferences = preferences(existing.as_ref(), args);
+    let scratch = tempfile::Builder::new()
+        .prefix(TEMPORARY_PREFIX)
+        .tempdir()
+        .map_err(|e| CliError::Other(format!("cannot make a temporary directory: {e}")))?;
+    let runtime = server_runtime()?;
+    let resolver = Resolver {
+        uv,
+        scratch: scratch.path().to_owned(),
+        sources: sources.clone(),
+        selection: selection.clone(),
+        pre: args.index.pre,
+    };
+    let mut pins = resolver.resolve_all(&runtime, &requirements.all(), &targets, &preferences)?;
+    let client = vari_client::IndexClient::new(sources.clone())
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let files: Vec<LockFilesTarget> = targets.iter().map(|t| t.files.clone()).collect();
+    let mut releases = list_files(&runtime, &client, &pins, &files, &selection)?;
+    let environments: Vec<vari_core::markers::TargetEnvironment> = targets
+        .iter()
+        .map(|t| t.files.target.markers.clone())
+        .collect();
+    // Dependencies of kept variants that no target's resolution pinned.
+    for _ in 0..VARIANT_DEPENDENCY_ROUNDS {
+        let missing = missing_variant_dependencies(&releases, &pins, &environments)?;
+        if missing.is_empty() {
+            break;
+        }
+        let mut wanted = requirements.all();
+        wanted.extend(missing);
+        let known: BTreeMap<String, String> = pins
+            .iter()
+            .map(|(name, (version, _))| (name.clone(), version.clone()))
+            .collect();
+        let added = resolver.resolve_one(&runtime, &wanted, &targets[0], &known)?;
+        let mut new = Vec::new();
+        for pin in added {
+            match pins.get(&pin.name) {
+                Some((version, _)) if *version != pin.version => {
+                    return Err(CliError::Other(format!(
+                        "targets disagree on {}: {version} ({}), {} (the dependencies of its \
+                         variants)",
+                        pin.name,
+                        pins[&pin.name].1.join(", "),
+                        pin.version
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    pins.insert(pin.name.clone(), (pin.version.clone(), Vec::new()));
+                    new.push(pin.name);
+                }
+            }
+        }
+        let new_pins: BTreeMap<String, (String, Vec<String>)> = new
+            .iter()
+            .map(|name| (name.clone(), pins[name].clone()))
+            .collect();
+        releases.extend(list_files(
+            &runtime, &client, &new_pins, &files, &selection,
+        )?);
+    }
+    local_paths(&mut releases, &output_path)?;
+    let lock_inputs = LockInputs {
+        requirements: requirements.base.clone(),
+        extras: requirements.extras.clone(),
+        groups: requirements.groups.clone(),
+        default_groups: requirements.default_groups.clone(),
+        requires_python: requirements.requires_python.clone(),
+        environments,
+        info: LockInfo {
+            inputs_hash: Some(hash),
+            requirements: requirements.base.clone(),
+            targets: targets.iter().map(|t| t.lock.clone()).collect(),
+            indexes: sources.indexes.iter().map(ToString::to_string).collect(),
+        },
+    };
+    let lock = vari_lock::build_lock(&lock_inputs, releases)
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let text = vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
+    vari_fs::write_atomic(&output_path, text.as_bytes())
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    output::print(&summary(&lock, &output_path))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `-o`, else `pylock.toml` in the project directory, else here.
+fn output_path(args: &LockArgs) -> PathBuf {
+    match (&args.output, &args.project) {
+        (Some(path), _) => path.clone(),
+        (None, Some(dir)) => dir.join("pylock.toml"),
+        (None, None) => PathBuf::from("pylock.toml"),
+    }
+}
+
+/// The targets: every profile with every Python version and platform (each list standing for
+/// one unspecified value when empty).
+fn targets(args: &LockArgs) -> Result<Vec<ResolvedTarget>, CliError> {
+    let profiles: Vec<Option<&PathBuf>> = match args.targets.is_empty() {
+        true => vec![None],
+        false => args.targets.iter().map(Some).collect(),
+    };
+    let versions: Vec<Option<&String>> = match args.python_versions.is_empty() {
+        true => vec![None],
+        false => args.python_versions.iter().map(Some).collect(),
+    };
+    let platforms: Vec<Option<&String>> = match args.python_platforms.is_empty() {
+        true => vec![None],
+        false => args.python_platforms.iter().map(Some).collect(),
+    };
+    let mut resolved: Vec<ResolvedTarget> = Vec::new();
+    for profile in &profiles {
+        for version in &versions {
+            for platform in &platforms {
+                let mut name = profile
+                    .and_then(|p| p.file_stem())
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "any".to_owned());
+                if versions.len() > 1 {
+                    name.push_str(&format!("-py{}", version.map(String::as_str).unwrap_or("")));
+                }
+                if platforms.len() > 1 {
+                    name.push_str(&format!("-{}", platform.map(String::as_str).unwrap_or("")));
+                }
+                while resolved.iter().any(|t| t.lock.name == name) {
+                    name.push('_');
+                }
+                let target_args = TargetArgs {
+                    profile: profile.cloned(),
+                    sysroot: None,
+                    python: None,
+                    python_version: version.cloned(),
+                    python_platform: platform.cloned(),
+                };
+                // Not the configured profile: a lock without --target lists every variant,
+                // whatever profile this machine is configured with.
+                let settings = configured_target_settings(&target_args, None)?;
+                let target = resolve_target(&settings)?;
+                let profile_hash = match profile {
+                    Some(path) => {
+                        let bytes =
+                            vari_fs::input::read_input(path, vari_fs::input::InputKind::Config)
+                                .map_err(|e| CliError::Other(e.to_string()))?;
+                        let mut hash = InputsHash::new();
+                        hash.add("profile", &bytes);
+                        Some(hash.finish())
+                    }
+                    None => None,
+                };
+                resolved.push(ResolvedTarget {
+                    lock: LockTarget {
+                        name: name.clone(),
+                        profile: profile.map(|p| p.display().to_string()),
+                        profile_hash,
+                        python_version: version.cloned(),
+                        python_platform: platform.cloned(),
+                    },
+                    files: LockFilesTarget {
+                        name,
+                        target,
+                        has_hardware: profile.is_some(),
+                    },
+                });
+            }
+        }
+    }
+    Ok(resolved)
+}
+
+/// The hash of everything that decides the lock: requirements by scope (the `-r` files'
+/// requirements read in place), the targets (their profiles' bytes), the sources and `--pre`.
+fn inputs_hash(
+    requirements: &Requirements,
+    targets: &[ResolvedTarget],
+    sources: &ClientSettings,
+    pre: bool,
+) -> String {
+    let mut hash = InputsHash::new();
+    hash.add("format", b"vari-lock/1");
+    for requirement in &requirements.base {
+        hash.add("requirement", requirement.as_bytes());
+    }
+    for (extra, list) in &requirements.extras {
+        for requirement in list {
+            hash.add(&format!("extra:{extra}"), requirement.as_bytes());
+        }
+    }
+    for (group, list) in &requirements.groups {
+        hash.add("group", group.as_bytes());
+        for requirement in list {
+            hash.add(&format!("group:{group}"), requirement.as_bytes());
+        }
+    }
+    for group in &requirements.default_groups {
+        hash.add("default-group", group.as_bytes());
+    }
+    if let Some(requires_python) = &requirements.requires_python {
+        hash.add("requires-python", requires_python.as_bytes());
+    }
+    for target in targets {
+        let t = &target.lock;
+        let parts = [
+            Some(t.name.as_str()),
+            t.profile_hash.as_deref(),
+            t.python_version.as_deref(),
+            t.python_platform.as_deref(),
+        ];
+        let text: Vec<&str> = parts.iter().map(|p| p.unwrap_or("-")).collect();
+        hash.add("target", text.join("\n").as_bytes());
+    }
+    for index in &sources.indexes {
+        hash.add("index", index.to_string().as_bytes());
+    }
+    for links in &sources.find_links {
+        hash.add("find-links", links.to_string().as_bytes());
+    }
+    hash.add("strategy", format!("{:?}", sources.strategy).as_bytes());
+    hash.add("pre", if pre { b"1" } else { b"0" });
+    hash.finish()
+}
+
+/// The lock at `path`, when there is one: read bounded and checked.
+fn read_existing(path: &Path) -> Result<Option<Lock>, CliError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let bytes = vari_fs::input::read_input_limited(path, vari_lock::MAX_LOCK_BYTES)
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| CliError::invalid(path, None, "is not UTF-8"))?;
+    vari_lock::read_lock(&text)
+        .map(Some)
+        .map_err(|e| CliError::invalid(path, Some(e.path), e.message))
+}
+
+/// `--check`: 0 when the lock's inputs hash is this one, else 1 with one line saying what
+/// changed.
+fn check(
+    path: &Path,
+    existing: Option<&Lock>,
+    hash: &str,
+    requirements: &Requirements,
+    targets: &[ResolvedTarget],
+) -> ExitCode {
+    let Some(lock) = existing else {
+        error_line(&format!("{} is missing: run `vari lock`", path.display()));
+        return ExitCode::from(1);
+    };
+    let info = lock.vari.clone().unwrap_or_default();
+    if info.inputs_hash.as_deref() == Some(hash) {
+        let _ = output::print(&format!("{} is up to date\n", path.display()));
+        return ExitCode::SUCCESS;
+    }
+    let current: Vec<LockTarget> = targets.iter().map(|t| t.lock.clone()).collect();
+    let what = if info.inputs_hash.is_none() {
+        "it records no inputs hash (not written by vari lock)".to_owned()
+    } else if info.requirements != requirements.base {
+        format!(
+            "the requirements changed (locked: {}; now: {})",
+            info.requirements.join(", "),
+            requirements.base.join(", ")
+        )
+    } else if info.targets != current {
+        "the targets changed (their profiles, Python versions or platforms)".to_owned()
+    } else {
+        "its inputs changed (extras, dependency groups, requires-python or index options)"
+            .to_owned()
+    };
+    error_line(&format!(
+        "{} is out of date: {what}; run `vari lock`",
+        path.display()
+    ));
+    ExitCode::from(1)
+}
+
+/// The existing lock's pins that uv should prefer: none with `--upgrade`, and not those of
+/// `--upgrade-package`.
+fn preferences(existing: Option<&Lock>, args: &LockArgs) -> BTreeMap<String, String> {
+    let Some(lock) = existing.filter(|_| !args.upgrade) else {
+        return BTreeMap::new();
+    };
+    let upgraded: Vec<String> = args
+        .upgrade_packages
+        .iter()
+        .map(|n| vari_core::project::normalize(n))
+        .collect();
+    lock.packages
+        .iter()
+        .filter(|p| !upgraded.contains(&p.name))
+        .filter_map(|p| Some((p.name.clone(), p.version.as_ref()?.to_string())))
+        .collect()
+}
+
+/// The files of the pinned releases.
+fn list_files(
+    runtime: &tokio::runtime::Runtime,
+    client: &vari_client::IndexClient,
+    pins: &BTreeMap<String, (String, Vec<String>)>,
+    targets: &[LockFilesTarget],
+    selection: &vari_core::ordering::SelectionOptions,
+) -> Result<Vec<LockedRelease>, CliError> {
+    let pinned: Vec<PinnedRelease> = pins
+        .iter()
+        .map(|(name, (version, targets))| PinnedRelease {
+            name: name.clone(),
+            version: version.clone(),
+            targets: targets.clone(),
+        })
+        .collect();
+    runtime
+        .block_on(vari_install::locked_releases(
+            client, &pinned, targets, selection,
+        ))
+        .map_err(|e| CliError::Other(e.to_string()))
+}
+
+/// Files from a find-links directory come as `file:` URLs; a lock names them by a path
+/// relative to its own directory (PEP 751 `path`), which must lie under that directory, so
+/// that the lock can be moved with its files and never names a file elsewhere.
+fn local_paths(releases: &mut [LockedRelease], lock_path: &Path) -> Result<(), CliError> {
+    let parent = match lock_path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let dir = std::fs::canonicalize(&parent).map_err(|e| CliError::io(&parent, e))?;
+    let artifacts = releases
+        .iter_mut()
+        .flat_map(|r| r.wheels.iter_mut().chain(r.sdist.as_mut()));
+    for artifact in artifacts {
+        let Some(url) = artifact.url.as_deref().filter(|u| u.starts_with("file:")) else {
+            continue;
+        };
+        let outside = || {
+            CliError::Other(format!(
+                "{url}: a local file outside the lock's directory {}; a lock names local files \
+                 by a path under its own directory",
+                dir.display()
+            ))
+        };
+        let file = url::Url::parse(url)
+            .ok()
+            .and_then(|u| u.to_file_path().ok())
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .ok_or_else(outside)?;
+        let relative = file.strip_prefix(&dir).map_err(|_| outside())?;
+        let relative: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let relative = relative.join("/");
+        vari_fs::safe_path::check_relative(&relative).map_err(|_| outside())?;
+        artifact.url = None;
+        artifact.path = Some(relative);
+    }
+    Ok(())
+}
+
+/// The requirements (markers dropped) that kept variants ask for through variant markers and
+/// no resolution pinned.
+fn missing_variant_dependencies(
+    releases: &[LockedRelease],
+    pins: &BTreeMap<String, (String, Vec<String>)>,
+    environments: &[vari_core::markers::TargetEnvironment],
+) -> Result<Vec<String>, CliError> {
+    let mut missing: Vec<String> = Vec::new();
+    for release in releases {
+        let wanted = vari_lock::variant_requirements(release, environments)
+            .map_err(|e| CliError::Other(e.to_string()))?;
+        for (name, requirement) in wanted {
+            if !pins.contains_key(&name) && !missing.contains(&requirement) {
+                missing.push(requirement);
+            }
+        }
+    }
+    Ok(missing)
+}
+
+/// One line per package (its version and the wheels kept: labels, or the plain wheel), then
+/// where the lock went.
+fn summary(lock: &Lock, path: &Path) -> String {
+    let mut text = String::new();
+    for package in &lock.packages {
+        let mut labels: Vec<String> = Vec::new();
+        for wheel in &package.wheels {
+            let label = wheel
+                .wheel_filename()
+                .and_then(|w| w.label.map(|l| l.to_string()))
+                .unwrap_or_else(|| "plain".to_owned());
+            if !labels.contains(&label) {
+                labels.push(label);
+            }
+        }
+        let version = package
+            .version
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let mut line = format!("{} {version}: ", package.name);
+        line.push_str(&match (package.wheels.len(), labels.as_slice()) {
+            (0, _) => "source distribution".to_owned(),
+            (n, [only]) if only == "plain" => format!("{n} wheel{}", if n == 1 { "" } else { "s" }),
+            (n, _) => format!("{n} wheels ({})", labels.join(", ")),
+        });
+        let info = package.vari.as_ref();
+        if info.is_some_and(|i| i.through_variants) {
+            line.push_str(", only with the variants that ask for it");
+        }
+        if let Some(marker) = &package.marker {
+            line.push_str(&format!(", only when {marker}"));
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let targets: Vec<String> = lock
+        .vari
+        .iter()
+        .flat_map(|i| &i.targets)
+        .map(|t| t.name.clone())
+        .collect();
+    text.push_str(&format!(
+        "locked {} packages for {} target{} ({}) in {}\n",
+        lock.packages.len(),
+        targets.len(),
+        if targets.len() == 1 { "" } else { "s" },
+        targets.join(", "),
+        path.display()
+    ));
+    text
+}

@@ -1,0 +1,287 @@
+//! What a lock is made from, read once: the requirements (command line, `-r` files, a project's
+//! `pyproject.toml`), and the hash of everything that decides the lock (`--check` compares it).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use vari_fs::input::{read_input_to_string, InputKind};
+
+use crate::error::CliError;
+
+/// At most this many nested `include-group`s (PEP 735) are followed.
+const MAX_GROUP_DEPTH: usize = 32;
+
+/// The requirements of a lock, by scope.
+#[derive(Debug, Default)]
+pub(super) struct Requirements {
+    /// Always installed.
+    pub(super) base: Vec<String>,
+    /// `[project.optional-dependencies]`.
+    pub(super) extras: BTreeMap<String, Vec<String>>,
+    /// `[dependency-groups]`, includes expanded.
+    pub(super) groups: BTreeMap<String, Vec<String>>,
+    /// The groups installed when none is asked for: uv's `default-groups`, else `dev` when the
+    /// project has it (uv's default).
+    pub(super) default_groups: Vec<String>,
+    /// `[project] requires-python`.
+    pub(super) requires_python: Option<String>,
+}
+
+impl Requirements {
+    /// Every requirement to resolve, each scope's in turn.
+    pub(super) fn all(&self) -> Vec<String> {
+        self.base
+            .iter()
+            .chain(self.extras.values().flatten())
+            .chain(self.groups.values().flatten())
+            .cloned()
+            .collect()
+    }
+}
+
+/// Reads the command line's requirements, its `-r` files (bounded, nested ones followed) and
+/// the project's `pyproject.toml`.
+pub(super) fn read(
+    given: &[String],
+    files: &[PathBuf],
+    project: Option<&Path>,
+) -> Result<Requirements, CliError> {
+    let mut requirements = Requirements {
+        base: given.iter().map(|r| r.trim().to_owned()).collect(),
+        ..Requirements::default()
+    };
+    for requirement in &requirements.base {
+        vari_select::Request::parse(requirement).map_err(|e| CliError::Other(e.to_string()))?;
+    }
+    if !files.is_empty() {
+        let args: Vec<OsString> = files
+            .iter()
+            .flat_map(|f| [OsString::from("-r"), f.clone().into_os_string()])
+            .collect();
+        let read = vari_install::requirements_in_args(&args, Path::new(""))
+            .map_err(|e| CliError::Other(e.to_string()))?;
+        requirements.base.extend(read);
+    }
+    if let Some(dir) = project {
+        read_pyproject(&dir.join("pyproject.toml"), &mut requirements)?;
+    }
+    if requirements.all().is_empty() {
+        return Err(CliError::Other(
+            "nothing to lock: give requirements, -r FILE or --project DIR".to_owned(),
+        ));
+    }
+    Ok(requirements)
+}
+
+fn read_pyproject(path: &Path, requirements: &mut Requirements) -> Result<(), CliError> {
+    let text = read_input_to_string(path, InputKind::Config)
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let text = vari_core::strip_bom(&text);
+    vari_core::check_toml_depth(text).map_err(|deep| {
+        CliError::invalid(
+            path,
+            Some(format!("line {}", deep.line)),
+            format!("nests deeper than {} levels", deep.limit),
+        )
+    })?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| CliError::invalid(path, None, e.message().trim()))?;
+    let project = table.get("project").and_then(toml::Value::as_table);
+    if let Some(project) = project {
+        if let Some(list) = project.get("dependencies") {
+            requirements
+                .base
+                .extend(strings(list, path, "project.dependencies")?);
+        }
+        if let Some(value) = project.get("optional-dependencies") {
+            let key = "project.optional-dependencies";
+            let table = value
+                .as_table()
+                .ok_or_else(|| CliError::invalid(path, Some(key.into()), "is not a table"))?;
+            for (extra, list) in table {
+                let name = normalized_name(extra, path, key)?;
+                let entries = strings(list, path, &format!("{key}.{extra}"))?;
+                requirements.extras.entry(name).or_default().extend(entries);
+            }
+        }
+        if let Some(value) = project.get("requires-python") {
+            let text = value.as_str().ok_or_else(|| {
+                CliError::invalid(
+                    path,
+                    Some("project.requires-python".into()),
+                    "is not a string",
+                )
+            })?;
+            requirements.requires_python = Some(text.to_owned());
+        }
+    }
+    if let Some(value) = table.get("dependency-groups") {
+        let groups = value.as_table().ok_or_else(|| {
+            CliError::invalid(path, Some("dependency-groups".into()), "is not a table")
+        })?;
+        for name in groups.keys() {
+            let mut entries = Vec::new();
+            expand_group(groups, name, path, 0, &mut entries)?;
+            requirements
+                .groups
+                .insert(normalized_name(name, path, "dependency-groups")?, entries);
+        }
+    }
+    let uv_defaults = table
+        .get("tool")
+        .and_then(|t| t.get("uv"))
+        .and_then(|t| t.get("default-groups"));
+    requirements.default_groups = match uv_defaults {
+        Some(list) => strings(list, path, "tool.uv.default-groups")?
+            .iter()
+            .map(|g| vari_core::project::normalize(g))
+            .filter(|g| requirements.groups.contains_key(g))
+            .collect(),
+        None if requirements.groups.contains_key("dev") => vec!["dev".to_owned()],
+        None => Vec::new(),
+    };
+    Ok(())
+}
+
+/// The requirements of group `name`, with `{include-group = "…"}` entries expanded (PEP 735),
+/// refusing cycles and deep nesting.
+fn expand_group(
+    groups: &toml::Table,
+    name: &str,
+    path: &Path,
+    depth: usize,
+    out: &mut Vec<String>,
+) -> Result<(), CliError> {
+    let key = format!("dependency-groups.{name}");
+    if depth > MAX_GROUP_DEPTH {
+        return Err(CliError::invalid(
+            path,
+            Some(key),
+            "includes groups in a cycle or deeper than 32 levels",
+        ));
+    }
+    let wanted = vari_core::project::normalize(name);
+    let list = groups
+        .iter()
+        .find(|(g, _)| vari_core::project::normalize(g) == wanted)
+        .map(|(_, list)| list)
+        .ok_or_else(|| CliError::invalid(path, Some(key.clone()), "no such group"))?;
+    let items = list
+        .as_array()
+        .ok_or_else(|| CliError::invalid(path, Some(key.clone()), "is not an array"))?;
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            toml::Value::String(requirement) => {
+                check_requirement(requirement, path, &format!("{key}[{i}]"))?;
+                out.push(requirement.trim().to_owned());
+            }
+            toml::Value::Table(table) => {
+                let include = table
+                    .get("include-group")
+                    .and_then(toml::Value::as_str)
+                    .ok_or_else(|| {
+                        CliError::invalid(
+                            path,
+                            Some(format!("{key}[{i}]")),
+                            "is neither a requirement nor {include-group = \"…\"}",
+                        )
+                    })?;
+                expand_group(groups, include, path, depth + 1, out)?;
+            }
+            _ => {
+                return Err(CliError::invalid(
+                    path,
+                    Some(format!("{key}[{i}]")),
+                    "is neither a requirement nor {include-group = \"…\"}",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+fn strings(value: &toml::Value, path: &Path, key: &str) -> Result<Vec<String>, CliError> {
+    let items = value
+        .as_array()
+        .ok_or_else(|| CliError::invalid(path, Some(key.into()), "is not an array"))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let text = item.as_str().ok_or_else(|| {
+                CliError::invalid(path, Some(format!("{key}[{i}]")), "is not a string")
+            })?;
+            check_requirement(text, path, &format!("{key}[{i}]"))?;
+            Ok(text.trim().to_owned())
+        })
+        .collect()
+}
+
+fn check_requirement(text: &str, path: &Path, key: &str) -> Result<(), CliError> {
+    vari_select::Request::parse(text)
+        .map(|_| ())
+        .map_err(|e| CliError::invalid(path, Some(key.into()), e.to_string()))
+}
+
+/// An extra's or group's name, normalised (PEP 685, PEP 735), checked to be a name.
+fn normalized_name(name: &str, path: &Path, key: &str) -> Result<String, CliError> {
+    let valid = !name.is_empty()
+        && name.len() <= 200
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.ends_with(|c: char| c.is_ascii_alphanumeric());
+    match valid {
+        true => Ok(vari_core::project::normalize(name)),
+        false => Err(CliError::invalid(
+            path,
+            Some(format!("{key}.{name}")),
+            "is not a valid name",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pyproject_scopes_and_included_groups() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("pyproject.toml"),
+            r#"
+[project]
+name = "x"
+requires-python = ">=3.9"
+dependencies = ["app-like"]
+[project.optional-dependencies]
+Socks = ["reqlike[socks]"]
+[dependency-groups]
+lint = ["idnalike"]
+dev = ["sockslike", {include-group = "lint"}]
+"#,
+        )
+        .unwrap();
+        let read = read(&[], &[], Some(dir.path())).unwrap();
+        assert_eq!(read.base, ["app-like"]);
+        assert_eq!(read.extras["socks"], ["reqlike[socks]"]);
+        assert_eq!(read.groups["dev"], ["sockslike", "idnalike"]);
+        assert_eq!(read.default_groups, ["dev"]);
+        assert_eq!(read.requires_python.as_deref(), Some(">=3.9"));
+        std::fs::write(
+            dir.path().join("pyproject.toml"),
+            "[dependency-groups]\na = [{include-group = \"b\"}]\nb = [{include-group = \"a\"}]\n",
+        )
+        .unwrap();
+        let err = read_pyproject(
+            &dir.path().join("pyproject.toml"),
+            &mut Requirements::default(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("cycle"), "{err}");
+    }
+}

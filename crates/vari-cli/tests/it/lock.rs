@@ -1,0 +1,522 @@
+//! `vari lock`: the real binary resolving with the real uv through its proxy, against
+//! `vari_test_support::fleet`'s upstream served on 127.0.0.1, for several machine classes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::{run, vari, Run};
+
+use vari_test_support::fleet;
+use vari_test_support::index::TestIndex;
+use vari_test_support::venv;
+
+/// The fleet's upstream, served; the profiles of its classes; a scratch directory.
+struct Fleet {
+    server: TestIndex,
+    _runtime: tokio::runtime::Runtime,
+    dir: tempfile::TempDir,
+    profiles: Vec<(String, PathBuf)>,
+}
+
+impl Fleet {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        fleet::upstream(&dir.path().join("upstream"));
+        let profiles = fleet::write_profiles(&dir.path().join("profiles"));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = runtime.block_on(TestIndex::start(&dir.path().join("upstream")));
+        Self {
+            server,
+            _runtime: runtime,
+            dir,
+            profiles,
+        }
+    }
+
+    fn profile(&self, class: &str) -> &Path {
+        &self.profiles.iter().find(|(n, _)| n == class).unwrap().1
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// `vari lock` with the index, uv on PATH, in the scratch directory.
+    fn lock(&self, classes: &[&str], args: &[&str]) -> Run {
+        run(&mut self.command(classes, args))
+    }
+
+    fn command(&self, classes: &[&str], args: &[&str]) -> Command {
+        let mut command = vari();
+        command
+            .current_dir(self.dir.path())
+            .env("PATH", path_with_uv())
+            .env("UV_CACHE_DIR", self.dir.path().join("uv-cache"))
+            .args(["lock", "--index-url", &self.server.index_url()]);
+        for class in classes {
+            command.arg("--target").arg(self.profile(class));
+        }
+        command.args(args);
+        command
+    }
+}
+
+/// The test venv's bin directory (uv, python) before the system's.
+fn path_with_uv() -> String {
+    format!("{}:/usr/bin:/bin", venv::test_venv().join("bin").display())
+}
+
+fn read_lock(path: &Path) -> vari_lock::Lock {
+    vari_lock::read_lock(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn package<'a>(lock: &'a vari_lock::Lock, name: &str) -> &'a vari_lock::Package {
+    lock.packages
+        .iter()
+        .find(|p| p.name == name)
+        .unwrap_or_else(|| panic!("{name} is not in the lock"))
+}
+
+/// The labels of a package's wheels (`plain` for a non-variant one), sorted.
+fn labels(package: &vari_lock::Package) -> Vec<String> {
+    let mut labels: Vec<String> = package
+        .wheels
+        .iter()
+        .map(|w| {
+            w.wheel_filename()
+                .unwrap()
+                .label
+                .map_or("plain".to_owned(), |l| l.to_string())
+        })
+        .collect();
+    labels.sort();
+    labels
+}
+
+#[test]
+fn one_lock_serves_three_machine_classes() {
+    let fleet = Fleet::new();
+    let result = fleet
+        .lock(&["cpu", "a100", "cuda13"], &["app-like"])
+        .expect_code(0);
+    assert_eq!(
+        result.stdout,
+        "app-like 1.0: 1 wheel\n\
+         idnalike 3.0: 1 wheel\n\
+         numlike 2.3.4: 5 wheels (null, x86_64_v2, x86_64_v3, x86_64_v4, plain)\n\
+         reqlike 1.1: 1 wheel\n\
+         vari-demo 1.0.0: 5 wheels (cu126, cu128, cu130, null, plain)\n\
+         vari-demo-cuda-runtime 1.0.0: 1 wheel, only with the variants that ask for it\n\
+         locked 6 packages for 3 targets (cpu, a100, cuda13) in pylock.toml\n"
+    );
+    let path = fleet.path("pylock.toml");
+    let first = std::fs::read(&path).unwrap();
+    let lock = read_lock(&path);
+    assert_eq!(lock.created_by, "vari");
+    let info = lock.vari.as_ref().unwrap();
+    let names: Vec<&str> = info.targets.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["cpu", "a100", "cuda13"]);
+    let all: Vec<&str> = lock.packages.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        all,
+        [
+            "app-like",
+            "idnalike",
+            "numlike",
+            "reqlike",
+            "vari-demo",
+            "vari-demo-cuda-runtime"
+        ]
+    );
+    // Every variant some target can use, the null variant and the plain wheel; not the AMD
+    // and Intel builds no target can select.
+    let demo = package(&lock, "vari-demo");
+    assert_eq!(labels(demo), ["cu126", "cu128", "cu130", "null", "plain"]);
+    for wheel in &demo.wheels {
+        assert!(wheel
+            .url
+            .as_deref()
+            .unwrap()
+            .starts_with("http://127.0.0.1:"));
+        assert!(wheel.size.unwrap() > 0);
+        assert_eq!(wheel.sha256().unwrap().len(), 64);
+    }
+    let variants: Vec<String> = demo
+        .variants_json
+        .as_ref()
+        .unwrap()
+        .variants
+        .keys()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(variants, ["cu126", "cu128", "cu130", "null"]);
+    let demo_info = demo.vari.as_ref().unwrap();
+    assert!(!demo_info.through_variants);
+    assert!(
+        demo_info
+            .variant_dependencies
+            .iter()
+            .any(|d| d.starts_with("vari-demo-cuda-runtime") && d.contains("variant_namespaces")),
+        "{:?}",
+        demo_info.variant_dependencies
+    );
+    let runtime = package(&lock, "vari-demo-cuda-runtime");
+    let runtime_info = runtime.vari.as_ref().unwrap();
+    assert!(runtime_info.through_variants);
+    assert_eq!(runtime_info.targets, ["a100", "cuda13"]);
+    // numlike: the x86-64 levels the three machines reach (v3, v4), the null and plain ones.
+    assert_eq!(
+        labels(package(&lock, "numlike")),
+        ["null", "plain", "x86_64_v2", "x86_64_v3", "x86_64_v4"]
+    );
+    assert!(package(&lock, "app-like")
+        .vari
+        .as_ref()
+        .unwrap()
+        .variant_dependencies
+        .is_empty());
+
+    // packaging's PEP 751 reader (26.3) accepts the file once it can parse variant wheel names
+    // (PEP 825 adds `-{label}` before `.whl`; packaging does not know it yet and refuses the
+    // first variant wheel, which is the one thing it refuses).
+    assert_eq!(
+        pylock_validate(&path, false),
+        Err("Invalid wheel filename 'numlike-2.3.4-py3-none-any-null.whl' in 'packages[2].wheels[0]'".to_owned())
+    );
+    assert_eq!(pylock_validate(&path, true), Ok("6".to_owned()));
+
+    // The same inputs give the same bytes, and the lock is up to date with them.
+    fleet
+        .lock(&["cpu", "a100", "cuda13"], &["app-like"])
+        .expect_code(0);
+    assert_eq!(std::fs::read(&path).unwrap(), first);
+    let check = fleet.lock(&["cpu", "a100", "cuda13"], &["app-like", "--check"]);
+    check.expect_code(0);
+    // Another requirement: out of date, one line saying what changed.
+    let check = fleet.lock(
+        &["cpu", "a100", "cuda13"],
+        &["app-like", "idnalike", "--check"],
+    );
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(
+        check
+            .stderr
+            .contains("out of date: the requirements changed"),
+        "{}",
+        check.stderr
+    );
+    // Another target: out of date too.
+    let check = fleet.lock(&["cpu", "a100"], &["app-like", "--check"]);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(
+        check.stderr.contains("the targets changed"),
+        "{}",
+        check.stderr
+    );
+}
+
+/// Runs `packaging.pylock`'s reader and validator on `path`: the number of packages, or its
+/// error's last line. With `variant_names`, wheel names with a variant label are parsed without
+/// it (what a PEP 825 aware `parse_wheel_filename` does).
+fn pylock_validate(path: &Path, variant_names: bool) -> Result<String, String> {
+    let script = "import sys, tomllib, packaging.pylock as p\n\
+        if sys.argv[2] == '1':\n\
+        \x20   plain = p.parse_wheel_filename\n\
+        \x20   def parse(name):\n\
+        \x20       try:\n\
+        \x20           return plain(name)\n\
+        \x20       except Exception:\n\
+        \x20           return plain(name[:-4].rsplit('-', 1)[0] + '.whl')\n\
+        \x20   p.parse_wheel_filename = parse\n\
+        try:\n\
+        \x20   lock = p.Pylock.from_dict(tomllib.load(open(sys.argv[1], 'rb')))\n\
+        \x20   lock.validate()\n\
+        except p.PylockValidationError as e:\n\
+        \x20   print(e)\n\
+        \x20   sys.exit(1)\n\
+        print(len(lock.packages))\n";
+    let out = Command::new(venv::python())
+        .arg("-c")
+        .arg(script)
+        .arg(path)
+        .arg(if variant_names { "1" } else { "0" })
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    match out.status.success() {
+        true => Ok(text),
+        false => Err(format!(
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
+
+/// The version of `name` in the lock at `path`.
+fn locked_version(path: &Path, name: &str) -> String {
+    package(&read_lock(path), name)
+        .version
+        .as_ref()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn relocking_keeps_pins_unless_asked_to_upgrade() {
+    let fleet = Fleet::new();
+    let path = fleet.path("pylock.toml");
+    fleet
+        .lock(&["cpu", "a100"], &["app-like", "reqlike==1.0"])
+        .expect_code(0);
+    assert_eq!(locked_version(&path, "reqlike"), "1.0");
+    // The pin is no longer asked for, but the lock's pin is preferred.
+    fleet.lock(&["cpu", "a100"], &["app-like"]).expect_code(0);
+    assert_eq!(locked_version(&path, "reqlike"), "1.0");
+    // Upgrading another package leaves it.
+    fleet
+        .lock(
+            &["cpu", "a100"],
+            &["app-like", "--upgrade-package", "idnalike"],
+        )
+        .expect_code(0);
+    assert_eq!(locked_version(&path, "reqlike"), "1.0");
+    fleet
+        .lock(
+            &["cpu", "a100"],
+            &["app-like", "--upgrade-package", "reqlike"],
+        )
+        .expect_code(0);
+    assert_eq!(locked_version(&path, "reqlike"), "1.1");
+    // And --upgrade drops every pin.
+    fleet
+        .lock(&["cpu", "a100"], &["app-like", "reqlike==1.0"])
+        .expect_code(0);
+    fleet
+        .lock(&["cpu", "a100"], &["app-like", "--upgrade"])
+        .expect_code(0);
+    assert_eq!(locked_version(&path, "reqlike"), "1.1");
+}
+
+/// `gpuonly`: 2.0 built only for CUDA 12.8 (a variant wheel, no plain or null one), 1.0 plain.
+fn add_gpu_only(fleet: &Fleet) {
+    let upstream = fleet.path("upstream");
+    let json = vari_test_support::wheels::variant_json(
+        &["nvidia"],
+        "cu128",
+        &[("nvidia", "cuda_version_lower_bound", "12.8")],
+    );
+    vari_test_support::wheels::TestWheel::new("gpuonly-2.0-py3-none-any-cu128.whl")
+        .variant_json(Some(&json))
+        .write(&upstream);
+    vari_test_support::wheels::TestWheel::new("gpuonly-1.0-py3-none-any.whl").write(&upstream);
+}
+
+#[test]
+fn targets_that_cannot_agree_get_one_error_naming_them() {
+    let fleet = Fleet::new();
+    add_gpu_only(&fleet);
+    // The A100 node resolves 2.0, the CPU machine only 1.0: one error, nothing written.
+    fleet
+        .lock(&["a100", "cpu"], &["gpuonly"])
+        .expect_one_error(&["targets disagree on gpuonly", "2.0 (a100)", "1.0 (cpu)"]);
+    assert!(!fleet.path("pylock.toml").exists());
+    // A requirement only one target can meet: uv's reason, with the target named.
+    fleet
+        .lock(&["a100", "cpu"], &["gpuonly==2.0"])
+        .expect_one_error(&["cannot resolve for target cpu", "gpuonly"]);
+    assert!(!fleet.path("pylock.toml").exists());
+    // Each alone is fine.
+    fleet.lock(&["a100"], &["gpuonly"]).expect_code(0);
+    assert_eq!(locked_version(&fleet.path("pylock.toml"), "gpuonly"), "2.0");
+}
+
+#[test]
+fn without_targets_every_variant_is_listed_with_what_it_needs() {
+    let fleet = Fleet::new();
+    fleet.lock(&[], &["vari-demo"]).expect_code(0);
+    let lock = read_lock(&fleet.path("pylock.toml"));
+    let demo = package(&lock, "vari-demo");
+    assert_eq!(
+        labels(demo),
+        ["cu126", "cu128", "cu130", "null", "plain", "rocm6.4", "xpu"]
+    );
+    // Whatever this machine has, the CUDA builds' runtime is in the lock, for them alone.
+    let runtime = package(&lock, "vari-demo-cuda-runtime");
+    assert!(runtime.vari.as_ref().unwrap().through_variants);
+}
+
+#[test]
+fn a_project_with_an_extra_and_a_dependency_group() {
+    let fleet = Fleet::new();
+    let project = fleet.path("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(
+        project.join("pyproject.toml"),
+        r#"[project]
+name = "service"
+version = "0.1"
+dependencies = ["reqlike"]
+
+[project.optional-dependencies]
+socks = ["reqlike[socks]"]
+
+[dependency-groups]
+dev = ["numlike"]
+"#,
+    )
+    .unwrap();
+    let project_arg = project.to_str().unwrap();
+    fleet
+        .lock(&["cpu"], &["--project", project_arg])
+        .expect_code(0);
+    let path = project.join("pylock.toml");
+    let lock = read_lock(&path);
+    assert_eq!(lock.extras, ["socks"]);
+    assert_eq!(lock.dependency_groups, ["dev"]);
+    assert_eq!(lock.default_groups, ["dev"]);
+    assert_eq!(package(&lock, "reqlike").marker, None);
+    assert_eq!(package(&lock, "idnalike").marker, None);
+    assert_eq!(
+        package(&lock, "sockslike").marker.as_deref(),
+        Some("'socks' in extras")
+    );
+    assert_eq!(
+        package(&lock, "numlike").marker.as_deref(),
+        Some("'dev' in dependency_groups")
+    );
+    fleet
+        .lock(&["cpu"], &["--project", project_arg, "--check"])
+        .expect_code(0);
+    // A change to the group makes the lock out of date.
+    let text = std::fs::read_to_string(project.join("pyproject.toml")).unwrap();
+    std::fs::write(
+        project.join("pyproject.toml"),
+        text.replace("dev = [\"numlike\"]", "dev = [\"numlike\", \"idnalike\"]"),
+    )
+    .unwrap();
+    let check = fleet.lock(&["cpu"], &["--project", project_arg, "--check"]);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(check.stderr.contains("out of date"), "{}", check.stderr);
+}
+
+#[test]
+fn bad_input_leaves_nothing_behind() {
+    let fleet = Fleet::new();
+    std::fs::write(fleet.path("bad.toml"), "[project\n").unwrap();
+    let project = fleet.path("bad");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(
+        project.join("pyproject.toml"),
+        "[project]\ndependencies = [1]\n",
+    )
+    .unwrap();
+    fleet
+        .lock(&["cpu"], &["--project", project.to_str().unwrap()])
+        .expect_one_error(&[
+            "pyproject.toml",
+            "project.dependencies[0]",
+            "is not a string",
+        ]);
+    assert!(!project.join("pylock.toml").exists());
+    fleet
+        .lock(&["cpu"], &["--check", "app-like"])
+        .expect_one_error(&["pylock.toml is missing"]);
+}
+
+/// What uv 0.13.9 does with a vari lock (`uv pip install -r pylock.toml`): with or without
+/// `--preview-features wheel-variants`, it installs every entry (the CUDA runtime too, which
+/// PEP 751 cannot mark as needed only by some variants) from its plain wheel, never a variant.
+/// Recorded so that a uv that starts selecting variants from a lock is noticed.
+#[test]
+fn uv_installs_a_vari_lock_from_its_plain_wheels() {
+    let fleet = Fleet::new();
+    fleet
+        .lock(&["cpu", "a100", "cuda13"], &["app-like"])
+        .expect_code(0);
+    for preview in [false, true] {
+        let env = fleet.path(&format!("env-{preview}"));
+        let python = venv::bare_venv(&env);
+        let mut command = Command::new(venv::uv());
+        command
+            .args(["pip", "install", "--python"])
+            .arg(&python)
+            .arg("-r")
+            .arg(fleet.path("pylock.toml"))
+            .env("UV_CACHE_DIR", fleet.path(&format!("uv-cache-{preview}")));
+        if preview {
+            command.args(["--preview-features", "wheel-variants"]);
+        }
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        for installed in [
+            "app-like==1.0",
+            "numlike==2.3.4",
+            "vari-demo==1.0.0",
+            "vari-demo-cuda-runtime==1.0.0",
+        ] {
+            assert!(stderr.contains(&format!("+ {installed}")), "{stderr}");
+        }
+        let site = venv::site_packages(&env);
+        for dist_info in ["vari_demo-1.0.0.dist-info", "numlike-2.3.4.dist-info"] {
+            assert!(site.join(dist_info).is_dir());
+            assert!(
+                !site.join(dist_info).join("variant.json").exists(),
+                "uv (preview: {preview}) installed a variant of {dist_info}"
+            );
+        }
+    }
+}
+
+#[test]
+fn files_from_a_wheelhouse_are_named_by_paths_under_the_lock() {
+    let fleet = Fleet::new();
+    // The wheelhouse alone as the source, the lock run from `dir`.
+    let lock_in = |dir: &Path| {
+        let mut command = vari();
+        command
+            .current_dir(dir)
+            .env("PATH", path_with_uv())
+            .env("UV_CACHE_DIR", fleet.path("uv-cache"))
+            .args(["lock", "--find-links"])
+            .arg(fleet.path("upstream"))
+            .arg("--target")
+            .arg(fleet.profile("cpu"))
+            .arg("idnalike");
+        run(&mut command)
+    };
+    lock_in(fleet.dir.path()).expect_code(0);
+    let lock = read_lock(&fleet.path("pylock.toml"));
+    let wheel = &package(&lock, "idnalike").wheels[0];
+    assert_eq!(
+        wheel.path.as_deref(),
+        Some("upstream/idnalike-3.0-py3-none-any.whl")
+    );
+    assert_eq!(wheel.url, None);
+    // A lock elsewhere would name files outside its directory: refused, nothing written.
+    let elsewhere = fleet.path("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    lock_in(&elsewhere).expect_one_error(&["outside the lock's directory"]);
+    assert!(!elsewhere.join("pylock.toml").exists());
+}
+
+#[test]
+fn a_cpu_only_lock_keeps_the_null_variant_with_valid_metadata() {
+    let fleet = Fleet::new();
+    fleet.lock(&["cpu"], &["vari-demo"]).expect_code(0);
+    let lock = read_lock(&fleet.path("pylock.toml"));
+    let demo = package(&lock, "vari-demo");
+    assert_eq!(labels(demo), ["null", "plain"]);
+    let meta = demo.variants_json.as_ref().unwrap();
+    assert_eq!(meta.variants.len(), 1);
+    assert_eq!(meta.priorities.namespace.len(), 1);
+    // No target's variant asks for the CUDA runtime: not in the lock.
+    assert!(!lock
+        .packages
+        .iter()
+        .any(|p| p.name == "vari-demo-cuda-runtime"));
+}

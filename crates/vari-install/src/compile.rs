@@ -1,0 +1,276 @@
+//! One resolution for `vari lock`: `uv pip compile` run against the proxy for one target, so
+//! that uv resolves with the variant the target would install (and the dependencies that
+//! variant brings in through variant markers, which the proxy has already evaluated).
+//!
+//! Preferences carry between targets through uv's own rule: it reads an existing output file
+//! (`-o`) as the versions to prefer. The caller writes the pins so far into that file before
+//! each run, so versions agree across targets whenever the requirements allow.
+//!
+//! uv runs with `--no-config` (a lock depends on its inputs, not on the user's uv settings) and
+//! without its index variables; the proxy is its only index.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use vari_proxy::{ProxyError, ProxySettings};
+
+use crate::installer::UV_INDEX_VARIABLES;
+
+/// At most this many bytes of uv's error output are kept for the message.
+const MAX_STDERR: usize = 16 << 10;
+
+/// One `uv pip compile`.
+#[derive(Debug, Clone)]
+pub struct CompileRequest {
+    /// The uv executable.
+    pub uv: PathBuf,
+    /// The requirements file to resolve.
+    pub input: PathBuf,
+    /// The output file: read by uv as preferences when it exists, then overwritten.
+    pub output: PathBuf,
+    /// `--python-version`.
+    pub python_version: Option<String>,
+    /// `--python-platform`.
+    pub python_platform: Option<String>,
+    /// Allow pre-releases.
+    pub pre: bool,
+}
+
+/// A pinned release.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Pin {
+    /// The name as uv wrote it, normalised (PEP 503).
+    pub name: String,
+    /// The version, as uv wrote it.
+    pub version: String,
+}
+
+/// Why a resolution did not give pins.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// The proxy did not start.
+    #[error(transparent)]
+    Proxy(#[from] ProxyError),
+    /// uv could not be started.
+    #[error("cannot run {}: {source}", program.display())]
+    Spawn {
+        /// The program.
+        program: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// uv failed: its own words (the last of them, bounded).
+    #[error("{message}")]
+    Failed {
+        /// uv's error output, trimmed.
+        message: String,
+    },
+    /// uv's output file could not be read or has a line vari does not understand.
+    #[error("{}: {message}", path.display())]
+    Output {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl CompileRequest {
+    /// The command line against the index at `index`.
+    pub fn command(&self, index: &url::Url) -> std::process::Command {
+        let mut command = std::process::Command::new(&self.uv);
+        command
+            .args(["pip", "compile", "--quiet", "--no-config", "--no-header"])
+            .args(["--no-annotate", "--index-url", index.as_str()])
+            .arg("--output-file")
+            .arg(&self.output);
+        if let Some(version) = &self.python_version {
+            command.args(["--python-version", version]);
+        }
+        if let Some(platform) = &self.python_platform {
+            command.args(["--python-platform", platform]);
+        }
+        if self.pre {
+            command.args(["--prerelease", "allow"]);
+        }
+        command.arg(&self.input);
+        for variable in UV_INDEX_VARIABLES {
+            command.env_remove(variable);
+        }
+        command
+    }
+}
+
+/// Starts the proxy with `settings` (on its stable port, so uv's cache is reused run after
+/// run), runs `request` against it, stops the proxy and reads the pins uv wrote.
+pub async fn compile(
+    settings: ProxySettings,
+    request: &CompileRequest,
+) -> Result<Vec<Pin>, CompileError> {
+    let proxy = crate::stable_port::start_stable(settings).await?;
+    let mut command = request.command(&proxy.index_url());
+    command.stdout(Stdio::null()).stderr(Stdio::piped());
+    tracing::debug!("running {command:?}");
+    let program = request.uv.clone();
+    let waited = tokio::task::spawn_blocking(move || command.output()).await;
+    let failures = proxy.upstream_failures();
+    proxy.shutdown().await;
+    let output = waited
+        .map_err(|e| CompileError::Failed {
+            message: format!("lost the uv process: {e}"),
+        })?
+        .map_err(|source| CompileError::Spawn { program, source })?;
+    if !output.status.success() {
+        let text = String::from_utf8_lossy(&output.stderr);
+        // uv repeats what the index said (names, versions): no control characters reach the
+        // terminal through it (line breaks stay; the front-end joins the lines).
+        let mut message: String = tail(text.trim(), MAX_STDERR)
+            .chars()
+            .map(|c| match c.is_control() && c != '\n' {
+                true => c.escape_unicode().to_string(),
+                false => c.to_string(),
+            })
+            .collect();
+        if let Some(failure) = failures.first() {
+            message.push_str(&format!(
+                "\n(the package index failed for {}: {})",
+                failure.what, failure.message
+            ));
+        }
+        return Err(CompileError::Failed { message });
+    }
+    read_output(&request.output)
+}
+
+/// Reads uv's output file, bounded like any other input.
+fn read_output(path: &Path) -> Result<Vec<Pin>, CompileError> {
+    let bytes =
+        vari_fs::input::read_input(path, vari_fs::input::InputKind::Config).map_err(|e| {
+            CompileError::Output {
+                path: path.to_owned(),
+                message: e.to_string(),
+            }
+        })?;
+    let text = String::from_utf8(bytes).map_err(|_| CompileError::Output {
+        path: path.to_owned(),
+        message: "is not UTF-8".to_owned(),
+    })?;
+    read_pins(&text).map_err(|message| CompileError::Output {
+        path: path.to_owned(),
+        message,
+    })
+}
+
+/// The pins of a `uv pip compile` output: `name==version` lines (extras and markers dropped),
+/// comments and blank lines skipped. Anything else (a URL requirement, an option) is an error
+/// naming the line: a lock lists index files only.
+///
+/// ```
+/// let pins = vari_install::read_pins("# comment\nApp_Like==1.0\nreqlike[socks]==1.1 ; python_version >= '3.8'\n").unwrap();
+/// assert_eq!(pins[0].name, "app-like");
+/// assert_eq!(pins[1].version, "1.1");
+/// assert!(vari_install::read_pins("demo @ https://x/demo.whl\n").is_err());
+/// ```
+pub fn read_pins(text: &str) -> Result<Vec<Pin>, String> {
+    let mut pins = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.split(" #").next().unwrap_or_default().trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let requirement = line.split(';').next().unwrap_or_default().trim();
+        let Some((name, version)) = requirement.split_once("==") else {
+            return Err(format!(
+                "line {}: `{line}` is not a pinned requirement (name==version)",
+                number + 1
+            ));
+        };
+        let name = name.split('[').next().unwrap_or_default().trim();
+        let version = version.trim();
+        let valid_name = vari_client::ProjectName::new(name).is_ok();
+        if !valid_name || version.parse::<pep440_rs::Version>().is_err() {
+            return Err(format!(
+                "line {}: `{line}` is not a pinned requirement (name==version)",
+                number + 1
+            ));
+        }
+        pins.push(Pin {
+            name: vari_core::project::normalize(name),
+            version: version.to_owned(),
+        });
+    }
+    Ok(pins)
+}
+
+/// The last `max` bytes of `text`, cut at a character boundary.
+fn tail(text: &str, max: usize) -> &str {
+    let mut start = text.len().saturating_sub(max);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line_names_the_proxy_alone() {
+        let request = CompileRequest {
+            uv: "/bin/uv".into(),
+            input: "in.txt".into(),
+            output: "out.txt".into(),
+            python_version: Some("3.12".into()),
+            python_platform: None,
+            pre: false,
+        };
+        let url = url::Url::parse("http://127.0.0.1:1/t/ab/simple/").unwrap();
+        let command = request.command(&url);
+        let args: Vec<String> = command
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            args,
+            [
+                "pip",
+                "compile",
+                "--quiet",
+                "--no-config",
+                "--no-header",
+                "--no-annotate",
+                "--index-url",
+                "http://127.0.0.1:1/t/ab/simple/",
+                "--output-file",
+                "out.txt",
+                "--python-version",
+                "3.12",
+                "in.txt"
+            ]
+        );
+        assert!(command
+            .get_envs()
+            .any(|(k, v)| k == "UV_INDEX_URL" && v.is_none()));
+    }
+
+    #[test]
+    fn pins_are_read_and_anything_else_refused() {
+        assert_eq!(
+            read_pins("a==1\n\n# x\nb-c==2.0 # via a\n").unwrap(),
+            [
+                Pin {
+                    name: "a".into(),
+                    version: "1".into()
+                },
+                Pin {
+                    name: "b-c".into(),
+                    version: "2.0".into()
+                }
+            ]
+        );
+        assert!(read_pins("--index-url http://x\n").is_err());
+        assert!(read_pins("a==not a version\n").is_err());
+        assert_eq!(tail("héllo", 4), "llo");
+    }
+}

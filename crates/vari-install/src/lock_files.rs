@@ -1,0 +1,291 @@
+//! The files `vari lock` lists for each pinned release: read from the upstream index (not the
+//! proxy, which shows one variant per target), kept when some target can use them.
+//!
+//! The rule, per wheel: it is kept when one target accepts its tags (Python, ABI, platform)
+//! and its variant: a non-variant wheel always, the null variant always, another label when
+//! the target's hardware can select it ([`vari_select::choose`]'s selectable labels; a target
+//! described without hardware keeps every label the metadata describes). A source
+//! distribution is kept only when some target has no kept wheel. Labels the release's
+//! metadata does not describe are never kept (PEP 825: such wheels are incompatible).
+//!
+//! Every kept file needs a SHA-256: when the index does not list one, the file is streamed
+//! and hashed (never held in memory). `Requires-Dist` comes from one wheel per kept label and
+//! the first kept non-variant wheel (PEP 658 metadata, else a range read of the wheel).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use futures_util::stream::{self, StreamExt, TryStreamExt};
+use pep440_rs::Version;
+use vari_client::{
+    ClientError, FileKind, FileSource, IndexClient, IndexFile, ProjectName, VersionVariants,
+};
+use vari_core::metadata::VariantMetadata;
+use vari_core::ordering::{is_null_variant, SelectionOptions};
+use vari_core::VariantLabel;
+use vari_lock::{Artifact, LockedRelease};
+use vari_select::{choose, Release, ReleaseFile, Target};
+
+/// One target of a lock, for choosing the files to keep.
+#[derive(Debug, Clone)]
+pub struct LockFilesTarget {
+    /// Its name in the lock.
+    pub name: String,
+    /// The target: its tags and hardware.
+    pub target: Target,
+    /// Whether its hardware was described (a profile): otherwise every variant is kept.
+    pub has_hardware: bool,
+}
+
+/// Why the files of a release could not be listed.
+#[derive(Debug, thiserror::Error)]
+pub enum LockFilesError {
+    /// The index could not be read.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    /// The name uv pinned is not a project name.
+    #[error("{0}: not a project name")]
+    Name(String),
+    /// The index lists nothing a target can install for the pinned version.
+    #[error("{name} {version}: the index lists no file for this version that the targets can use")]
+    NoFiles {
+        /// The project.
+        name: String,
+        /// The version.
+        version: String,
+    },
+    /// A kept file has no SHA-256 and the index does not serve it.
+    #[error("{url}: no SHA-256 on the index, and the file is not there to hash")]
+    Missing {
+        /// The file.
+        url: url::Url,
+    },
+    /// The pinned version is not a version.
+    #[error("{name}: `{version}` is not a version")]
+    Version {
+        /// The project.
+        name: String,
+        /// What uv wrote.
+        version: String,
+    },
+}
+
+/// A pinned release with the names of the targets that pinned it.
+#[derive(Debug, Clone)]
+pub struct PinnedRelease {
+    /// The normalised name.
+    pub name: String,
+    /// The version.
+    pub version: String,
+    /// The targets whose resolution pinned it, in the targets' order.
+    pub targets: Vec<String>,
+}
+
+/// The kept files of every pinned release, with their `Requires-Dist` and narrowed variant
+/// metadata; releases in parallel, bounded by the client's concurrency.
+pub async fn locked_releases(
+    client: &IndexClient,
+    pins: &[PinnedRelease],
+    targets: &[LockFilesTarget],
+    selection: &SelectionOptions,
+) -> Result<Vec<LockedRelease>, LockFilesError> {
+    let concurrency = client.settings().concurrency.max(1);
+    stream::iter(
+        pins.iter()
+            .map(|pin| locked_release(client, pin, targets, selection)),
+    )
+    .buffered(concurrency)
+    .try_collect()
+    .await
+}
+
+async fn locked_release(
+    client: &IndexClient,
+    pin: &PinnedRelease,
+    targets: &[LockFilesTarget],
+    selection: &SelectionOptions,
+) -> Result<LockedRelease, LockFilesError> {
+    let name = ProjectName::new(&pin.name).map_err(|_| LockFilesError::Name(pin.name.clone()))?;
+    let version: Version = pin.version.parse().map_err(|_| LockFilesError::Version {
+        name: pin.name.clone(),
+        version: pin.version.clone(),
+    })?;
+    let project = client.project(&name).await?;
+    let files: Vec<&IndexFile> = project.files_of(&version).collect();
+    let wheels: Vec<&IndexFile> = files
+        .iter()
+        .copied()
+        .filter(|f| f.wheel().is_some())
+        .collect();
+    let metadata = match wheels
+        .iter()
+        .any(|f| f.wheel().is_some_and(|w| w.label.is_some()))
+    {
+        true => match client.variant_metadata(&project, &version).await? {
+            VersionVariants::Described(described) => described.metadata,
+            VersionVariants::NoVariants | VersionVariants::Unusable(_) => None,
+        },
+        false => None,
+    };
+    let release = metadata.as_ref().map(|meta| Release {
+        name: Some(pin.name.clone()),
+        metadata: meta.clone(),
+        files: wheels
+            .iter()
+            .filter_map(|f| {
+                Some(ReleaseFile {
+                    filename: f.wheel()?.clone(),
+                    location: f.url.to_string(),
+                })
+            })
+            .collect(),
+        has_files: true,
+        unusable: Vec::new(),
+        warnings: Vec::new(),
+    });
+    // Per target, the labels it may use.
+    let allowed: Vec<BTreeSet<VariantLabel>> = targets
+        .iter()
+        .map(|t| allowed_labels(release.as_ref(), metadata.as_ref(), t, selection))
+        .collect();
+    let fits = |t: &LockFilesTarget, f: &IndexFile| {
+        f.wheel()
+            .is_some_and(|w| t.target.python.tags().wheel_priority(w).is_some())
+    };
+    let kept: Vec<&IndexFile> = wheels
+        .iter()
+        .copied()
+        .filter(|file| {
+            let label = file.wheel().and_then(|w| w.label.as_ref());
+            targets.iter().zip(&allowed).any(|(t, labels)| {
+                fits(t, file) && label.is_none_or(|label| labels.contains(label))
+            })
+        })
+        .collect();
+    let needs_sdist = targets.iter().any(|t| !kept.iter().any(|f| fits(t, f)));
+    let sdist = match needs_sdist {
+        true => files
+            .iter()
+            .copied()
+            .find(|f| matches!(f.kind, FileKind::Sdist { .. })),
+        false => None,
+    };
+    if kept.is_empty() && sdist.is_none() {
+        return Err(LockFilesError::NoFiles {
+            name: pin.name.clone(),
+            version: pin.version.clone(),
+        });
+    }
+    let kept_labels: Vec<VariantLabel> = kept
+        .iter()
+        .filter_map(|f| f.wheel().and_then(|w| w.label.clone()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let requires_dist = requires_dist(client, &kept).await?;
+    let mut wheels_out = Vec::with_capacity(kept.len());
+    for file in &kept {
+        wheels_out.push(artifact(client, file).await?);
+    }
+    let sdist = match sdist {
+        Some(file) => Some(artifact(client, file).await?),
+        None => None,
+    };
+    let requires_python = kept
+        .iter()
+        .chain(
+            sdist
+                .is_some()
+                .then_some(files.iter())
+                .into_iter()
+                .flatten(),
+        )
+        .find_map(|f| f.requires_python.as_ref().map(ToString::to_string));
+    let index = kept
+        .iter()
+        .chain(files.iter())
+        .find_map(|f| match &f.source {
+            FileSource::Index(url) => Some(url.to_string()),
+            FileSource::FindLinks(_) => None,
+        });
+    Ok(LockedRelease {
+        name: pin.name.clone(),
+        version,
+        index,
+        wheels: wheels_out,
+        sdist,
+        variants_json: metadata
+            .filter(|_| !kept_labels.is_empty())
+            .map(|meta| meta.keep_labels(&kept_labels)),
+        requires_dist,
+        requires_python,
+        targets: pin.targets.clone(),
+    })
+}
+
+/// The labels `target` may use: the null variant, and those its hardware can select (every
+/// described label for a target without hardware).
+fn allowed_labels(
+    release: Option<&Release>,
+    metadata: Option<&VariantMetadata>,
+    target: &LockFilesTarget,
+    selection: &SelectionOptions,
+) -> BTreeSet<VariantLabel> {
+    let (Some(release), Some(metadata)) = (release, metadata) else {
+        return BTreeSet::new();
+    };
+    let mut allowed: BTreeSet<VariantLabel> = metadata
+        .variants
+        .iter()
+        .filter(|(_, properties)| !target.has_hardware || is_null_variant(properties))
+        .map(|(label, _)| label.clone())
+        .collect();
+    if target.has_hardware {
+        allowed.extend(choose(release, &target.target, selection).order);
+    }
+    allowed
+}
+
+/// The `Requires-Dist` entries of one wheel per kept label and of the first kept non-variant
+/// wheel, each once, in the order read.
+async fn requires_dist(
+    client: &IndexClient,
+    kept: &[&IndexFile],
+) -> Result<Vec<String>, LockFilesError> {
+    let mut one_per_label: BTreeMap<Option<VariantLabel>, &IndexFile> = BTreeMap::new();
+    for file in kept {
+        let label = file.wheel().and_then(|w| w.label.clone());
+        one_per_label.entry(label).or_insert(file);
+    }
+    let mut entries: Vec<String> = Vec::new();
+    for file in one_per_label.values() {
+        let metadata = client.core_metadata(file).await?;
+        for entry in vari_select::requires_dist(&metadata) {
+            if !entries.contains(&entry) {
+                entries.push(entry);
+            }
+        }
+    }
+    Ok(entries)
+}
+
+/// The lock's entry for `file`: its URL, size, upload time and SHA-256 (hashed from the file
+/// when the index lists none).
+async fn artifact(client: &IndexClient, file: &IndexFile) -> Result<Artifact, LockFilesError> {
+    let sha256 = match file.hashes.sha256() {
+        Some(digest) => digest.to_ascii_lowercase(),
+        None => client
+            .sha256(&file.url)
+            .await?
+            .ok_or_else(|| LockFilesError::Missing {
+                url: file.url.clone(),
+            })?,
+    };
+    Ok(Artifact {
+        name: None,
+        url: Some(file.url.to_string()),
+        path: None,
+        size: file.size,
+        upload_time: file.upload_time.clone(),
+        hashes: [("sha256".to_owned(), sha256)].into(),
+    })
+}

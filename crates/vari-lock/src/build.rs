@@ -1,0 +1,551 @@
+//! Building a [`Lock`] from what `vari lock` found: the releases every target's resolution
+//! pinned, each with the files kept for the targets and its `Requires-Dist` entries, and the
+//! inputs (requirements, extras, dependency groups). Pure: no network, no files.
+//!
+//! What is decided here, once:
+//! - which entries are dependencies reached through variant markers only
+//!   ([`PackageInfo::through_variants`]): a walk from the roots over the ordinary
+//!   `Requires-Dist` edges, then over the variant-marker edges;
+//! - which entries are needed only with an extra or a dependency group (`packages.marker`,
+//!   PEP 751's `'socks' in extras`, `'dev' in dependency_groups`);
+//! - `packages.dependencies` (the edges the walk took) and `variant-dependencies` (the entries
+//!   that use variant markers);
+//! - the order: packages by name, then version, so the same inputs give the same bytes.
+//!
+//! Why resolution is not here: `vari lock` drives `uv pip compile` (see the crate docs), and
+//! this module only arranges what it pinned.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use pep440_rs::Version;
+use sha2::{Digest, Sha256};
+use vari_core::markers::{split_requirement, Marker, TargetEnvironment, VariantMarkerContext};
+use vari_core::metadata::{parse_requirement, properties_of, VariantMetadata};
+use vari_core::project::normalize;
+
+use crate::model::{Artifact, DependencyRef, Lock, LockInfo, Package, PackageInfo};
+use crate::LOCK_VERSION;
+
+/// What the lock is built for: its top-level requirements by scope and the environments its
+/// targets describe.
+#[derive(Debug, Clone, Default)]
+pub struct LockInputs {
+    /// The requirements always installed (PEP 508 text).
+    pub requirements: Vec<String>,
+    /// Optional dependencies by extra name (`[project.optional-dependencies]`).
+    pub extras: BTreeMap<String, Vec<String>>,
+    /// Dependency groups by name (PEP 735), includes already expanded.
+    pub groups: BTreeMap<String, Vec<String>>,
+    /// The groups installed when none is asked for.
+    pub default_groups: Vec<String>,
+    /// `requires-python` of the lock (the project's).
+    pub requires_python: Option<String>,
+    /// The marker environments of the targets: a dependency counts when its marker holds in
+    /// one of them. Empty: every marker that does not name an extra counts as true.
+    pub environments: Vec<TargetEnvironment>,
+    /// `[tool.vari]`.
+    pub info: LockInfo,
+}
+
+/// One release the resolution pinned, with the files kept for the targets.
+#[derive(Debug, Clone)]
+pub struct LockedRelease {
+    /// The normalised name.
+    pub name: String,
+    /// The pinned version.
+    pub version: Version,
+    /// The simple-index URL the files came from.
+    pub index: Option<String>,
+    /// The wheels kept, in the order to write them.
+    pub wheels: Vec<Artifact>,
+    /// The source distribution, when some target has no wheel.
+    pub sdist: Option<Artifact>,
+    /// The release's variant metadata, narrowed to the kept labels.
+    pub variants_json: Option<VariantMetadata>,
+    /// The `Requires-Dist` entries of the kept wheels (each once, in the order read): plain
+    /// ones and those with variant markers.
+    pub requires_dist: Vec<String>,
+    /// `requires-python` of the release, when its files say.
+    pub requires_python: Option<String>,
+    /// The targets whose resolution pinned it.
+    pub targets: Vec<String>,
+}
+
+/// A `Requires-Dist` entry or a requirement vari cannot read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{package}: cannot read the requirement `{requirement}`: {message}")]
+pub struct BuildError {
+    /// The release it belongs to (`requirements` for a top-level one).
+    pub package: String,
+    /// The entry.
+    pub requirement: String,
+    /// Why.
+    pub message: String,
+}
+
+/// Where a walk started: the requirements always installed, an extra or a group.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Scope {
+    Base,
+    Extra(String),
+    Group(String),
+}
+
+/// One entry of `Requires-Dist`, parsed.
+struct Edge {
+    name: String,
+    extras: BTreeSet<String>,
+    marker: Option<Marker>,
+    variant: bool,
+}
+
+/// Builds the lock: `releases` arranged as PEP 751 entries, sorted by name then version.
+pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<Lock, BuildError> {
+    let mut releases = releases;
+    releases.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.version.cmp(&b.version)));
+    let mut edges: BTreeMap<&str, Vec<Edge>> = BTreeMap::new();
+    for release in &releases {
+        let parsed = release
+            .requires_dist
+            .iter()
+            .map(|entry| parse_edge(entry, &release.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        edges.insert(release.name.as_str(), parsed);
+    }
+    let walk = Walk::run(inputs, &releases, &edges)?;
+    let packages = releases
+        .into_iter()
+        .map(|release| {
+            let reach = walk.reached.get(&release.name);
+            let through_variants = reach.is_some_and(|r| r.direct.is_empty());
+            let marker = reach.and_then(|r| {
+                scope_marker(match through_variants {
+                    true => &r.through_variants,
+                    false => &r.direct,
+                })
+            });
+            let dependencies = walk
+                .used
+                .get(&release.name)
+                .into_iter()
+                .flatten()
+                .map(|name| DependencyRef {
+                    name: name.clone(),
+                    version: None,
+                })
+                .collect();
+            let variant_dependencies = release
+                .requires_dist
+                .iter()
+                .filter(|entry| uses_variants(entry))
+                .cloned()
+                .collect();
+            Package {
+                name: release.name,
+                version: Some(release.version),
+                marker,
+                requires_python: release.requires_python,
+                dependencies,
+                index: release.index,
+                sdist: release.sdist,
+                wheels: release.wheels,
+                variants_json: release.variants_json,
+                vari: Some(PackageInfo {
+                    variant_dependencies,
+                    through_variants,
+                    targets: release.targets,
+                }),
+                other: BTreeMap::new(),
+            }
+        })
+        .collect();
+    Ok(Lock {
+        lock_version: LOCK_VERSION.to_owned(),
+        environments: Vec::new(),
+        requires_python: inputs.requires_python.clone(),
+        extras: inputs.extras.keys().cloned().collect(),
+        dependency_groups: inputs.groups.keys().cloned().collect(),
+        default_groups: inputs.default_groups.clone(),
+        created_by: "vari".to_owned(),
+        packages,
+        vari: Some(inputs.info.clone()),
+        other_tools: BTreeMap::new(),
+    })
+}
+
+/// Whether a `Requires-Dist` entry's marker names a variant variable.
+pub fn uses_variants(entry: &str) -> bool {
+    match split_requirement(entry) {
+        (_, Some(marker)) => Marker::parse(marker.trim()).is_ok_and(|m| m.uses_variants()),
+        _ => false,
+    }
+}
+
+/// The requirements (name and requirement text, marker dropped) that `release`'s kept variants
+/// ask for through variant markers in one of `environments`: what a lock must also hold for
+/// its wheels to be installable. An entry no kept variant's properties satisfy (the null
+/// variant's CUDA runtime) is not one.
+pub fn variant_requirements(
+    release: &LockedRelease,
+    environments: &[TargetEnvironment],
+) -> Result<Vec<(String, String)>, BuildError> {
+    let mut wanted = Vec::new();
+    for entry in &release.requires_dist {
+        let edge = parse_edge(entry, &release.name)?;
+        if !edge.variant
+            || !applies(
+                &edge,
+                environments,
+                &BTreeSet::new(),
+                release.variants_json.as_ref(),
+            )
+        {
+            continue;
+        }
+        let requirement = split_requirement(entry).0.trim().to_owned();
+        if !wanted.iter().any(|(_, r)| *r == requirement) {
+            wanted.push((edge.name, requirement));
+        }
+    }
+    Ok(wanted)
+}
+
+/// `packages.marker` for an entry reached from `scopes`: none when the base requirements reach
+/// it, else the extras and groups that do, joined with `or`.
+fn scope_marker(scopes: &BTreeSet<Scope>) -> Option<String> {
+    if scopes.is_empty() || scopes.contains(&Scope::Base) {
+        return None;
+    }
+    let parts: Vec<String> = scopes
+        .iter()
+        .map(|scope| match scope {
+            Scope::Base => String::new(),
+            Scope::Extra(name) => format!("'{name}' in extras"),
+            Scope::Group(name) => format!("'{name}' in dependency_groups"),
+        })
+        .collect();
+    Some(parts.join(" or "))
+}
+
+fn parse_edge(entry: &str, package: &str) -> Result<Edge, BuildError> {
+    let failed = |message: String| BuildError {
+        package: package.to_owned(),
+        requirement: entry.to_owned(),
+        message,
+    };
+    let (requirement, marker) = split_requirement(entry);
+    let parsed = parse_requirement(requirement.trim()).map_err(failed)?;
+    let marker = match marker.map(str::trim).filter(|m| !m.is_empty()) {
+        Some(text) => Some(Marker::parse(text).map_err(|e| failed(e.to_string()))?),
+        None => None,
+    };
+    Ok(Edge {
+        name: normalize(parsed.name.as_ref()),
+        extras: parsed.extras.iter().map(|e| e.to_string()).collect(),
+        variant: marker.as_ref().is_some_and(Marker::uses_variants),
+        marker,
+    })
+}
+
+/// How each entry was reached.
+#[derive(Debug, Default)]
+struct Reach {
+    /// Scopes that reach it over ordinary edges only.
+    direct: BTreeSet<Scope>,
+    /// Scopes that reach it only through a variant-marker edge.
+    through_variants: BTreeSet<Scope>,
+}
+
+struct Walk {
+    reached: BTreeMap<String, Reach>,
+    /// Per entry, the names of the entries its walked edges lead to.
+    used: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Walk {
+    fn run(
+        inputs: &LockInputs,
+        releases: &[LockedRelease],
+        edges: &BTreeMap<&str, Vec<Edge>>,
+    ) -> Result<Self, BuildError> {
+        let locked: BTreeMap<&str, &LockedRelease> =
+            releases.iter().map(|r| (r.name.as_str(), r)).collect();
+        let roots = std::iter::once((Scope::Base, &inputs.requirements))
+            .chain(
+                inputs
+                    .extras
+                    .iter()
+                    .map(|(name, reqs)| (Scope::Extra(name.clone()), reqs)),
+            )
+            .chain(
+                inputs
+                    .groups
+                    .iter()
+                    .map(|(name, reqs)| (Scope::Group(name.clone()), reqs)),
+            );
+        // (entry, extras asked of it, scope, reached through a variant edge)
+        type State = (String, BTreeSet<String>, Scope, bool);
+        let mut queue: VecDeque<State> = VecDeque::new();
+        for (scope, requirements) in roots {
+            for requirement in requirements {
+                let edge = parse_edge(requirement, "requirements")?;
+                if applies(&edge, &inputs.environments, &BTreeSet::new(), None) {
+                    queue.push_back((edge.name, edge.extras, scope.clone(), false));
+                }
+            }
+        }
+        let mut seen: BTreeSet<State> = BTreeSet::new();
+        let mut reached: BTreeMap<String, Reach> = BTreeMap::new();
+        let mut used: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        while let Some(state) = queue.pop_front() {
+            if !locked.contains_key(state.0.as_str()) || !seen.insert(state.clone()) {
+                continue;
+            }
+            let (name, extras, scope, through) = state;
+            let reach = reached.entry(name.clone()).or_default();
+            match through {
+                false => reach.direct.insert(scope.clone()),
+                true => reach.through_variants.insert(scope.clone()),
+            };
+            let release = locked[name.as_str()];
+            for edge in edges.get(name.as_str()).into_iter().flatten() {
+                if !locked.contains_key(edge.name.as_str()) {
+                    continue;
+                }
+                let variants = release.variants_json.as_ref();
+                if !applies(edge, &inputs.environments, &extras, variants) {
+                    continue;
+                }
+                used.entry(name.clone())
+                    .or_default()
+                    .insert(edge.name.clone());
+                queue.push_back((
+                    edge.name.clone(),
+                    edge.extras.clone(),
+                    scope.clone(),
+                    through || edge.variant,
+                ));
+            }
+        }
+        Ok(Self { reached, used })
+    }
+}
+
+/// Whether `edge` can apply in one of the targets' environments with `extras` asked of its
+/// package; a variant-marker edge, for one of the release's kept variants (`variants`).
+fn applies(
+    edge: &Edge,
+    environments: &[TargetEnvironment],
+    extras: &BTreeSet<String>,
+    variants: Option<&VariantMetadata>,
+) -> bool {
+    let Some(marker) = &edge.marker else {
+        return true;
+    };
+    let extras: Vec<&str> = extras.iter().map(String::as_str).collect();
+    let contexts: Vec<VariantMarkerContext> = match (edge.variant, variants) {
+        (false, _) => vec![VariantMarkerContext::non_variant()],
+        (true, None) => Vec::new(),
+        (true, Some(meta)) => meta
+            .variants
+            .iter()
+            .map(|(label, properties)| VariantMarkerContext {
+                label: Some(label.clone()),
+                properties: properties_of(properties).collect(),
+            })
+            .collect(),
+    };
+    let environments: Vec<TargetEnvironment> = match environments.is_empty() {
+        false => environments.to_vec(),
+        // No environment described: judge the marker on extras and variants alone, in an
+        // environment where every standard comparison is as written (a default one).
+        true => match TargetEnvironment::from_platform(None, "3.12") {
+            Ok(env) => vec![env],
+            Err(_) => return true,
+        },
+    };
+    environments.iter().any(|env| {
+        contexts
+            .iter()
+            .any(|ctx| marker.evaluate_with_extras(env, ctx, &extras))
+    })
+}
+
+/// The inputs' hash for `vari lock --check`: SHA-256 over each part's key and value,
+/// length-prefixed so that no two lists of parts give the same bytes.
+#[derive(Debug, Clone, Default)]
+pub struct InputsHash {
+    hasher: Sha256,
+}
+
+impl InputsHash {
+    /// An empty hash.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one part: what it is (`requirement`, `file:req.txt`, `target`…) and its value.
+    pub fn add(&mut self, key: &str, value: &[u8]) {
+        for part in [key.as_bytes(), value] {
+            self.hasher.update((part.len() as u64).to_le_bytes());
+            self.hasher.update(part);
+        }
+    }
+
+    /// `sha256:<hex>`.
+    pub fn finish(self) -> String {
+        format!("sha256:{}", hex::encode(self.hasher.finalize()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn release(name: &str, requires: &[&str], variants: Option<&str>) -> LockedRelease {
+        LockedRelease {
+            name: name.into(),
+            version: "1.0".parse().unwrap(),
+            index: None,
+            wheels: Vec::new(),
+            sdist: None,
+            variants_json: variants.map(|json| {
+                vari_core::metadata::read_json(json, vari_core::metadata::SourceKind::IndexFile)
+                    .unwrap()
+            }),
+            requires_dist: requires.iter().map(|r| r.to_string()).collect(),
+            requires_python: None,
+            targets: vec!["cpu".into()],
+        }
+    }
+
+    const CUDA: &str = r#"{"default-priorities": {"namespace": ["nvidia"]},
+        "variants": {"null": {}, "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.8"]}}}}"#;
+
+    #[test]
+    fn through_variants_extras_and_groups() {
+        let inputs = LockInputs {
+            requirements: vec!["app".into()],
+            extras: [("socks".to_string(), vec!["req[socks]".to_string()])].into(),
+            groups: [("dev".to_string(), vec!["tool".to_string()])].into(),
+            ..LockInputs::default()
+        };
+        let releases = vec![
+            release("tool", &[], None),
+            release("app", &["demo", "req"], None),
+            release(
+                "demo",
+                &["runtime; \"nvidia\" in variant_namespaces", "shared"],
+                Some(CUDA),
+            ),
+            release("runtime", &["shared", "rt-extra"], None),
+            release("rt-extra", &[], None),
+            release("shared", &[], None),
+            release("req", &["idna", "socks>=1; extra == \"socks\""], None),
+            release("idna", &[], None),
+            release("socks", &[], None),
+        ];
+        let lock = build_lock(&inputs, releases).unwrap();
+        let names: Vec<&str> = lock.packages.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["app", "demo", "idna", "req", "rt-extra", "runtime", "shared", "socks", "tool"]
+        );
+        let get = |name: &str| lock.packages.iter().find(|p| p.name == name).unwrap();
+        let info = |name: &str| get(name).vari.clone().unwrap();
+        assert!(info("runtime").through_variants);
+        assert!(info("rt-extra").through_variants);
+        // Reached both ways: installed always.
+        assert!(!info("shared").through_variants);
+        assert!(!info("demo").through_variants);
+        assert_eq!(
+            info("demo").variant_dependencies,
+            ["runtime; \"nvidia\" in variant_namespaces"]
+        );
+        assert_eq!(get("socks").marker.as_deref(), Some("'socks' in extras"));
+        assert_eq!(
+            get("tool").marker.as_deref(),
+            Some("'dev' in dependency_groups")
+        );
+        assert_eq!(get("req").marker, None);
+        let deps: Vec<&str> = get("demo")
+            .dependencies
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect();
+        assert_eq!(deps, ["runtime", "shared"]);
+        assert_eq!(lock.extras, ["socks"]);
+        assert_eq!(lock.dependency_groups, ["dev"]);
+        // The lock reads back, and writes the same bytes again.
+        let text = crate::write_lock(&lock).unwrap();
+        let again = crate::write_lock(&crate::read_lock(&text).unwrap()).unwrap();
+        assert_eq!(again, text);
+    }
+
+    #[test]
+    fn a_variant_edge_no_kept_variant_satisfies_is_not_taken() {
+        let amd = r#"{"default-priorities": {"namespace": ["amd"]},
+            "variants": {"rocm": {"amd": {"rocm_version_lower_bound": ["6.4"]}}}}"#;
+        let inputs = LockInputs {
+            requirements: vec!["demo".into()],
+            ..LockInputs::default()
+        };
+        let releases = vec![
+            release(
+                "demo",
+                &["runtime; \"nvidia\" in variant_namespaces"],
+                Some(amd),
+            ),
+            release("runtime", &[], None),
+        ];
+        let lock = build_lock(&inputs, releases).unwrap();
+        assert!(lock.packages[0].dependencies.is_empty());
+    }
+
+    #[test]
+    fn variant_requirements_are_those_a_kept_variant_asks_for() {
+        let entries = [
+            "runtime==1; \"nvidia\" in variant_namespaces",
+            "rocm-rt; \"amd\" in variant_namespaces",
+            "plain-dep",
+        ];
+        let demo = release("demo", &entries, Some(CUDA));
+        assert_eq!(
+            variant_requirements(&demo, &[]).unwrap(),
+            [("runtime".to_owned(), "runtime==1".to_owned())]
+        );
+        // Only the null variant kept: nothing.
+        let mut null_only = demo.clone();
+        null_only.variants_json = null_only
+            .variants_json
+            .map(|m| m.keep_labels(&["null".parse().unwrap()]));
+        assert!(variant_requirements(&null_only, &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn bad_entries_are_named() {
+        let inputs = LockInputs {
+            requirements: vec!["demo".into()],
+            ..LockInputs::default()
+        };
+        let err = build_lock(&inputs, vec![release("demo", &["x; os_name =="], None)]).unwrap_err();
+        assert_eq!(err.package, "demo");
+        assert!(err
+            .to_string()
+            .starts_with("demo: cannot read the requirement `x; os_name ==`"));
+    }
+
+    #[test]
+    fn inputs_hash_separates_parts() {
+        let hash = |parts: &[(&str, &str)]| {
+            let mut h = InputsHash::new();
+            for (k, v) in parts {
+                h.add(k, v.as_bytes());
+            }
+            h.finish()
+        };
+        assert_ne!(hash(&[("a", "bc")]), hash(&[("ab", "c")]));
+        assert_eq!(hash(&[("a", "b")]), hash(&[("a", "b")]));
+        assert!(hash(&[]).starts_with("sha256:"));
+    }
+}
