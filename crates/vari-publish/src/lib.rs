@@ -90,6 +90,7 @@ mod build;
 mod dist;
 mod error;
 mod inputs;
+pub mod mirror;
 mod place;
 mod site;
 mod state;
