@@ -50,14 +50,6 @@ pub enum MirrorError {
     /// A file of the store could not be written atomically.
     #[error(transparent)]
     Write(#[from] vari_fs::WriteError),
-    /// The release's variant metadata could not be written.
-    #[error("{file}: {problem}")]
-    VariantsJson {
-        /// The `{name}-{version}-variants.json`.
-        file: String,
-        /// What went wrong.
-        problem: String,
-    },
     /// Publishing the site failed (the site builder's error, naming the file).
     #[error(transparent)]
     Publish(#[from] BuildError),

@@ -3,15 +3,15 @@
 //! the same release and tags as fallbacks, and every package the targets' dependency closures
 //! reach ([`MirrorPlan`]). Each file is downloaded once, checked against the lock's SHA-256
 //! while it streams, into a local store (`DEST/.vari-mirror/files/`), and the site is built
-//! from the store by `index build`'s builder, with each release's `*-variants.json` narrowed to
-//! the labels mirrored (PEP 825 allows dropping the others).
+//! from the store by `index build`'s builder, which combines each release's `*-variants.json`
+//! from the wheels mirrored: it holds their labels only (PEP 825 allows dropping the others),
+//! and is checked against the lock's `[packages.variants-json]` narrowed to the same labels.
 //!
 //! A run in the order a reader can never notice:
 //! 1. download what the store lacks (a file the state does not vouch for is hashed first);
 //!    any failure (a hash mismatch, a transfer cut short) publishes nothing, and the files that
 //!    did arrive are kept for the next run;
-//! 2. drop from the store what no target needs (unless `keep`), write the narrowed
-//!    `*-variants.json` files;
+//! 2. drop from the store what no target needs (unless `keep`);
 //! 3. publish: files, then project pages, the root page last, removals after it (atomic pages).
 //!
 //! A second run downloads only what changed, and rewrites only pages whose content changed.
@@ -23,11 +23,11 @@ mod publish;
 mod store;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use vari_client::IndexClient;
 use vari_core::filename::{variants_json_filename, WheelFilename};
-use vari_core::metadata::write_json;
+use vari_core::metadata::{read_json, SourceKind};
 use vari_core::names::VariantLabel;
 
 pub use error::{FileFailure, MirrorError};
@@ -172,27 +172,21 @@ pub fn mirror(
         }
     }
 
-    // 2. Drop what no target needs, write the narrowed release metadata.
+    // 2. Drop what no target needs. The release metadata is not kept in the store: the site
+    // builder combines each release's `*-variants.json` from the wheels mirrored, so it holds
+    // exactly their labels.
     let wanted: BTreeSet<&str> = plan.files.iter().map(|f| f.filename.as_str()).collect();
-    let releases_json: BTreeSet<String> = plan
-        .releases
-        .iter()
-        .map(|r| variants_json_filename(&r.project, &r.version))
-        .collect();
     for name in store.list()? {
-        let needed = wanted.contains(name.as_str()) || releases_json.contains(&name);
-        if !needed {
-            if options.keep {
-                report.kept += usize::from(!name.ends_with("-variants.json"));
-            } else {
-                store.remove(&name)?;
-                report.removed += usize::from(!name.ends_with("-variants.json"));
-            }
+        if wanted.contains(name.as_str()) {
+            continue;
         }
-    }
-    let present = store.list()?;
-    for release in &plan.releases {
-        write_variants_json(&mut store, release, &present, options.keep)?;
+        let distribution = !name.ends_with("-variants.json");
+        if options.keep && distribution {
+            report.kept += 1;
+        } else {
+            store.remove(&name)?;
+            report.removed += usize::from(distribution);
+        }
     }
     store.save()?;
 
@@ -200,6 +194,12 @@ pub fn mirror(
     let stats = publish::publish(store.files_dir(), &options.dest)?;
     report.variants_json = stats.variants_json;
     report.warnings = stats.warnings;
+    let present = store.list()?;
+    for release in &plan.releases {
+        report
+            .warnings
+            .extend(check_variants_json(&options.dest, release, &present));
+    }
     for file in &plan.files {
         let size = std::fs::metadata(store.path(&file.filename))
             .map(|m| m.len())
@@ -216,20 +216,12 @@ pub fn mirror(
     Ok(report)
 }
 
-/// Writes `release`'s `*-variants.json` into the store: the lock's metadata narrowed to the
-/// labels of the variant wheels the store holds for it; removed when none is left (unless
-/// `keep`). A release without variant metadata in the lock gets none here: the site builder
-/// combines it from the wheels.
-fn write_variants_json(
-    store: &mut Store,
-    release: &Release,
-    present: &[String],
-    keep: bool,
-) -> Result<(), MirrorError> {
-    let filename = variants_json_filename(&release.project, &release.version);
-    let Some(metadata) = &release.variants_json else {
-        return Ok(());
-    };
+/// Compares the `*-variants.json` the site publishes for `release` (combined from the wheels
+/// mirrored) with the lock's `[packages.variants-json]` narrowed to the same labels: the lock
+/// recorded what the upstream index said, and an installer choosing from the mirror must see
+/// the same variants. A difference is a warning naming the labels.
+fn check_variants_json(dest: &Path, release: &Release, present: &[String]) -> Option<String> {
+    let expected = release.variants_json.as_ref()?;
     let labels: Vec<VariantLabel> = present
         .iter()
         .filter_map(|name| WheelFilename::parse(name).ok())
@@ -240,19 +232,32 @@ fn write_variants_json(
         .filter_map(|wheel| wheel.label)
         .collect();
     if labels.is_empty() {
-        if !keep && present.contains(&filename) {
-            store.remove(&filename)?;
-        }
-        return Ok(());
+        return None;
     }
-    let narrowed = metadata.keep_labels(&labels);
-    let written =
-        write_json(&narrowed, narrowed.generation).map_err(|e| MirrorError::VariantsJson {
-            file: filename.clone(),
-            problem: e.to_string(),
-        })?;
-    store.write(&filename, written.text.as_bytes())?;
-    Ok(())
+    let filename = variants_json_filename(&release.project, &release.version);
+    let path = dest.join(crate::site::FILES_DIR).join(&filename);
+    let published = vari_fs::read_input(&path, vari_fs::InputKind::Metadata)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| read_json(&text, SourceKind::IndexFile).ok());
+    let narrowed = expected.keep_labels(&labels);
+    let differing: Vec<String> = labels
+        .iter()
+        .filter(|label| {
+            published.as_ref().and_then(|p| p.variants.get(*label)) != narrowed.variants.get(*label)
+        })
+        .map(ToString::to_string)
+        .collect();
+    (!differing.is_empty()).then(|| {
+        format!(
+            "{}: variants {} differ from the lock's variants-json for {}=={} (the wheels' \
+             variant.json disagree with the index the lock was made from)",
+            path.display(),
+            differing.join(", "),
+            release.project,
+            release.version
+        )
+    })
 }
 
 /// `1.2 MiB`, `512 B`: binary units, one decimal.
@@ -269,6 +274,9 @@ fn human_bytes(bytes: u64) -> String {
     }
     format!("{value:.1} {}", UNITS[unit])
 }
+
+#[cfg(test)]
+mod upstream_tests;
 
 #[cfg(test)]
 mod tests {

@@ -1,4 +1,4 @@
-//! The mirror's store: the downloaded distributions and the release metadata, kept in
+//! The mirror's store: the downloaded distributions, kept in
 //! `DEST/.vari-mirror/files/`, from which the site is built (hard links, so a file costs its
 //! space once). A small state file remembers each file's SHA-256 with its size, modification
 //! time and inode, so a re-run knows what it has without hashing gigabytes again; a file the
@@ -139,6 +139,7 @@ impl Store {
     }
 
     /// Writes `bytes` as `filename` unless it already holds them.
+    #[cfg(test)]
     pub(crate) fn write(&self, filename: &str, bytes: &[u8]) -> Result<bool, MirrorError> {
         let path = self.path(filename);
         if std::fs::read(&path).is_ok_and(|old| old == bytes) {
