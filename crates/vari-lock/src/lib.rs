@@ -22,6 +22,7 @@
 
 mod error;
 mod model;
+pub mod plan;
 mod read;
 mod write;
 
@@ -29,6 +30,7 @@ pub use error::LockError;
 pub use model::{
     Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo, LOCK_VERSION,
 };
+pub use plan::{plan, Plan, PlanError, PlanRequest, Planned, PlannedFile};
 pub use read::{read_lock, MAX_PACKAGES, MAX_WHEELS_PER_PACKAGE};
 pub use write::write_lock;
 

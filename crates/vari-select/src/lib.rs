@@ -32,7 +32,7 @@ mod unused;
 
 pub use choice::{choose, Choice, FileFate, FileVerdict, VariantRejection, VariantVerdict};
 pub use error::InputError;
-pub use index::NeedText;
+pub use index::{judge_listed, Listed, NeedText};
 pub use index::{
     present, HiddenBecause, HiddenFile, Presentation, Shown, ShownBecause, ShownVariant,
 };

@@ -4,7 +4,8 @@ use pep508_rs::ExtraName;
 
 use super::context::VariantMarkerContext;
 use super::env::TargetEnvironment;
-use super::parse::{Expr, VariantTest, VariantVar};
+use super::lock::LockSets;
+use super::parse::{Expr, LockSet, VariantTest, VariantVar};
 
 /// Normalises a `::`-separated literal so that whitespace around `::` does not matter:
 /// `"a::b :: c"` → `"a :: b :: c"`.
@@ -17,18 +18,30 @@ pub(crate) fn normalize_separators(literal: &str) -> String {
 }
 
 impl Expr {
-    /// Evaluates the marker; `extras` are the extras requested for the distribution.
+    /// Evaluates the marker; `extras` are the extras requested for the distribution, `sets`
+    /// PEP 751's `extras` and `dependency_groups` (a lock file's marker only).
     pub(crate) fn evaluate(
         &self,
         env: &TargetEnvironment,
         ctx: &VariantMarkerContext,
         extras: &[ExtraName],
+        sets: &LockSets<'_>,
     ) -> bool {
         match self {
-            Expr::Or(items) => items.iter().any(|e| e.evaluate(env, ctx, extras)),
-            Expr::And(items) => items.iter().all(|e| e.evaluate(env, ctx, extras)),
+            Expr::Or(items) => items.iter().any(|e| e.evaluate(env, ctx, extras, sets)),
+            Expr::And(items) => items.iter().all(|e| e.evaluate(env, ctx, extras, sets)),
             Expr::Standard(tree, _) => tree.evaluate(env.marker_environment(), extras),
             Expr::Variant(test) => test.evaluate(ctx),
+            Expr::LockSet(test, _) => {
+                let names = match test.set {
+                    LockSet::Extras => sets.extras,
+                    LockSet::DependencyGroups => sets.dependency_groups,
+                };
+                let member = names
+                    .iter()
+                    .any(|n| crate::project::normalize(n) == test.name);
+                member != test.negate
+            }
         }
     }
 }

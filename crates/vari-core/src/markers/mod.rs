@@ -28,6 +28,7 @@ mod depth;
 mod env;
 mod error;
 mod eval;
+mod lock;
 mod parse;
 mod resolve;
 
@@ -42,6 +43,7 @@ pub use context::VariantMarkerContext;
 pub use depth::MAX_MARKER_DEPTH;
 pub use env::{TargetEnvironment, MARKER_NAMES};
 pub use error::MarkerError;
+pub use lock::LockSets;
 pub use resolve::Resolved;
 
 pub(crate) use depth::check_marker_depth;
@@ -74,7 +76,7 @@ impl Marker {
 
     /// Evaluates the marker with no extras requested (so `extra == "…"` is false).
     pub fn evaluate(&self, env: &TargetEnvironment, ctx: &VariantMarkerContext) -> bool {
-        self.expr.evaluate(env, ctx, &[])
+        self.expr.evaluate(env, ctx, &[], &LockSets::NONE)
     }
 
     /// Evaluates the marker with `extras` requested. Names that are not valid extra names are
@@ -89,7 +91,7 @@ impl Marker {
             .iter()
             .filter_map(|e| ExtraName::from_str(e).ok())
             .collect();
-        self.expr.evaluate(env, ctx, &extras)
+        self.expr.evaluate(env, ctx, &extras, &LockSets::NONE)
     }
 }
 

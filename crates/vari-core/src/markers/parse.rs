@@ -23,6 +23,25 @@ pub(crate) enum Expr {
     Standard(MarkerTree, String),
     /// A comparison involving a variant variable.
     Variant(VariantTest),
+    /// `"x" in extras` / `"x" in dependency_groups` (PEP 751 lock-file markers only; see
+    /// [`super::lock`]), and its text.
+    LockSet(LockSetTest, String),
+}
+
+/// PEP 751's two set variables, which only a lock file's `packages.marker` may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LockSet {
+    Extras,
+    DependencyGroups,
+}
+
+/// `"name" in extras` (or `not in`, or `dependency_groups`): the name normalised (PEP 685 /
+/// PEP 735 compare names in their PEP 503 form).
+#[derive(Debug, Clone)]
+pub(crate) struct LockSetTest {
+    pub(crate) set: LockSet,
+    pub(crate) name: String,
+    pub(crate) negate: bool,
 }
 
 /// The four variant marker variables.
@@ -175,6 +194,11 @@ fn tokenize(marker: &str) -> Result<Vec<Token>, MarkerError> {
 ///
 /// The nesting is checked first: the parser recurses once per parenthesis.
 pub(crate) fn parse(marker: &str) -> Result<Expr, MarkerError> {
+    parse_with(marker, false)
+}
+
+/// [`parse`], with PEP 751's `extras` and `dependency_groups` known when `lock` is set.
+pub(crate) fn parse_with(marker: &str, lock: bool) -> Result<Expr, MarkerError> {
     super::check_marker_depth(marker)?;
     let tokens = tokenize(marker)?;
     if tokens.is_empty() {
@@ -184,6 +208,7 @@ pub(crate) fn parse(marker: &str) -> Result<Expr, MarkerError> {
         marker,
         tokens: &tokens,
         pos: 0,
+        lock,
     };
     let expr = parser.or()?;
     match parser.tokens.get(parser.pos) {
@@ -205,6 +230,8 @@ pub(crate) fn parse(marker: &str) -> Result<Expr, MarkerError> {
 /// Operand of a comparison.
 enum Operand<'a> {
     Var(VariantVar),
+    /// `extras` or `dependency_groups`, in a lock-file marker.
+    Set(LockSet),
     /// A standard marker variable (its name is checked by the PEP 508 parser).
     Ident,
     Str(&'a str),
@@ -222,6 +249,8 @@ struct Parser<'a> {
     marker: &'a str,
     tokens: &'a [Token],
     pos: usize,
+    /// Whether PEP 751's set variables are known (a lock file's marker).
+    lock: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -301,6 +330,12 @@ impl<'a> Parser<'a> {
             .ok_or_else(|| self.end_error("a marker variable or a quoted string"))?;
         let operand = match &token.kind {
             TokenKind::Str(s) => Operand::Str(s),
+            TokenKind::Ident(name) if self.lock && name == "extras" => {
+                Operand::Set(LockSet::Extras)
+            }
+            TokenKind::Ident(name) if self.lock && name == "dependency_groups" => {
+                Operand::Set(LockSet::DependencyGroups)
+            }
             TokenKind::Ident(name) => match VariantVar::from_name(name) {
                 Some(var) => Operand::Var(var),
                 None if name.starts_with("variant_") => {
@@ -364,6 +399,10 @@ impl<'a> Parser<'a> {
         let op = self.operator()?;
         let (rhs, last) = self.operand()?;
         let atom = &self.marker[first.start..last.end];
+        if matches!(lhs, Operand::Set(_)) || matches!(rhs, Operand::Set(_)) {
+            return lock_set_test(self.marker, atom, lhs, op, rhs)
+                .map(|test| Expr::LockSet(test, atom.to_owned()));
+        }
         if matches!(lhs, Operand::Var(_)) || matches!(rhs, Operand::Var(_)) {
             return variant_test(self.marker, atom, lhs, op, rhs).map(Expr::Variant);
         }
@@ -386,6 +425,31 @@ impl<'a> Parser<'a> {
                 atom: atom.to_owned(),
                 message: e.message.to_string(),
             })
+    }
+}
+
+/// Checks one comparison naming `extras` or `dependency_groups`: only `"name" in SET` and
+/// `"name" not in SET` are defined (PEP 751).
+fn lock_set_test(
+    marker: &str,
+    atom: &str,
+    lhs: Operand<'_>,
+    op: Op,
+    rhs: Operand<'_>,
+) -> Result<LockSetTest, MarkerError> {
+    match (lhs, op, rhs) {
+        (Operand::Str(name), Op::In | Op::NotIn, Operand::Set(set)) => Ok(LockSetTest {
+            set,
+            name: crate::project::normalize(name),
+            negate: op == Op::NotIn,
+        }),
+        _ => Err(MarkerError::Standard {
+            marker: marker.to_owned(),
+            atom: atom.to_owned(),
+            message: "`extras` and `dependency_groups` are sets: write `\"name\" in extras` or \
+                      `\"name\" not in dependency_groups`"
+                .to_owned(),
+        }),
     }
 }
 

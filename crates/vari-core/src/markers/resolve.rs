@@ -84,14 +84,14 @@ impl Marker {
 fn uses_variants(expr: &Expr) -> bool {
     match expr {
         Expr::Or(items) | Expr::And(items) => items.iter().any(uses_variants),
-        Expr::Standard(..) => false,
+        Expr::Standard(..) | Expr::LockSet(..) => false,
         Expr::Variant(_) => true,
     }
 }
 
 fn resolve<'a>(expr: &'a Expr, ctx: &VariantMarkerContext) -> Residue<'a> {
     match expr {
-        Expr::Standard(_, text) => Residue::Atom(text),
+        Expr::Standard(_, text) | Expr::LockSet(_, text) => Residue::Atom(text),
         Expr::Variant(test) => Residue::Const(test.evaluate(ctx)),
         Expr::And(items) => combine(items, ctx, true),
         Expr::Or(items) => combine(items, ctx, false),

@@ -9,6 +9,7 @@
 //! metadata read from the index.
 
 mod dependencies;
+mod listed;
 mod need_text;
 mod needs;
 mod present;
@@ -20,6 +21,7 @@ mod select;
 mod tag_sets;
 mod version;
 
+pub use listed::{judge_listed, Listed};
 pub use need_text::NeedText;
 pub use present::present;
 pub use presentation::{

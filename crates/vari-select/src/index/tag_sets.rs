@@ -154,7 +154,7 @@ pub(crate) fn decide<'p>(
         set_aside_labelled(&mut eligible, &mut set_aside, why);
     }
     let release = release_of(
-        project,
+        &project.name,
         &eligible,
         metadata.unwrap_or_else(empty_metadata),
         (read && unusable.is_none()).then_some(&missing),

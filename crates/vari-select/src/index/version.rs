@@ -78,7 +78,7 @@ impl Judge<'_> {
         // labelled wheel, the labelled ones are simply for other tags.
         let read = needs_metadata && unusable_metadata.is_none();
         let release = release_of(
-            self.project,
+            &self.project.name,
             &eligible,
             metadata.unwrap_or_else(empty_metadata),
             read.then_some(&missing),
@@ -189,7 +189,7 @@ pub(crate) fn set_aside_labelled(
 /// marked unusable (when the metadata was read: `missing` is `Some`), and the metadata's labels
 /// kept only where a wheel carries them.
 pub(crate) fn release_of(
-    project: &Project,
+    name: &vari_client::ProjectName,
     eligible: &[&IndexFile],
     mut metadata: VariantMetadata,
     missing: Option<&BTreeSet<VariantLabel>>,
@@ -217,7 +217,7 @@ pub(crate) fn release_of(
         None => Vec::new(),
     };
     let mut release = Release::from_metadata(metadata);
-    release.name = Some(project.name.to_string());
+    release.name = Some(name.to_string());
     release.files = files;
     release.has_files = true;
     release.unusable = unusable;

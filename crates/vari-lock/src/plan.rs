@@ -1,0 +1,212 @@
+//! The install plan of a lock for one machine: which entries to install, with which file,
+//! and why. Pure: no I/O, so `sync`, `export`, `install -r pylock.toml` and `mirror` ask the
+//! same question and get the same answer.
+//!
+//! 1. The lock must be for the target: `requires-python` holds for its Python and, when
+//!    `environments` is given, one of its markers is true.
+//! 2. Roots: every entry that is not `through-variants` and whose `marker` (PEP 751, with
+//!    `extras` and `dependency_groups`, the lock's `default-groups` when no group is asked
+//!    for) is true for the target.
+//! 3. Each entry to install gets its file by vari's rules, through
+//!    [`vari_select::judge_listed`] (the same judging as `vari select`): the best variant among
+//!    the listed wheels for the target's hardware, then the null variant, then the plain wheel,
+//!    each only with tags the target interpreter accepts; the sdist only when no wheel fits.
+//!    No file at all: [`PlanError::NothingFits`] with the report `select` explains from.
+//! 4. The chosen wheel's `variant-dependencies` are evaluated with its label and properties;
+//!    each that applies brings in the entry it names, and a `through-variants` entry brings in
+//!    its `through-variants` dependencies. No other entry is installed: a CPU machine gets no
+//!    CUDA runtime.
+
+mod choose;
+mod closure;
+
+use pep440_rs::Version;
+use url::Url;
+use vari_core::markers::{MarkerError, VariantMarkerContext};
+use vari_core::ordering::SelectionOptions;
+use vari_core::VariantLabel;
+use vari_select::{ChosenBecause, Target, VersionReport};
+
+use crate::model::{Artifact, Lock};
+
+pub use closure::plan;
+
+/// What to plan for.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanRequest<'a> {
+    /// The machine and Python environment (the same value `vari select` chooses for).
+    pub target: &'a Target,
+    /// The user's selection options (`--variant`, `--forbid`, `--no-variants`, …).
+    pub options: &'a SelectionOptions,
+    /// The extras asked for.
+    pub extras: &'a [String],
+    /// The dependency groups asked for; `None`: the lock's `default-groups`.
+    pub groups: Option<&'a [String]>,
+    /// The directory the lock's `path` entries are relative to, as a URL ending in `/`
+    /// (`file:///project/`).
+    pub lock_dir: &'a Url,
+}
+
+/// Which file of an entry to install.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlannedFile {
+    /// `wheels[index]`, chosen because of `because`.
+    Wheel {
+        /// The index in the entry's `wheels`.
+        index: usize,
+        /// Why (the explanation `select` gives).
+        because: ChosenBecause,
+    },
+    /// The `sdist`: no listed wheel fits the target.
+    Sdist,
+}
+
+/// Why an entry is installed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NeededBy {
+    /// It is a root of the lock: its marker (if any) is true for the target.
+    Lock,
+    /// The chosen wheel of `of` calls for it through a variant marker (`requirement`, one of
+    /// `of`'s `variant-dependencies`).
+    Variant {
+        /// The entry whose wheel's variant asks for it.
+        of: String,
+        /// The `variant-dependencies` item that applied.
+        requirement: String,
+    },
+    /// A `through-variants` entry `of` that is installed depends on it.
+    Dependency {
+        /// That entry.
+        of: String,
+    },
+}
+
+/// One entry to install.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// Its index in [`Lock::packages`].
+    pub package: usize,
+    /// Its name.
+    pub name: String,
+    /// Its version, when the lock fixes one.
+    pub version: Option<Version>,
+    /// The file to install.
+    pub file: PlannedFile,
+    /// The chosen wheel's variant label (`None`: a non-variant wheel or the sdist).
+    pub label: Option<VariantLabel>,
+    /// What the chosen wheel's variant markers see (its label and supported properties).
+    pub context: VariantMarkerContext,
+    /// Every listed file's fate and every variant's verdict, as `select` reports a version.
+    pub report: VersionReport,
+    /// Why the entry is installed at all.
+    pub needed_by: NeededBy,
+}
+
+impl Planned {
+    /// The artifact to install.
+    pub fn artifact<'l>(&self, lock: &'l Lock) -> Option<&'l Artifact> {
+        let package = lock.packages.get(self.package)?;
+        match &self.file {
+            PlannedFile::Wheel { index, .. } => package.wheels.get(*index),
+            PlannedFile::Sdist => package.sdist.as_ref(),
+        }
+    }
+}
+
+/// Why an entry is left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Its `marker` is false for the target and what was asked for.
+    Marker(String),
+    /// It is `through-variants` and no selected wheel's variant asks for it.
+    NoVariantAsks,
+}
+
+/// One entry left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// Its index in [`Lock::packages`].
+    pub package: usize,
+    /// Its name.
+    pub name: String,
+    /// Why.
+    pub why: SkipReason,
+}
+
+/// The plan: the entries to install in the lock's order, and those left out.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The entries to install, in the lock's order.
+    pub install: Vec<Planned>,
+    /// The entries left out, in the lock's order.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Why a lock cannot be installed on the target.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PlanError {
+    /// An extra or group was asked for that the lock does not offer.
+    #[error("the lock has no {kind} `{name}` (it offers: {})", if .offered.is_empty() { "none".to_owned() } else { .offered.join(", ") })]
+    NotOffered {
+        /// `extra` or `dependency group`.
+        kind: &'static str,
+        /// The name asked for.
+        name: String,
+        /// What the lock lists.
+        offered: Vec<String>,
+    },
+    /// The target's Python is outside the lock's `requires-python`.
+    #[error("requires-python: the lock is for Python {requires}, the target has {python}")]
+    RequiresPython {
+        /// The lock's `requires-python`.
+        requires: String,
+        /// The target's Python version.
+        python: String,
+    },
+    /// No marker of the lock's `environments` is true for the target.
+    #[error("environments: the lock is for {}, not this target", .markers.join(" or "))]
+    NotForEnvironment {
+        /// The markers.
+        markers: Vec<String>,
+    },
+    /// A marker of the lock cannot be read.
+    #[error("{path}: {error}")]
+    Marker {
+        /// Its key path (`packages[3].marker`).
+        path: String,
+        /// What is wrong.
+        error: MarkerError,
+    },
+    /// An item of the lock cannot be used (a `variant-dependencies` item that names no
+    /// entry, a name that is not a project name in a lock built in code).
+    #[error("{path}: {message}")]
+    Invalid {
+        /// Its key path (`packages[0].tool.vari.variant-dependencies[1]`).
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The entry has no file vari can install (a VCS, directory or archive source).
+    #[error("packages[{package}] ({name}): no wheel or sdist listed (vari installs only those)")]
+    NotInstallable {
+        /// Its index.
+        package: usize,
+        /// Its name.
+        name: String,
+    },
+    /// No listed file fits the target; `report` says why for each, as `select` reports it.
+    #[error("{name} {version}: no listed wheel fits the target")]
+    NothingFits {
+        /// Its index.
+        package: usize,
+        /// Its name.
+        name: String,
+        /// Its version (`""` when the lock fixes none).
+        version: String,
+        /// Every file's fate and every variant's verdict.
+        report: Box<VersionReport>,
+    },
+}
+
+#[cfg(test)]
+mod tests;
