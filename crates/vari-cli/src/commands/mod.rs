@@ -8,6 +8,7 @@ mod index;
 mod install;
 mod list;
 mod metadata;
+mod mirror;
 mod proxy;
 mod rank;
 mod scan;
@@ -51,6 +52,7 @@ pub(crate) fn run(command: Command, verbose: bool) -> Result<ExitCode, CliError>
         Command::Download(args) => download::run(&args),
         Command::Proxy(args) => proxy::run(&args),
         Command::Install(args) => install::run(&args),
+        Command::Mirror(args) => mirror::run(&args),
         Command::Cache(CacheCommand::Dir) => cache::dir(),
         Command::Cache(CacheCommand::Info(args)) => cache::info(&args),
         Command::Cache(CacheCommand::Clean(args)) => cache::clean(&args),

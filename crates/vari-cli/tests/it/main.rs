@@ -15,6 +15,7 @@ mod labels;
 mod list;
 mod metadata;
 mod metadata_release;
+mod mirror;
 mod nesting;
 mod ordering;
 mod output_safety;
