@@ -187,9 +187,11 @@ fn mirror_file(package: &Package, artifact: &Artifact) -> Result<MirrorFile, Mir
         .file_name()
         .ok_or_else(|| problem("a file has no name".to_owned()))?;
     vari_fs::check_name(&filename).map_err(|e| problem(e.to_string()))?;
-    if filename.starts_with('.') || filename.ends_with("-variants.json") {
+    let distribution = WheelFilename::parse(&filename).is_ok()
+        || [".tar.gz", ".zip"].iter().any(|s| filename.ends_with(s));
+    if filename.starts_with('.') || !distribution {
         return Err(problem(format!(
-            "`{filename}` is not a distribution file name"
+            "`{filename}` is not a wheel or source distribution file name"
         )));
     }
     let version = package
@@ -342,7 +344,14 @@ mod tests {
         bad.wheels[0].url = Some(format!("file:///etc/{}", TORCH[0]));
         let err = MirrorPlan::new(&lock(vec![bad.clone()]), &[target(TORCH[0])]).unwrap_err();
         assert!(err.to_string().contains("not an http(s) URL"), "{err}");
-        let err = MirrorPlan::new(&lock(vec![bad]), &[target("other.whl")]).unwrap_err();
+        let err = MirrorPlan::new(&lock(vec![bad.clone()]), &[target("other.whl")]).unwrap_err();
         assert!(err.to_string().contains("does not list"), "{err}");
+        bad.wheels = vec![artifact("t-1.0-variants.json", 1)];
+        let err = MirrorPlan::new(&lock(vec![bad]), &[target("t-1.0-variants.json")]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("not a wheel or source distribution"),
+            "{err}"
+        );
     }
 }

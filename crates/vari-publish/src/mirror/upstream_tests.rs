@@ -240,3 +240,27 @@ fn a_file_that_does_not_match_the_lock_is_refused_and_nothing_is_published() {
         .join("files/vari_demo_cuda_runtime-1.0.0-py3-none-any.whl")
         .is_file());
 }
+
+#[test]
+fn metadata_that_disagrees_with_the_lock_is_a_warning_naming_the_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let mut lock = lock(&up);
+    let dest = dir.path().join("site");
+    assert!(run(&lock, &targets(true), &dest, false)
+        .unwrap()
+        .warnings
+        .is_empty());
+    // The lock says cu128 needs CUDA 12.9; the wheels (and so the site) say 12.8.
+    let text = r#"{"default-priorities": {"namespace": ["nvidia"]}, "variants": {"null": {},
+        "cu128": {"nvidia": {"cuda_version_lower_bound": ["12.9"]}}}}"#;
+    lock.packages[0].variants_json = Some(read_json(text, SourceKind::IndexFile).unwrap());
+    let report = run(&lock, &targets(true), &dest, false).unwrap();
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    assert!(
+        report.warnings[0]
+            .contains("variants cu128 differ from the lock's variants-json for vari-demo==1.0.0"),
+        "{:?}",
+        report.warnings
+    );
+}
