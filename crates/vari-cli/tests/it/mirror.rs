@@ -520,3 +520,43 @@ fn a_file_that_does_not_match_its_hash_is_refused_and_nothing_is_published() {
     assert!(!site.join(".vari-mirror/files").join(tampered).exists());
     validate(&site);
 }
+
+#[test]
+fn without_target_flags_the_lock_s_own_targets_are_mirrored() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let mut lock = fleet_lock(&up);
+    let site = dir.path().join("site");
+    let lock_path = write_lock(dir.path(), &lock);
+    let bare = |lock_path: &Path| {
+        let mut command = vari();
+        command
+            .arg("mirror")
+            .arg("--lock")
+            .arg(lock_path)
+            .arg("-o")
+            .arg(&site)
+            .env("VARI_PYTHON", python());
+        command
+    };
+    run(&mut bare(&lock_path)).expect_one_error(&["names no target profile", "--target"]);
+    assert!(!site.exists(), "nothing is written");
+    // The profiles the lock names are read relative to the lock.
+    fleet::write_profiles(&dir.path().join("profiles"));
+    lock.vari = Some(vari_lock::LockInfo {
+        targets: vec![vari_lock::LockTarget {
+            name: "cpu".to_owned(),
+            profile: Some("profiles/cpu.toml".to_owned()),
+            ..vari_lock::LockTarget::default()
+        }],
+        ..vari_lock::LockInfo::default()
+    });
+    let lock_path = write_lock(dir.path(), &lock);
+    let mirrored = run(&mut bare(&lock_path)).expect_code(0);
+    assert!(
+        mirrored.stdout.contains(" for 1 target;"),
+        "{}",
+        mirrored.stdout
+    );
+    assert_eq!(published(&site), set(&CPU_FILES));
+}
