@@ -81,6 +81,9 @@ pub(crate) enum Command {
     /// Write what one machine class installs from a pylock.toml: a requirements file with
     /// pinned files and hashes, or a pylock.toml with only that class's files.
     Export(ExportArgs),
+    /// Mirror what a fleet's machine classes install from a lock into a static index: each
+    /// class's chosen variants, their fallbacks and dependencies, hashes checked.
+    Mirror(MirrorArgs),
     /// Show, empty or trim vari's cache: HTTP responses, interpreter answers, the detection
     /// result, the proxy's rewritten wheels.
     #[command(subcommand)]
@@ -297,6 +300,43 @@ pub(crate) struct DownloadArgs {
     /// for a requirement that failed or was skipped).
     #[arg(long)]
     pub json: bool,
+}
+
+/// `vari mirror`.
+#[derive(Debug, Args)]
+pub(crate) struct MirrorArgs {
+    /// The lock to mirror (`pylock.toml`, PEP 751 with PEP 825's variant metadata).
+    #[arg(long = "lock", value_name = "FILE")]
+    pub lock: PathBuf,
+
+    /// A machine class to mirror for: a profile (`vari-profile/1` JSON as `vari detect --json`
+    /// prints it, or a `.toml` of hardware facts), named NAME or after the file (repeatable)
+    /// [default: the lock's targets].
+    #[arg(long = "target", value_name = "[NAME=]PROFILE")]
+    pub targets: Vec<String>,
+
+    /// The targets' Python version (X.Y or X.Y.Z) [default: the `python3` here].
+    #[arg(long, value_name = "X.Y")]
+    pub python_version: Option<String>,
+
+    /// The targets' platform, with uv's names (`x86_64-manylinux_2_28`, …).
+    #[arg(long, value_name = "NAME")]
+    pub python_platform: Option<String>,
+
+    /// The site directory to write (created when missing; updated in place on later runs).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+
+    /// Keep files no target needs any more (by default they are removed, after the pages that
+    /// linked them).
+    #[arg(long)]
+    pub keep: bool,
+
+    #[command(flatten)]
+    pub index: IndexArgs,
+
+    #[command(flatten)]
+    pub selection: SelectionArgs,
 }
 
 /// `vari proxy`.

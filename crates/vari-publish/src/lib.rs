@@ -128,6 +128,7 @@ mod build;
 mod dist;
 mod error;
 mod inputs;
+pub mod mirror;
 mod place;
 mod publish;
 mod site;

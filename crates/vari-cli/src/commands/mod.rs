@@ -11,6 +11,7 @@ mod install;
 mod list;
 mod lock;
 mod metadata;
+mod mirror;
 mod proxy;
 mod rank;
 mod scan;
@@ -61,6 +62,7 @@ pub(crate) fn run(command: Command, verbose: bool) -> Result<ExitCode, CliError>
         Command::Lock(args) => lock::run(&args),
         Command::Sync(args) => sync::run(&args),
         Command::Export(args) => export::run(&args),
+        Command::Mirror(args) => mirror::run(&args),
         Command::Cache(CacheCommand::Dir) => cache::dir(),
         Command::Cache(CacheCommand::Info(args)) => cache::info(&args),
         Command::Cache(CacheCommand::Clean(args)) => cache::clean(&args),

@@ -17,6 +17,7 @@ mod list;
 mod lock;
 mod metadata;
 mod metadata_release;
+mod mirror;
 mod nesting;
 mod ordering;
 mod output_safety;

@@ -1,0 +1,562 @@
+//! `vari mirror`: a fleet's lock mirrored from a local upstream built like the real indexes
+//! (`vari_test_support::fleet`), then installed from with the upstream stopped; incremental
+//! runs counted on the upstream's request log; an interrupted run; a file that does not match
+//! its hash.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use vari_core::metadata::{read_json, SourceKind};
+use vari_lock::{Artifact, Lock, Package, PackageInfo};
+use vari_test_support::fleet;
+use vari_test_support::index::TestIndex;
+use vari_test_support::installers::{install_into_target, Installer};
+use vari_test_support::site::{SiteOptions, StaticSite};
+use vari_test_support::venv::{bare_venv, python, uv};
+use vari_test_support::wheels::sha256_hex;
+
+use crate::common::{files_in, run, vari};
+
+/// The upstream served on 127.0.0.1, with the runtime that keeps it serving (dropping it stops
+/// the upstream).
+struct Upstream {
+    server: TestIndex,
+    runtime: tokio::runtime::Runtime,
+    dir: PathBuf,
+}
+
+fn upstream(dir: &Path) -> Upstream {
+    let dir = fleet::upstream(&dir.join("upstream"));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime.block_on(TestIndex::start(&dir));
+    Upstream {
+        server,
+        runtime,
+        dir,
+    }
+}
+
+impl Upstream {
+    /// The file names downloaded from `/files/` so far (each request once per name), sorted.
+    fn downloads(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .server
+            .seen()
+            .into_iter()
+            .filter_map(|seen| seen.path.strip_prefix("/files/").map(str::to_owned))
+            .map(|name| name.replace("%2B", "+"))
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// One lock entry for `name==version` listing `files` of the upstream (with their SHA-256,
+/// size and URL on the upstream).
+fn entry(up: &Upstream, name: &str, version: &str, files: &[String]) -> Package {
+    let wheels = files
+        .iter()
+        .map(|file| {
+            let bytes = std::fs::read(up.dir.join(file)).unwrap();
+            Artifact {
+                name: Some(file.clone()),
+                url: Some(format!("{}/files/{file}", up.server.base())),
+                path: None,
+                size: Some(bytes.len() as u64),
+                upload_time: None,
+                hashes: BTreeMap::from([("sha256".to_owned(), sha256_hex(&bytes))]),
+            }
+        })
+        .collect();
+    let variants_json = files.iter().any(|f| f.ends_with("-null.whl")).then(|| {
+        let stem = files[0].split('-').next().unwrap();
+        let text = std::fs::read_to_string(up.dir.join(format!("{stem}-{version}-variants.json")))
+            .unwrap();
+        read_json(&text, SourceKind::IndexFile).unwrap()
+    });
+    Package {
+        name: name.to_owned(),
+        version: Some(version.parse().unwrap()),
+        marker: None,
+        requires_python: None,
+        dependencies: Vec::new(),
+        index: Some(up.server.index_url()),
+        sdist: None,
+        wheels,
+        variants_json,
+        vari: None,
+        other: BTreeMap::new(),
+    }
+}
+
+/// The upstream's files whose names start with `prefix`, sorted.
+fn upstream_files(up: &Upstream, prefix: &str) -> Vec<String> {
+    files_in(&up.dir)
+        .into_iter()
+        .filter(|f| f.starts_with(prefix) && f.ends_with(".whl"))
+        .collect()
+}
+
+/// The fleet's lock as `vari lock` makes it for `app-like`: every release's wheels listed,
+/// the CUDA runtime reached only through `vari-demo`'s variants.
+fn fleet_lock(up: &Upstream) -> Lock {
+    let mut demo = entry(up, "vari-demo", "1.0.0", &upstream_files(up, "vari_demo-"));
+    demo.vari = Some(PackageInfo {
+        variant_dependencies: vec![
+            "vari-demo-cuda-runtime==1.0.0; \"nvidia\" in variant_namespaces".to_owned(),
+        ],
+        ..PackageInfo::default()
+    });
+    let mut runtime = entry(
+        up,
+        "vari-demo-cuda-runtime",
+        "1.0.0",
+        &upstream_files(up, "vari_demo_cuda_runtime-"),
+    );
+    runtime.vari = Some(PackageInfo {
+        through_variants: true,
+        ..PackageInfo::default()
+    });
+    let mut app = entry(up, "app-like", "1.0", &upstream_files(up, "app_like-"));
+    let mut reqlike = entry(
+        up,
+        "reqlike",
+        "1.1",
+        &["reqlike-1.1-py3-none-any.whl".to_owned()],
+    );
+    let idna = entry(up, "idnalike", "3.0", &upstream_files(up, "idnalike-"));
+    let numlike = entry(up, "numlike", "2.3.4", &upstream_files(up, "numlike-"));
+    let dep = |name: &str| vari_lock::DependencyRef {
+        name: name.to_owned(),
+        version: None,
+    };
+    app.dependencies = vec![dep("numlike"), dep("reqlike"), dep("vari-demo")];
+    reqlike.dependencies = vec![dep("idnalike")];
+    Lock {
+        lock_version: vari_lock::LOCK_VERSION.to_owned(),
+        environments: Vec::new(),
+        requires_python: None,
+        extras: Vec::new(),
+        dependency_groups: Vec::new(),
+        default_groups: Vec::new(),
+        created_by: "vari tests".to_owned(),
+        packages: vec![app, idna, numlike, reqlike, demo, runtime],
+        vari: None,
+        other_tools: BTreeMap::new(),
+    }
+}
+
+/// Writes `lock` as `dir/pylock.toml`.
+fn write_lock(dir: &Path, lock: &Lock) -> PathBuf {
+    let path = dir.join("pylock.toml");
+    std::fs::write(&path, vari_lock::write_lock(lock).unwrap()).unwrap();
+    path
+}
+
+/// `vari mirror --lock LOCK --target NAME=PROFILE… -o SITE` for `classes`, with the test
+/// venv's Python as the targets' Python.
+fn mirror_command(dir: &Path, lock: &Path, site: &Path, classes: &[&str]) -> std::process::Command {
+    let profiles = fleet::write_profiles(&dir.join("profiles"));
+    let mut command = vari();
+    command.arg("mirror").arg("--lock").arg(lock);
+    for class in classes {
+        let (_, path) = profiles.iter().find(|(name, _)| name == class).unwrap();
+        command
+            .arg("--target")
+            .arg(format!("{class}={}", path.display()));
+    }
+    command.arg("-o").arg(site).env("VARI_PYTHON", python());
+    command
+}
+
+/// The distribution files the site publishes (its `files/`, without `.metadata` and
+/// `*-variants.json`).
+fn published(site: &Path) -> BTreeSet<String> {
+    files_in(&site.join("files"))
+        .into_iter()
+        .filter(|f| !f.ends_with(".metadata") && !f.ends_with("-variants.json"))
+        .collect()
+}
+
+/// The labels a site's `*-variants.json` keeps.
+fn kept_labels(site: &Path, file: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(site.join("files").join(file)).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    value["variants"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|n| (*n).to_owned()).collect()
+}
+
+/// What the cpu class needs (x86-64-v3 machine: demo's null variant, numlike's v3) with the
+/// fallbacks, and the plain tree.
+const CPU_FILES: [&str; 8] = [
+    "app_like-1.0-py3-none-any.whl",
+    "idnalike-3.0-py3-none-any.whl",
+    "numlike-2.3.4-py3-none-any-null.whl",
+    "numlike-2.3.4-py3-none-any-x86_64_v3.whl",
+    "numlike-2.3.4-py3-none-any.whl",
+    "reqlike-1.1-py3-none-any.whl",
+    "vari_demo-1.0.0-py3-none-any-null.whl",
+    "vari_demo-1.0.0-py3-none-any.whl",
+];
+
+/// What the a100 class adds: demo's cu128 build and the CUDA runtime its variant asks for.
+const A100_EXTRA: [&str; 2] = [
+    "vari_demo-1.0.0-py3-none-any-cu128.whl",
+    "vari_demo_cuda_runtime-1.0.0-py3-none-any.whl",
+];
+
+fn validate(site: &Path) {
+    run(vari().args(["index", "validate"]).arg(site)).expect_code(0);
+}
+
+#[test]
+fn mirrors_two_classes_and_installers_choose_from_it_as_from_the_upstream() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lock = write_lock(dir.path(), &fleet_lock(&up));
+    let site = dir.path().join("site");
+    let first = run(&mut mirror_command(
+        dir.path(),
+        &lock,
+        &site,
+        &["cpu", "a100"],
+    ))
+    .expect_code(0);
+    let mut expected = set(&CPU_FILES);
+    expected.extend(set(&A100_EXTRA));
+    assert_eq!(published(&site), expected);
+    // 10 of the 16 files the lock lists for these releases.
+    assert!(
+        first.stdout.starts_with("mirrored 10 files (")
+            && first
+                .stdout
+                .contains(" for 2 targets; every variant of these releases would be 16 files (")
+            && first.stdout.contains("saved 6 files, "),
+        "{}",
+        first.stdout
+    );
+    assert_eq!(
+        kept_labels(&site, "vari_demo-1.0.0-variants.json"),
+        ["cu128", "null"]
+    );
+    assert_eq!(
+        kept_labels(&site, "numlike-2.3.4-variants.json"),
+        ["null", "x86_64_v3"]
+    );
+    validate(&site);
+
+    // The upstream stops; everything below reads the mirror only.
+    drop(up.runtime);
+    let host = StaticSite::serve(&site, SiteOptions::default());
+    let mirror = format!("{}/simple/", host.base);
+    let profiles = fleet::write_profiles(&dir.path().join("profiles"));
+    for (class, profile) in profiles.iter().filter(|(c, _)| c == "cpu" || c == "a100") {
+        let (demo_label, numlike_label, cuda) = fleet::expected(class);
+        // vari itself chooses from the mirror as from the upstream.
+        let chosen = run(vari()
+            .args([
+                "select",
+                "--json",
+                "vari-demo",
+                "numlike",
+                "--index-url",
+                &mirror,
+            ])
+            .arg("--profile")
+            .arg(profile)
+            .env("VARI_PYTHON", python()))
+        .expect_code(0)
+        .json();
+        let labels: Vec<&str> = chosen["selections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["label"].as_str().unwrap_or("-"))
+            .collect();
+        assert_eq!(labels, [demo_label, numlike_label], "{class}: {chosen}");
+        // pip and uv through `vari install` install the class's variants, and the CUDA
+        // runtime only where the variant asks for it.
+        for installer in ["pip", "uv"] {
+            let venv_dir = dir.path().join(format!("venv-{class}-{installer}"));
+            // pip installs into an environment that has it (the machine's bundled pip); uv
+            // into a bare one.
+            let (venv_python, installer_arg) = if installer == "pip" {
+                let status = std::process::Command::new("python3")
+                    .args(["-m", "venv"])
+                    .arg(&venv_dir)
+                    .status()
+                    .unwrap();
+                assert!(status.success());
+                (venv_dir.join("bin/python"), std::ffi::OsString::from("pip"))
+            } else {
+                (bare_venv(&venv_dir), uv().into_os_string())
+            };
+            let mut command = vari();
+            command
+                .args(["install", "app-like", "--index-url", &mirror, "--installer"])
+                .arg(installer_arg)
+                .arg("--python")
+                .arg(&venv_python)
+                .arg("--profile")
+                .arg(profile);
+            run(&mut command).expect_code(0);
+            let listed = run(vari()
+                .arg("list")
+                .arg("--json")
+                .arg("--python")
+                .arg(&venv_python))
+            .expect_code(0)
+            .json();
+            let label_of = |name: &str| {
+                listed["packages"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|p| p["name"] == name)
+                    .map(|p| p["label"].as_str().unwrap_or("-").to_owned())
+            };
+            assert_eq!(
+                label_of("vari-demo").as_deref(),
+                Some(demo_label),
+                "{class} {installer}: {listed}"
+            );
+            assert_eq!(
+                label_of("numlike").as_deref(),
+                Some(numlike_label),
+                "{class} {installer}"
+            );
+            assert_eq!(
+                label_of("vari-demo-cuda-runtime").is_some(),
+                cuda,
+                "{class} {installer}"
+            );
+        }
+    }
+    // Plain pip and uv, which know no variants, install the plain wheels, as from the upstream.
+    for installer in [Installer::NewestPip, Installer::Uv] {
+        let installed = install_into_target(
+            installer,
+            Path::new(env!("CARGO_TARGET_TMPDIR")),
+            &mirror,
+            &["app-like".to_owned()],
+            None,
+        );
+        installed.assert_installed(&[
+            "app_like-1.0",
+            "idnalike-3.0",
+            "numlike-2.3.4",
+            "reqlike-1.1",
+            "vari_demo-1.0.0",
+        ]);
+        assert_eq!(installed.label("vari_demo-1.0.0.dist-info"), None);
+    }
+}
+
+#[test]
+fn a_class_added_later_downloads_only_its_new_files_and_one_dropped_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lock = write_lock(dir.path(), &fleet_lock(&up));
+    let site = dir.path().join("site");
+    run(&mut mirror_command(dir.path(), &lock, &site, &["cpu"])).expect_code(0);
+    assert_eq!(up.downloads(), CPU_FILES);
+    assert_eq!(published(&site), set(&CPU_FILES));
+
+    up.server.clear_seen();
+    let again = run(&mut mirror_command(
+        dir.path(),
+        &lock,
+        &site,
+        &["cpu", "a100"],
+    ))
+    .expect_code(0);
+    assert_eq!(up.downloads(), A100_EXTRA, "only the new class's files");
+    assert!(
+        again.stdout.contains("downloaded 2 file(s)"),
+        "{}",
+        again.stdout
+    );
+
+    up.server.clear_seen();
+    let unchanged = run(&mut mirror_command(
+        dir.path(),
+        &lock,
+        &site,
+        &["cpu", "a100"],
+    ))
+    .expect_code(0);
+    assert!(
+        up.downloads().is_empty(),
+        "nothing changed, nothing fetched"
+    );
+    assert!(
+        unchanged.stdout.contains("downloaded 0 file(s)"),
+        "{}",
+        unchanged.stdout
+    );
+
+    // --keep keeps the a100 files published when the class is dropped; without it they go.
+    let kept = run(mirror_command(dir.path(), &lock, &site, &["cpu"]).arg("--keep")).expect_code(0);
+    assert!(kept.stdout.contains("kept 2 file(s)"), "{}", kept.stdout);
+    assert_eq!(published(&site).len(), CPU_FILES.len() + A100_EXTRA.len());
+    let dropped = run(&mut mirror_command(dir.path(), &lock, &site, &["cpu"])).expect_code(0);
+    assert!(
+        dropped.stdout.contains("removed 2 file(s)"),
+        "{}",
+        dropped.stdout
+    );
+    assert_eq!(published(&site), set(&CPU_FILES));
+    assert_eq!(
+        kept_labels(&site, "vari_demo-1.0.0-variants.json"),
+        ["null"]
+    );
+    let page = std::fs::read_to_string(site.join("simple/vari-demo/index.html")).unwrap();
+    assert!(!page.contains("cu128"), "{page}");
+    assert!(!site.join("simple/vari-demo-cuda-runtime").exists());
+    validate(&site);
+}
+
+#[test]
+fn an_interrupted_run_leaves_a_site_that_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lock = write_lock(dir.path(), &fleet_lock(&up));
+    let site = dir.path().join("site");
+    run(&mut mirror_command(dir.path(), &lock, &site, &["cpu"])).expect_code(0);
+    let before = std::fs::read(site.join("simple/vari-demo/index.html")).unwrap();
+
+    // The upstream stops answering: the run is killed while its downloads are under way.
+    up.server.clear_seen();
+    up.server.set(|knobs| knobs.hang = true);
+    let mut child = mirror_command(dir.path(), &lock, &site, &["cpu", "a100"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while up.downloads().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the mirror never asked for a file"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    validate(&site);
+    assert_eq!(
+        std::fs::read(site.join("simple/vari-demo/index.html")).unwrap(),
+        before,
+        "the pages are the last complete run's"
+    );
+
+    // The next run completes the job.
+    up.server.set(|knobs| knobs.hang = false);
+    run(&mut mirror_command(
+        dir.path(),
+        &lock,
+        &site,
+        &["cpu", "a100"],
+    ))
+    .expect_code(0);
+    assert!(published(&site).contains(A100_EXTRA[0]));
+    validate(&site);
+}
+
+#[test]
+fn a_file_that_does_not_match_its_hash_is_refused_and_nothing_is_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lock = write_lock(dir.path(), &fleet_lock(&up));
+    let site = dir.path().join("site");
+    run(&mut mirror_command(dir.path(), &lock, &site, &["cpu"])).expect_code(0);
+
+    // The upstream now serves other bytes under the name the lock pins for a100.
+    let tampered = A100_EXTRA[0];
+    std::fs::write(up.dir.join(tampered), b"not the wheel the lock pins").unwrap();
+    let refused = run(&mut mirror_command(
+        dir.path(),
+        &lock,
+        &site,
+        &["cpu", "a100"],
+    ))
+    .expect_code(1);
+    let url = format!("{}/files/{tampered}", up.server.base());
+    let lines: Vec<&str> = refused
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert!(
+        lines[0].starts_with(&format!(
+            "error: {tampered} ({url}): refused: its sha256 is "
+        )),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        lines.iter().all(|l| !l.contains(A100_EXTRA[1])),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(
+        published(&site),
+        set(&CPU_FILES),
+        "nothing of this run is published"
+    );
+    assert!(!site.join(".vari-mirror/files").join(tampered).exists());
+    validate(&site);
+}
+
+#[test]
+fn without_target_flags_the_lock_s_own_targets_are_mirrored() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let mut lock = fleet_lock(&up);
+    let site = dir.path().join("site");
+    let lock_path = write_lock(dir.path(), &lock);
+    let bare = |lock_path: &Path| {
+        let mut command = vari();
+        command
+            .arg("mirror")
+            .arg("--lock")
+            .arg(lock_path)
+            .arg("-o")
+            .arg(&site)
+            .env("VARI_PYTHON", python());
+        command
+    };
+    run(&mut bare(&lock_path)).expect_one_error(&["names no target profile", "--target"]);
+    assert!(!site.exists(), "nothing is written");
+    // The profiles the lock names are read relative to the lock.
+    fleet::write_profiles(&dir.path().join("profiles"));
+    lock.vari = Some(vari_lock::LockInfo {
+        targets: vec![vari_lock::LockTarget {
+            name: "cpu".to_owned(),
+            profile: Some("profiles/cpu.toml".to_owned()),
+            ..vari_lock::LockTarget::default()
+        }],
+        ..vari_lock::LockInfo::default()
+    });
+    let lock_path = write_lock(dir.path(), &lock);
+    let mirrored = run(&mut bare(&lock_path)).expect_code(0);
+    assert!(
+        mirrored.stdout.contains(" for 1 target;"),
+        "{}",
+        mirrored.stdout
+    );
+    assert_eq!(published(&site), set(&CPU_FILES));
+}

@@ -1,0 +1,236 @@
+//! The mirror's store: the downloaded distributions, kept in
+//! `DEST/.vari-mirror/files/`, from which the site is built (hard links, so a file costs its
+//! space once). A small state file remembers each file's SHA-256 with its size, modification
+//! time and inode, so a re-run knows what it has without hashing gigabytes again; a file the
+//! state does not vouch for is hashed before it is trusted.
+//!
+//! The store is a cache of verified files: a missing or foreign state file only means files
+//! are hashed again, and a file that does not match is downloaded again.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::error::MirrorError;
+use crate::inputs::Fingerprint;
+
+/// The store's directory in the site.
+pub(crate) const STORE_DIR: &str = ".vari-mirror";
+/// The state file's name in the store.
+const STATE_FILE: &str = "state.json";
+/// Written into the state so that a different layout is recognised and ignored.
+const FORMAT: &str = "vari-mirror-state/1";
+
+/// What the state remembers of one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Known {
+    sha256: String,
+    fingerprint: Fingerprint,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct State {
+    format: String,
+    files: BTreeMap<String, Known>,
+}
+
+/// The store of one mirror.
+#[derive(Debug)]
+pub(crate) struct Store {
+    root: PathBuf,
+    files: PathBuf,
+    known: BTreeMap<String, Known>,
+}
+
+impl Store {
+    /// Opens (creating) the store of the site at `dest`.
+    pub(crate) fn open(dest: &Path) -> Result<Self, MirrorError> {
+        let root = dest.join(STORE_DIR);
+        let files = root.join("files");
+        std::fs::create_dir_all(&files).map_err(|source| MirrorError::Store {
+            path: files.clone(),
+            source,
+        })?;
+        let known = vari_fs::read_input(&root.join(STATE_FILE), vari_fs::InputKind::Metadata)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<State>(&bytes).ok())
+            .filter(|state| state.format == FORMAT)
+            .map(|state| state.files)
+            .unwrap_or_default()
+            .into_iter()
+            // Only plain names are ever trusted: the state names files to keep or remove.
+            .filter(|(name, _)| vari_fs::check_name(name).is_ok())
+            .collect();
+        Ok(Self { root, files, known })
+    }
+
+    /// The directory the site is built from.
+    pub(crate) fn files_dir(&self) -> &Path {
+        &self.files
+    }
+
+    /// Where `filename` (a checked plain name) lives in the store.
+    pub(crate) fn path(&self, filename: &str) -> PathBuf {
+        self.files.join(filename)
+    }
+
+    /// Whether the store holds `filename` with this SHA-256: vouched for by the state, or
+    /// hashed now.
+    pub(crate) fn has(&mut self, filename: &str, sha256: &str) -> Result<bool, MirrorError> {
+        let path = self.path(filename);
+        let meta = match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_file() => meta,
+            Ok(_) => return Ok(false),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(source) => return Err(MirrorError::Store { path, source }),
+        };
+        let fingerprint = Fingerprint::of(&meta);
+        if let Some(known) = self.known.get(filename) {
+            if known.fingerprint == fingerprint {
+                return Ok(known.sha256 == sha256);
+            }
+        }
+        let actual = hash_file(&path)?;
+        self.remember(filename, actual.clone(), fingerprint);
+        Ok(actual == sha256)
+    }
+
+    /// Records a file just written with its verified SHA-256.
+    pub(crate) fn record(&mut self, filename: &str, sha256: String) -> Result<(), MirrorError> {
+        let path = self.path(filename);
+        let meta =
+            std::fs::metadata(&path).map_err(|source| MirrorError::Store { path, source })?;
+        self.remember(filename, sha256, Fingerprint::of(&meta));
+        Ok(())
+    }
+
+    fn remember(&mut self, filename: &str, sha256: String, fingerprint: Fingerprint) {
+        self.known.insert(
+            filename.to_owned(),
+            Known {
+                sha256,
+                fingerprint,
+            },
+        );
+    }
+
+    /// The plain files of the store, sorted (temporary files of interrupted runs excluded).
+    pub(crate) fn list(&self) -> Result<Vec<String>, MirrorError> {
+        let error = |source| MirrorError::Store {
+            path: self.files.clone(),
+            source,
+        };
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&self.files).map_err(error)? {
+            let entry = entry.map_err(error)?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            if name.starts_with('.') || !entry.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            names.push(name);
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Writes `bytes` as `filename` unless it already holds them.
+    #[cfg(test)]
+    pub(crate) fn write(&self, filename: &str, bytes: &[u8]) -> Result<bool, MirrorError> {
+        let path = self.path(filename);
+        if std::fs::read(&path).is_ok_and(|old| old == bytes) {
+            return Ok(false);
+        }
+        vari_fs::write_atomic(&path, bytes)?;
+        Ok(true)
+    }
+
+    /// Removes `filename` from the store (the site keeps its link until the site is rebuilt).
+    pub(crate) fn remove(&mut self, filename: &str) -> Result<(), MirrorError> {
+        self.known.remove(filename);
+        match vari_fs::remove_file_under(&self.files, filename) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(MirrorError::Store {
+                path: self.path(filename),
+                source: std::io::Error::other(e.to_string()),
+            }),
+        }
+    }
+
+    /// Saves the state, forgetting files no longer in the store.
+    pub(crate) fn save(&mut self) -> Result<(), MirrorError> {
+        let files = &self.files;
+        self.known.retain(|name, _| files.join(name).is_file());
+        let state = State {
+            format: FORMAT.to_owned(),
+            files: self.known.clone(),
+        };
+        // Serialising maps of strings and numbers cannot fail.
+        let text = serde_json::to_vec(&state).unwrap_or_default();
+        vari_fs::write_atomic(&self.root.join(STATE_FILE), &text)?;
+        Ok(())
+    }
+}
+
+/// The lowercase hex SHA-256 of the file at `path`, streamed.
+fn hash_file(path: &Path) -> Result<String, MirrorError> {
+    let error = |source| MirrorError::Store {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = vari_fs::input::open_input(path).map_err(|e| MirrorError::Store {
+        path: path.to_owned(),
+        source: std::io::Error::other(e.problem()),
+    })?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0; 256 * 1024];
+    loop {
+        let n = file.read(&mut buffer).map_err(error)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    Ok(hex::encode(hasher.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_trusted_by_its_hash_and_remembered() {
+        let dest = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dest.path()).unwrap();
+        let sha = hex::encode(Sha256::digest(b"wheel"));
+        assert!(!store.has("a-1-py3-none-any.whl", &sha).unwrap());
+        store.write("a-1-py3-none-any.whl", b"wheel").unwrap();
+        assert!(store.has("a-1-py3-none-any.whl", &sha).unwrap());
+        assert!(!store.has("a-1-py3-none-any.whl", &"00".repeat(32)).unwrap());
+        store.save().unwrap();
+        let mut again = Store::open(dest.path()).unwrap();
+        assert_eq!(again.known.len(), 1);
+        assert!(again.has("a-1-py3-none-any.whl", &sha).unwrap());
+        again.remove("a-1-py3-none-any.whl").unwrap();
+        assert!(again.list().unwrap().is_empty());
+    }
+
+    #[test]
+    fn state_entries_that_are_not_plain_names_are_ignored() {
+        let dest = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dest.path().join(STORE_DIR)).unwrap();
+        let state = serde_json::json!({"format": FORMAT, "files": {
+            "../x.whl": {"sha256": "00", "fingerprint": {"size": 1, "mtime_ns": 1, "inode": 1}}
+        }});
+        std::fs::write(
+            dest.path().join(STORE_DIR).join(STATE_FILE),
+            serde_json::to_vec(&state).unwrap(),
+        )
+        .unwrap();
+        assert!(Store::open(dest.path()).unwrap().known.is_empty());
+    }
+}
