@@ -58,7 +58,12 @@ fn one_lock_from_vari_lock_installs_each_class_its_own_build() {
         let venv = scratch.join("venv");
         bare_venv(&venv);
         let synced = run(&mut sync(&scratch, &lock_path, &venv, profile(class))).expect_code(0);
-        assert_eq!(listed(&venv), installed_for(class), "{class}: {}", synced.stdout);
+        assert_eq!(
+            listed(&venv),
+            installed_for(class),
+            "{class}: {}",
+            synced.stdout
+        );
     }
 
     // One class's files for a tool without variant support: plain pip, hashes required.
@@ -93,6 +98,9 @@ fn one_lock_from_vari_lock_installs_each_class_its_own_build() {
         String::from_utf8_lossy(&pip.stderr)
     );
     let plain: Vec<String> = listed(&venv).into_iter().map(|(name, _)| name).collect();
-    let cpu: Vec<String> = installed_for("cpu").into_iter().map(|(name, _)| name).collect();
+    let cpu: Vec<String> = installed_for("cpu")
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
     assert_eq!(plain, cpu);
 }

@@ -15,6 +15,7 @@ mod install;
 mod labels;
 mod list;
 mod lock;
+mod lock_sync;
 mod metadata;
 mod metadata_release;
 mod mirror;

@@ -13,13 +13,14 @@ use std::path::Path;
 use crate::build::{build, BuildOptions, BuildStats, NoProgress};
 use crate::error::BuildError;
 use crate::place::FilePlacement;
+use crate::publish::Destination;
 
 /// Publishes the distributions of `store` (and their `*-variants.json`) as the site at `dest`,
 /// hard-linking the files.
 pub(crate) fn publish(store: &Path, dest: &Path) -> Result<BuildStats, BuildError> {
     build(&BuildOptions {
         input: store.to_owned(),
-        site: dest.to_owned(),
+        destination: Destination::Directory(dest.to_owned()),
         placement: FilePlacement::HardLink,
         progress: &NoProgress,
     })
