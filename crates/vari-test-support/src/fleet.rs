@@ -112,3 +112,22 @@ pub fn expected(class: &str) -> (&'static str, &'static str, bool) {
         other => panic!("no class {other:?} in vari_test_support::fleet::PROFILES"),
     }
 }
+
+/// Everything a class ends up with when it installs `app-like`, as `vari list` names them
+/// (normalised name, label), sorted: the tree, the two variant projects with the class's
+/// labels, and the CUDA runtime where the class's variant asks for it.
+pub fn installed(class: &str) -> Vec<(String, Option<String>)> {
+    let (demo, numlike, cuda) = expected(class);
+    let mut installed = vec![
+        ("app-like".to_owned(), None),
+        ("idnalike".to_owned(), None),
+        ("numlike".to_owned(), Some(numlike.to_owned())),
+        ("reqlike".to_owned(), None),
+        ("vari-demo".to_owned(), Some(demo.to_owned())),
+    ];
+    if cuda {
+        installed.push(("vari-demo-cuda-runtime".to_owned(), None));
+    }
+    installed.sort();
+    installed
+}

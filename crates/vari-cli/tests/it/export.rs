@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use vari_test_support::fleet;
 use vari_test_support::venv::{bare_venv, python, run_ok, uv};
 
 use crate::common::{run, vari};
@@ -25,22 +26,6 @@ fn export(scratch: &Path, fleet: &Fleet, class: &str) -> Command {
             "x86_64-manylinux_2_28",
         ]);
     command
-}
-
-fn expected(class: &str) -> Vec<(String, Option<String>)> {
-    let (demo, numlike, cuda) = vari_test_support::fleet::expected(class);
-    let mut expected = vec![
-        ("app-like".to_owned(), None),
-        ("idnalike".to_owned(), None),
-        ("numlike".to_owned(), Some(numlike.to_owned())),
-        ("reqlike".to_owned(), None),
-        ("vari-demo".to_owned(), Some(demo.to_owned())),
-    ];
-    if cuda {
-        expected.push(("vari-demo-cuda-runtime".to_owned(), None));
-    }
-    expected.sort();
-    expected
 }
 
 #[test]
@@ -81,7 +66,7 @@ fn the_export_installs_with_plain_pip_and_plain_uv_checking_hashes() {
             .env_remove("PIP_FIND_LINKS")
             .current_dir(&out),
     );
-    assert_eq!(listed(&pip_venv), expected("a100"));
+    assert_eq!(listed(&pip_venv), fleet::installed("a100"));
     let uv_venv = dir.path().join("uv-venv");
     bare_venv(&uv_venv);
     run_ok(
@@ -92,7 +77,7 @@ fn the_export_installs_with_plain_pip_and_plain_uv_checking_hashes() {
             .env("UV_CACHE_DIR", dir.path().join("uv-cache"))
             .current_dir(&out),
     );
-    assert_eq!(listed(&uv_venv), expected("a100"));
+    assert_eq!(listed(&uv_venv), fleet::installed("a100"));
 }
 
 #[test]

@@ -11,24 +11,6 @@ use vari_test_support::venv::{bare_venv, test_venv};
 use crate::common::{run, vari};
 use crate::sync::{listed, serve, sync};
 
-/// `fleet::expected` as `vari list` reports it: every package of app-like's tree with its
-/// label, the CUDA runtime only where the class's variant asks for it.
-fn installed_for(class: &str) -> Vec<(String, Option<String>)> {
-    let (demo, numlike, cuda) = fleet::expected(class);
-    let mut expected = vec![
-        ("app-like".to_owned(), None),
-        ("idnalike".to_owned(), None),
-        ("numlike".to_owned(), Some(numlike.to_owned())),
-        ("reqlike".to_owned(), None),
-        ("vari-demo".to_owned(), Some(demo.to_owned())),
-    ];
-    if cuda {
-        expected.push(("vari-demo-cuda-runtime".to_owned(), None));
-    }
-    expected.sort();
-    expected
-}
-
 fn path_with_uv() -> String {
     format!("{}:/usr/bin:/bin", test_venv().join("bin").display())
 }
@@ -60,7 +42,7 @@ fn one_lock_from_vari_lock_installs_each_class_its_own_build() {
         let synced = run(&mut sync(&scratch, &lock_path, &venv, profile(class))).expect_code(0);
         assert_eq!(
             listed(&venv),
-            installed_for(class),
+            fleet::installed(class),
             "{class}: {}",
             synced.stdout
         );
@@ -98,7 +80,7 @@ fn one_lock_from_vari_lock_installs_each_class_its_own_build() {
         String::from_utf8_lossy(&pip.stderr)
     );
     let plain: Vec<String> = listed(&venv).into_iter().map(|(name, _)| name).collect();
-    let cpu: Vec<String> = installed_for("cpu")
+    let cpu: Vec<String> = fleet::installed("cpu")
         .into_iter()
         .map(|(name, _)| name)
         .collect();

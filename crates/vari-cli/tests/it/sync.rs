@@ -212,23 +212,6 @@ fn stdout(run: &Run) -> String {
     run.stdout.clone()
 }
 
-/// What a class must end up with: the demo's label, numlike's, and the runtime on CUDA.
-fn expected(class: &str) -> Vec<(String, Option<String>)> {
-    let (demo, numlike, cuda) = fleet::expected(class);
-    let mut expected = vec![
-        ("app-like".to_owned(), None),
-        ("idnalike".to_owned(), None),
-        ("numlike".to_owned(), Some(numlike.to_owned())),
-        ("reqlike".to_owned(), None),
-        ("vari-demo".to_owned(), Some(demo.to_owned())),
-    ];
-    if cuda {
-        expected.push(("vari-demo-cuda-runtime".to_owned(), None));
-    }
-    expected.sort();
-    expected
-}
-
 #[test]
 fn each_machine_class_gets_its_variant_and_only_cuda_machines_the_runtime() {
     let dir = tempfile::tempdir().unwrap();
@@ -246,7 +229,7 @@ fn each_machine_class_gets_its_variant_and_only_cuda_machines_the_runtime() {
         .expect_code(0);
         assert_eq!(
             listed(&venv),
-            expected(class),
+            fleet::installed(class),
             "{class}: {}",
             stdout(&first)
         );
@@ -270,7 +253,7 @@ fn each_machine_class_gets_its_variant_and_only_cuda_machines_the_runtime() {
         ))
         .expect_code(0);
         assert!(!stdout(&again).contains("installed "), "{}", stdout(&again));
-        assert_eq!(listed(&venv), expected(class));
+        assert_eq!(listed(&venv), fleet::installed(class));
     }
     // The CPU machine's environment moved to the A100 class: the same version of vari-demo,
     // another build, replaced; the runtime comes with it.
@@ -289,7 +272,7 @@ fn each_machine_class_gets_its_variant_and_only_cuda_machines_the_runtime() {
         "{}",
         moved.stdout
     );
-    assert_eq!(listed(&cpu.join("venv")), expected("a100"));
+    assert_eq!(listed(&cpu.join("venv")), fleet::installed("a100"));
     // The CUDA runtime was installed without the variant markers pip and uv cannot read.
     let a100 = dir.path().join("a100/venv");
     let site = vari_test_support::venv::site_packages(&a100);
@@ -316,7 +299,7 @@ fn offline_from_a_wheelhouse_with_the_index_gone() {
         .arg("--find-links")
         .arg(&fleet.upstream))
     .expect_code(0);
-    assert_eq!(listed(&venv), expected("a100"));
+    assert_eq!(listed(&venv), fleet::installed("a100"));
 }
 
 #[test]
@@ -366,7 +349,7 @@ fn a_tampered_wheel_is_refused_and_nothing_is_installed() {
         fleet.profile("cpu"),
     ))
     .expect_code(0);
-    assert_eq!(listed(&venv), expected("cpu"));
+    assert_eq!(listed(&venv), fleet::installed("cpu"));
 }
 
 #[test]
@@ -378,7 +361,7 @@ fn what_the_lock_does_not_list_is_removed_unless_inexact() {
     bare_venv(&venv);
     let profile = fleet.profile("cpu");
     run(sync(&scratch, &fleet.lock, &venv, profile).args(["--extra", "socks"])).expect_code(0);
-    let mut with_socks = expected("cpu");
+    let mut with_socks = fleet::installed("cpu");
     with_socks.push(("sockslike".to_owned(), None));
     with_socks.sort();
     assert_eq!(listed(&venv), with_socks);
@@ -430,7 +413,7 @@ fn what_the_lock_does_not_list_is_removed_unless_inexact() {
         "{}",
         removed.stdout
     );
-    assert_eq!(listed(&venv), expected("cpu"));
+    assert_eq!(listed(&venv), fleet::installed("cpu"));
 }
 
 #[test]
@@ -481,7 +464,7 @@ fn pip_installs_the_same_files() {
         pip,
     ))
     .expect_code(0);
-    assert_eq!(keep(listed(&venv)), expected("a100"));
+    assert_eq!(keep(listed(&venv)), fleet::installed("a100"));
     // The same environment moved to another class: the CUDA runtime goes, pip stays.
     run(&mut sync_with(
         &scratch,
@@ -493,5 +476,5 @@ fn pip_installs_the_same_files() {
     .expect_code(0);
     let now = listed(&venv);
     assert!(now.iter().any(|(n, _)| n == "pip"), "{now:?}");
-    assert_eq!(keep(now), expected("mi300"));
+    assert_eq!(keep(now), fleet::installed("mi300"));
 }
