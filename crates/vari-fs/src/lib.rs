@@ -36,6 +36,7 @@ mod atomic;
 mod cache;
 pub mod cache_admin;
 pub mod cache_write;
+mod human;
 pub mod input;
 pub mod interrupt;
 mod process;
@@ -45,6 +46,7 @@ pub mod stale;
 pub use atomic::{write_atomic, AtomicFile, WriteError, WriteErrorKind};
 pub use cache::{cache_dir, cache_dir_with, CACHE_DIR_ENV};
 pub use cache_write::{ensure_cache_dir, open_cache_file, read_cache_file, write_cache_file};
+pub use human::human_bytes;
 pub use input::{
     open_input, raise_input_limit, read_input, read_input_limited, read_input_to_string,
     InputError, InputKind,

@@ -123,7 +123,7 @@ fn removal_text(dir: &Path, removed: &Removed, older_than_days: Option<u32>) -> 
     let mut text = format!(
         "removed {}{unused} ({}) from {}\n\n",
         entries(total.entries),
-        human_bytes(total.bytes),
+        vari_fs::human_bytes(total.bytes),
         dir.display()
     );
     text.push_str(&table(&removed.areas));
@@ -141,7 +141,7 @@ fn table(areas: &[(CacheArea, Usage)]) -> String {
             [
                 name.to_owned(),
                 usage.entries.to_string(),
-                human_bytes(usage.bytes),
+                vari_fs::human_bytes(usage.bytes),
             ]
         })
         .collect();
@@ -172,22 +172,6 @@ fn entries(n: u64) -> String {
         1 => "1 entry".to_owned(),
         n => format!("{n} entries"),
     }
-}
-
-/// `512 B`, `1.2 KiB`, `3.4 GiB`: binary units, as `du -h` and pip's `cache info` count.
-fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    // Precision beyond a decimal is not needed for a size shown to people.
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
 }
 
 /// `vari cache info --json`.
@@ -249,20 +233,4 @@ fn json(value: &impl Serialize) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_read_as_people_expect() {
-        assert_eq!(human_bytes(0), "0 B");
-        assert_eq!(human_bytes(1023), "1023 B");
-        assert_eq!(human_bytes(1024), "1.0 KiB");
-        assert_eq!(human_bytes(1536), "1.5 KiB");
-        assert_eq!(human_bytes(5 * 1024 * 1024), "5.0 MiB");
-        assert_eq!(human_bytes(1_288_490_189), "1.2 GiB");
-        assert_eq!(human_bytes(u64::MAX), "16384.0 PiB");
-    }
 }

@@ -172,14 +172,20 @@ fn fill_wheelhouse(
     for (file, staged) in planned.files.iter().zip(staged) {
         let name = file.installer_name();
         let dest = vari_fs::join_under(dir, &name).map_err(|e| CliError::Other(e.to_string()))?;
-        let bytes = std::fs::read(&staged.path).map_err(|e| CliError::io(&staged.path, e))?;
-        vari_fs::write_atomic(&dest, &bytes).map_err(|e| CliError::Other(e.to_string()))?;
+        // Copied file to file (a CUDA wheel can be gigabytes): never whole in memory.
+        let mut source =
+            std::fs::File::open(&staged.path).map_err(|e| CliError::io(&staged.path, e))?;
+        let copy =
+            vari_fs::AtomicFile::create(&dest).map_err(|e| CliError::Other(e.to_string()))?;
+        let size =
+            std::io::copy(&mut source, &mut copy.as_file()).map_err(|e| CliError::io(&dest, e))?;
+        copy.commit().map_err(|e| CliError::Other(e.to_string()))?;
         let sha256 = sha256_file(&dest).map_err(|e| CliError::io(&dest, e))?;
         placed.push(Placed {
             relative: format!("{relative_dir}{name}"),
             name,
             sha256,
-            size: bytes.len() as u64,
+            size,
         });
     }
     Ok(placed)

@@ -95,10 +95,10 @@ impl MirrorReport {
         format!(
             "mirrored {files} files ({}) for {targets}; every variant of these releases would be \
              {all_files} files ({}): saved {} files, {} ({percent:.0} %)",
-            human_bytes(bytes),
-            human_bytes(all_bytes),
+            vari_fs::human_bytes(bytes),
+            vari_fs::human_bytes(all_bytes),
             all_files.saturating_sub(files),
-            human_bytes(all_bytes.saturating_sub(bytes)),
+            vari_fs::human_bytes(all_bytes.saturating_sub(bytes)),
         )
     }
 }
@@ -107,7 +107,10 @@ impl MirrorReport {
     /// What this run did: `downloaded 3 files (1.2 MiB); removed 1 file no target needs`.
     pub fn activity(&self) -> String {
         let (files, bytes) = self.downloaded;
-        let mut text = format!("downloaded {files} file(s) ({})", human_bytes(bytes));
+        let mut text = format!(
+            "downloaded {files} file(s) ({})",
+            vari_fs::human_bytes(bytes)
+        );
         if self.removed > 0 {
             text.push_str(&format!(
                 "; removed {} file(s) no target needs",
@@ -260,21 +263,6 @@ fn check_variants_json(dest: &Path, release: &Release, present: &[String]) -> Op
     })
 }
 
-/// `1.2 MiB`, `512 B`: binary units, one decimal.
-fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
-
 #[cfg(test)]
 mod upstream_tests;
 
@@ -295,6 +283,6 @@ mod tests {
             "mirrored 14 files (1.2 MiB) for 2 targets; every variant of these releases would \
              be 31 files (4.0 MiB): saved 17 files, 2.8 MiB (70 %)"
         );
-        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(vari_fs::human_bytes(512), "512 B");
     }
 }
