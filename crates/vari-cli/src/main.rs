@@ -11,6 +11,7 @@ mod commands;
 mod error;
 mod explain;
 mod load;
+mod lock_inputs;
 mod lock_plan;
 mod output;
 mod settings;

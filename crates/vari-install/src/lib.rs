@@ -51,6 +51,7 @@ mod installer;
 mod installer_env;
 mod list;
 mod lock_files;
+mod locking;
 mod plan;
 mod requirements_file;
 mod run;
@@ -73,6 +74,7 @@ pub use list::{
     VARIANT_JSON,
 };
 pub use lock_files::{locked_releases, LockFilesError, LockFilesTarget, PinnedRelease};
+pub use locking::{find_uv, resolve_releases, LockingError, LockingRequest, LockingTarget};
 pub use plan::{HiddenSources, Plan, PlanError};
 pub use requirements_file::{
     requirements_in_args, RequirementsFileError, MAX_DEPTH as MAX_REQUIREMENTS_FILE_DEPTH,

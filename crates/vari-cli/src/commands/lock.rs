@@ -1,28 +1,17 @@
 //! `vari lock`: one `pylock.toml` for several machine classes. Argument mapping and rendering;
-//! resolving is uv's (`vari_install::compile`, through the proxy, one target at a time), the
-//! files each target can use are `vari_install::locked_releases`', the lock's arrangement is
+//! resolving and listing the files each target can use is `vari_install::resolve_releases`'
+//! (uv through the proxy, targets made to agree on versions, preferring the existing lock's
+//! pins less those `--upgrade`/`--upgrade-package` name), the lock's arrangement is
 //! `vari_lock::build_lock`'s.
 //!
-//! Versions agree across targets through preferences: every target is resolved at once,
-//! each preferring the existing lock's pins (less those `--upgrade`/`--upgrade-package`
-//! name); when targets pin different versions, they are resolved again one after another,
-//! each preferring the pins of those before it (uv reads its output file as preferences).
-//! When targets still pin different versions, one error names the package, the versions and
-//! the targets. Dependencies that a kept variant asks for
-//! through variant markers but no target's best variant did are resolved too (a few rounds at
-//! most), so that every wheel the lock lists has what it needs in the lock.
-//!
 //! `--check` reads the inputs only: no network when the lock is up to date.
-
-mod inputs;
-mod resolve;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use vari_client::ClientSettings;
-use vari_install::{LockFilesTarget, PinnedRelease, TEMPORARY_PREFIX};
+use vari_install::{LockFilesTarget, LockingRequest, LockingTarget};
 use vari_lock::{InputsHash, Lock, LockInfo, LockInputs, LockTarget, LockedRelease};
 
 use crate::cli::{LockArgs, TargetArgs};
@@ -32,11 +21,7 @@ use crate::settings::{
     client_settings, configured_target_settings, load_config, resolve_target, server_runtime,
 };
 
-use inputs::Requirements;
-use resolve::{ResolvedTarget, Resolver};
-
-/// How many rounds resolve the dependencies that kept variants bring in.
-const VARIANT_DEPENDENCY_ROUNDS: usize = 4;
+use crate::lock_inputs::{self as inputs, Requirements};
 
 /// Locks (or with `--check`, checks the lock).
 pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
@@ -60,81 +45,27 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
             &targets,
         ));
     }
-    let uv = vari_install::Installer::find(
-        Some(&vari_install::InstallerChoice::Uv),
-        std::env::var_os("PATH").as_deref(),
-        Path::new("python"),
-        &[],
-    )
-    .map_err(|e| CliError::Other(format!("vari lock resolves with uv: {e}")))?;
-    let vari_install::Program::Uv(uv) = uv.program else {
-        return Err(CliError::Other(
-            "vari lock resolves with uv: uv is not on PATH".into(),
-        ));
-    };
+    let uv = vari_install::find_uv(std::env::var_os("PATH").as_deref())
+        .map_err(|e| CliError::Other(e.to_string()))?;
     let selection = config.selection(vari_core::ordering::SelectionOptions::default());
     let preferences = preferences(existing.as_ref(), args);
-    let scratch = tempfile::Builder::new()
-        .prefix(TEMPORARY_PREFIX)
-        .tempdir()
-        .map_err(|e| CliError::Other(format!("cannot make a temporary directory: {e}")))?;
     let runtime = server_runtime()?;
-    let resolver = Resolver {
-        uv,
-        scratch: scratch.path().to_owned(),
-        sources: sources.clone(),
-        selection: selection.clone(),
+    let request = LockingRequest {
+        uv: &uv,
+        sources: &sources,
+        selection: &selection,
         pre: args.index.pre,
+        requirements: &requirements.all(),
+        targets: &targets,
+        preferences: &preferences,
     };
-    let mut pins = resolver.resolve_all(&runtime, &requirements.all(), &targets, &preferences)?;
-    let client = vari_client::IndexClient::new(sources.clone())
+    let mut releases = runtime
+        .block_on(vari_install::resolve_releases(&request))
         .map_err(|e| CliError::Other(e.to_string()))?;
-    let files: Vec<LockFilesTarget> = targets.iter().map(|t| t.files.clone()).collect();
-    let mut releases = list_files(&runtime, &client, &pins, &files, &selection)?;
     let environments: Vec<vari_core::markers::TargetEnvironment> = targets
         .iter()
         .map(|t| t.files.target.markers.clone())
         .collect();
-    // Dependencies of kept variants that no target's resolution pinned.
-    for _ in 0..VARIANT_DEPENDENCY_ROUNDS {
-        let missing = missing_variant_dependencies(&releases, &pins, &environments)?;
-        if missing.is_empty() {
-            break;
-        }
-        let mut wanted = requirements.all();
-        wanted.extend(missing);
-        let known: BTreeMap<String, String> = pins
-            .iter()
-            .map(|(name, (version, _))| (name.clone(), version.clone()))
-            .collect();
-        let added = resolver.resolve_one(&runtime, &wanted, &targets[0], &known)?;
-        let mut new = Vec::new();
-        for pin in added {
-            match pins.get(&pin.name) {
-                Some((version, _)) if *version != pin.version => {
-                    return Err(CliError::Other(format!(
-                        "targets disagree on {}: {version} ({}), {} (the dependencies of its \
-                         variants)",
-                        pin.name,
-                        pins[&pin.name].1.join(", "),
-                        pin.version
-                    )));
-                }
-                Some(_) => {}
-                None => {
-                    pins.insert(pin.name.clone(), (pin.version.clone(), Vec::new()));
-                    new.push(pin.name);
-                }
-            }
-        }
-        let new_pins: BTreeMap<String, (String, Vec<String>)> = new
-            .iter()
-            .map(|name| (name.clone(), pins[name].clone()))
-            .collect();
-        releases.extend(list_files(
-            &runtime, &client, &new_pins, &files, &selection,
-        )?);
-    }
     local_paths(&mut releases, &output_path)?;
     let lock_inputs = LockInputs {
         requirements: requirements.base.clone(),
@@ -170,7 +101,7 @@ fn output_path(args: &LockArgs) -> PathBuf {
 
 /// The targets: every profile with every Python version and platform (each list standing for
 /// one unspecified value when empty).
-fn targets(args: &LockArgs) -> Result<Vec<ResolvedTarget>, CliError> {
+fn targets(args: &LockArgs) -> Result<Vec<LockingTarget>, CliError> {
     let profiles: Vec<Option<&PathBuf>> = match args.targets.is_empty() {
         true => vec![None],
         false => args.targets.iter().map(Some).collect(),
@@ -183,7 +114,7 @@ fn targets(args: &LockArgs) -> Result<Vec<ResolvedTarget>, CliError> {
         true => vec![None],
         false => args.python_platforms.iter().map(Some).collect(),
     };
-    let mut resolved: Vec<ResolvedTarget> = Vec::new();
+    let mut resolved: Vec<LockingTarget> = Vec::new();
     for profile in &profiles {
         for version in &versions {
             for platform in &platforms {
@@ -222,7 +153,7 @@ fn targets(args: &LockArgs) -> Result<Vec<ResolvedTarget>, CliError> {
                     }
                     None => None,
                 };
-                resolved.push(ResolvedTarget {
+                resolved.push(LockingTarget {
                     lock: LockTarget {
                         name: name.clone(),
                         profile: profile.map(|p| p.display().to_string()),
@@ -246,7 +177,7 @@ fn targets(args: &LockArgs) -> Result<Vec<ResolvedTarget>, CliError> {
 /// requirements read in place), the targets (their profiles' bytes), the sources and `--pre`.
 fn inputs_hash(
     requirements: &Requirements,
-    targets: &[ResolvedTarget],
+    targets: &[LockingTarget],
     sources: &ClientSettings,
     pre: bool,
 ) -> String {
@@ -315,7 +246,7 @@ fn check(
     existing: Option<&Lock>,
     hash: &str,
     requirements: &Requirements,
-    targets: &[ResolvedTarget],
+    targets: &[LockingTarget],
 ) -> ExitCode {
     let Some(lock) = existing else {
         error_line(&format!("{} is missing: run `vari lock`", path.display()));
@@ -366,29 +297,6 @@ fn preferences(existing: Option<&Lock>, args: &LockArgs) -> BTreeMap<String, Str
         .collect()
 }
 
-/// The files of the pinned releases.
-fn list_files(
-    runtime: &tokio::runtime::Runtime,
-    client: &vari_client::IndexClient,
-    pins: &BTreeMap<String, (String, Vec<String>)>,
-    targets: &[LockFilesTarget],
-    selection: &vari_core::ordering::SelectionOptions,
-) -> Result<Vec<LockedRelease>, CliError> {
-    let pinned: Vec<PinnedRelease> = pins
-        .iter()
-        .map(|(name, (version, targets))| PinnedRelease {
-            name: name.clone(),
-            version: version.clone(),
-            targets: targets.clone(),
-        })
-        .collect();
-    runtime
-        .block_on(vari_install::locked_releases(
-            client, &pinned, targets, selection,
-        ))
-        .map_err(|e| CliError::Other(e.to_string()))
-}
-
 /// Files from a find-links directory come as `file:` URLs; a lock names them by a path
 /// relative to its own directory (PEP 751 `path`), which must lie under that directory, so
 /// that the lock can be moved with its files and never names a file elsewhere.
@@ -428,26 +336,6 @@ fn local_paths(releases: &mut [LockedRelease], lock_path: &Path) -> Result<(), C
         artifact.path = Some(relative);
     }
     Ok(())
-}
-
-/// The requirements (markers dropped) that kept variants ask for through variant markers and
-/// no resolution pinned.
-fn missing_variant_dependencies(
-    releases: &[LockedRelease],
-    pins: &BTreeMap<String, (String, Vec<String>)>,
-    environments: &[vari_core::markers::TargetEnvironment],
-) -> Result<Vec<String>, CliError> {
-    let mut missing: Vec<String> = Vec::new();
-    for release in releases {
-        let wanted = vari_lock::variant_requirements(release, environments)
-            .map_err(|e| CliError::Other(e.to_string()))?;
-        for (name, requirement) in wanted {
-            if !pins.contains_key(&name) && !missing.contains(&requirement) {
-                missing.push(requirement);
-            }
-        }
-    }
-    Ok(missing)
 }
 
 /// One line per package (its version and the wheels kept: labels, or the plain wheel), then

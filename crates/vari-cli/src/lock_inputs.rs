@@ -14,23 +14,23 @@ const MAX_GROUP_DEPTH: usize = 32;
 
 /// The requirements of a lock, by scope.
 #[derive(Debug, Default)]
-pub(super) struct Requirements {
+pub(crate) struct Requirements {
     /// Always installed.
-    pub(super) base: Vec<String>,
+    pub(crate) base: Vec<String>,
     /// `[project.optional-dependencies]`.
-    pub(super) extras: BTreeMap<String, Vec<String>>,
+    pub(crate) extras: BTreeMap<String, Vec<String>>,
     /// `[dependency-groups]`, includes expanded.
-    pub(super) groups: BTreeMap<String, Vec<String>>,
+    pub(crate) groups: BTreeMap<String, Vec<String>>,
     /// The groups installed when none is asked for: uv's `default-groups`, else `dev` when the
     /// project has it (uv's default).
-    pub(super) default_groups: Vec<String>,
+    pub(crate) default_groups: Vec<String>,
     /// `[project] requires-python`.
-    pub(super) requires_python: Option<String>,
+    pub(crate) requires_python: Option<String>,
 }
 
 impl Requirements {
     /// Every requirement to resolve, each scope's in turn.
-    pub(super) fn all(&self) -> Vec<String> {
+    pub(crate) fn all(&self) -> Vec<String> {
         self.base
             .iter()
             .chain(self.extras.values().flatten())
@@ -42,7 +42,7 @@ impl Requirements {
 
 /// Reads the command line's requirements, its `-r` files (bounded, nested ones followed) and
 /// the project's `pyproject.toml`.
-pub(super) fn read(
+pub(crate) fn read(
     given: &[String],
     files: &[PathBuf],
     project: Option<&Path>,

@@ -1,0 +1,350 @@
+//! Resolving requirements for several machine classes into the releases a lock lists: what
+//! `vari lock` writes and what `vari mirror` mirrors from requirements. Resolving is uv's
+//! ([`compile`], through the proxy, one target at a time); the files each target can use are
+//! [`locked_releases`]'; arranging them into a `pylock.toml` is `vari_lock::build_lock`'s.
+//!
+//! Versions agree across targets through preferences: every target is resolved at once, each
+//! preferring the given pins (an existing lock's); when targets pin different versions, they
+//! are resolved again one after another, each preferring the pins of those before it (uv reads
+//! its output file as preferences). When targets still pin different versions, one error names
+//! the package, the versions and the targets. Dependencies that a kept variant asks for
+//! through variant markers but no target's best variant did are resolved too (a few rounds at
+//! most), so that every wheel the lock lists has what it needs in the lock.
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use vari_client::{ClientSettings, IndexClient};
+use vari_core::markers::TargetEnvironment;
+use vari_core::ordering::SelectionOptions;
+use vari_lock::{LockTarget, LockedRelease};
+use vari_proxy::ProxySettings;
+
+use crate::compile::{compile, CompileError, CompileRequest, Pin};
+use crate::installer::{Installer, InstallerChoice, Program};
+use crate::lock_files::{locked_releases, LockFilesError, LockFilesTarget, PinnedRelease};
+use crate::run::TEMPORARY_PREFIX;
+
+/// How many rounds resolve the dependencies that kept variants bring in.
+const VARIANT_DEPENDENCY_ROUNDS: usize = 4;
+
+/// One machine class to lock for.
+#[derive(Debug, Clone)]
+pub struct LockingTarget {
+    /// As the lock records it.
+    pub lock: LockTarget,
+    /// As resolution and the file listing read it.
+    pub files: LockFilesTarget,
+}
+
+/// What to resolve, for which targets, from where.
+#[derive(Debug, Clone, Copy)]
+pub struct LockingRequest<'a> {
+    /// The uv that resolves ([`find_uv`]).
+    pub uv: &'a Path,
+    /// The indexes and find-links.
+    pub sources: &'a ClientSettings,
+    /// The variant selection options (as `vari select` takes them).
+    pub selection: &'a SelectionOptions,
+    /// Allow pre-releases.
+    pub pre: bool,
+    /// Every requirement to resolve (every scope's).
+    pub requirements: &'a [String],
+    /// The targets (at least one).
+    pub targets: &'a [LockingTarget],
+    /// Pins to keep when they still fit (an existing lock's): name to version.
+    pub preferences: &'a BTreeMap<String, String>,
+}
+
+/// Why requirements could not be resolved into releases.
+#[derive(Debug, thiserror::Error)]
+pub enum LockingError {
+    /// No uv to resolve with.
+    #[error("resolving needs uv: {0}")]
+    NoUv(String),
+    /// The scratch directory or a file in it.
+    #[error("cannot write {}: {source}", path.display())]
+    Scratch {
+        /// The directory or file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// One target's resolution failed.
+    #[error("cannot resolve for target {target}: {source}")]
+    Resolve {
+        /// The target's name.
+        target: String,
+        /// uv's or the proxy's error.
+        source: Box<CompileError>,
+    },
+    /// Targets pin different versions of a package even after preferring each other's pins.
+    #[error(
+        "targets disagree on {name}: {versions}; pin it in the requirements, or lock these \
+         targets separately"
+    )]
+    Disagree {
+        /// The package.
+        name: String,
+        /// Each version with the targets that pinned it: `2.0 (a100), 1.0 (cpu)`.
+        versions: String,
+    },
+    /// What a kept variant's dependencies resolve to differs from the targets' pin.
+    #[error(
+        "targets disagree on {name}: {pinned} ({targets}), {wanted} (the dependencies of its \
+         variants)"
+    )]
+    VariantDependencies {
+        /// The package.
+        name: String,
+        /// The targets' version.
+        pinned: String,
+        /// The targets that pinned it.
+        targets: String,
+        /// The version the variants' dependencies resolved to.
+        wanted: String,
+    },
+    /// Listing the pinned releases' files.
+    #[error(transparent)]
+    Files(#[from] LockFilesError),
+    /// A release's variant requirements could not be read.
+    #[error(transparent)]
+    VariantRequirements(#[from] vari_lock::BuildError),
+}
+
+/// The uv on `path` (the `PATH` variable's value) that resolves.
+pub fn find_uv(path: Option<&OsStr>) -> Result<PathBuf, LockingError> {
+    let installer = Installer::find(Some(&InstallerChoice::Uv), path, Path::new("python"), &[])
+        .map_err(|e| LockingError::NoUv(e.to_string()))?;
+    match installer.program {
+        Program::Uv(uv) => Ok(uv),
+        _ => Err(LockingError::NoUv("uv is not on PATH".into())),
+    }
+}
+
+/// Resolves the requirements for every target, then lists the files of each pinned release
+/// that some target can use, with the dependencies kept variants bring in resolved too.
+pub async fn resolve_releases(
+    request: &LockingRequest<'_>,
+) -> Result<Vec<LockedRelease>, LockingError> {
+    let scratch = tempfile::Builder::new()
+        .prefix(TEMPORARY_PREFIX)
+        .tempdir()
+        .map_err(|source| LockingError::Scratch {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let resolver = Resolver {
+        request,
+        scratch: scratch.path(),
+    };
+    let mut pins = resolver.resolve_all(request.preferences).await?;
+    let client = IndexClient::new(request.sources.clone()).map_err(LockFilesError::from)?;
+    let files: Vec<LockFilesTarget> = request.targets.iter().map(|t| t.files.clone()).collect();
+    let mut releases = list_files(&client, &pins, &files, request.selection).await?;
+    let environments: Vec<TargetEnvironment> = request
+        .targets
+        .iter()
+        .map(|t| t.files.target.markers.clone())
+        .collect();
+    // Dependencies of kept variants that no target's resolution pinned.
+    for _ in 0..VARIANT_DEPENDENCY_ROUNDS {
+        let missing = missing_variant_dependencies(&releases, &pins, &environments)?;
+        if missing.is_empty() {
+            break;
+        }
+        let mut wanted = request.requirements.to_vec();
+        wanted.extend(missing);
+        let known: BTreeMap<String, String> = pins
+            .iter()
+            .map(|(name, (version, _))| (name.clone(), version.clone()))
+            .collect();
+        let added = resolver
+            .resolve(&wanted, &request.targets[0], &known, 0)
+            .await?;
+        let mut new = BTreeMap::new();
+        for pin in added {
+            match pins.get(&pin.name) {
+                Some((version, targets)) if *version != pin.version => {
+                    return Err(LockingError::VariantDependencies {
+                        name: pin.name,
+                        pinned: version.clone(),
+                        targets: targets.join(", "),
+                        wanted: pin.version,
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    pins.insert(pin.name.clone(), (pin.version.clone(), Vec::new()));
+                    new.insert(pin.name, (pin.version, Vec::new()));
+                }
+            }
+        }
+        releases.extend(list_files(&client, &new, &files, request.selection).await?);
+    }
+    Ok(releases)
+}
+
+/// Per package, its version and the targets that pinned it.
+type Pins = BTreeMap<String, (String, Vec<String>)>;
+
+/// Per package, its versions and the targets that pinned each.
+type Pinned = BTreeMap<String, BTreeMap<String, Vec<String>>>;
+
+/// Runs uv for each target.
+struct Resolver<'a> {
+    request: &'a LockingRequest<'a>,
+    scratch: &'a Path,
+}
+
+impl Resolver<'_> {
+    /// Every target's resolution; returns per package its version and the targets that pinned
+    /// it. The targets are resolved at once, each preferring `preferences`; when they pin
+    /// different versions of a package, they are resolved again one after another, each
+    /// preferring the pins of those before it, and a package they still disagree on is an
+    /// error naming the versions and the targets.
+    async fn resolve_all(
+        &self,
+        preferences: &BTreeMap<String, String>,
+    ) -> Result<Pins, LockingError> {
+        let requirements = self.request.requirements;
+        let targets = self.request.targets;
+        let at_once = targets
+            .iter()
+            .enumerate()
+            .map(|(i, target)| self.resolve(requirements, target, preferences, i));
+        let results = futures_util::future::join_all(at_once).await;
+        let mut pinned = Pinned::new();
+        for (target, result) in targets.iter().zip(results) {
+            add_pins(&mut pinned, result?, &target.lock.name);
+        }
+        if pinned.values().any(|versions| versions.len() > 1) {
+            pinned.clear();
+            let mut preferred = preferences.clone();
+            for (i, target) in targets.iter().enumerate() {
+                let pins = self.resolve(requirements, target, &preferred, i).await?;
+                for pin in &pins {
+                    let first = pinned
+                        .get(&pin.name)
+                        .and_then(|versions| versions.keys().next().cloned());
+                    preferred.insert(pin.name.clone(), first.unwrap_or(pin.version.clone()));
+                }
+                add_pins(&mut pinned, pins, &target.lock.name);
+            }
+        }
+        let mut pins = Pins::new();
+        for (name, versions) in pinned {
+            if versions.len() > 1 {
+                let listed: Vec<String> = versions
+                    .iter()
+                    .map(|(version, targets)| format!("{version} ({})", targets.join(", ")))
+                    .collect();
+                return Err(LockingError::Disagree {
+                    name,
+                    versions: listed.join(", "),
+                });
+            }
+            if let Some((version, targets)) = versions.into_iter().next() {
+                pins.insert(name, (version, targets));
+            }
+        }
+        Ok(pins)
+    }
+
+    /// One `uv pip compile` for `target`, preferring `preferred`; its files in the scratch
+    /// directory are numbered `slot`, so that resolutions can run at once.
+    async fn resolve(
+        &self,
+        requirements: &[String],
+        target: &LockingTarget,
+        preferred: &BTreeMap<String, String>,
+        slot: usize,
+    ) -> Result<Vec<Pin>, LockingError> {
+        let write = |path: &Path, text: String| {
+            std::fs::write(path, text.as_bytes()).map_err(|source| LockingError::Scratch {
+                path: path.to_owned(),
+                source,
+            })
+        };
+        let input = self.scratch.join(format!("requirements-{slot}.in"));
+        let output = self.scratch.join(format!("requirements-{slot}.txt"));
+        write(
+            &input,
+            requirements.iter().map(|r| format!("{r}\n")).collect(),
+        )?;
+        write(
+            &output,
+            preferred
+                .iter()
+                .map(|(name, version)| format!("{name}=={version}\n"))
+                .collect(),
+        )?;
+        let compile_request = CompileRequest {
+            uv: self.request.uv.to_owned(),
+            input,
+            output,
+            python_version: target.lock.python_version.clone(),
+            python_platform: target.lock.python_platform.clone(),
+            pre: self.request.pre,
+        };
+        let settings = ProxySettings {
+            selection: self.request.selection.clone(),
+            ..ProxySettings::new(self.request.sources.clone(), target.files.target.clone())
+        };
+        compile(settings, &compile_request)
+            .await
+            .map_err(|source| LockingError::Resolve {
+                target: target.lock.name.clone(),
+                source: Box::new(source),
+            })
+    }
+}
+
+/// Adds `target`'s pins to `pinned`.
+fn add_pins(pinned: &mut Pinned, pins: Vec<Pin>, target: &str) {
+    for pin in pins {
+        pinned
+            .entry(pin.name)
+            .or_default()
+            .entry(pin.version)
+            .or_default()
+            .push(target.to_owned());
+    }
+}
+
+/// The files of the pinned releases.
+async fn list_files(
+    client: &IndexClient,
+    pins: &Pins,
+    targets: &[LockFilesTarget],
+    selection: &SelectionOptions,
+) -> Result<Vec<LockedRelease>, LockingError> {
+    let pinned: Vec<PinnedRelease> = pins
+        .iter()
+        .map(|(name, (version, targets))| PinnedRelease {
+            name: name.clone(),
+            version: version.clone(),
+            targets: targets.clone(),
+        })
+        .collect();
+    Ok(locked_releases(client, &pinned, targets, selection).await?)
+}
+
+/// The requirements (markers dropped) that kept variants ask for through variant markers and
+/// no resolution pinned.
+fn missing_variant_dependencies(
+    releases: &[LockedRelease],
+    pins: &Pins,
+    environments: &[TargetEnvironment],
+) -> Result<Vec<String>, LockingError> {
+    let mut missing: Vec<String> = Vec::new();
+    for release in releases {
+        for (name, requirement) in vari_lock::variant_requirements(release, environments)? {
+            if !pins.contains_key(&name) && !missing.contains(&requirement) {
+                missing.push(requirement);
+            }
+        }
+    }
+    Ok(missing)
+}
