@@ -81,8 +81,9 @@ pub(crate) enum Command {
     /// Write what one machine class installs from a pylock.toml: a requirements file with
     /// pinned files and hashes, or a pylock.toml with only that class's files.
     Export(ExportArgs),
-    /// Mirror what a fleet's machine classes install from a lock into a static index: each
-    /// class's chosen variants, their fallbacks and dependencies, hashes checked.
+    /// Mirror what a fleet's machine classes install, from requirements or a lock, into a
+    /// static index: each class's chosen variants, their fallbacks and dependencies, hashes
+    /// checked.
     Mirror(MirrorArgs),
     /// Show, empty or trim vari's cache: HTTP responses, interpreter answers, the detection
     /// result, the proxy's rewritten wheels.
@@ -304,14 +305,44 @@ pub(crate) struct DownloadArgs {
 
 /// `vari mirror`.
 #[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("input")
+        .required(true)
+        .multiple(true)
+        .args(["requirements", "requirement_files", "project", "lock"])
+))]
 pub(crate) struct MirrorArgs {
-    /// The lock to mirror (`pylock.toml`, PEP 751 with PEP 825's variant metadata).
-    #[arg(long = "lock", value_name = "FILE")]
-    pub lock: PathBuf,
+    /// Requirements (PEP 508) to resolve for the targets as `vari lock` does (needs uv on
+    /// PATH), then mirror: `torch`, `torch>=2.9`.
+    #[arg(value_name = "REQ")]
+    pub requirements: Vec<String>,
+
+    /// Read requirements from a file (repeatable; `-r` inside it is followed).
+    #[arg(short = 'r', long = "requirement", value_name = "FILE")]
+    pub requirement_files: Vec<PathBuf>,
+
+    /// Resolve a project: its pyproject.toml's dependencies, optional dependencies and
+    /// dependency groups, all of them mirrored.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
+    /// The lock to mirror (`pylock.toml`, PEP 751 with PEP 825's variant metadata) instead of
+    /// resolving requirements.
+    #[arg(
+        long = "lock",
+        value_name = "FILE",
+        conflicts_with_all = ["requirements", "requirement_files", "project", "lock_output"]
+    )]
+    pub lock: Option<PathBuf>,
+
+    /// Also write the lock resolved from the requirements here (as `vari lock` writes it), once
+    /// the mirror is complete: nodes `vari sync` it with `--find-links DEST/files --offline`.
+    #[arg(long, value_name = "FILE")]
+    pub lock_output: Option<PathBuf>,
 
     /// A machine class to mirror for: a profile (`vari-profile/1` JSON as `vari detect --json`
     /// prints it, or a `.toml` of hardware facts), named NAME or after the file (repeatable)
-    /// [default: the lock's targets].
+    /// [default with --lock: the lock's targets; requirements need at least one].
     #[arg(long = "target", value_name = "[NAME=]PROFILE")]
     pub targets: Vec<String>,
 

@@ -1,11 +1,16 @@
 //! What a lock is made from, read once: the requirements (command line, `-r` files, a project's
 //! `pyproject.toml`), and the hash of everything that decides the lock (`--check` compares it).
+//! `vari lock` and `vari mirror REQ…` both build their lock's inputs here, so that a lock
+//! `vari mirror --lock-output` writes is the one `vari lock` writes for the same inputs.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use vari_client::ClientSettings;
 use vari_fs::input::{read_input_to_string, InputKind};
+use vari_install::LockingTarget;
+use vari_lock::{InputsHash, LockInfo, LockInputs};
 
 use crate::error::CliError;
 
@@ -72,6 +77,94 @@ pub(crate) fn read(
         ));
     }
     Ok(requirements)
+}
+
+/// The hash of a target profile's bytes, as a lock records it.
+pub(crate) fn profile_hash(path: &Path) -> Result<String, CliError> {
+    let bytes = vari_fs::input::read_input(path, InputKind::Config)
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let mut hash = InputsHash::new();
+    hash.add("profile", &bytes);
+    Ok(hash.finish())
+}
+
+/// The hash of everything that decides the lock: requirements by scope (the `-r` files'
+/// requirements read in place), the targets (their profiles' bytes), the sources and `--pre`.
+pub(crate) fn inputs_hash(
+    requirements: &Requirements,
+    targets: &[LockingTarget],
+    sources: &ClientSettings,
+    pre: bool,
+) -> String {
+    let mut hash = InputsHash::new();
+    hash.add("format", b"vari-lock/1");
+    for requirement in &requirements.base {
+        hash.add("requirement", requirement.as_bytes());
+    }
+    for (extra, list) in &requirements.extras {
+        for requirement in list {
+            hash.add(&format!("extra:{extra}"), requirement.as_bytes());
+        }
+    }
+    for (group, list) in &requirements.groups {
+        hash.add("group", group.as_bytes());
+        for requirement in list {
+            hash.add(&format!("group:{group}"), requirement.as_bytes());
+        }
+    }
+    for group in &requirements.default_groups {
+        hash.add("default-group", group.as_bytes());
+    }
+    if let Some(requires_python) = &requirements.requires_python {
+        hash.add("requires-python", requires_python.as_bytes());
+    }
+    for target in targets {
+        let t = &target.lock;
+        let parts = [
+            Some(t.name.as_str()),
+            t.profile_hash.as_deref(),
+            t.python_version.as_deref(),
+            t.python_platform.as_deref(),
+        ];
+        let text: Vec<&str> = parts.iter().map(|p| p.unwrap_or("-")).collect();
+        hash.add("target", text.join("\n").as_bytes());
+    }
+    for index in &sources.indexes {
+        hash.add("index", index.to_string().as_bytes());
+    }
+    for links in &sources.find_links {
+        hash.add("find-links", links.to_string().as_bytes());
+    }
+    hash.add("strategy", format!("{:?}", sources.strategy).as_bytes());
+    hash.add("pre", if pre { b"1" } else { b"0" });
+    hash.finish()
+}
+
+/// What `vari_lock::build_lock` builds the lock from: the requirements by scope, the targets'
+/// marker environments, and `[tool.vari]` (the inputs hash, the targets, the indexes).
+pub(crate) fn lock_inputs(
+    requirements: &Requirements,
+    targets: &[LockingTarget],
+    sources: &ClientSettings,
+    hash: String,
+) -> LockInputs {
+    LockInputs {
+        requirements: requirements.base.clone(),
+        extras: requirements.extras.clone(),
+        groups: requirements.groups.clone(),
+        default_groups: requirements.default_groups.clone(),
+        requires_python: requirements.requires_python.clone(),
+        environments: targets
+            .iter()
+            .map(|t| t.files.target.markers.clone())
+            .collect(),
+        info: LockInfo {
+            inputs_hash: Some(hash),
+            requirements: requirements.base.clone(),
+            targets: targets.iter().map(|t| t.lock.clone()).collect(),
+            indexes: sources.indexes.iter().map(ToString::to_string).collect(),
+        },
+    }
 }
 
 fn read_pyproject(path: &Path, requirements: &mut Requirements) -> Result<(), CliError> {

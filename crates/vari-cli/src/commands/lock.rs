@@ -10,9 +10,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use vari_client::ClientSettings;
 use vari_install::{LockFilesTarget, LockingRequest, LockingTarget};
-use vari_lock::{InputsHash, Lock, LockInfo, LockInputs, LockTarget, LockedRelease};
+use vari_lock::{Lock, LockTarget, LockedRelease};
 
 use crate::cli::{LockArgs, TargetArgs};
 use crate::error::{error_line, CliError};
@@ -34,7 +33,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     let config = load_config()?;
     let sources = client_settings(&args.index, &config)?;
     let targets = targets(args)?;
-    let hash = inputs_hash(&requirements, &targets, &sources, args.index.pre);
+    let hash = inputs::inputs_hash(&requirements, &targets, &sources, args.index.pre);
     let existing = read_existing(&output_path)?;
     if args.check {
         return Ok(check(
@@ -62,25 +61,8 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     let mut releases = runtime
         .block_on(vari_install::resolve_releases(&request))
         .map_err(|e| CliError::Other(e.to_string()))?;
-    let environments: Vec<vari_core::markers::TargetEnvironment> = targets
-        .iter()
-        .map(|t| t.files.target.markers.clone())
-        .collect();
     local_paths(&mut releases, &output_path)?;
-    let lock_inputs = LockInputs {
-        requirements: requirements.base.clone(),
-        extras: requirements.extras.clone(),
-        groups: requirements.groups.clone(),
-        default_groups: requirements.default_groups.clone(),
-        requires_python: requirements.requires_python.clone(),
-        environments,
-        info: LockInfo {
-            inputs_hash: Some(hash),
-            requirements: requirements.base.clone(),
-            targets: targets.iter().map(|t| t.lock.clone()).collect(),
-            indexes: sources.indexes.iter().map(ToString::to_string).collect(),
-        },
-    };
+    let lock_inputs = inputs::lock_inputs(&requirements, &targets, &sources, hash);
     let lock = vari_lock::build_lock(&lock_inputs, releases)
         .map_err(|e| CliError::Other(e.to_string()))?;
     let text = vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
@@ -142,17 +124,7 @@ fn targets(args: &LockArgs) -> Result<Vec<LockingTarget>, CliError> {
                 // whatever profile this machine is configured with.
                 let settings = configured_target_settings(&target_args, None)?;
                 let target = resolve_target(&settings)?;
-                let profile_hash = match profile {
-                    Some(path) => {
-                        let bytes =
-                            vari_fs::input::read_input(path, vari_fs::input::InputKind::Config)
-                                .map_err(|e| CliError::Other(e.to_string()))?;
-                        let mut hash = InputsHash::new();
-                        hash.add("profile", &bytes);
-                        Some(hash.finish())
-                    }
-                    None => None,
-                };
+                let profile_hash = profile.map(|p| inputs::profile_hash(p)).transpose()?;
                 resolved.push(LockingTarget {
                     lock: LockTarget {
                         name: name.clone(),
@@ -171,58 +143,6 @@ fn targets(args: &LockArgs) -> Result<Vec<LockingTarget>, CliError> {
         }
     }
     Ok(resolved)
-}
-
-/// The hash of everything that decides the lock: requirements by scope (the `-r` files'
-/// requirements read in place), the targets (their profiles' bytes), the sources and `--pre`.
-fn inputs_hash(
-    requirements: &Requirements,
-    targets: &[LockingTarget],
-    sources: &ClientSettings,
-    pre: bool,
-) -> String {
-    let mut hash = InputsHash::new();
-    hash.add("format", b"vari-lock/1");
-    for requirement in &requirements.base {
-        hash.add("requirement", requirement.as_bytes());
-    }
-    for (extra, list) in &requirements.extras {
-        for requirement in list {
-            hash.add(&format!("extra:{extra}"), requirement.as_bytes());
-        }
-    }
-    for (group, list) in &requirements.groups {
-        hash.add("group", group.as_bytes());
-        for requirement in list {
-            hash.add(&format!("group:{group}"), requirement.as_bytes());
-        }
-    }
-    for group in &requirements.default_groups {
-        hash.add("default-group", group.as_bytes());
-    }
-    if let Some(requires_python) = &requirements.requires_python {
-        hash.add("requires-python", requires_python.as_bytes());
-    }
-    for target in targets {
-        let t = &target.lock;
-        let parts = [
-            Some(t.name.as_str()),
-            t.profile_hash.as_deref(),
-            t.python_version.as_deref(),
-            t.python_platform.as_deref(),
-        ];
-        let text: Vec<&str> = parts.iter().map(|p| p.unwrap_or("-")).collect();
-        hash.add("target", text.join("\n").as_bytes());
-    }
-    for index in &sources.indexes {
-        hash.add("index", index.to_string().as_bytes());
-    }
-    for links in &sources.find_links {
-        hash.add("find-links", links.to_string().as_bytes());
-    }
-    hash.add("strategy", format!("{:?}", sources.strategy).as_bytes());
-    hash.add("pre", if pre { b"1" } else { b"0" });
-    hash.finish()
 }
 
 /// The lock at `path`, when there is one: read bounded and checked.

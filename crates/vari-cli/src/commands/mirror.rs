@@ -1,7 +1,12 @@
-//! `vari mirror`: a static index with exactly the files a fleet's machine classes install from
-//! a lock (`vari_publish::mirror`), each class's files chosen by the lock planner
-//! (`vari_lock::plan`, the one `vari sync` installs by), so a machine installing from the mirror
-//! gets what it would have got from the upstream.
+//! `vari mirror`: a static index with exactly the files a fleet's machine classes install
+//! (`vari_publish::mirror`), each class's files chosen by the lock planner (`vari_lock::plan`,
+//! the one `vari sync` installs by), so a machine installing from the mirror gets what it would
+//! have got from the upstream.
+//!
+//! The lock is read (`--lock`), or resolved from requirements for the targets exactly as
+//! `vari lock` resolves them (`vari_install::resolve_releases`, inputs read by
+//! `crate::lock_inputs`) and built in memory; either way the same planner picks each class's
+//! files. A resolution that fails stops the run before anything is downloaded or written.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -9,60 +14,65 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use vari_lock::{Lock, PlanRequest};
+use vari_client::ClientSettings;
+use vari_core::ordering::SelectionOptions;
+use vari_install::{LockFilesTarget, LockingRequest, LockingTarget};
+use vari_lock::{Lock, LockTarget, PlanRequest};
 use vari_publish::mirror::{MirrorError, MirrorOptions, MirrorPlan, MirrorProgress, TargetFiles};
+use vari_select::Target;
 
 use crate::cli::{MirrorArgs, TargetArgs};
 use crate::error::{error_line, CliError};
+use crate::lock_inputs;
 use crate::output;
 use crate::settings::{
     client_settings, configured_target_settings, load_config, resolve_target, runtime,
-    selection_options,
+    selection_options, server_runtime,
 };
 
-/// Mirrors the lock for the targets into the destination and prints what it saved.
+/// Mirrors the lock (read, or resolved from the requirements) for the targets into the
+/// destination and prints what it saved.
 pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
-    let lock = read_lock(&args.lock)?;
     let config = load_config()?;
     let selection = config.selection(selection_options(&args.selection));
-    let lock_dir = lock_dir_url(&args.lock)?;
+    let sources = client_settings(&args.index, &config)?;
+    let input = match &args.lock {
+        Some(path) => read_input(path, args, &config)?,
+        None => resolve_input(args, &config, &sources, &selection)?,
+    };
+    let lock = &input.lock;
     let mut targets = Vec::new();
-    for (name, profile) in named_targets(args, &lock)? {
-        let target_args = TargetArgs {
-            profile: Some(profile),
-            sysroot: None,
-            python: None,
-            python_version: args.python_version.clone(),
-            python_platform: args.python_platform.clone(),
-        };
-        let target = resolve_target(&configured_target_settings(&target_args, Some(&config))?)?;
+    for (name, target) in &input.targets {
         // Everything the lock can install on this target: every extra and group it offers,
         // so that any install from the lock works from the mirror.
         let plan = vari_lock::plan(
-            &lock,
+            lock,
             &PlanRequest {
-                target: &target,
+                target,
                 options: &selection,
                 extras: &lock.extras,
                 groups: Some(&lock.dependency_groups),
-                lock_dir: &lock_dir,
+                lock_dir: &input.lock_dir,
             },
         )
-        .map_err(|e| CliError::Other(format!("{}: target `{name}`: {e}", args.lock.display())))?;
+        .map_err(|e| CliError::Other(format!("{}: target `{name}`: {e}", input.origin)))?;
         let files = plan
             .install
             .iter()
             .filter_map(|planned| {
-                let filename = planned.artifact(&lock)?.file_name()?;
+                let filename = planned.artifact(lock)?.file_name()?;
                 Some((planned.package, filename))
             })
             .collect();
-        targets.push(TargetFiles { name, files });
+        targets.push(TargetFiles {
+            name: name.clone(),
+            files,
+        });
     }
-    let plan = MirrorPlan::new(&lock, &targets)
-        .map_err(|e| CliError::Other(format!("{}: {e}", args.lock.display())))?;
-    let client = vari_client::IndexClient::new(client_settings(&args.index, &config)?)
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let plan = MirrorPlan::new(lock, &targets)
+        .map_err(|e| CliError::Other(format!("{}: {e}", input.origin)))?;
+    let client =
+        vari_client::IndexClient::new(sources).map_err(|e| CliError::Other(e.to_string()))?;
     let runtime = runtime()?;
     let bar = Bar::new();
     let options = MirrorOptions {
@@ -87,6 +97,9 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     for warning in &report.warnings {
         output::warn(warning);
     }
+    if let (Some(path), Some(text)) = (&args.lock_output, &input.lock_text) {
+        vari_fs::write_atomic(path, text.as_bytes()).map_err(|e| CliError::Other(e.to_string()))?;
+    }
     output::print(&format!("{}\n  {}\n", report.summary(), report.activity()))?;
     Ok(ExitCode::SUCCESS)
 }
@@ -110,9 +123,172 @@ fn lock_dir_url(lock: &Path) -> Result<url::Url, CliError> {
         .map_err(|()| CliError::Other(format!("{}: not a usable directory", dir.display())))
 }
 
-/// `(name, profile)` of each target: `--target [NAME=]PROFILE` (the name defaults to the
-/// profile's file stem), else the lock's own targets (profiles relative to the lock).
-fn named_targets(args: &MirrorArgs, lock: &Lock) -> Result<Vec<(String, PathBuf)>, CliError> {
+/// The lock to mirror, what errors call it, and the machine classes to plan it for.
+struct MirrorInput {
+    lock: Lock,
+    /// The lock file's path, or what the lock was resolved from.
+    origin: String,
+    /// The lock's directory as a `file:` URL (its `path` entries are relative to it).
+    lock_dir: url::Url,
+    /// Each target's name and what it is.
+    targets: Vec<(String, Target)>,
+    /// The resolved lock as `--lock-output` writes it, once the mirror is complete.
+    lock_text: Option<String>,
+}
+
+/// `--lock`: the lock read, for the `--target`s given, else the lock's own targets (profiles
+/// relative to the lock).
+fn read_input(
+    path: &Path,
+    args: &MirrorArgs,
+    config: &vari_config::Config,
+) -> Result<MirrorInput, CliError> {
+    let lock = read_lock(path)?;
+    let lock_dir = lock_dir_url(path)?;
+    let mut named = given_targets(args)?;
+    if named.is_empty() {
+        let base = path.parent().unwrap_or(Path::new("."));
+        for target in lock.vari.iter().flat_map(|info| &info.targets) {
+            if let Some(profile) = &target.profile {
+                named.push((target.name.clone(), base.join(profile)));
+            }
+        }
+    }
+    if named.is_empty() {
+        return Err(CliError::Other(format!(
+            "{}: the lock names no target profile; give at least one --target PROFILE",
+            path.display()
+        )));
+    }
+    let mut targets = Vec::new();
+    for (name, profile) in named {
+        targets.push((name, class_target(&profile, args, config)?));
+    }
+    Ok(MirrorInput {
+        lock,
+        origin: path.display().to_string(),
+        lock_dir,
+        targets,
+        lock_text: None,
+    })
+}
+
+/// Requirements: resolved for the `--target`s as `vari lock` resolves them (uv through the
+/// proxy, the targets agreeing on versions, the dependencies variants ask for), into the lock
+/// `vari lock` would write for the same inputs, built in memory.
+fn resolve_input(
+    args: &MirrorArgs,
+    config: &vari_config::Config,
+    sources: &ClientSettings,
+    selection: &SelectionOptions,
+) -> Result<MirrorInput, CliError> {
+    let requirements = lock_inputs::read(
+        &args.requirements,
+        &args.requirement_files,
+        args.project.as_deref(),
+    )?;
+    // Without targets a mirror would hold every variant of every release: what a fleet mirror
+    // exists to avoid, so the classes must be named.
+    let named = given_targets(args)?;
+    if named.is_empty() {
+        return Err(CliError::Other(
+            "mirroring requirements needs the machine classes to mirror for: give at least one \
+             --target [NAME=]PROFILE"
+                .to_owned(),
+        ));
+    }
+    if let Some(path) = &args.lock_output {
+        check_lock_output(path)?;
+    }
+    let uv = vari_install::find_uv(std::env::var_os("PATH").as_deref())
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let mut targets: Vec<LockingTarget> = Vec::new();
+    for (name, profile) in &named {
+        targets.push(LockingTarget {
+            lock: LockTarget {
+                name: name.clone(),
+                profile: Some(profile.display().to_string()),
+                profile_hash: Some(lock_inputs::profile_hash(profile)?),
+                python_version: args.python_version.clone(),
+                python_platform: args.python_platform.clone(),
+            },
+            files: LockFilesTarget {
+                name: name.clone(),
+                target: class_target(profile, args, config)?,
+                has_hardware: true,
+            },
+        });
+    }
+    let hash = lock_inputs::inputs_hash(&requirements, &targets, sources, args.index.pre);
+    let request = LockingRequest {
+        uv: &uv,
+        sources,
+        selection,
+        pre: args.index.pre,
+        requirements: &requirements.all(),
+        targets: &targets,
+        preferences: &Default::default(),
+    };
+    let releases = server_runtime()?
+        .block_on(vari_install::resolve_releases(&request))
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let inputs = lock_inputs::lock_inputs(&requirements, &targets, sources, hash);
+    let lock =
+        vari_lock::build_lock(&inputs, releases).map_err(|e| CliError::Other(e.to_string()))?;
+    let lock_text = match &args.lock_output {
+        Some(_) => Some(vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?),
+        None => None,
+    };
+    let here = std::env::current_dir().map_err(|e| CliError::io(".", e))?;
+    Ok(MirrorInput {
+        lock,
+        origin: "the lock resolved from the requirements".to_owned(),
+        lock_dir: url::Url::from_directory_path(&here)
+            .map_err(|()| CliError::Other(format!("{}: not a usable directory", here.display())))?,
+        targets: targets
+            .into_iter()
+            .map(|t| (t.lock.name, t.files.target))
+            .collect(),
+        lock_text,
+    })
+}
+
+/// `--lock-output` must be writable where it is: its directory exists (checked before
+/// resolving, so that a complete mirror is not followed by a lock that cannot be written).
+fn check_lock_output(path: &Path) -> Result<(), CliError> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    match dir.is_dir() {
+        true => Ok(()),
+        false => Err(CliError::Other(format!(
+            "--lock-output {}: the directory {} does not exist",
+            path.display(),
+            dir.display()
+        ))),
+    }
+}
+
+/// The target of a class whose profile is `profile`, with the Python options given.
+fn class_target(
+    profile: &Path,
+    args: &MirrorArgs,
+    config: &vari_config::Config,
+) -> Result<Target, CliError> {
+    let target_args = TargetArgs {
+        profile: Some(profile.to_path_buf()),
+        sysroot: None,
+        python: None,
+        python_version: args.python_version.clone(),
+        python_platform: args.python_platform.clone(),
+    };
+    resolve_target(&configured_target_settings(&target_args, Some(config))?)
+}
+
+/// `(name, profile)` of each `--target [NAME=]PROFILE` (the name defaults to the profile's
+/// file stem); two targets may not share a name.
+fn given_targets(args: &MirrorArgs) -> Result<Vec<(String, PathBuf)>, CliError> {
     let mut targets: Vec<(String, PathBuf)> = Vec::new();
     for given in &args.targets {
         let (name, profile) = match given.split_once('=') {
@@ -128,21 +304,13 @@ fn named_targets(args: &MirrorArgs, lock: &Lock) -> Result<Vec<(String, PathBuf)
                 (stem, path)
             }
         };
-        targets.push((name, profile));
-    }
-    if targets.is_empty() {
-        let base = args.lock.parent().unwrap_or(Path::new("."));
-        for target in lock.vari.iter().flat_map(|info| &info.targets) {
-            if let Some(profile) = &target.profile {
-                targets.push((target.name.clone(), base.join(profile)));
-            }
+        if targets.iter().any(|(other, _)| *other == name) {
+            return Err(CliError::Other(format!(
+                "--target {given}: another target is already named `{name}`; name them \
+                 NAME=PROFILE"
+            )));
         }
-    }
-    if targets.is_empty() {
-        return Err(CliError::Other(format!(
-            "{}: the lock names no target profile; give at least one --target PROFILE",
-            args.lock.display()
-        )));
+        targets.push((name, profile));
     }
     Ok(targets)
 }

@@ -12,11 +12,13 @@ use vari_lock::{Artifact, Lock, Package, PackageInfo};
 use vari_test_support::fleet;
 use vari_test_support::index::TestIndex;
 use vari_test_support::installers::{install_into_target, Installer};
+use vari_test_support::paths::files_under;
 use vari_test_support::site::{SiteOptions, StaticSite};
-use vari_test_support::venv::{bare_venv, python, uv};
+use vari_test_support::venv::{bare_venv, python, test_venv, uv};
 use vari_test_support::wheels::sha256_hex;
 
 use crate::common::{files_in, run, vari};
+use crate::sync::{listed, sync};
 
 /// The upstream served on 127.0.0.1, with the runtime that keeps it serving (dropping it stops
 /// the upstream).
@@ -264,7 +266,7 @@ fn mirrors_two_classes_and_installers_choose_from_it_as_from_the_upstream() {
     let mirror = format!("{}/simple/", host.base);
     let profiles = fleet::write_profiles(&dir.path().join("profiles"));
     for (class, profile) in profiles.iter().filter(|(c, _)| c == "cpu" || c == "a100") {
-        let (demo_label, numlike_label, cuda) = fleet::expected(class);
+        let (demo_label, numlike_label, _) = fleet::expected(class);
         // vari itself chooses from the mirror as from the upstream.
         let chosen = run(vari()
             .args([
@@ -290,57 +292,10 @@ fn mirrors_two_classes_and_installers_choose_from_it_as_from_the_upstream() {
         // pip and uv through `vari install` install the class's variants, and the CUDA
         // runtime only where the variant asks for it.
         for installer in ["pip", "uv"] {
-            let venv_dir = dir.path().join(format!("venv-{class}-{installer}"));
-            // pip installs into an environment that has it (the machine's bundled pip); uv
-            // into a bare one.
-            let (venv_python, installer_arg) = if installer == "pip" {
-                let status = std::process::Command::new("python3")
-                    .args(["-m", "venv"])
-                    .arg(&venv_dir)
-                    .status()
-                    .unwrap();
-                assert!(status.success());
-                (venv_dir.join("bin/python"), std::ffi::OsString::from("pip"))
-            } else {
-                (bare_venv(&venv_dir), uv().into_os_string())
-            };
-            let mut command = vari();
-            command
-                .args(["install", "app-like", "--index-url", &mirror, "--installer"])
-                .arg(installer_arg)
-                .arg("--python")
-                .arg(&venv_python)
-                .arg("--profile")
-                .arg(profile);
-            run(&mut command).expect_code(0);
-            let listed = run(vari()
-                .arg("list")
-                .arg("--json")
-                .arg("--python")
-                .arg(&venv_python))
-            .expect_code(0)
-            .json();
-            let label_of = |name: &str| {
-                listed["packages"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .find(|p| p["name"] == name)
-                    .map(|p| p["label"].as_str().unwrap_or("-").to_owned())
-            };
+            let venv = dir.path().join(format!("venv-{class}-{installer}"));
             assert_eq!(
-                label_of("vari-demo").as_deref(),
-                Some(demo_label),
-                "{class} {installer}: {listed}"
-            );
-            assert_eq!(
-                label_of("numlike").as_deref(),
-                Some(numlike_label),
-                "{class} {installer}"
-            );
-            assert_eq!(
-                label_of("vari-demo-cuda-runtime").is_some(),
-                cuda,
+                install_from(&mirror, installer, profile, &venv),
+                fleet::installed(class),
                 "{class} {installer}"
             );
         }
@@ -559,4 +514,285 @@ fn without_target_flags_the_lock_s_own_targets_are_mirrored() {
         mirrored.stdout
     );
     assert_eq!(published(&site), set(&CPU_FILES));
+}
+
+/// The test venv's bin directory (uv, python) before the system's: requirements are resolved
+/// with the uv on PATH.
+fn path_with_uv() -> String {
+    format!("{}:/usr/bin:/bin", test_venv().join("bin").display())
+}
+
+/// `vari mirror ARGS… --index-url UPSTREAM --target NAME=PROFILE… -o SITE` in `dir`, uv on PATH:
+/// the requirements in ARGS resolved for `classes`.
+fn requirements_command(
+    dir: &Path,
+    up: &Upstream,
+    site: &Path,
+    classes: &[&str],
+    args: &[&str],
+) -> std::process::Command {
+    let profiles = fleet::write_profiles(&dir.join("profiles"));
+    let mut command = vari();
+    command
+        .current_dir(dir)
+        .env("PATH", path_with_uv())
+        .env("UV_CACHE_DIR", dir.join("uv-cache"))
+        .env("VARI_PYTHON", python())
+        .arg("mirror")
+        .args(args)
+        .args(["--index-url", &up.server.index_url()]);
+    for class in classes {
+        let (_, path) = profiles.iter().find(|(name, _)| name == class).unwrap();
+        command
+            .arg("--target")
+            .arg(format!("{class}={}", path.display()));
+    }
+    command.arg("-o").arg(site);
+    command
+}
+
+/// `vari install app-like` from `index` with `installer` (`pip` or `uv`) for `profile` into a
+/// new environment at `venv_dir`; what `vari list` then says is installed (name, label).
+fn install_from(
+    index: &str,
+    installer: &str,
+    profile: &Path,
+    venv_dir: &Path,
+) -> Vec<(String, Option<String>)> {
+    // pip installs into an environment that has it (the machine's bundled pip); uv into a
+    // bare one.
+    let (venv_python, installer_arg) = if installer == "pip" {
+        let status = std::process::Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(venv_dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        (venv_dir.join("bin/python"), std::ffi::OsString::from("pip"))
+    } else {
+        (bare_venv(venv_dir), uv().into_os_string())
+    };
+    run(vari()
+        .args(["install", "app-like", "--index-url", index, "--installer"])
+        .arg(installer_arg)
+        .arg("--python")
+        .arg(&venv_python)
+        .arg("--profile")
+        .arg(profile))
+    .expect_code(0);
+    // pip's own packages are not the mirror's.
+    listed(&venv_python)
+        .into_iter()
+        .filter(|(name, _)| name != "pip" && name != "setuptools")
+        .collect()
+}
+
+#[test]
+fn requirements_are_resolved_for_two_classes_and_each_installs_its_own_from_the_mirror() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let site = dir.path().join("site");
+    let lock = dir.path().join("mirrored.toml");
+    let lock_arg = lock.to_str().unwrap();
+    let mirrored = run(&mut requirements_command(
+        dir.path(),
+        &up,
+        &site,
+        &["cpu", "a100"],
+        &["app-like", "--lock-output", lock_arg],
+    ))
+    .expect_code(0);
+    let mut expected = set(&CPU_FILES);
+    expected.extend(set(&A100_EXTRA));
+    assert_eq!(published(&site), expected);
+    assert!(
+        mirrored.stdout.starts_with("mirrored 10 files (")
+            && mirrored.stdout.contains(" for 2 targets; "),
+        "{}",
+        mirrored.stdout
+    );
+    assert_eq!(
+        kept_labels(&site, "vari_demo-1.0.0-variants.json"),
+        ["cu128", "null"]
+    );
+    validate(&site);
+
+    // The upstream stops; everything below reads the mirror only.
+    drop(up.runtime);
+    let host = StaticSite::serve(&site, SiteOptions::default());
+    let index = format!("{}/simple/", host.base);
+    let profiles = fleet::write_profiles(&dir.path().join("profiles"));
+    for (class, profile) in profiles.iter().filter(|(c, _)| c == "cpu" || c == "a100") {
+        for installer in ["pip", "uv"] {
+            let venv = dir.path().join(format!("venv-{class}-{installer}"));
+            assert_eq!(
+                install_from(&index, installer, profile, &venv),
+                fleet::installed(class),
+                "{class} {installer}"
+            );
+        }
+        // The lock the mirror was made from, synced from the mirror's files alone.
+        let scratch = dir.path().join(format!("sync-{class}"));
+        let venv = scratch.join("venv");
+        bare_venv(&venv);
+        let mut command = sync(&scratch, &lock, &venv, profile);
+        command
+            .arg("--offline")
+            .arg("--find-links")
+            .arg(site.join("files"));
+        run(&mut command).expect_code(0);
+        assert_eq!(listed(&venv), fleet::installed(class), "{class} vari sync");
+    }
+}
+
+#[test]
+fn requirements_from_a_file_mirror_what_their_lock_from_vari_lock_mirrors() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let profiles = fleet::write_profiles(&dir.path().join("profiles"));
+    let profile = |class: &str| profiles.iter().find(|(n, _)| n == class).unwrap().1.clone();
+    let requirements = dir.path().join("requirements.txt");
+    std::fs::write(&requirements, "app-like\n").unwrap();
+    let lock_command = |extra: &[&str]| {
+        let mut command = vari();
+        command
+            .current_dir(dir.path())
+            .env("PATH", path_with_uv())
+            .env("UV_CACHE_DIR", dir.path().join("uv-cache"))
+            .env("VARI_PYTHON", python())
+            .args(["lock", "-r", requirements.to_str().unwrap()])
+            .args(["--index-url", &up.server.index_url()])
+            .arg("--target")
+            .arg(profile("cpu"))
+            .arg("--target")
+            .arg(profile("a100"))
+            .args(extra);
+        command
+    };
+    run(&mut lock_command(&[])).expect_code(0);
+    let from_lock = dir.path().join("site-from-lock");
+    run(&mut mirror_command(
+        dir.path(),
+        &dir.path().join("pylock.toml"),
+        &from_lock,
+        &["cpu", "a100"],
+    ))
+    .expect_code(0);
+
+    let from_requirements = dir.path().join("site-from-requirements");
+    let written = dir.path().join("written.toml");
+    run(&mut requirements_command(
+        dir.path(),
+        &up,
+        &from_requirements,
+        &["cpu", "a100"],
+        &[
+            "-r",
+            requirements.to_str().unwrap(),
+            "--lock-output",
+            written.to_str().unwrap(),
+        ],
+    ))
+    .expect_code(0);
+    // The published site (its pages, metadata and files; not the store's own state).
+    let site_files = |site: &Path| -> Vec<(String, Vec<u8>)> {
+        files_under(site)
+            .into_iter()
+            .filter(|(name, _)| !name.starts_with('.'))
+            .collect()
+    };
+    let (ours, theirs) = (site_files(&from_requirements), site_files(&from_lock));
+    let names = |files: &[(String, Vec<u8>)]| -> Vec<String> {
+        files.iter().map(|(name, _)| name.clone()).collect()
+    };
+    assert_eq!(names(&ours), names(&theirs));
+    for ((name, bytes), (_, expected)) in ours.iter().zip(&theirs) {
+        assert!(bytes == expected, "{name} differs");
+    }
+    // The lock it wrote is the one `vari lock` writes for the same inputs.
+    assert_eq!(
+        std::fs::read_to_string(&written).unwrap(),
+        std::fs::read_to_string(dir.path().join("pylock.toml")).unwrap()
+    );
+    let check = run(&mut lock_command(&[
+        "-o",
+        written.to_str().unwrap(),
+        "--check",
+    ]));
+    assert_eq!(check.code, 0, "{}", check.stderr);
+}
+
+#[test]
+fn requirements_that_cannot_be_mirrored_are_one_error_and_leave_the_site_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let site = dir.path().join("site");
+    let lock = dir.path().join("mirrored.toml");
+    let lock_arg = lock.to_str().unwrap();
+    run(&mut requirements_command(
+        dir.path(),
+        &up,
+        &site,
+        &["cpu"],
+        &["app-like"],
+    ))
+    .expect_code(0);
+    let before = files_under(&site);
+
+    // No release of it: uv's reason, the target named, nothing mirrored or written.
+    run(&mut requirements_command(
+        dir.path(),
+        &up,
+        &site,
+        &["cpu", "a100"],
+        &["app-like", "no-such-project", "--lock-output", lock_arg],
+    ))
+    .expect_one_error(&["cannot resolve for target", "no-such-project"]);
+    assert!(files_under(&site) == before, "the site changed");
+    assert!(!lock.exists());
+    // Targets that cannot agree on a version.
+    let json = vari_test_support::wheels::variant_json(
+        &["nvidia"],
+        "cu128",
+        &[("nvidia", "cuda_version_lower_bound", "12.8")],
+    );
+    vari_test_support::wheels::TestWheel::new("gpuonly-2.0-py3-none-any-cu128.whl")
+        .variant_json(Some(&json))
+        .write(&up.dir);
+    vari_test_support::wheels::TestWheel::new("gpuonly-1.0-py3-none-any.whl").write(&up.dir);
+    run(&mut requirements_command(
+        dir.path(),
+        &up,
+        &site,
+        &["a100", "cpu"],
+        &["gpuonly"],
+    ))
+    .expect_one_error(&["targets disagree on gpuonly", "2.0 (a100)", "1.0 (cpu)"]);
+    assert!(files_under(&site) == before, "the site changed");
+
+    // Resolving needs uv; requirements need the classes to mirror for. A new destination is
+    // not even created.
+    let fresh = dir.path().join("fresh");
+    let mut without_uv = requirements_command(dir.path(), &up, &fresh, &["cpu"], &["app-like"]);
+    without_uv.env("PATH", "/nonexistent");
+    run(&mut without_uv).expect_one_error(&["needs uv"]);
+    run(&mut requirements_command(
+        dir.path(),
+        &up,
+        &fresh,
+        &[],
+        &["app-like"],
+    ))
+    .expect_one_error(&["needs the machine classes", "--target"]);
+    assert!(!fresh.exists());
+    // A lock and requirements at once is a usage error.
+    let both = run(&mut requirements_command(
+        dir.path(),
+        &up,
+        &fresh,
+        &["cpu"],
+        &["app-like", "--lock", lock_arg],
+    ));
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    assert!(!fresh.exists());
 }
