@@ -73,7 +73,7 @@ pub(crate) fn read(
     }
     if requirements.all().is_empty() {
         return Err(CliError::Other(
-            "nothing to lock: give requirements, -r FILE or --project DIR".to_owned(),
+            "nothing to resolve: give requirements, -r FILE or --project DIR".to_owned(),
         ));
     }
     Ok(requirements)

@@ -22,7 +22,7 @@ use vari_lock::{LockTarget, LockedRelease};
 use vari_proxy::ProxySettings;
 
 use crate::compile::{compile, CompileError, CompileRequest, Pin};
-use crate::installer::{Installer, InstallerChoice, Program};
+use crate::installer::{Installer, InstallerChoice, InstallerError, Program};
 use crate::lock_files::{locked_releases, LockFilesError, LockFilesTarget, PinnedRelease};
 use crate::run::TEMPORARY_PREFIX;
 
@@ -115,11 +115,16 @@ pub enum LockingError {
 
 /// The uv on `path` (the `PATH` variable's value) that resolves.
 pub fn find_uv(path: Option<&OsStr>) -> Result<PathBuf, LockingError> {
+    // Not the installer's wording: resolving has no `--installer pip` to fall back on.
+    let missing = || LockingError::NoUv("uv is not on PATH (install it: `pip install uv`)".into());
     let installer = Installer::find(Some(&InstallerChoice::Uv), path, Path::new("python"), &[])
-        .map_err(|e| LockingError::NoUv(e.to_string()))?;
+        .map_err(|e| match e {
+            InstallerError::UvNotFound => missing(),
+            other => LockingError::NoUv(other.to_string()),
+        })?;
     match installer.program {
         Program::Uv(uv) => Ok(uv),
-        _ => Err(LockingError::NoUv("uv is not on PATH".into())),
+        _ => Err(missing()),
     }
 }
 
@@ -347,4 +352,24 @@ fn missing_variant_dependencies(
         }
     }
     Ok(missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_uv_the_error_says_how_to_get_it_and_offers_no_installer_choice() {
+        let empty = tempfile::tempdir().unwrap();
+        let err = find_uv(Some(empty.path().as_os_str())).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.starts_with("resolving needs uv: uv is not on PATH"),
+            "{text}"
+        );
+        assert!(
+            text.contains("pip install uv") && !text.contains("--installer"),
+            "{text}"
+        );
+    }
 }

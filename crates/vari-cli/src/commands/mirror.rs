@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use vari_client::ClientSettings;
+use vari_client::{ClientSettings, FileKind};
 use vari_core::ordering::SelectionOptions;
 use vari_install::{LockFilesTarget, LockingRequest, LockingTarget};
 use vari_lock::{Lock, LockTarget, PlanRequest};
@@ -69,8 +69,11 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             files,
         });
     }
-    let plan = MirrorPlan::new(lock, &targets)
+    let mut plan = MirrorPlan::new(lock, &targets)
         .map_err(|e| CliError::Other(format!("{}: {e}", input.origin)))?;
+    if let Some(every) = input.every_variant {
+        plan.every_variant = every;
+    }
     let client =
         vari_client::IndexClient::new(sources).map_err(|e| CliError::Other(e.to_string()))?;
     let runtime = runtime()?;
@@ -134,6 +137,9 @@ struct MirrorInput {
     targets: Vec<(String, Target)>,
     /// The resolved lock as `--lock-output` writes it, once the mirror is complete.
     lock_text: Option<String>,
+    /// Files and bytes of every variant of the lock's releases, when the lock lists fewer (one
+    /// resolved for the targets lists only the variants they can use).
+    every_variant: Option<(usize, u64)>,
 }
 
 /// `--lock`: the lock read, for the `--target`s given, else the lock's own targets (profiles
@@ -170,6 +176,7 @@ fn read_input(
         lock_dir,
         targets,
         lock_text: None,
+        every_variant: None,
     })
 }
 
@@ -229,12 +236,16 @@ fn resolve_input(
         targets: &targets,
         preferences: &Default::default(),
     };
-    let releases = server_runtime()?
+    let runtime = server_runtime()?;
+    let releases = runtime
         .block_on(vari_install::resolve_releases(&request))
         .map_err(|e| CliError::Other(e.to_string()))?;
     let inputs = lock_inputs::lock_inputs(&requirements, &targets, sources, hash);
     let lock =
         vari_lock::build_lock(&inputs, releases).map_err(|e| CliError::Other(e.to_string()))?;
+    let client = vari_client::IndexClient::new(sources.clone())
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let every_variant = runtime.block_on(every_variant(&client, &lock, &targets))?;
     let lock_text = match &args.lock_output {
         Some(_) => Some(vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?),
         None => None,
@@ -250,7 +261,47 @@ fn resolve_input(
             .map(|t| (t.lock.name, t.files.target))
             .collect(),
         lock_text,
+        every_variant: Some(every_variant),
     })
+}
+
+/// Files and bytes (those the index gives a size for) of every file the index lists for the
+/// lock's releases that one of the targets' Pythons and platforms can install, whatever its
+/// variant, and the source distributions the lock lists: what mirroring every variant would
+/// take. The pages were read by the resolution already (the HTTP cache answers).
+async fn every_variant(
+    client: &vari_client::IndexClient,
+    lock: &Lock,
+    targets: &[LockingTarget],
+) -> Result<(usize, u64), CliError> {
+    let mut every = (0usize, 0u64);
+    for package in &lock.packages {
+        let Some(version) = &package.version else {
+            continue;
+        };
+        let name = vari_client::ProjectName::new(&package.name)
+            .map_err(|e| CliError::Other(format!("{}: {e}", package.name)))?;
+        let project = client
+            .project(&name)
+            .await
+            .map_err(|e| CliError::Other(e.to_string()))?;
+        let sdist = package.sdist.as_ref().and_then(|s| s.file_name());
+        for file in project.files_of(version) {
+            let counted = match &file.kind {
+                FileKind::Wheel(wheel) => targets.iter().any(|t| {
+                    let tags = t.files.target.python.tags();
+                    tags.wheel_priority(wheel).is_some()
+                }),
+                FileKind::Sdist { .. } => sdist.as_deref() == Some(file.filename.as_str()),
+                _ => false,
+            };
+            if counted {
+                every.0 += 1;
+                every.1 += file.size.unwrap_or(0);
+            }
+        }
+    }
+    Ok(every)
 }
 
 /// `--lock-output` must be writable where it is: its directory exists (checked before

@@ -605,9 +605,14 @@ fn requirements_are_resolved_for_two_classes_and_each_installs_its_own_from_the_
     let mut expected = set(&CPU_FILES);
     expected.extend(set(&A100_EXTRA));
     assert_eq!(published(&site), expected);
+    // Against every variant the upstream has of these releases (the resolved lock lists only
+    // those the two classes can use: 12 files).
     assert!(
         mirrored.stdout.starts_with("mirrored 10 files (")
-            && mirrored.stdout.contains(" for 2 targets; "),
+            && mirrored
+                .stdout
+                .contains(" for 2 targets; every variant of these releases would be 16 files (")
+            && mirrored.stdout.contains("saved 6 files, "),
         "{}",
         mirrored.stdout
     );
@@ -775,7 +780,8 @@ fn requirements_that_cannot_be_mirrored_are_one_error_and_leave_the_site_untouch
     let fresh = dir.path().join("fresh");
     let mut without_uv = requirements_command(dir.path(), &up, &fresh, &["cpu"], &["app-like"]);
     without_uv.env("PATH", "/nonexistent");
-    run(&mut without_uv).expect_one_error(&["needs uv"]);
+    let no_uv = run(&mut without_uv).expect_one_error(&["needs uv", "not on PATH"]);
+    assert!(!no_uv.stderr.contains("--installer"), "{}", no_uv.stderr);
     run(&mut requirements_command(
         dir.path(),
         &up,
@@ -795,4 +801,41 @@ fn requirements_that_cannot_be_mirrored_are_one_error_and_leave_the_site_untouch
     ));
     assert_eq!(both.code, 2, "{}", both.stderr);
     assert!(!fresh.exists());
+}
+
+#[test]
+fn a_project_is_mirrored_with_every_extra_and_dependency_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(
+        project.join("pyproject.toml"),
+        "[project]\nname = \"service\"\nversion = \"0.1\"\ndependencies = [\"reqlike\"]\n\n\
+         [project.optional-dependencies]\nsocks = [\"reqlike[socks]\"]\n\n\
+         [dependency-groups]\ndev = [\"numlike\"]\n",
+    )
+    .unwrap();
+    let site = dir.path().join("site");
+    run(&mut requirements_command(
+        dir.path(),
+        &up,
+        &site,
+        &["cpu"],
+        &["--project", project.to_str().unwrap()],
+    ))
+    .expect_code(0);
+    // Whatever extra or group a machine installs, the mirror has it.
+    assert_eq!(
+        published(&site),
+        set(&[
+            "idnalike-3.0-py3-none-any.whl",
+            "numlike-2.3.4-py3-none-any-null.whl",
+            "numlike-2.3.4-py3-none-any-x86_64_v3.whl",
+            "numlike-2.3.4-py3-none-any.whl",
+            "reqlike-1.1-py3-none-any.whl",
+            "sockslike-1.0-py3-none-any.whl",
+        ])
+    );
+    validate(&site);
 }
