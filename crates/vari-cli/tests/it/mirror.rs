@@ -790,6 +790,14 @@ fn requirements_that_cannot_be_mirrored_are_one_error_and_leave_the_site_untouch
         &["app-like"],
     ))
     .expect_one_error(&["needs the machine classes", "--target"]);
+    run(&mut requirements_command(
+        dir.path(),
+        &up,
+        &fresh,
+        &["cpu", "cpu"],
+        &["app-like"],
+    ))
+    .expect_one_error(&["another target is already named `cpu`"]);
     assert!(!fresh.exists());
     // A lock and requirements at once is a usage error.
     let both = run(&mut requirements_command(
