@@ -7,6 +7,10 @@
 //! `vari lock` resolves them (`vari_install::resolve_releases`, inputs read by
 //! `crate::lock_inputs`) and built in memory; either way the same planner picks each class's
 //! files. A resolution that fails stops the run before anything is downloaded or written.
+//! Requirements need `--target`: without classes a mirror would hold every variant, which is
+//! what a fleet mirror exists to avoid. A resolved lock lists only the variants the targets can
+//! use, so the saved line then compares against every variant the index has of the resolved
+//! releases for the targets' Pythons and platforms.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
