@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use vari_lock::{Lock, PlanRequest};
 use vari_publish::mirror::{MirrorError, MirrorOptions, MirrorPlan, MirrorProgress, TargetFiles};
+use vari_publish::Destination;
 
 use crate::cli::{MirrorArgs, TargetArgs};
 use crate::error::{error_line, CliError};
@@ -65,8 +66,10 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
         .map_err(|e| CliError::Other(e.to_string()))?;
     let runtime = runtime()?;
     let bar = Bar::new();
+    let (destination, store) = publish_destination(args)?;
     let options = MirrorOptions {
-        dest: args.output.clone(),
+        destination,
+        store,
         keep: args.keep,
         progress: &bar,
     };
@@ -78,7 +81,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             }
             error_line(&format!(
                 "{}: nothing was published; the files that arrived are kept for the next run",
-                args.output.display()
+                options.destination
             ));
             return Ok(ExitCode::FAILURE);
         }
@@ -89,6 +92,24 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     }
     output::print(&format!("{}\n  {}\n", report.summary(), report.activity()))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the site goes (`-o DIR|URL`) and where its store is kept (`--store`, else
+/// [`vari_publish::mirror::default_store`]).
+fn publish_destination(args: &MirrorArgs) -> Result<(Destination, PathBuf), CliError> {
+    let destination =
+        Destination::parse(args.output.as_os_str()).map_err(|e| CliError::Other(e.to_string()))?;
+    let store = match &args.store {
+        Some(store) => store.clone(),
+        None => vari_publish::mirror::default_store(&destination, vari_fs::cache_dir().as_deref())
+            .ok_or_else(|| {
+                CliError::Other(format!(
+                    "{destination}: no cache directory to keep the mirror's files in (set \
+                     VARI_CACHE_DIR or HOME); give --store DIR"
+                ))
+            })?,
+    };
+    Ok((destination, store))
 }
 
 /// The lock, read within the lock size limit and checked.
@@ -200,5 +221,12 @@ impl MirrorProgress for Bar {
 
     fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+
+    fn blocked(&self, lock: &Path) {
+        crate::error::note(&format!(
+            "blocking: waiting for the lock {} (another `vari mirror` is using this store)",
+            lock.display()
+        ));
     }
 }

@@ -28,6 +28,10 @@ pub trait MirrorProgress: Sync {
     fn file_done(&self) {}
     /// Downloading is over.
     fn finish(&self) {}
+    /// Another run holds the store's `lock` file: this one waits for it to finish.
+    fn blocked(&self, lock: &std::path::Path) {
+        let _ = lock;
+    }
 }
 
 /// A [`MirrorProgress`] that reports nothing.

@@ -131,7 +131,8 @@ fn run(
         &runtime,
         &plan,
         &MirrorOptions {
-            dest: dest.to_owned(),
+            destination: Destination::Directory(dest.to_owned()),
+            store: dest.join(store::STORE_DIR),
             keep,
             progress: &NoMirrorProgress,
         },
