@@ -17,8 +17,7 @@ use crate::cli::{MirrorArgs, TargetArgs};
 use crate::error::{error_line, CliError};
 use crate::output;
 use crate::settings::{
-    client_settings, configured_target_settings, load_config, resolve_target, runtime,
-    selection_options,
+    client_settings, configured_target_settings, load_config, resolve_target, selection_options,
 };
 
 /// Mirrors the lock for the targets into the destination and prints what it saved.
@@ -63,8 +62,10 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     let plan = MirrorPlan::new(&lock, &targets)
         .map_err(|e| CliError::Other(format!("{}: {e}", args.lock.display())))?;
     let client = vari_client::IndexClient::new(client_settings(&args.index, &config)?)
+        .map(std::sync::Arc::new)
         .map_err(|e| CliError::Other(e.to_string()))?;
-    let runtime = runtime()?;
+    let runtime = vari_publish::mirror::download_runtime()
+        .map_err(|e| CliError::Other(format!("cannot start the network runtime: {e}")))?;
     let bar = Bar::new();
     let (destination, store) = publish_destination(args)?;
     let options = MirrorOptions {

@@ -35,6 +35,7 @@ mod store;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
@@ -44,7 +45,7 @@ use vari_core::metadata::{read_json, SourceKind};
 use vari_core::names::VariantLabel;
 
 pub use error::{FileFailure, MirrorError};
-pub use fetch::{MirrorProgress, NoMirrorProgress, CONCURRENT_DOWNLOADS};
+pub use fetch::{download_runtime, MirrorProgress, NoMirrorProgress, CONCURRENT_DOWNLOADS};
 pub use plan::{MirrorFile, MirrorPlan, TargetFiles};
 
 use crate::publish::Destination;
@@ -199,9 +200,9 @@ impl MirrorReport {
 }
 
 /// Mirrors `plan` to `options.destination`, downloading with `client` on `runtime` (the one
-/// the client was made for).
+/// the client was made for; a multi-threaded one hashes several downloads at once).
 pub fn mirror(
-    client: &IndexClient,
+    client: &Arc<IndexClient>,
     runtime: &tokio::runtime::Runtime,
     plan: &MirrorPlan,
     options: &MirrorOptions<'_>,

@@ -119,12 +119,14 @@ fn run(
         .enable_all()
         .build()
         .unwrap();
-    let client = IndexClient::new(ClientSettings {
-        cache_dir: None,
-        retries: 0,
-        ..ClientSettings::default()
-    })
-    .unwrap();
+    let client = std::sync::Arc::new(
+        IndexClient::new(ClientSettings {
+            cache_dir: None,
+            retries: 0,
+            ..ClientSettings::default()
+        })
+        .unwrap(),
+    );
     let plan = MirrorPlan::new(lock, targets)?;
     mirror(
         &client,
