@@ -335,7 +335,8 @@ pub(crate) struct MirrorArgs {
     /// The local directory keeping the downloaded files between runs, so that a re-run
     /// downloads (and uploads) only what changed [default: DIR/.vari-mirror for a directory;
     /// for an object store, `{cache}/mirror/SCHEME-BUCKET-HASH` under vari's cache directory].
-    /// Runs on the same store take turns: a second one waits for the first.
+    /// One store per destination (a run removes from it what its own targets do not need);
+    /// runs on the same store take turns: a second one waits for the first.
     #[arg(long, value_name = "DIR")]
     pub store: Option<PathBuf>,
 

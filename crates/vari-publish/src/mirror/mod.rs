@@ -58,7 +58,9 @@ pub struct MirrorOptions<'a> {
     /// prefix.
     pub destination: Destination,
     /// The store: the downloaded files and what is known of them, a local directory (created
-    /// when missing; [`default_store`] names the usual place). Runs sharing a store take turns.
+    /// when missing; [`default_store`] names the usual place). One store per destination: a
+    /// run removes from it what its plan does not need (unless `keep`). Runs sharing a store
+    /// take turns.
     pub store: PathBuf,
     /// Keep files no target needs any more (they stay published).
     pub keep: bool,
