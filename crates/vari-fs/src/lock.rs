@@ -97,13 +97,12 @@ fn lock(_: &File) -> io::Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
-    #[cfg(unix)]
     #[test]
     fn a_second_taker_is_told_and_waits_for_the_first() {
         let dir = tempfile::tempdir().unwrap();
@@ -129,7 +128,6 @@ mod tests {
         lock_exclusive(&path, || panic!("the lock is free again")).unwrap();
     }
 
-    #[cfg(unix)]
     #[test]
     fn a_symbolic_link_is_not_followed() {
         let dir = tempfile::tempdir().unwrap();
