@@ -354,9 +354,22 @@ pub(crate) struct MirrorArgs {
     #[arg(long, value_name = "NAME")]
     pub python_platform: Option<String>,
 
-    /// The site directory to write (created when missing; updated in place on later runs).
-    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    /// Where the site goes, as for `vari index build -o`: a directory (created when missing;
+    /// updated in place on later runs), or an object store prefix: `s3://BUCKET/PREFIX`,
+    /// `gs://BUCKET/PREFIX`, `az://CONTAINER/PREFIX`, or an http(s) WebDAV URL (credentials from
+    /// the environment, `AWS_*` …, or the AWS profile files). Files are published first, then
+    /// the project pages, the project list last, removals after it; nothing is published when a
+    /// download fails.
+    #[arg(short = 'o', long = "output", value_name = "DIR|URL")]
     pub output: PathBuf,
+
+    /// The local directory keeping the downloaded files between runs, so that a re-run
+    /// downloads (and uploads) only what changed [default: DIR/.vari-mirror for a directory;
+    /// for an object store, `{cache}/mirror/SCHEME-BUCKET-HASH` under vari's cache directory].
+    /// One store per destination (a run removes from it what its own targets do not need);
+    /// runs on the same store take turns: a second one waits for the first.
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
 
     /// Keep files no target needs any more (by default they are removed, after the pages that
     /// linked them).

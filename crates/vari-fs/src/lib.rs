@@ -20,6 +20,8 @@
 //!   [`AtomicFile::create_in_cache`], [`read_cache_file`] (see [`cache_write`]).
 //! - **What is cleaned up when a command is interrupted, or was killed earlier?**
 //!   [`interrupt`] and [`stale`].
+//! - **How does a second run wait for the first to finish with a directory?**
+//!   [`lock::lock_exclusive`].
 //!
 //! Format rules live elsewhere (`vari-core`); this crate knows nothing about wheels or variants.
 //! (It does not know where the other crates keep their cache entries: each says so in its own
@@ -39,6 +41,7 @@ pub mod cache_write;
 mod human;
 pub mod input;
 pub mod interrupt;
+pub mod lock;
 mod process;
 pub mod safe_path;
 pub mod stale;

@@ -25,7 +25,7 @@ use vari_core::metadata::{
 
 use crate::dist::{self, DistFacts, ReadDist};
 use crate::error::BuildError;
-use crate::inputs::{discover, Discovered, Input, InputKind, Skipped};
+use crate::inputs::{discover, Discovered, Fingerprint, Input, InputKind, Skipped};
 use crate::place::FilePlacement;
 use crate::publish::{publish, Body, Destination, SiteFile, SitePlan, SiteStore};
 use crate::site::{
@@ -132,13 +132,35 @@ struct Dist {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
+    let discovered = discover(&options.input)?;
+    let store = options.destination.open(&options.placement)?;
+    build_into(options, discovered, store.as_ref(), &KnownHashes::new()).map(|built| built.stats)
+}
+
+/// Inputs whose SHA-256 the caller verified itself (a mirror hashed each file while it
+/// downloaded it): file name → the file's fingerprint then, and its SHA-256. An input whose
+/// fingerprint still matches is not hashed again.
+pub(crate) type KnownHashes = BTreeMap<String, (Fingerprint, String)>;
+
+/// What [`build_into`] did, with the `*-variants.json` it published (file name → text).
+#[derive(Debug)]
+pub(crate) struct Built {
+    pub(crate) stats: BuildStats,
+    pub(crate) variants_json: BTreeMap<String, String>,
+}
+
+/// [`build`] into an open `store`, from the inputs `discover` found, trusting `known` hashes.
+pub(crate) fn build_into(
+    options: &BuildOptions<'_>,
+    discovered: Discovered,
+    store: &dyn SiteStore,
+    known: &KnownHashes,
+) -> Result<Built, BuildError> {
     let Discovered {
         inputs,
         variants_json: found_variants_json,
         skipped,
-    } = discover(&options.input)?;
-    let store = options.destination.open(&options.placement)?;
-    let store = store.as_ref();
+    } = discovered;
     let state = State::load(store)?;
 
     // Phase 1: read.
@@ -148,7 +170,11 @@ pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
     let results: Vec<Result<(Input, ReadDist), BuildError>> = to_read
         .into_par_iter()
         .map(|input| {
-            let read = dist::read(&input);
+            let sha256 = known
+                .get(&input.filename)
+                .filter(|(fingerprint, _)| *fingerprint == input.fingerprint)
+                .map(|(_, sha256)| sha256.clone());
+            let read = dist::read(&input, sha256);
             options.progress.advance();
             read.map(|read| (input, read))
         })
@@ -222,11 +248,17 @@ pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
     stats.removed = published.removed;
     stats.written = published.written;
     stats.projects = projects.len();
-    stats.variants_json = variants_files.into_iter().map(|f| f.filename).collect();
+    stats.variants_json = variants_files.iter().map(|f| f.filename.clone()).collect();
     next_state.outputs = outputs;
     next_state.stamps = published.stamps;
     next_state.save(store)?;
-    Ok(stats)
+    Ok(Built {
+        stats,
+        variants_json: variants_files
+            .into_iter()
+            .map(|f| (f.filename, f.text))
+            .collect(),
+    })
 }
 
 /// The whole site: distributions and their `.metadata`, the `*-variants.json` files, one page

@@ -53,13 +53,22 @@ pub(crate) struct ReadDist {
     pub(crate) variant: Option<VariantMetadata>,
 }
 
-/// Reads `input` (see the module docs).
-pub(crate) fn read(input: &Input) -> Result<ReadDist, BuildError> {
+/// Reads `input` (see the module docs). `sha256` is the file's SHA-256 when the caller verified
+/// it already (a mirror hashes each file as it downloads it): the file is then not hashed again,
+/// and only its zip directory and the members needed are read, from disk.
+pub(crate) fn read(input: &Input, sha256: Option<String>) -> Result<ReadDist, BuildError> {
     let path = input.path.as_path();
     let io_error = |source| BuildError::Read {
         path: path.to_owned(),
         source,
     };
+    if let Some(sha256) = sha256 {
+        return read_with(input, sha256, input.fingerprint.size, || {
+            vari_fs::open_input(path)
+                .map(BufReader::new)
+                .map_err(|e| io_error(std::io::Error::other(e.problem())))
+        });
+    }
     if input.fingerprint.size <= IN_MEMORY_LIMIT {
         let bytes = std::fs::read(path).map_err(io_error)?;
         let sha256 = hex::encode(Sha256::digest(&bytes));

@@ -182,6 +182,19 @@ impl Garage {
         ]
     }
 
+    /// Gives `command` (a client of this node) [`Garage::env`], and no other `AWS_*` variable
+    /// of the caller's.
+    pub fn client_env(&self, command: &mut Command) {
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("AWS_") {
+                command.env_remove(key);
+            }
+        }
+        for (key, value) in self.env() {
+            command.env(key, value);
+        }
+    }
+
     /// Runs `garage -c CONFIG ARGS…`; panics with its output unless it succeeds.
     pub fn cli(&self, args: &[&str]) -> Output {
         let output = Command::new(&self.binary)

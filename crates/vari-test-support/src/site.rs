@@ -260,6 +260,34 @@ pub fn head(url: &str, accept: Option<&str>) -> Head {
     Head { status, headers }
 }
 
+/// `GET url` (plain `http://`): the body, after checking the answer is `200`. What a real
+/// server (nginx, an object store's website endpoint) serves, byte for byte.
+pub fn get(url: &str) -> Vec<u8> {
+    use std::io::Read;
+    let rest = url.strip_prefix("http://").expect("an http:// URL");
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let (host, port) = authority.rsplit_once(':').expect("host:port");
+    let mut stream =
+        TcpStream::connect((host, port.parse::<u16>().expect("a port"))).expect("connect");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).expect("read");
+    let end = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("headers end");
+    let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
+    assert!(head.starts_with("HTTP/1.1 200"), "{url}: {head}");
+    bytes[end + 4..].to_vec()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,7 @@ use vari_core::ordering::SelectionOptions;
 use vari_install::{LockFilesTarget, LockingRequest, LockingTarget};
 use vari_lock::{Lock, LockTarget, PlanRequest};
 use vari_publish::mirror::{MirrorError, MirrorOptions, MirrorPlan, MirrorProgress, TargetFiles};
+use vari_publish::Destination;
 use vari_select::Target;
 
 use crate::cli::{MirrorArgs, TargetArgs};
@@ -30,8 +31,8 @@ use crate::error::{error_line, CliError};
 use crate::lock_inputs;
 use crate::output;
 use crate::settings::{
-    client_settings, configured_target_settings, load_config, resolve_target, runtime,
-    selection_options, server_runtime,
+    client_settings, configured_target_settings, load_config, resolve_target, selection_options,
+    server_runtime,
 };
 
 /// Mirrors the lock (read, or resolved from the requirements) for the targets into the
@@ -40,6 +41,8 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     let config = load_config()?;
     let selection = config.selection(selection_options(&args.selection));
     let sources = client_settings(&args.index, &config)?;
+    // The destination first: a bad `-o` fails before anything is resolved or downloaded.
+    let (destination, store) = publish_destination(args)?;
     let input = match &args.lock {
         Some(path) => read_input(path, args, &config)?,
         None => resolve_input(args, &config, &sources, &selection)?,
@@ -78,12 +81,15 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     if let Some(every) = input.every_variant {
         plan.every_variant = every;
     }
-    let client =
-        vari_client::IndexClient::new(sources).map_err(|e| CliError::Other(e.to_string()))?;
-    let runtime = runtime()?;
+    let client = vari_client::IndexClient::new(sources)
+        .map(std::sync::Arc::new)
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let runtime = vari_publish::mirror::download_runtime()
+        .map_err(|e| CliError::Other(format!("cannot start the network runtime: {e}")))?;
     let bar = Bar::new();
     let options = MirrorOptions {
-        dest: args.output.clone(),
+        destination,
+        store,
         keep: args.keep,
         progress: &bar,
     };
@@ -95,7 +101,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             }
             error_line(&format!(
                 "{}: nothing was published; the files that arrived are kept for the next run",
-                args.output.display()
+                options.destination
             ));
             return Ok(ExitCode::FAILURE);
         }
@@ -109,6 +115,24 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     }
     output::print(&format!("{}\n  {}\n", report.summary(), report.activity()))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the site goes (`-o DIR|URL`) and where its store is kept (`--store`, else
+/// [`vari_publish::mirror::default_store`]).
+fn publish_destination(args: &MirrorArgs) -> Result<(Destination, PathBuf), CliError> {
+    let destination =
+        Destination::parse(args.output.as_os_str()).map_err(|e| CliError::Other(e.to_string()))?;
+    let store = match &args.store {
+        Some(store) => store.clone(),
+        None => vari_publish::mirror::default_store(&destination, vari_fs::cache_dir().as_deref())
+            .ok_or_else(|| {
+                CliError::Other(format!(
+                    "{destination}: no cache directory to keep the mirror's files in (set \
+                     VARI_CACHE_DIR or HOME); give --store DIR"
+                ))
+            })?,
+    };
+    Ok((destination, store))
 }
 
 /// The lock, read within the lock size limit and checked.
@@ -423,5 +447,12 @@ impl MirrorProgress for Bar {
 
     fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+
+    fn blocked(&self, lock: &Path) {
+        crate::error::note(&format!(
+            "blocking: waiting for the lock {} (another `vari mirror` is using this store)",
+            lock.display()
+        ));
     }
 }

@@ -19,6 +19,7 @@ mod lock_sync;
 mod metadata;
 mod metadata_release;
 mod mirror;
+mod mirror_destinations;
 mod nesting;
 mod ordering;
 mod output_safety;

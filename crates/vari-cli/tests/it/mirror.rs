@@ -22,13 +22,13 @@ use crate::sync::{listed, sync};
 
 /// The upstream served on 127.0.0.1, with the runtime that keeps it serving (dropping it stops
 /// the upstream).
-struct Upstream {
-    server: TestIndex,
-    runtime: tokio::runtime::Runtime,
-    dir: PathBuf,
+pub(super) struct Upstream {
+    pub(super) server: TestIndex,
+    pub(super) runtime: tokio::runtime::Runtime,
+    pub(super) dir: PathBuf,
 }
 
-fn upstream(dir: &Path) -> Upstream {
+pub(super) fn upstream(dir: &Path) -> Upstream {
     let dir = fleet::upstream(&dir.join("upstream"));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -45,7 +45,7 @@ fn upstream(dir: &Path) -> Upstream {
 
 impl Upstream {
     /// The file names downloaded from `/files/` so far (each request once per name), sorted.
-    fn downloads(&self) -> Vec<String> {
+    pub(super) fn downloads(&self) -> Vec<String> {
         let mut names: Vec<String> = self
             .server
             .seen()
@@ -106,7 +106,7 @@ fn upstream_files(up: &Upstream, prefix: &str) -> Vec<String> {
 
 /// The fleet's lock as `vari lock` makes it for `app-like`: every release's wheels listed,
 /// the CUDA runtime reached only through `vari-demo`'s variants.
-fn fleet_lock(up: &Upstream) -> Lock {
+pub(super) fn fleet_lock(up: &Upstream) -> Lock {
     let mut demo = entry(up, "vari-demo", "1.0.0", &upstream_files(up, "vari_demo-"));
     demo.vari = Some(PackageInfo {
         variant_dependencies: vec![
@@ -154,7 +154,7 @@ fn fleet_lock(up: &Upstream) -> Lock {
 }
 
 /// Writes `lock` as `dir/pylock.toml`.
-fn write_lock(dir: &Path, lock: &Lock) -> PathBuf {
+pub(super) fn write_lock(dir: &Path, lock: &Lock) -> PathBuf {
     let path = dir.join("pylock.toml");
     std::fs::write(&path, vari_lock::write_lock(lock).unwrap()).unwrap();
     path
@@ -162,7 +162,12 @@ fn write_lock(dir: &Path, lock: &Lock) -> PathBuf {
 
 /// `vari mirror --lock LOCK --target NAME=PROFILE… -o SITE` for `classes`, with the test
 /// venv's Python as the targets' Python.
-fn mirror_command(dir: &Path, lock: &Path, site: &Path, classes: &[&str]) -> std::process::Command {
+pub(super) fn mirror_command(
+    dir: &Path,
+    lock: &Path,
+    site: &Path,
+    classes: &[&str],
+) -> std::process::Command {
     let profiles = fleet::write_profiles(&dir.join("profiles"));
     let mut command = vari();
     command.arg("mirror").arg("--lock").arg(lock);
@@ -197,13 +202,13 @@ fn kept_labels(site: &Path, file: &str) -> Vec<String> {
         .collect()
 }
 
-fn set(names: &[&str]) -> BTreeSet<String> {
+pub(super) fn set(names: &[&str]) -> BTreeSet<String> {
     names.iter().map(|n| (*n).to_owned()).collect()
 }
 
 /// What the cpu class needs (x86-64-v3 machine: demo's null variant, numlike's v3) with the
 /// fallbacks, and the plain tree.
-const CPU_FILES: [&str; 8] = [
+pub(super) const CPU_FILES: [&str; 8] = [
     "app_like-1.0-py3-none-any.whl",
     "idnalike-3.0-py3-none-any.whl",
     "numlike-2.3.4-py3-none-any-null.whl",
@@ -215,7 +220,7 @@ const CPU_FILES: [&str; 8] = [
 ];
 
 /// What the a100 class adds: demo's cu128 build and the CUDA runtime its variant asks for.
-const A100_EXTRA: [&str; 2] = [
+pub(super) const A100_EXTRA: [&str; 2] = [
     "vari_demo-1.0.0-py3-none-any-cu128.whl",
     "vari_demo_cuda_runtime-1.0.0-py3-none-any.whl",
 ];
@@ -358,7 +363,9 @@ fn a_class_added_later_downloads_only_its_new_files_and_one_dropped_is_removed()
         "nothing changed, nothing fetched"
     );
     assert!(
-        unchanged.stdout.contains("downloaded 0 file(s)"),
+        unchanged
+            .stdout
+            .contains("downloaded 0 file(s) (0 B); published 0 new or changed site file(s)"),
         "{}",
         unchanged.stdout
     );

@@ -12,7 +12,7 @@ use crate::common::{run, v3_profile, vari, Run};
 use vari_test_support::garage::Garage;
 use vari_test_support::installers::{install_into_target, Installed, Installer};
 use vari_test_support::nginx::Nginx;
-use vari_test_support::site::head;
+use vari_test_support::site::{get, head};
 use vari_test_support::wheels::{level_variants, one_variant, TestWheel};
 
 /// The bucket and prefix the object store tests publish to.
@@ -49,15 +49,8 @@ fn s3_url() -> String {
 /// environment (as a user exports them), plus `extra` variables.
 fn build_to_s3(garage: &Garage, input: &Path, extra: &[(&str, &str)]) -> Run {
     let mut cmd = vari();
-    for (key, _) in std::env::vars() {
-        if key.starts_with("AWS_") {
-            cmd.env_remove(key);
-        }
-    }
+    garage.client_env(&mut cmd);
     cmd.env("HOME", input.join("no-home"));
-    for (key, value) in garage.env() {
-        cmd.env(key, value);
-    }
     for (key, value) in extra {
         cmd.env(key, value);
     }
@@ -123,29 +116,6 @@ fn assert_vari_selects_v3_from(index: &str, scratch: &Path) {
         "{}",
         run.stdout
     );
-}
-
-/// The body of `url` (plain HTTP GET through curl-free std: the website endpoint's bytes).
-fn get(url: &str) -> Vec<u8> {
-    use std::io::{Read, Write};
-    let rest = url.strip_prefix("http://").unwrap();
-    let (authority, path) = rest.split_at(rest.find('/').unwrap());
-    let (host, port) = authority.rsplit_once(':').unwrap();
-    let mut stream = std::net::TcpStream::connect((host, port.parse::<u16>().unwrap())).unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut bytes = Vec::new();
-    stream.read_to_end(&mut bytes).unwrap();
-    let end = bytes
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("headers end");
-    let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
-    assert!(head.starts_with("HTTP/1.1 200"), "{url}: {head}");
-    bytes[end + 4..].to_vec()
 }
 
 #[test]

@@ -2,17 +2,28 @@
 //! lock: each target's chosen file per package, with the null variant and the plain wheel of
 //! the same release and tags as fallbacks, and every package the targets' dependency closures
 //! reach ([`MirrorPlan`]). Each file is downloaded once, checked against the lock's SHA-256
-//! while it streams, into a local store (`DEST/.vari-mirror/files/`), and the site is built
-//! from the store by `index build`'s builder, which combines each release's `*-variants.json`
-//! from the wheels mirrored: it holds their labels only (PEP 825 allows dropping the others),
-//! and is checked against the lock's `[packages.variants-json]` narrowed to the same labels.
+//! while it streams, into a local store, and the site is built from the store by `index
+//! build`'s builder, which combines each release's `*-variants.json` from the wheels mirrored:
+//! it holds their labels only (PEP 825 allows dropping the others), and is checked against the
+//! lock's `[packages.variants-json]` narrowed to the same labels.
 //!
-//! A run in the order a reader can never notice:
+//! The site goes to any [`Destination`] `index build` publishes to: a directory, or an object
+//! store prefix (`s3://BUCKET/PREFIX`, `gs://…`, `az://…`, WebDAV). The store is always local
+//! ([`MirrorOptions::store`]); [`default_store`] names the usual place: `DEST/.vari-mirror/` for
+//! a directory, `{cache}/mirror/{key of the URL}/` for an object store (so re-runs from the
+//! same machine are incremental). An object store gets the same order and only what changed:
+//! an object already uploaded with the same content is not uploaded again (the site's build
+//! state remembers what each object holds).
+//!
+//! A run, in an order a reader can never notice:
+//! 0. lock the store (a second run on it waits), and open the destination (an object store is
+//!    listed now, so missing credentials or a missing bucket fail before any download);
 //! 1. download what the store lacks (a file the state does not vouch for is hashed first);
 //!    any failure (a hash mismatch, a transfer cut short) publishes nothing, and the files that
 //!    did arrive are kept for the next run;
 //! 2. drop from the store what no target needs (unless `keep`);
-//! 3. publish: files, then project pages, the root page last, removals after it (atomic pages).
+//! 3. publish: files, then project pages, the root page last, removals after it (atomic pages
+//!    in a directory; whole objects in a store).
 //!
 //! A second run downloads only what changed, and rewrites only pages whose content changed.
 
@@ -24,6 +35,9 @@ mod store;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
 
 use vari_client::IndexClient;
 use vari_core::filename::{variants_json_filename, WheelFilename};
@@ -31,16 +45,23 @@ use vari_core::metadata::{read_json, SourceKind};
 use vari_core::names::VariantLabel;
 
 pub use error::{FileFailure, MirrorError};
-pub use fetch::{MirrorProgress, NoMirrorProgress, CONCURRENT_DOWNLOADS};
+pub use fetch::{download_runtime, MirrorProgress, NoMirrorProgress, CONCURRENT_DOWNLOADS};
 pub use plan::{MirrorFile, MirrorPlan, TargetFiles};
 
+use crate::publish::Destination;
 use plan::Release;
 use store::Store;
 
 /// Where and how to mirror.
 pub struct MirrorOptions<'a> {
-    /// The site directory (created when missing). Its `.vari-mirror/` holds the store.
-    pub dest: PathBuf,
+    /// Where the site is published: a directory (created when missing) or an object store
+    /// prefix.
+    pub destination: Destination,
+    /// The store: the downloaded files and what is known of them, a local directory (created
+    /// when missing; [`default_store`] names the usual place). One store per destination: a
+    /// run removes from it what its plan does not need (unless `keep`). Runs sharing a store
+    /// take turns.
+    pub store: PathBuf,
     /// Keep files no target needs any more (they stay published).
     pub keep: bool,
     /// Told about the downloads.
@@ -50,10 +71,58 @@ pub struct MirrorOptions<'a> {
 impl std::fmt::Debug for MirrorOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MirrorOptions")
-            .field("dest", &self.dest)
+            .field("destination", &self.destination)
+            .field("store", &self.store)
             .field("keep", &self.keep)
             .finish_non_exhaustive()
     }
+}
+
+/// The directory of the stores of object-store mirrors, under vari's cache.
+pub const STORES_DIR: &str = "mirror";
+
+/// Where the store of a mirror published at `destination` lives unless the user says
+/// otherwise: `DEST/.vari-mirror/` for a directory (beside the site, on the same file system, so
+/// the site hard-links its files); for an object store, `{cache}/mirror/{key}/` under vari's
+/// cache directory `cache` (`None` when there is none), where the key is made from the URL
+/// (its scheme and bucket, readable, then 16 hex digits of its SHA-256), so that every run from
+/// this machine to the same prefix finds the files of the last one.
+///
+/// ```
+/// use std::path::Path;
+/// use vari_publish::{mirror::default_store, Destination};
+/// let site = Destination::parse("site".as_ref()).unwrap();
+/// assert_eq!(default_store(&site, None), Some(Path::new("site/.vari-mirror").to_owned()));
+/// let s3 = Destination::parse("s3://bucket/pypi".as_ref()).unwrap();
+/// let store = default_store(&s3, Some(Path::new("/c"))).unwrap();
+/// assert!(store.starts_with("/c/mirror"));
+/// assert!(store.file_name().unwrap().to_str().unwrap().starts_with("s3-bucket-"));
+/// assert_eq!(default_store(&s3, None), None);
+/// ```
+pub fn default_store(destination: &Destination, cache: Option<&Path>) -> Option<PathBuf> {
+    match destination {
+        Destination::Directory(dir) => Some(dir.join(store::STORE_DIR)),
+        Destination::ObjectStore(url) => Some(cache?.join(STORES_DIR).join(store_key(url))),
+    }
+}
+
+/// `{scheme}-{host}-{16 hex digits of the SHA-256 of the URL}`, the host reduced to the
+/// characters a file name can always hold (the hash alone tells stores apart).
+fn store_key(url: &url::Url) -> String {
+    let text = Destination::ObjectStore(url.clone()).to_string();
+    let readable: String = format!("{}-{}", url.scheme(), url.host_str().unwrap_or_default())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_') {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    let digest = hex::encode(Sha256::digest(text.as_bytes()));
+    format!("{readable}-{}", &digest[..16])
 }
 
 /// What a mirror run did.
@@ -71,6 +140,9 @@ pub struct MirrorReport {
     pub removed: usize,
     /// Files no target needs that `keep` kept published.
     pub kept: usize,
+    /// Site files (distributions, metadata, pages) written or uploaded because they were new or
+    /// changed: 0 when nothing changed since the last run.
+    pub published: usize,
     /// The `*-variants.json` files published.
     pub variants_json: Vec<String>,
     /// What needs the operator's attention (from building the site), one sentence each.
@@ -104,12 +176,14 @@ impl MirrorReport {
 }
 
 impl MirrorReport {
-    /// What this run did: `downloaded 3 files (1.2 MiB); removed 1 file no target needs`.
+    /// What this run did: `downloaded 3 file(s) (1.2 MiB); published 9 new or changed site
+    /// file(s); removed 1 file(s) no target needs`.
     pub fn activity(&self) -> String {
         let (files, bytes) = self.downloaded;
         let mut text = format!(
-            "downloaded {files} file(s) ({})",
-            vari_fs::human_bytes(bytes)
+            "downloaded {files} file(s) ({}); published {} new or changed site file(s)",
+            vari_fs::human_bytes(bytes),
+            self.published
         );
         if self.removed > 0 {
             text.push_str(&format!(
@@ -127,15 +201,18 @@ impl MirrorReport {
     }
 }
 
-/// Mirrors `plan` into `options.dest`, downloading with `client` on `runtime` (the one the
-/// client was made for).
+/// Mirrors `plan` to `options.destination`, downloading with `client` on `runtime` (the one
+/// the client was made for; a multi-threaded one hashes several downloads at once).
 pub fn mirror(
-    client: &IndexClient,
+    client: &Arc<IndexClient>,
     runtime: &tokio::runtime::Runtime,
     plan: &MirrorPlan,
     options: &MirrorOptions<'_>,
 ) -> Result<MirrorReport, MirrorError> {
-    let mut store = Store::open(&options.dest)?;
+    // 0. One run at a time on a store; the destination is reachable before anything is fetched.
+    let _lock = Store::lock(&options.store, |path| options.progress.blocked(path))?;
+    let mut store = Store::open(&options.store)?;
+    let site = publish::open(&options.destination)?;
 
     // 1. Download what the store lacks.
     let mut missing = Vec::new();
@@ -194,14 +271,18 @@ pub fn mirror(
     store.save()?;
 
     // 3. Publish.
-    let stats = publish::publish(store.files_dir(), &options.dest)?;
-    report.variants_json = stats.variants_json;
-    report.warnings = stats.warnings;
+    let built = publish::publish(&store, site.as_ref(), &options.destination)?;
+    report.warnings = built.stats.warnings;
+    report.variants_json = built.stats.variants_json;
+    report.published = built.stats.written;
     let present = store.list()?;
     for release in &plan.releases {
-        report
-            .warnings
-            .extend(check_variants_json(&options.dest, release, &present));
+        report.warnings.extend(check_variants_json(
+            site.as_ref(),
+            &built.variants_json,
+            release,
+            &present,
+        ));
     }
     for file in &plan.files {
         let size = std::fs::metadata(store.path(&file.filename))
@@ -223,7 +304,12 @@ pub fn mirror(
 /// mirrored) with the lock's `[packages.variants-json]` narrowed to the same labels: the lock
 /// recorded what the upstream index said, and an installer choosing from the mirror must see
 /// the same variants. A difference is a warning naming the labels.
-fn check_variants_json(dest: &Path, release: &Release, present: &[String]) -> Option<String> {
+fn check_variants_json(
+    site: &dyn crate::publish::SiteStore,
+    published: &std::collections::BTreeMap<String, String>,
+    release: &Release,
+    present: &[String],
+) -> Option<String> {
     let expected = release.variants_json.as_ref()?;
     let labels: Vec<VariantLabel> = present
         .iter()
@@ -238,11 +324,10 @@ fn check_variants_json(dest: &Path, release: &Release, present: &[String]) -> Op
         return None;
     }
     let filename = variants_json_filename(&release.project, &release.version);
-    let path = dest.join(crate::site::FILES_DIR).join(&filename);
-    let published = vari_fs::read_input(&path, vari_fs::InputKind::Metadata)
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .and_then(|text| read_json(&text, SourceKind::IndexFile).ok());
+    let location = site.locate(&crate::site::files_path(&filename));
+    let published = published
+        .get(&filename)
+        .and_then(|text| read_json(text, SourceKind::IndexFile).ok());
     let narrowed = expected.keep_labels(&labels);
     let differing: Vec<String> = labels
         .iter()
@@ -253,9 +338,8 @@ fn check_variants_json(dest: &Path, release: &Release, present: &[String]) -> Op
         .collect();
     (!differing.is_empty()).then(|| {
         format!(
-            "{}: variants {} differ from the lock's variants-json for {}=={} (the wheels' \
-             variant.json disagree with the index the lock was made from)",
-            path.display(),
+            "{location}: variants {} differ from the lock's variants-json for {}=={} (the \
+             wheels' variant.json disagree with the index the lock was made from)",
             differing.join(", "),
             release.project,
             release.version

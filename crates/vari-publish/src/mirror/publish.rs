@@ -1,27 +1,99 @@
 //! The one place the mirror turns its store into the site: `vari index build`'s builder, so a
 //! mirror has exactly the pages of a built index (PEP 503, PEP 691, PEP 658, `*-variants.json`)
-//! and its order of writing: files first, then project pages, the project list last, and the
-//! files no longer published removed after that, every page written atomically. A client that
+//! and its order of publishing, whatever the destination: files first, then project pages, the
+//! project list last, and the files no longer published removed after that. A client that
 //! reads during a run never sees a page pointing at a file not yet there, and a run killed at
 //! any point leaves a site that links only files it has.
 //!
-//! Other destinations (object stores) plug in here: the store stays local, the site is
-//! published from it.
+//! A directory site hard-links the store's files; an object store gets them uploaded (only
+//! those whose content it does not hold yet). The builder trusts the SHA-256 the store recorded
+//! while downloading, so a file is hashed once, not again to be published.
 
-use std::path::Path;
-
-use crate::build::{build, BuildOptions, BuildStats, NoProgress};
+use crate::build::{build_into, BuildOptions, Built, NoProgress};
 use crate::error::BuildError;
+use crate::inputs::discover;
 use crate::place::FilePlacement;
-use crate::publish::Destination;
+use crate::publish::{Destination, SiteStore};
 
-/// Publishes the distributions of `store` (and their `*-variants.json`) as the site at `dest`,
-/// hard-linking the files.
-pub(crate) fn publish(store: &Path, dest: &Path) -> Result<BuildStats, BuildError> {
-    build(&BuildOptions {
-        input: store.to_owned(),
-        destination: Destination::Directory(dest.to_owned()),
-        placement: FilePlacement::HardLink,
+use super::store::Store;
+
+/// How the store's files reach a directory site.
+const PLACEMENT: FilePlacement = FilePlacement::HardLink;
+
+/// Opens `destination` for publishing (an object store is connected to and listed now).
+pub(crate) fn open(destination: &Destination) -> Result<Box<dyn SiteStore>, BuildError> {
+    destination.open(&PLACEMENT)
+}
+
+/// Publishes the distributions of `store` (and their `*-variants.json`) as the site in `site`,
+/// opened from `destination` by [`open`].
+pub(crate) fn publish(
+    store: &Store,
+    site: &dyn SiteStore,
+    destination: &Destination,
+) -> Result<Built, BuildError> {
+    let options = BuildOptions {
+        input: store.files_dir().to_owned(),
+        destination: destination.clone(),
+        placement: PLACEMENT,
         progress: &NoProgress,
-    })
+    };
+    build_into(
+        &options,
+        discover(store.files_dir())?,
+        site,
+        &store.known_hashes(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vari_test_support::wheels::TestWheel;
+
+    /// The SHA-256 the site's JSON page gives the one wheel of project `a`.
+    fn published_sha256(site: &std::path::Path) -> String {
+        let page: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(site.join("simple/a/index.json")).unwrap())
+                .unwrap();
+        page["files"][0]["hashes"]["sha256"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    #[test]
+    fn the_hash_recorded_at_download_is_trusted_while_the_file_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("store");
+        let mut store = Store::open(&root).unwrap();
+        let name = "a-1.0-py3-none-any.whl";
+        let bytes = std::fs::read(TestWheel::new(name).write(store.files_dir())).unwrap();
+        let actual = vari_test_support::wheels::sha256_hex(&bytes);
+        // What the download recorded stands for the file (here a made-up digest, to see that
+        // it is what the site publishes: the file is not hashed again).
+        let recorded = "ab".repeat(32);
+        store.record(name, recorded.clone()).unwrap();
+        let site_dir = dir.path().join("site");
+        let destination = Destination::Directory(site_dir.clone());
+        let site = open(&destination).unwrap();
+        publish(&store, site.as_ref(), &destination).unwrap();
+        assert_eq!(published_sha256(&site_dir), recorded);
+
+        // Rewritten since: its fingerprint no longer matches, so it is hashed.
+        std::fs::remove_file(store.path(name)).unwrap();
+        std::fs::write(store.path(name), &bytes).unwrap();
+        // (A time no download gives a file, whatever the clock's granularity.)
+        std::fs::File::options()
+            .write(true)
+            .open(store.path(name))
+            .unwrap()
+            .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1))
+            .unwrap();
+        let other_site = dir.path().join("other");
+        let destination = Destination::Directory(other_site.clone());
+        let site = open(&destination).unwrap();
+        publish(&store, site.as_ref(), &destination).unwrap();
+        assert_eq!(published_sha256(&other_site), actual);
+    }
 }

@@ -1,11 +1,13 @@
-//! The mirror's store: the downloaded distributions, kept in
-//! `DEST/.vari-mirror/files/`, from which the site is built (hard links, so a file costs its
-//! space once). A small state file remembers each file's SHA-256 with its size, modification
-//! time and inode, so a re-run knows what it has without hashing gigabytes again; a file the
-//! state does not vouch for is hashed before it is trusted.
+//! The mirror's store: the downloaded distributions, kept in `STORE/files/`, from which the
+//! site is built (for a directory site, hard links, so a file costs its space once). A small
+//! state file remembers each file's SHA-256 with its size, modification time and inode, so a
+//! re-run knows what it has without hashing gigabytes again (and the site builder does not hash
+//! what the download already did); a file the state does not vouch for is hashed before it is
+//! trusted.
 //!
 //! The store is a cache of verified files: a missing or foreign state file only means files
-//! are hashed again, and a file that does not match is downloaded again.
+//! are hashed again, and a file that does not match is downloaded again. A run holds the
+//! store's lock file (`STORE/lock`) from start to end, so a second run on the same store waits.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -15,12 +17,15 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::error::MirrorError;
+use crate::build::KnownHashes;
 use crate::inputs::Fingerprint;
 
-/// The store's directory in the site.
+/// The store's directory in a directory site.
 pub(crate) const STORE_DIR: &str = ".vari-mirror";
 /// The state file's name in the store.
 const STATE_FILE: &str = "state.json";
+/// The lock file's name in the store.
+const LOCK_FILE: &str = "lock";
 /// Written into the state so that a different layout is recognised and ignored.
 const FORMAT: &str = "vari-mirror-state/1";
 
@@ -46,9 +51,9 @@ pub(crate) struct Store {
 }
 
 impl Store {
-    /// Opens (creating) the store of the site at `dest`.
-    pub(crate) fn open(dest: &Path) -> Result<Self, MirrorError> {
-        let root = dest.join(STORE_DIR);
+    /// Opens (creating) the store at `root`.
+    pub(crate) fn open(root: &Path) -> Result<Self, MirrorError> {
+        let root = root.to_owned();
         let files = root.join("files");
         std::fs::create_dir_all(&files).map_err(|source| MirrorError::Store {
             path: files.clone(),
@@ -65,6 +70,30 @@ impl Store {
             .filter(|(name, _)| vari_fs::check_name(name).is_ok())
             .collect();
         Ok(Self { root, files, known })
+    }
+
+    /// Takes the exclusive lock of the store at `root` (created when missing), calling
+    /// `on_wait` first when another run holds it.
+    pub(crate) fn lock(
+        root: &Path,
+        on_wait: impl FnOnce(&Path),
+    ) -> Result<vari_fs::lock::DirLock, MirrorError> {
+        std::fs::create_dir_all(root).map_err(|source| MirrorError::Store {
+            path: root.to_owned(),
+            source,
+        })?;
+        let path = root.join(LOCK_FILE);
+        vari_fs::lock::lock_exclusive(&path, || on_wait(&path))
+            .map_err(|source| MirrorError::Store { path, source })
+    }
+
+    /// What the state vouches for, as the site builder takes it: each file's fingerprint and
+    /// SHA-256.
+    pub(crate) fn known_hashes(&self) -> KnownHashes {
+        self.known
+            .iter()
+            .map(|(name, known)| (name.clone(), (known.fingerprint, known.sha256.clone())))
+            .collect()
     }
 
     /// The directory the site is built from.
@@ -222,12 +251,12 @@ mod tests {
     #[test]
     fn state_entries_that_are_not_plain_names_are_ignored() {
         let dest = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dest.path().join(STORE_DIR)).unwrap();
+
         let state = serde_json::json!({"format": FORMAT, "files": {
             "../x.whl": {"sha256": "00", "fingerprint": {"size": 1, "mtime_ns": 1, "inode": 1}}
         }});
         std::fs::write(
-            dest.path().join(STORE_DIR).join(STATE_FILE),
+            dest.path().join(STATE_FILE),
             serde_json::to_vec(&state).unwrap(),
         )
         .unwrap();

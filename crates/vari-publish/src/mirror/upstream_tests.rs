@@ -119,19 +119,22 @@ fn run(
         .enable_all()
         .build()
         .unwrap();
-    let client = IndexClient::new(ClientSettings {
-        cache_dir: None,
-        retries: 0,
-        ..ClientSettings::default()
-    })
-    .unwrap();
+    let client = std::sync::Arc::new(
+        IndexClient::new(ClientSettings {
+            cache_dir: None,
+            retries: 0,
+            ..ClientSettings::default()
+        })
+        .unwrap(),
+    );
     let plan = MirrorPlan::new(lock, targets)?;
     mirror(
         &client,
         &runtime,
         &plan,
         &MirrorOptions {
-            dest: dest.to_owned(),
+            destination: Destination::Directory(dest.to_owned()),
+            store: dest.join(store::STORE_DIR),
             keep,
             progress: &NoMirrorProgress,
         },

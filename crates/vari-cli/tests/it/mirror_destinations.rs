@@ -1,0 +1,324 @@
+//! `vari mirror` to destinations other than a directory, and its store: the fleet's lock
+//! (`crate::mirror`'s upstream) mirrored to a real S3 object store (Garage, started by the test;
+//! skipped without it except under CI), read back through the bucket's website endpoint by
+//! `vari index validate`, pip, uv and vari; a re-run that uploads nothing; a download that fails
+//! and publishes nothing; `--keep` and removals. And two runs on one store taking turns.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use vari_test_support::fleet;
+use vari_test_support::garage::Garage;
+use vari_test_support::installers::{install_into_target, Installer};
+use vari_test_support::site::{get, head};
+use vari_test_support::venv::{bare_venv, uv};
+
+use crate::common::{run, vari};
+use crate::mirror::{fleet_lock, mirror_command, set, upstream, write_lock, A100_EXTRA, CPU_FILES};
+use crate::sync::listed;
+
+const BUCKET: &str = "vari-mirror";
+const PREFIX: &str = "fleet";
+
+fn s3_url() -> String {
+    format!("s3://{BUCKET}/{PREFIX}")
+}
+
+/// [`mirror_command`] to `s3://BUCKET/PREFIX` with `garage`'s credentials and vari's cache
+/// (which holds the store) in `dir/cache`.
+fn mirror_to_s3(garage: &Garage, dir: &Path, lock: &Path, classes: &[&str]) -> Command {
+    let mut command = mirror_command(dir, lock, Path::new(&s3_url()), classes);
+    garage.client_env(&mut command);
+    command
+        .env("HOME", dir.join("no-home"))
+        .env("VARI_CACHE_DIR", dir.join("cache"));
+    command
+}
+
+/// The distribution files the site at `site` (a website URL) links, from its project pages
+/// (PEP 691 JSON), without `.metadata` and `*-variants.json`.
+fn linked(site: &str) -> BTreeSet<String> {
+    let root: serde_json::Value =
+        serde_json::from_slice(&get(&format!("{site}/simple/index.json"))).unwrap();
+    let mut files = BTreeSet::new();
+    for project in root["projects"].as_array().unwrap() {
+        let name = project["name"].as_str().unwrap();
+        let page: serde_json::Value =
+            serde_json::from_slice(&get(&format!("{site}/simple/{name}/index.json"))).unwrap();
+        for file in page["files"].as_array().unwrap() {
+            let filename = file["filename"].as_str().unwrap();
+            if !filename.ends_with("-variants.json") {
+                files.insert(filename.to_owned());
+            }
+        }
+    }
+    files
+}
+
+/// The status of `files/{name}` on the website `site` (the name percent-encoded as the pages
+/// link it).
+fn file_status(site: &str, name: &str) -> u16 {
+    head(&format!("{site}/files/{}", name.replace('+', "%2B")), None).status
+}
+
+/// The labels the published `*-variants.json` keeps.
+fn kept_labels(site: &str, file: &str) -> Vec<String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(&get(&format!("{site}/files/{file}"))).unwrap();
+    value["variants"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn mirrors_two_classes_to_s3_and_installers_install_from_its_website() {
+    let Some(garage) = Garage::start_or_skip() else {
+        return;
+    };
+    garage.create_bucket(BUCKET);
+    let site = format!("{}/{PREFIX}", garage.website(BUCKET));
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lock = write_lock(dir.path(), &fleet_lock(&up));
+
+    let first = run(&mut mirror_to_s3(
+        &garage,
+        dir.path(),
+        &lock,
+        &["cpu", "a100"],
+    ))
+    .expect_code(0);
+    assert!(
+        first.stdout.starts_with("mirrored 10 files (")
+            && first.stdout.contains("saved 6 files, ")
+            && first.stdout.contains("downloaded 10 file(s)"),
+        "{}",
+        first.stdout
+    );
+    let mut expected = set(&CPU_FILES);
+    expected.extend(set(&A100_EXTRA));
+    assert_eq!(linked(&site), expected);
+    for name in &expected {
+        assert_eq!(file_status(&site, name), 200, "{name}");
+        assert_eq!(
+            file_status(&site, &format!("{name}.metadata")),
+            200,
+            "{name}"
+        );
+    }
+    // A variant no class selects is neither linked nor uploaded.
+    assert_eq!(
+        file_status(&site, "vari_demo-1.0.0-py3-none-any-cu130.whl"),
+        404
+    );
+    assert_eq!(
+        kept_labels(&site, "vari_demo-1.0.0-variants.json"),
+        ["cu128", "null"]
+    );
+    // The store is vari's cache, under a name made from the destination.
+    let stores: Vec<_> = std::fs::read_dir(dir.path().join("cache/mirror"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(
+        stores.len() == 1 && stores[0].starts_with("s3-vari-mirror-"),
+        "{stores:?}"
+    );
+    run(vari()
+        .args(["index", "validate"])
+        .arg(format!("{site}/simple/")))
+    .expect_code(0);
+
+    // Nothing changed: nothing is downloaded, nothing uploaded.
+    up.server.clear_seen();
+    let again = run(&mut mirror_to_s3(
+        &garage,
+        dir.path(),
+        &lock,
+        &["cpu", "a100"],
+    ))
+    .expect_code(0);
+    assert!(
+        again
+            .stdout
+            .contains("downloaded 0 file(s) (0 B); published 0 new or changed site file(s)"),
+        "{}",
+        again.stdout
+    );
+    assert!(up.downloads().is_empty(), "{:?}", up.downloads());
+
+    // The upstream stops; the installers read the bucket's website only.
+    drop(up.runtime);
+    let index = format!("{site}/simple/");
+    let profiles = fleet::write_profiles(&dir.path().join("profiles"));
+    for class in ["cpu", "a100"] {
+        let (_, profile) = profiles.iter().find(|(name, _)| name == class).unwrap();
+        let venv = dir.path().join(format!("venv-{class}"));
+        bare_venv(&venv);
+        run(vari()
+            .args(["install", "app-like", "--index-url", &index, "--installer"])
+            .arg(uv())
+            .arg("--python")
+            .arg(&venv)
+            .arg("--profile")
+            .arg(profile)
+            .env("UV_CACHE_DIR", dir.path().join("uv-cache")))
+        .expect_code(0);
+        assert_eq!(listed(&venv), fleet::installed(class), "{class}");
+    }
+    // Plain pip, which knows no variants, installs the plain wheels.
+    let installed = install_into_target(
+        Installer::NewestPip,
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        &index,
+        &["app-like".to_owned()],
+        None,
+    );
+    installed.assert_installed(&[
+        "app_like-1.0",
+        "idnalike-3.0",
+        "numlike-2.3.4",
+        "reqlike-1.1",
+        "vari_demo-1.0.0",
+    ]);
+
+    // A class dropped with --keep stays published; without it, its files go, after the pages.
+    let kept = run(mirror_to_s3(&garage, dir.path(), &lock, &["cpu"]).arg("--keep")).expect_code(0);
+    assert!(kept.stdout.contains("kept 2 file(s)"), "{}", kept.stdout);
+    assert_eq!(file_status(&site, A100_EXTRA[0]), 200);
+    let dropped = run(&mut mirror_to_s3(&garage, dir.path(), &lock, &["cpu"])).expect_code(0);
+    assert!(
+        dropped.stdout.contains("removed 2 file(s)"),
+        "{}",
+        dropped.stdout
+    );
+    assert_eq!(linked(&site), set(&CPU_FILES));
+    for name in A100_EXTRA {
+        assert_eq!(file_status(&site, name), 404, "{name}");
+    }
+    assert_eq!(
+        kept_labels(&site, "vari_demo-1.0.0-variants.json"),
+        ["null"]
+    );
+    run(vari().args(["index", "validate"]).arg(&index)).expect_code(0);
+}
+
+#[test]
+fn a_download_that_fails_publishes_nothing_to_the_object_store() {
+    let Some(garage) = Garage::start_or_skip() else {
+        return;
+    };
+    garage.create_bucket(BUCKET);
+    let site = format!("{}/{PREFIX}", garage.website(BUCKET));
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lock = write_lock(dir.path(), &fleet_lock(&up));
+    run(&mut mirror_to_s3(&garage, dir.path(), &lock, &["cpu"])).expect_code(0);
+    let root = get(&format!("{site}/simple/index.html"));
+    let page = get(&format!("{site}/simple/vari-demo/index.html"));
+
+    // The upstream serves other bytes under the name the lock pins for a100.
+    let tampered = A100_EXTRA[0];
+    std::fs::write(up.dir.join(tampered), b"not the wheel the lock pins").unwrap();
+    let refused = run(&mut mirror_to_s3(
+        &garage,
+        dir.path(),
+        &lock,
+        &["cpu", "a100"],
+    ))
+    .expect_code(1);
+    assert!(
+        refused.stderr.contains(&format!(
+            "error: {}: nothing was published; the files that arrived are kept for the next run",
+            s3_url()
+        )),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(get(&format!("{site}/simple/index.html")), root);
+    assert_eq!(get(&format!("{site}/simple/vari-demo/index.html")), page);
+    for name in A100_EXTRA {
+        assert_eq!(file_status(&site, name), 404, "{name}");
+    }
+    assert_eq!(linked(&site), set(&CPU_FILES));
+}
+
+#[test]
+fn an_unreachable_store_fails_before_anything_is_downloaded() {
+    let Some(garage) = Garage::start_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lock = write_lock(dir.path(), &fleet_lock(&up));
+    // No bucket was created.
+    let refused = run(&mut mirror_to_s3(&garage, dir.path(), &lock, &["cpu"])).expect_code(1);
+    assert!(
+        refused.stderr.starts_with(&format!(
+            "error: {}: listing failed: not found (HTTP 404)",
+            s3_url()
+        )),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(refused.stderr.lines().count(), 1, "{}", refused.stderr);
+    assert!(up.downloads().is_empty(), "{:?}", up.downloads());
+}
+
+#[test]
+fn a_second_run_on_the_same_store_waits_for_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lock = write_lock(dir.path(), &fleet_lock(&up));
+    let site = dir.path().join("site");
+
+    // The first run holds the store while the upstream keeps it waiting.
+    up.server.set(|knobs| knobs.hang = true);
+    let mut first = mirror_command(dir.path(), &lock, &site, &["cpu"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while up.downloads().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first run never asked for a file"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut second = mirror_command(dir.path(), &lock, &site, &["cpu"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(second.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let lock_file = site.join(".vari-mirror/lock");
+    assert_eq!(
+        line,
+        format!(
+            "note: blocking: waiting for the lock {} (another `vari mirror` is using this store)\n",
+            lock_file.display()
+        )
+    );
+    // It waits; the first run's end lets it through. (The first run's requests stay
+    // unanswered whatever the knob says now, so it cannot finish before it is killed.)
+    assert!(second.try_wait().unwrap().is_none());
+    up.server.set(|knobs| knobs.hang = false);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let output = second.wait_with_output().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    assert!(output.status.success(), "{rest}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.starts_with("mirrored 8 files ("), "{stdout}");
+    run(vari().args(["index", "validate"]).arg(&site)).expect_code(0);
+}
