@@ -434,6 +434,65 @@ fn a_store_file_changed_in_place_with_its_size_and_time_kept_is_refused() {
     assert_eq!(std::fs::read(&rewritten).unwrap(), rewritten_bytes);
 }
 
+/// Every file under `dir` with its modification time, sorted.
+fn files_and_times(dir: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            match meta.is_dir() {
+                true => stack.push(path),
+                false => found.push((path, meta.modified().unwrap())),
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn the_installer_gets_the_same_files_on_every_run_and_its_cache_does_not_grow() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let scratch = dir.path().join("a100");
+    let venv = scratch.join("venv");
+    let fresh_sync = || {
+        let _ = std::fs::remove_dir_all(&venv);
+        bare_venv(&venv);
+        run(&mut sync(
+            &scratch,
+            &fleet.lock,
+            &venv,
+            fleet.profile("a100"),
+        ))
+        .expect_code(0);
+    };
+    fresh_sync();
+    let wheels = |all: Vec<(PathBuf, std::time::SystemTime)>| -> Vec<_> {
+        all.into_iter()
+            .filter(|(p, _)| p.extension().is_some_and(|e| e == "whl"))
+            .collect()
+    };
+    let store = wheels(files_and_times(&scratch.join("cache/locked")));
+    let uv_cache = files_and_times(&scratch.join("uv-cache")).len();
+    // Hashed again (its records written), then vouched for by them.
+    fresh_sync();
+    fresh_sync();
+    assert_eq!(
+        wheels(files_and_times(&scratch.join("cache/locked"))),
+        store,
+        "the same paths, never rewritten"
+    );
+    assert_eq!(
+        files_and_times(&scratch.join("uv-cache")).len(),
+        uv_cache,
+        "uv unpacked nothing again"
+    );
+    assert_eq!(listed(&venv), fleet::installed("a100"));
+}
+
 #[test]
 fn what_the_lock_does_not_list_is_removed_unless_inexact() {
     let dir = tempfile::tempdir().unwrap();
