@@ -15,18 +15,23 @@
 #      plain name, variant markers evaluated), from a local directory.
 #    Repetitions interleaved (A B A B …), a pause before each run, wall time and CPU time
 #    (user + system of the process and its children), medians of RUNS; the ratio of vari to uv
-#    (aim: at most 1.2x).
+#    (aim: at most 1.2x). With VARI_BASE, an older vari binary is timed in the same rounds.
 # 4. A real `vari sync` on both classes, for the README.
 #
-# Measured (2026-11-26, release build, RUNS=7, a shared 2-core machine): uv pip sync 0.21 s /
-# vari sync 0.65 s (cpu), 0.27 s / 0.69 s (a100): 2.5-3.2x, not yet the 1.2x aim. The gap is
-# fixed, not per file: vari's own query of the new environment's interpreter (`--dry-run`
-# alone takes 0.25 s) and checking every file's SHA-256 before installing.
+# What vari adds to uv's work, measured with `perf stat --no-inherit` (vari's own process, its
+# children excluded) on this set: 31 ms of CPU when every store file was hashed on every sync
+# (25 ms of it SHA-256 over 28 MB, 2 ms reading each wheel's METADATA); about 6 ms since a
+# record written when a file was hashed vouches for it (size, times, inode, device: see
+# crates/vari-install/src/sync/record.rs), which is vari's start-up (2.3 ms for `vari
+# --version`), reading the lock, planning and listing the environment. The installer run is
+# uv's own: the files it gets are at the same paths with the same times on every run, so its
+# cache of unpacked wheels is reused as `uv pip sync`'s is.
 #
 #   bench/sync.sh                        (needs cargo, python3, curl; uv from /work/main/.venv
 #                                         or $VARI_TEST_VENV: scripts/test-env)
 #   RUNS=9 bench/sync.sh
 #   VARI=target/release/vari bench/sync.sh   (an already built binary instead of a build)
+#   VARI=target/release/vari VARI_BASE=old/vari bench/sync.sh   (and an older binary beside it)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -153,10 +158,10 @@ for class in cpu a100; do
     --wheelhouse "$data/export-$class/wheels" -o "$data/export-$class/requirements.txt" 2>/dev/null
 done
 
-python3 - "$tools" "$vari" "$data" "${RUNS:-7}" <<'PY'
+python3 - "$tools" "$vari" "$data" "${RUNS:-7}" "$base" <<'PY'
 import os, resource, shutil, statistics, subprocess, sys, time
 
-tools, vari, data, runs = sys.argv[1:5]
+tools, vari, data, runs, base = sys.argv[1:6]
 runs = int(runs)
 venv = os.path.join(data, "venv")
 python = os.path.join(venv, "bin", "python")
@@ -166,12 +171,16 @@ lock = os.path.join(data, "pylock.toml")
 def commands(cls):
     profile = os.path.join(data, "profiles", f"{cls}.toml")
     export = os.path.join(data, f"export-{cls}")
-    return [
+    def vari_sync(binary):
+        return [binary, "sync", lock, "--python", python, "--profile", profile, "--installer", uv]
+    pairs = [
         (f"uv pip sync ({cls})", [uv, "pip", "sync", "--quiet", "--python", python, "--no-index",
                                   "requirements.txt"], export),
-        (f"vari sync ({cls})", [vari, "sync", lock, "--python", python, "--profile", profile,
-                                "--installer", uv], data),
+        (f"vari sync ({cls})", vari_sync(vari), data),
     ]
+    if base:
+        pairs.append((f"base vari sync ({cls})", vari_sync(base), data))
+    return pairs
 
 def fresh_venv():
     shutil.rmtree(venv, ignore_errors=True)
@@ -205,7 +214,7 @@ for cls in ["cpu", "a100"]:
         wall = statistics.median(t[0] for t in times[name])
         cpu = statistics.median(t[1] for t in times[name])
         med[name] = (wall, cpu)
-        print(f"  {name:<22} wall {wall:6.3f} s   cpu {cpu:6.3f} s")
+        print(f"  {name:<27} wall {wall:6.3f} s   cpu {cpu:6.3f} s")
     uv_name, vari_name = pairs[0][0], pairs[1][0]
     print(f"  vari / uv: wall {med[vari_name][0] / med[uv_name][0]:.2f}x, "
           f"cpu {med[vari_name][1] / med[uv_name][1]:.2f}x  (aim: <= 1.20x)")

@@ -4,11 +4,12 @@
 use vari_fs::cache_admin::AreaLayout;
 
 /// Every area's layout, in the order they are reported ([`vari_fs::cache_admin::CacheArea::ALL`]).
-pub(crate) const LAYOUTS: [&dyn AreaLayout; 4] = [
+pub(crate) const LAYOUTS: [&dyn AreaLayout; 5] = [
     &vari_client::HttpCacheLayout,
     &vari_python::PythonCacheLayout,
     &vari_detect::DetectCacheLayout,
     &vari_proxy::ProxyCacheLayout,
+    &vari_install::sync::LockedCacheLayout,
 ];
 
 // The fixtures set directory times through a handle, which Windows opens only for files. These
@@ -87,6 +88,11 @@ mod tests {
         format!("{}/{name}", wheel(n))
     }
 
+    /// A locked file's directory: SHA-256 `n`.
+    fn locked(n: u8) -> String {
+        format!("locked/{n:064x}")
+    }
+
     /// A cache with entries of every kind, old and recent, and files that are not vari's.
     fn fixture(root: &Path, now: SystemTime) {
         // http: a response fetched 40 days ago and never since (1); one fetched as long ago but
@@ -122,6 +128,16 @@ mod tests {
         file(root, &wheel_file(4, "d-1-py3-none-any.whl"), 400, now, 40);
         file(root, "proxy/tmp/.tmpOLD/e-1-py3-none-any.whl", 500, now, 40);
         file(root, "proxy/tmp/.tmpNEW/f-1-py3-none-any.whl", 600, now, 0);
+        // locked: a file fetched 40 days ago and never used since (1); one fetched as long ago
+        // whose record a sync refreshed 2 days ago, with a copy for a target (2).
+        let old = format!("{}/g-1-py3-none-any.whl", locked(1));
+        file(root, &old, 7_000, now, 40);
+        file(root, &format!("{old}.record.json"), 200, now, 40);
+        let used = format!("{}/h-1-py3-none-any.whl", locked(2));
+        file(root, &used, 8_000, now, 40);
+        file(root, &format!("{used}.record.json"), 200, now, 2);
+        let copy = format!("{}/m-0123456789abcdef/h-1-py3-none-any.whl", locked(2));
+        file(root, &copy, 8_100, now, 40);
         // Not vari's, however old: never counted, never removed (a cache directory pointed at
         // a home directory must not lose its `python/` scripts).
         for other in NOT_VARIS {
@@ -163,8 +179,12 @@ mod tests {
                     CacheArea::Proxy,
                     of(6, 10_090 + 20_090 + 300 + 400 + 500 + 600)
                 ),
+                (CacheArea::Locked, of(2, 7_200 + 16_300)),
             ]
         );
+        let used = &entries(dir.path(), CacheArea::Locked).unwrap()[1];
+        assert_eq!(used.path(), dir.path().join(locked(2)));
+        assert_eq!(used.last_used(), now - DAY * 2, "its record's time");
         // The two files of a response are one entry, named by its body.
         assert_eq!(
             names(dir.path(), CacheArea::Http),
@@ -210,6 +230,7 @@ mod tests {
             vec![
                 (CacheArea::Http, of(2, 105)),
                 (CacheArea::Proxy, of(3, 10_090 + 400 + 500)),
+                (CacheArea::Locked, of(1, 7_200)),
             ]
         );
         let mut gone: Vec<String> = removed.entries.iter().map(|e| relative(root, e)).collect();
@@ -219,11 +240,13 @@ mod tests {
             [
                 "http/ab/.vari-Xy12.partial".to_owned(),
                 http(1, "entry"),
+                locked(1),
                 "proxy/tmp/.tmpOLD".to_owned(),
                 wheel(1),
                 wheel(4)
             ]
         );
+        assert_eq!(names(root, CacheArea::Locked), [locked(2)]);
         assert_eq!(
             names(root, CacheArea::Http),
             [http(2, "entry"), http(3, "entry")]
@@ -241,14 +264,15 @@ mod tests {
         assert_eq!(prune(root, DAY * 30, now).total(), Usage::default());
         assert_eq!(prune(root, DAY * 3, now).total(), Usage::default());
         let removed = prune(root, Duration::from_secs(36 * 60 * 60), now);
-        assert_eq!(removed.total(), of(1, 1010));
+        assert_eq!(removed.total(), of(2, 1010 + 16_300));
         assert_eq!(names(root, CacheArea::Http), [http(3, "entry")]);
+        assert!(names(root, CacheArea::Locked).is_empty());
         assert!(!root.join(http(2, "policy")).exists());
         assert_not_vari_s_untouched(root);
     }
 
     /// Files in the cache directory that are not vari's.
-    const NOT_VARIS: [&str; 8] = [
+    const NOT_VARIS: [&str; 10] = [
         "notes.txt",
         "detect-notes.json",
         "python/script.py",
@@ -257,6 +281,8 @@ mod tests {
         "http/ab/short.entry",
         "proxy/wheels/mine/a.whl",
         "proxy/tmp/keep",
+        "locked/notes.txt",
+        "locked/abc/x.whl",
     ];
 
     fn assert_not_vari_s_untouched(root: &Path) {
@@ -300,7 +326,7 @@ mod tests {
         assert_eq!(names(root, CacheArea::Python).len(), 1);
 
         let removed = clean(root, &CacheArea::ALL);
-        assert_eq!(removed.total(), of(2, 120));
+        assert_eq!(removed.total(), of(4, 120 + 23_500));
         let left = usage(root).unwrap();
         assert_eq!(Usage::total(left.iter().map(|(_, u)| u)), Usage::default());
         assert_not_vari_s_untouched(root);
@@ -341,7 +367,7 @@ mod tests {
         let err = "wheels".parse::<CacheArea>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown cache area `wheels`: expected http, python, detect or proxy"
+            "unknown cache area `wheels`: expected http, python, detect, proxy or locked"
         );
     }
 }

@@ -1070,8 +1070,8 @@ pub(crate) enum CacheCommand {
     Info(CacheInfoArgs),
     /// Remove everything in the cache, or in the parts named.
     Clean(CacheCleanArgs),
-    /// Remove HTTP responses and rewritten wheels not used for a while (the interpreter answers
-    /// and the detection result are checked on every use and stay).
+    /// Remove HTTP responses, rewritten wheels and locked files not used for a while (the
+    /// interpreter answers and the detection result are checked on every use and stay).
     Prune(CachePruneArgs),
 }
 
@@ -1086,6 +1086,8 @@ pub(crate) enum CacheAreaArg {
     Detect,
     /// The proxy's rewritten wheels.
     Proxy,
+    /// The files `vari sync` and `vari export` fetched from locks.
+    Locked,
 }
 
 /// `vari cache info`.

@@ -8,9 +8,15 @@
 //!   else its URL through `vari-client` (never with `offline`). Whatever the source, the bytes
 //!   are streamed into the store, hashed and counted on the way; a file that does not match
 //!   is one [`SyncError::Mismatch`] naming the file and where it came from, and no file is
-//!   installed. The store's copy is checked again each time it is used. A variant wheel
-//!   whose dependencies use variant markers gets a copy beside it with them evaluated for
-//!   the target (`vari_wheel::replace_metadata`), as `vari proxy` serves it.
+//!   installed. The store's copy is checked again each time it is used: hashed, unless the
+//!   record written when it was last hashed vouches that it has not changed since (same
+//!   size, times, inode and device; `record.rs` says what that does and does not catch). A
+//!   variant wheel whose dependencies use variant markers gets a copy beside it with them
+//!   evaluated for the target (`vari_wheel::replace_metadata`), as `vari proxy` serves it;
+//!   whether a wheel has such markers is kept in its record, so a wheel without them is not
+//!   opened again. The paths the installer gets are the same on every run (`{store}/{sha256}/
+//!   {name}`, or `{store}/{sha256}/m-{key}/{name}` for such a copy), and the files are not
+//!   rewritten when they are used, so uv's and pip's caches of them stay valid.
 //! - [`survey`], then [`apply`]: what is installed already as the lock wants it (name, version, label) is left
 //!   alone; the rest is installed with `--no-deps` from the verified copies, a variant wheel
 //!   under its name without the label (pip and uv do not know variant file names, as the
@@ -18,18 +24,22 @@
 //!   uninstalled, except pip, setuptools and wheel, which `uv pip sync` keeps too, and uv.
 
 mod apply;
+mod cache_layout;
 mod fetch;
 mod from_lock;
+mod record;
 
 use std::path::PathBuf;
 
 use url::Url;
 
 pub use apply::{apply, survey, SyncOutcome, SyncRequest, PROTECTED};
+pub use cache_layout::LockedCacheLayout;
 pub use fetch::{fetch_locked, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES};
 pub use from_lock::{load_lock, planned_files, LoadError};
 
-/// The directory of vari's cache where locked files are kept (`{cache}/locked`).
+/// The directory of vari's cache where locked files are kept (`{cache}/locked`), the `locked`
+/// area of `vari cache` ([`LockedCacheLayout`]).
 pub const STORE_AREA: &str = "locked";
 
 /// One file a lock wants installed.

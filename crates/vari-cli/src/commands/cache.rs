@@ -57,7 +57,8 @@ pub(super) fn clean(args: &CacheCleanArgs) -> Result<ExitCode, CliError> {
     report(&dir, &removed, None, args.json)
 }
 
-/// Removes the HTTP responses and rewritten wheels unused for `--older-than` days.
+/// Removes the HTTP responses, rewritten wheels and locked files unused for `--older-than`
+/// days.
 pub(super) fn prune(args: &CachePruneArgs) -> Result<ExitCode, CliError> {
     let dir = cache_dir()?;
     let max_unused = Duration::from_secs(u64::from(args.older_than) * 24 * 60 * 60);
@@ -79,6 +80,7 @@ fn area(arg: CacheAreaArg) -> CacheArea {
         CacheAreaArg::Python => CacheArea::Python,
         CacheAreaArg::Detect => CacheArea::Detect,
         CacheAreaArg::Proxy => CacheArea::Proxy,
+        CacheAreaArg::Locked => CacheArea::Locked,
     }
 }
 

@@ -5,7 +5,9 @@
 //!
 //! Every file is fetched and checked against the lock before anything is installed: a
 //! mismatch is one `error:` line naming the file and where it came from, and the environment
-//! is left as it was. `sync` removes what the lock does not list (`--inexact` keeps it);
+//! is left as it was. A file already in vari's store (`{cache}/locked`, the `locked` area of
+//! `vari cache`) is hashed again unless the record written when vari last hashed it vouches
+//! that it has not changed since (`vari_install::sync` says what that catches). `sync` removes what the lock does not list (`--inexact` keeps it);
 //! `install -r` never removes anything.
 
 use std::path::{Path, PathBuf};

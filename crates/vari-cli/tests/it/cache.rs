@@ -24,10 +24,12 @@ const REVALIDATED_PAGE: &str = "http/0a/222222222222222222222222222222.entry";
 const REVALIDATED_POLICY: &str = "http/0a/222222222222222222222222222222.policy";
 const UNUSED_WHEEL: &str = "proxy/wheels/33333333333333333333333333333333";
 const SERVED_WHEEL: &str = "proxy/wheels/44444444444444444444444444444444";
+const LOCKED_FILE: &str = "locked/6666666666666666666666666666666666666666666666666666666666666666";
 
 /// Two HTTP responses (one unused for 45 days, one revalidated yesterday), an interpreter
 /// answer and a detection result (old, and never pruned), two rewritten wheels (one unused for
-/// 45 days, one served 10 days ago), and a file that is not vari's.
+/// 45 days, one served 10 days ago), a locked file (fetched 45 days ago, used by a sync 20 days
+/// ago), and a file that is not vari's.
 fn fixture(root: &Path) {
     file(root, OLD_PAGE, 2000, 45);
     file(root, REVALIDATED_PAGE, 3000, 45);
@@ -53,7 +55,27 @@ fn fixture(root: &Path) {
         45,
     );
     file(root, &format!("{SERVED_WHEEL}/info.json"), 100, 10);
+    file(
+        root,
+        &format!("{LOCKED_FILE}/six-1-py3-none-any.whl"),
+        4000,
+        45,
+    );
+    file(
+        root,
+        &format!("{LOCKED_FILE}/six-1-py3-none-any.whl.record.json"),
+        100,
+        20,
+    );
+    set_dir_days(&root.join(LOCKED_FILE), 45);
     file(root, "README.txt", 5, 400);
+}
+
+/// Sets the modification time of the directory `dir` to `days` ago (a directory's time is its
+/// last change: making it must not look like a use).
+fn set_dir_days(dir: &Path, days: u32) {
+    let handle = std::fs::File::open(dir).unwrap();
+    handle.set_modified(SystemTime::now() - DAY * days).unwrap();
 }
 
 fn cache_run(root: &Path, args: &[&str]) -> crate::common::Run {
@@ -95,8 +117,9 @@ fn info_counts_entries_and_bytes_per_area() {
                 area("python", 1, 600),
                 area("detect", 1, 700),
                 area("proxy", 2, wheels),
+                area("locked", 1, 4100),
             ],
-            "total": {"entries": 6, "bytes": 5048 + 600 + 700 + wheels},
+            "total": {"entries": 7, "bytes": 5048 + 600 + 700 + wheels + 4100},
         })
     );
     let text = cache_run(root, &["info"]).expect_code(0).stdout;
@@ -110,7 +133,8 @@ fn info_counts_entries_and_bytes_per_area() {
             "python        1    600 B",
             "detect        1    700 B",
             "proxy         2  3.0 MiB",
-            "total         6  3.0 MiB",
+            "locked        1  4.0 KiB",
+            "total         7  3.0 MiB",
         ]
     );
     // Counting changes nothing.
@@ -128,7 +152,11 @@ fn prune_removes_what_was_not_used_for_30_days_by_default() {
         json!({
             "cache_dir": root.display().to_string(),
             "older_than_days": 30,
-            "removed": [area("http", 1, 2000), area("proxy", 1, 2 * 1024 * 1024 + 100)],
+            "removed": [
+                area("http", 1, 2000),
+                area("proxy", 1, 2 * 1024 * 1024 + 100),
+                area("locked", 0, 0),
+            ],
             "total": {"entries": 2, "bytes": 2000 + 2 * 1024 * 1024 + 100},
         })
     );
@@ -139,6 +167,7 @@ fn prune_removes_what_was_not_used_for_30_days_by_default() {
         REVALIDATED_PAGE,
         REVALIDATED_POLICY,
         SERVED_WHEEL,
+        LOCKED_FILE,
         "python/55555555555555555555555555555555.json",
         "detect-v1.json",
         "README.txt",
@@ -156,20 +185,23 @@ fn prune_removes_what_was_not_used_for_30_days_by_default() {
             root.display()
         )
     );
-    // A shorter limit reaches the copy served 10 days ago, not the response revalidated
-    // yesterday.
+    // A shorter limit reaches the copy served 10 days ago and the file synced 20 days ago,
+    // not the response revalidated yesterday.
     let text = cache_run(root, &["prune", "--older-than", "7"])
         .expect_code(0)
         .stdout;
     assert!(
         text.starts_with(&format!(
-            "removed 1 entry unused for 7 days or more (1.0 MiB) from {}\n",
+            "removed 2 entries unused for 7 days or more (1.0 MiB) from {}\n",
             root.display()
         )),
         "{text}"
     );
-    assert!(text.contains("\nproxy        1  1.0 MiB\n"), "{text}");
+    assert!(text.contains("\nproxy         1  1.0 MiB\n"), "{text}");
+    assert!(text.contains("\nlocked        1  4.0 KiB\n"), "{text}");
     assert!(!root.join(SERVED_WHEEL).exists());
+    assert!(!root.join(LOCKED_FILE).exists());
+    assert!(root.join("locked").is_dir());
     assert!(root.join(REVALIDATED_PAGE).is_file());
 }
 
@@ -196,7 +228,7 @@ fn clean_empties_the_areas_named_or_all() {
     let text = cache_run(root, &["clean"]).expect_code(0).stdout;
     assert!(
         text.starts_with(&format!(
-            "removed 3 entries (5.6 KiB) from {}\n",
+            "removed 4 entries (9.6 KiB) from {}\n",
             root.display()
         )),
         "{text}"
@@ -227,8 +259,62 @@ fn an_unknown_area_is_a_usage_error() {
     let run = cache_run(scratch.path(), &["clean", "wheels"]).expect_code(2);
     assert!(
         run.stderr
-            .contains("possible values: http, python, detect, proxy"),
+            .contains("possible values: http, python, detect, proxy, locked"),
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn the_files_a_sync_fetched_are_the_locked_area() {
+    use crate::sync::{listed, sync, Fleet};
+    use vari_test_support::venv::bare_venv;
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let scratch = dir.path().join("cpu");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    let synced = run(&mut sync(
+        &scratch,
+        &fleet.lock,
+        &venv,
+        fleet.profile("cpu"),
+    ))
+    .expect_code(0);
+    let fetched = synced.stdout.matches("installed ").count() as u64;
+    assert!(fetched > 1, "{}", synced.stdout);
+    let root = scratch.join("cache");
+    let info = cache_run(&root, &["info", "--json"]).expect_code(0).json();
+    let locked = info["areas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["area"] == "locked")
+        .unwrap()
+        .clone();
+    assert_eq!(locked["entries"], fetched, "one entry per file: {info}");
+    assert!(locked["bytes"].as_u64().unwrap() > 0);
+    // Just used: a prune keeps it.
+    let pruned = cache_run(&root, &["prune", "--json"]).expect_code(0).json();
+    assert_eq!(pruned["total"]["entries"], 0, "{pruned}");
+
+    let cleaned = cache_run(&root, &["clean", "locked", "--json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(cleaned["removed"], json!([locked]));
+    // Gone: a sync offline cannot have them any more, one online fetches them again.
+    std::fs::remove_dir_all(&venv).unwrap();
+    bare_venv(&venv);
+    run(sync(&scratch, &fleet.lock, &venv, fleet.profile("cpu")).arg("--offline"))
+        .expect_one_error(&["not in the store or a wheelhouse, and offline"]);
+    assert_eq!(listed(&venv), []);
+    run(&mut sync(
+        &scratch,
+        &fleet.lock,
+        &venv,
+        fleet.profile("cpu"),
+    ))
+    .expect_code(0);
+    let info = cache_run(&root, &["info", "--json"]).expect_code(0).json();
+    assert_eq!(info["areas"][4]["entries"], fetched);
 }

@@ -352,6 +352,147 @@ fn a_tampered_wheel_is_refused_and_nothing_is_installed() {
     assert_eq!(listed(&venv), fleet::installed("cpu"));
 }
 
+/// Rewrites one byte of `path` in place (same inode, same size), then puts its modification
+/// time back, as `touch -r` would: only its change time tells.
+fn tamper_in_place(path: &Path) {
+    use std::io::{Seek, SeekFrom, Write};
+    let before = std::fs::metadata(path).unwrap();
+    let mut bytes = std::fs::read(path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    let mut out = std::fs::File::options().write(true).open(path).unwrap();
+    out.seek(SeekFrom::Start(middle as u64)).unwrap();
+    out.write_all(&bytes[middle..=middle]).unwrap();
+    out.set_modified(before.modified().unwrap()).unwrap();
+    drop(out);
+    let after = std::fs::metadata(path).unwrap();
+    assert_eq!(after.len(), before.len());
+    assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+    #[cfg(unix)]
+    assert_eq!(
+        std::os::unix::fs::MetadataExt::ino(&after),
+        std::os::unix::fs::MetadataExt::ino(&before)
+    );
+}
+
+/// Whether the store's record of `file` vouches for it without hashing (`settled`).
+fn settled(file: &Path) -> bool {
+    let record = std::fs::read(format!("{}.record.json", file.display())).unwrap();
+    serde_json::from_slice::<serde_json::Value>(&record).unwrap()["settled"] == true
+}
+
+#[test]
+fn a_store_file_changed_in_place_with_its_size_and_time_kept_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let scratch = dir.path().join("a100");
+    let venv = scratch.join("venv");
+    let fresh_sync = |extra: &[&str]| {
+        let _ = std::fs::remove_dir_all(&venv);
+        bare_venv(&venv);
+        run(sync(&scratch, &fleet.lock, &venv, fleet.profile("a100")).args(extra))
+    };
+    // Fetched, then hashed again on the next use: from then on its record vouches for it.
+    fresh_sync(&[]).expect_code(0);
+    fresh_sync(&[]).expect_code(0);
+    let locked = "vari_demo-1.0.0-py3-none-any-cu128.whl";
+    let sha256 =
+        vari_test_support::wheels::sha256_hex(&std::fs::read(fleet.upstream.join(locked)).unwrap());
+    let entry = scratch.join("cache/locked").join(&sha256);
+    let original = entry.join("vari_demo-1.0.0-py3-none-any.whl");
+    assert!(settled(&original), "the fast path is what is tested");
+    // What the installer got: the copy with the variant markers evaluated, recorded too.
+    let rewritten = std::fs::read_dir(&entry)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .unwrap()
+        .join("vari_demo-1.0.0-py3-none-any.whl");
+    let rewritten_bytes = std::fs::read(&rewritten).unwrap();
+    assert!(settled(&rewritten));
+
+    tamper_in_place(&original);
+    // Offline: the store's copy is hashed, refused, and cannot be fetched again.
+    fresh_sync(&["--offline"]).expect_one_error(&[
+        &format!("{locked}: the store's copy {}", original.display()),
+        "does not match the lock (sha256 is ",
+        "offline: it would be fetched from http://127.0.0.1:",
+    ]);
+    assert_eq!(listed(&venv), [], "nothing installed");
+    // Online: fetched again, the store's copy is the lock's again.
+    fresh_sync(&[]).expect_code(0);
+    assert_eq!(listed(&venv), fleet::installed("a100"));
+    assert_eq!(
+        vari_test_support::wheels::sha256_hex(&std::fs::read(&original).unwrap()),
+        sha256
+    );
+
+    // The rewritten copy changed the same way is made again from the checked original.
+    tamper_in_place(&rewritten);
+    fresh_sync(&["--offline"]).expect_code(0);
+    assert_eq!(listed(&venv), fleet::installed("a100"));
+    assert_eq!(std::fs::read(&rewritten).unwrap(), rewritten_bytes);
+}
+
+/// Every file under `dir` with its modification time, sorted.
+fn files_and_times(dir: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            match meta.is_dir() {
+                true => stack.push(path),
+                false => found.push((path, meta.modified().unwrap())),
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn the_installer_gets_the_same_files_on_every_run_and_its_cache_does_not_grow() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let scratch = dir.path().join("a100");
+    let venv = scratch.join("venv");
+    let fresh_sync = || {
+        let _ = std::fs::remove_dir_all(&venv);
+        bare_venv(&venv);
+        run(&mut sync(
+            &scratch,
+            &fleet.lock,
+            &venv,
+            fleet.profile("a100"),
+        ))
+        .expect_code(0);
+    };
+    fresh_sync();
+    let wheels = |all: Vec<(PathBuf, std::time::SystemTime)>| -> Vec<_> {
+        all.into_iter()
+            .filter(|(p, _)| p.extension().is_some_and(|e| e == "whl"))
+            .collect()
+    };
+    let store = wheels(files_and_times(&scratch.join("cache/locked")));
+    let uv_cache = files_and_times(&scratch.join("uv-cache")).len();
+    // Hashed again (its records written), then vouched for by them.
+    fresh_sync();
+    fresh_sync();
+    assert_eq!(
+        wheels(files_and_times(&scratch.join("cache/locked"))),
+        store,
+        "the same paths, never rewritten"
+    );
+    assert_eq!(
+        files_and_times(&scratch.join("uv-cache")).len(),
+        uv_cache,
+        "uv unpacked nothing again"
+    );
+    assert_eq!(listed(&venv), fleet::installed("a100"));
+}
+
 #[test]
 fn what_the_lock_does_not_list_is_removed_unless_inexact() {
     let dir = tempfile::tempdir().unwrap();

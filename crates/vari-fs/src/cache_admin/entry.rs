@@ -21,27 +21,38 @@ pub enum CacheArea {
     /// `proxy/`: the proxy's rewritten wheels (`vari-proxy`), each as large as its upstream
     /// wheel.
     Proxy,
+    /// `locked/`: the files `vari sync` and `vari export` fetched from locks, checked against
+    /// their SHA-256 (`vari-install`), each as large as the file.
+    Locked,
 }
 
 impl CacheArea {
     /// Every area, in the order they are reported.
-    pub const ALL: [Self; 4] = [Self::Http, Self::Python, Self::Detect, Self::Proxy];
+    pub const ALL: [Self; 5] = [
+        Self::Http,
+        Self::Python,
+        Self::Detect,
+        Self::Proxy,
+        Self::Locked,
+    ];
 
-    /// The name `vari cache` uses: `http`, `python`, `detect`, `proxy`.
+    /// The name `vari cache` uses: `http`, `python`, `detect`, `proxy`, `locked`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Http => "http",
             Self::Python => "python",
             Self::Detect => "detect",
             Self::Proxy => "proxy",
+            Self::Locked => "locked",
         }
     }
 
-    /// Whether [`prune`](super::prune) removes its unused entries: the HTTP responses and the
-    /// rewritten wheels. The interpreter answers and the detection result are small and checked
+    /// Whether [`prune`](super::prune) removes its unused entries: the HTTP responses, the
+    /// rewritten wheels and the locked files (fetched again from the lock's URL when next
+    /// needed). The interpreter answers and the detection result are small and checked
     /// against what they describe on every use, so their age says nothing.
     pub fn prunable(self) -> bool {
-        matches!(self, Self::Http | Self::Proxy)
+        matches!(self, Self::Http | Self::Proxy | Self::Locked)
     }
 }
 
@@ -53,7 +64,7 @@ impl fmt::Display for CacheArea {
 
 /// A name that is not a [`CacheArea`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown cache area `{0}`: expected http, python, detect or proxy")]
+#[error("unknown cache area `{0}`: expected http, python, detect, proxy or locked")]
 pub struct UnknownArea(pub String);
 
 impl FromStr for CacheArea {

@@ -8,6 +8,7 @@
 //! | `python` | `vari-python` | one `python/HASH.json` per interpreter | the file's time |
 //! | `detect` | `vari-detect` | `detect-vN.json` in the cache directory itself | the file's time |
 //! | `proxy` | `vari-proxy` | a rewritten wheel, `proxy/wheels/KEY/` (the copy and its `info.json`), or a build's scratch directory `proxy/tmp/.tmp*` | `info.json`'s time (the proxy refreshes it when it serves the copy), else the newest time in the directory |
+//! | `locked` | `vari-install` | a locked file's directory, `locked/SHA256/` (the file, its copies with variant markers evaluated, their records) | the newest time in the directory (a sync refreshes a record's time when it uses the file) |
 //!
 //! A layout counts or removes only names of the shapes its writer writes, and leftover
 //! temporary files of interrupted atomic writes ([`is_partial`], see [`crate::AtomicFile`]) in

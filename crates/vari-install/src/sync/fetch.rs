@@ -8,6 +8,7 @@ use futures_util::stream::{self, StreamExt};
 use sha2::{Digest, Sha256};
 use vari_client::{ClientSettings, IndexClient};
 
+use super::record::{self, Probe};
 use super::{LockedFile, SyncError};
 
 /// The largest file fetched when the lock gives no size (a lock with sizes bounds each file
@@ -80,24 +81,44 @@ async fn fetch_one(
         message: e.to_string(),
     })?;
     let dest = options.store.join(&file.sha256).join(&name);
-    let from = fetch_original(file, options, client, &dest).await?;
-    Ok(Staged {
-        path: installable(file, dest, &options.store)?,
-        from,
-    })
+    // The fast path: a record vouches for the store's copy (see `record`), read no further.
+    let vouched = record::read(&dest)
+        .filter(|r| r.sha256 == file.sha256 && r.vouches_for(&dest))
+        .map(|r| {
+            r.mark_used(&dest);
+            r.variant_markers
+        });
+    let (from, probe, variant_markers) = match vouched {
+        Some(variant_markers) => ("store".to_owned(), None, variant_markers),
+        None => {
+            let (from, probe) = fetch_original(file, options, client, &dest).await?;
+            (from, probe, None)
+        }
+    };
+    let (path, variant_markers) = installable(file, &dest, &options.store, variant_markers)?;
+    if let Some(probe) = probe {
+        probe.finish(&dest, &file.sha256, variant_markers);
+    }
+    Ok(Staged { path, from })
 }
 
-/// Brings the file as the lock lists it to `dest` in the store, checked; says where from.
+/// Brings the file as the lock lists it to `dest` in the store, hashed and checked; says
+/// where from, with the record to write for it (started before its bytes were hashed).
 async fn fetch_original(
     file: &LockedFile,
     options: &FetchOptions,
     client: Option<&IndexClient>,
     dest: &Path,
-) -> Result<String, SyncError> {
+) -> Result<(String, Option<Probe>), SyncError> {
+    // Why the store's copy cannot be used, when there is one.
+    let mut stale = None;
     if let Some(file_in_store) = vari_fs::open_cache_file(dest) {
+        let probe = Probe::start(&options.store, dest);
         // A copy that no longer matches (changed behind vari's back) is fetched again.
-        if check(file, file_in_store, &dest.display().to_string()).is_ok() {
-            return Ok("store".to_owned());
+        match check(file, file_in_store, &dest.display().to_string()) {
+            Ok(()) => return Ok(("store".to_owned(), probe)),
+            Err(SyncError::Mismatch { what, .. }) => stale = Some(what),
+            Err(e) => stale = Some(e.to_string()),
         }
     }
     for wheelhouse in &options.wheelhouses {
@@ -105,15 +126,15 @@ async fn fetch_original(
         if candidate.is_file() {
             let input = open_local(file, &candidate)?;
             let origin = candidate.display().to_string();
-            copy_into(file, input, &options.store, dest, &origin)?;
-            return Ok(origin);
+            let probe = copy_into(file, input, &options.store, dest, &origin)?;
+            return Ok((origin, probe));
         }
     }
     if let Some(path) = &file.path {
         let input = open_local(file, path)?;
         let origin = path.display().to_string();
-        copy_into(file, input, &options.store, dest, &origin)?;
-        return Ok(origin);
+        let probe = copy_into(file, input, &options.store, dest, &origin)?;
+        return Ok((origin, probe));
     }
     let Some(url) = &file.url else {
         return Err(SyncError::Unavailable {
@@ -122,11 +143,17 @@ async fn fetch_original(
         });
     };
     let Some(client) = client.filter(|_| !options.offline) else {
+        let store = match &stale {
+            Some(what) => format!(
+                "the store's copy {} does not match the lock ({what}), it is not in a \
+                 wheelhouse",
+                dest.display()
+            ),
+            None => "not in the store or a wheelhouse".to_owned(),
+        };
         return Err(SyncError::Unavailable {
             filename: file.filename.clone(),
-            message: format!(
-                "not in the store or a wheelhouse, and offline: it would be fetched from {url}"
-            ),
+            message: format!("{store}, and offline: it would be fetched from {url}"),
         });
     };
     let unavailable = |message: String| SyncError::Unavailable {
@@ -145,44 +172,88 @@ async fn fetch_original(
     {
         sink.write(&chunk)?;
     }
-    sink.finish()?;
-    Ok(url.to_string())
+    let probe = sink.finish()?;
+    Ok((url.to_string(), probe))
 }
 
 /// The copy the installer gets: the checked file itself, or for a variant wheel whose
 /// METADATA names variant variables, a copy with them evaluated for the target, kept at
-/// `{store}/{sha256}/{context key}/{name}` (made from the checked file, so reused as is).
-fn installable(file: &LockedFile, original: PathBuf, store: &Path) -> Result<PathBuf, SyncError> {
+/// `{store}/{sha256}/{context key}/{name}` (made from the checked file, so reused as long as
+/// its record vouches for it). `variant_markers` is what the original's record says of its
+/// METADATA, when it says; returned with what is known now, for the record.
+fn installable(
+    file: &LockedFile,
+    original: &Path,
+    store: &Path,
+    variant_markers: Option<bool>,
+) -> Result<(PathBuf, Option<bool>), SyncError> {
+    let unchanged = |variant_markers| Ok((original.to_path_buf(), variant_markers));
     let Some(context) = &file.markers else {
-        return Ok(original);
+        return unchanged(variant_markers);
     };
+    // Checked against the lock's hash when the record was written: no variant markers, so
+    // the original is what the installer gets, without opening it.
+    if variant_markers == Some(false) {
+        return unchanged(variant_markers);
+    }
     let rewrite_error = |message: String| SyncError::Rewrite {
         filename: file.filename.clone(),
         message,
     };
     let Some(name) = original.file_name() else {
-        return Ok(original);
+        return unchanged(variant_markers);
     };
     let dest = original.with_file_name(context_key(context)).join(name);
-    if vari_fs::open_cache_file(&dest).is_some() {
-        return Ok(dest);
+    if rewritten_copy_holds(&dest, store) {
+        return Ok((dest, Some(true)));
     }
     let text =
-        vari_wheel::read_core_metadata(&original).map_err(|e| rewrite_error(e.to_string()))?;
+        vari_wheel::read_core_metadata(original).map_err(|e| rewrite_error(e.to_string()))?;
     let rewritten = vari_core::metadata::resolve_variant_markers(&text, context)
         .map_err(|e| rewrite_error(format!("its METADATA: {e}")))?;
     let Some(rewritten) = rewritten else {
-        return Ok(original);
+        return unchanged(Some(false));
+    };
+    let store_error = |path: &Path, message: String| SyncError::Store {
+        path: path.to_path_buf(),
+        message,
     };
     if let Some(dir) = dest.parent() {
-        vari_fs::ensure_cache_dir(store, dir).map_err(|e| SyncError::Store {
-            path: dir.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        vari_fs::ensure_cache_dir(store, dir).map_err(|e| store_error(dir, e.to_string()))?;
     }
-    vari_wheel::replace_metadata(&original, &dest, rewritten.as_bytes())
+    let probe = Probe::start(store, &dest);
+    vari_wheel::replace_metadata(original, &dest, rewritten.as_bytes())
         .map_err(|e| rewrite_error(e.to_string()))?;
-    Ok(dest)
+    let sha256 = sha256_file(&dest).map_err(|e| store_error(&dest, e.to_string()))?;
+    if let Some(probe) = probe {
+        probe.finish(&dest, &sha256, None);
+    }
+    Ok((dest, Some(true)))
+}
+
+/// Whether the rewritten copy at `dest` is the one vari made: its record vouches for it, or it
+/// still has the SHA-256 its record says vari wrote (then the record is written again, to
+/// vouch next time). Without a record it is made again.
+fn rewritten_copy_holds(dest: &Path, store: &Path) -> bool {
+    let Some(record) = record::read(dest) else {
+        return false;
+    };
+    if record.vouches_for(dest) {
+        return true;
+    }
+    let Some(input) = vari_fs::open_cache_file(dest) else {
+        return false;
+    };
+    let probe = Probe::start(store, dest);
+    match sha256_of(input) {
+        Ok(sha256) if sha256 == record.sha256 => {
+            if let Some(probe) = probe {
+                probe.finish(dest, &sha256, None);
+            }
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Names what variant markers see: the label and the properties, digested.
@@ -210,7 +281,7 @@ fn copy_into(
     store: &Path,
     dest: &Path,
     origin: &str,
-) -> Result<(), SyncError> {
+) -> Result<Option<Probe>, SyncError> {
     let mut sink = Sink::new(file, store, dest, origin)?;
     let mut buffer = vec![0; 256 * 1024];
     loop {
@@ -255,6 +326,8 @@ fn check(file: &LockedFile, mut input: std::fs::File, origin: &str) -> Result<()
 struct Sink<'a> {
     file: &'a LockedFile,
     out: vari_fs::AtomicFile,
+    /// The record of the file, started before its first byte.
+    probe: Option<Probe>,
     hasher: Sha256,
     written: u64,
     origin: String,
@@ -276,6 +349,7 @@ impl<'a> Sink<'a> {
         Ok(Self {
             file,
             out,
+            probe: Probe::start(store, dest),
             hasher: Sha256::new(),
             written: 0,
             origin: origin.to_owned(),
@@ -295,14 +369,16 @@ impl<'a> Sink<'a> {
         })
     }
 
-    fn finish(self) -> Result<(), SyncError> {
+    /// Commits the file when it matches the lock; gives its record to write.
+    fn finish(self) -> Result<Option<Probe>, SyncError> {
         let digest = hex::encode(self.hasher.finalize());
         // Dropping `out` on a mismatch removes the temporary file.
         verdict(self.file, &self.origin, self.written, &digest)?;
         self.out.commit().map_err(|e| SyncError::Store {
             path: self.dest,
             message: e.to_string(),
-        })
+        })?;
+        Ok(self.probe)
     }
 }
 
@@ -344,7 +420,10 @@ fn verdict(file: &LockedFile, origin: &str, size: u64, digest: &str) -> Result<(
 
 /// The SHA-256 (lowercase hex) of the file at `path`, read in chunks.
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut input = std::fs::File::open(path)?;
+    sha256_of(std::fs::File::open(path)?)
+}
+
+fn sha256_of(mut input: std::fs::File) -> std::io::Result<String> {
     let mut hasher = Sha256::new();
     let mut buffer = vec![0; 256 * 1024];
     loop {
