@@ -78,8 +78,9 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     }
     let mut plan = MirrorPlan::new(lock, &targets)
         .map_err(|e| CliError::Other(format!("{}: {e}", input.origin)))?;
-    if let Some(every) = input.every_variant {
+    if let Some((every, without_size)) = input.every_variant {
         plan.every_variant = every;
+        plan.without_size = without_size;
     }
     let client = vari_client::IndexClient::new(sources)
         .map(std::sync::Arc::new)
@@ -167,7 +168,7 @@ struct MirrorInput {
     lock_text: Option<String>,
     /// Files and bytes of every variant of the lock's releases, when the lock lists fewer (one
     /// resolved for the targets lists only the variants they can use).
-    every_variant: Option<(usize, u64)>,
+    every_variant: Option<EveryVariant>,
 }
 
 /// `--lock`: the lock read, for the `--target`s given, else the lock's own targets (profiles
@@ -293,16 +294,21 @@ fn resolve_input(
     })
 }
 
-/// Files and bytes (those the index gives a size for) of every file the index lists for the
+/// Files and bytes of every file, and the files whose size nobody gives.
+type EveryVariant = ((usize, u64), Vec<String>);
+
+/// Files and bytes (sizes from the index, else from the lock) of every file the index lists for the
 /// lock's releases that one of the targets' Pythons and platforms can install, whatever its
 /// variant, and the source distributions the lock lists: what mirroring every variant would
-/// take. The pages were read by the resolution already (the HTTP cache answers).
+/// take, with the files whose size neither gives. The pages were read by the resolution
+/// already (the HTTP cache answers).
 async fn every_variant(
     client: &vari_client::IndexClient,
     lock: &Lock,
     targets: &[LockingTarget],
-) -> Result<(usize, u64), CliError> {
+) -> Result<EveryVariant, CliError> {
     let mut every = (0usize, 0u64);
+    let mut without_size = Vec::new();
     for package in &lock.packages {
         let Some(version) = &package.version else {
             continue;
@@ -323,13 +329,27 @@ async fn every_variant(
                 FileKind::Sdist { .. } => sdist.as_deref() == Some(file.filename.as_str()),
                 _ => false,
             };
-            if counted {
-                every.0 += 1;
-                every.1 += file.size.unwrap_or(0);
+            if !counted {
+                continue;
+            }
+            every.0 += 1;
+            // The index's size, else the lock's (it measured the files it lists), else unknown:
+            // PEP 503 pages (download.pytorch.org's) give none.
+            let listed = || {
+                package
+                    .wheels
+                    .iter()
+                    .chain(package.sdist.iter())
+                    .find(|a| a.file_name().as_deref() == Some(file.filename.as_str()))
+                    .and_then(|a| a.size)
+            };
+            match file.size.or_else(listed) {
+                Some(size) => every.1 += size,
+                None => without_size.push(file.filename.clone()),
             }
         }
     }
-    Ok(every)
+    Ok((every, without_size))
 }
 
 /// `--lock-output` must be writable where it is: its directory exists (checked before

@@ -134,6 +134,9 @@ pub struct MirrorReport {
     pub targets: usize,
     /// Files and bytes of every file the lock lists for the same releases.
     pub every_variant: (usize, u64),
+    /// How many of those files have a size nobody gave (the lock or index did not, and they
+    /// were not mirrored): their bytes are missing from `every_variant`.
+    pub unknown_sizes: usize,
     /// Files downloaded in this run, and their bytes.
     pub downloaded: (usize, u64),
     /// Files no target needs that were removed (or, with `keep`, kept).
@@ -164,14 +167,25 @@ impl MirrorReport {
         } else {
             0.0
         };
-        format!(
-            "mirrored {files} files ({}) for {targets}; every variant of these releases would be \
-             {all_files} files ({}): saved {} files, {} ({percent:.0} %)",
-            vari_fs::human_bytes(bytes),
-            vari_fs::human_bytes(all_bytes),
-            all_files.saturating_sub(files),
-            vari_fs::human_bytes(all_bytes.saturating_sub(bytes)),
-        )
+        let saved_files = all_files.saturating_sub(files);
+        // Bytes saved are only claimed when every file's size is known: an index without sizes
+        // (PEP 503 pages, download.pytorch.org's) would otherwise make the saving look nil.
+        match self.unknown_sizes {
+            0 => format!(
+                "mirrored {files} files ({}) for {targets}; every variant of these releases \
+                 would be {all_files} files ({}): saved {saved_files} files, {} ({percent:.0} %)",
+                vari_fs::human_bytes(bytes),
+                vari_fs::human_bytes(all_bytes),
+                vari_fs::human_bytes(all_bytes.saturating_sub(bytes)),
+            ),
+            unknown => format!(
+                "mirrored {files} files ({}) for {targets}; every variant of these releases \
+                 would be {all_files} files ({} and {unknown} of a size the index does not \
+                 give): saved {saved_files} files",
+                vari_fs::human_bytes(bytes),
+                vari_fs::human_bytes(all_bytes),
+            ),
+        }
     }
 }
 
@@ -293,8 +307,9 @@ pub fn mirror(
     }
     report.every_variant = plan.every_variant;
     for filename in &plan.without_size {
-        if let Ok(meta) = std::fs::metadata(store.path(filename)) {
-            report.every_variant.1 += meta.len();
+        match std::fs::metadata(store.path(filename)) {
+            Ok(meta) => report.every_variant.1 += meta.len(),
+            Err(_) => report.unknown_sizes += 1,
         }
     }
     Ok(report)
@@ -353,6 +368,22 @@ mod upstream_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_every_size_the_summary_claims_no_bytes_saved() {
+        let report = MirrorReport {
+            files: (2, 2_097_152),
+            targets: 1,
+            every_variant: (5, 2_097_152),
+            unknown_sizes: 3,
+            ..MirrorReport::default()
+        };
+        assert_eq!(
+            report.summary(),
+            "mirrored 2 files (2.0 MiB) for 1 target; every variant of these releases would be 5 \
+             files (2.0 MiB and 3 of a size the index does not give): saved 3 files"
+        );
+    }
 
     #[test]
     fn the_summary_says_what_was_saved() {

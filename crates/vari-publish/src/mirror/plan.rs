@@ -58,8 +58,9 @@ pub struct MirrorPlan {
     /// Files and bytes of every wheel and sdist the lock lists for the same releases: what
     /// mirroring every variant would have taken.
     pub every_variant: (usize, u64),
-    /// The files of those releases whose size the lock does not give (counted when mirrored).
-    pub(crate) without_size: Vec<String>,
+    /// The files of those releases whose size the lock does not give (counted when mirrored;
+    /// the others stay unknown and the summary says so).
+    pub without_size: Vec<String>,
     pub(crate) releases: Vec<Release>,
 }
 
