@@ -30,7 +30,25 @@ const BYTES: usize = 6;
 /// ([`RunningProxy::fingerprint`](crate::RunningProxy::fingerprint)), known before it starts: a
 /// front-end can derive a stable port from it.
 pub fn fingerprint_of(settings: &ProxySettings) -> String {
-    fingerprint(&settings.target, &settings.selection, &settings.client)
+    match settings.union.is_empty() {
+        true => fingerprint(&settings.target, &settings.selection, &settings.client),
+        false => union_fingerprint(&settings.union, &settings.selection, &settings.client),
+    }
+}
+
+/// The fingerprint of the union of `targets` ([`ProxySettings::union`]): its pages differ
+/// from every single target's, so its URLs must too.
+pub(crate) fn union_fingerprint(
+    targets: &[Target],
+    selection: &SelectionOptions,
+    sources: &ClientSettings,
+) -> String {
+    let mut hash = Sha256::new();
+    hash.update(b"vari-proxy union 1\n");
+    for target in targets {
+        hash.update(format!("{}\n", fingerprint(target, selection, sources)).as_bytes());
+    }
+    hex::encode(&hash.finalize()[..BYTES])
 }
 
 /// The fingerprint of `target` chosen for with `selection` from `sources`.

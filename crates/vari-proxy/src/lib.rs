@@ -121,6 +121,8 @@ mod signals;
 mod state;
 mod targets;
 mod throttle;
+mod union;
+mod union_view;
 
 pub use cache_layout::{prune_proxy_dir, ProxyCacheLayout};
 pub use class::{ClassName, ClassNameError, ClassUrls, TargetClass};
@@ -134,3 +136,4 @@ pub use settings::{
     DEFAULT_PAGE_TTL,
 };
 pub use signals::StopSignals;
+pub use union_view::{UnionShown, UnionVersion};
