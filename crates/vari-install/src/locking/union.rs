@@ -26,6 +26,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use vari_client::IndexClient;
+use vari_core::markers::{split_requirement, Marker, TargetEnvironment, VariantMarkerContext};
 use vari_lock::LockedRelease;
 use vari_proxy::{ProxySettings, UnionShown, UnionVersion};
 
@@ -139,7 +140,12 @@ pub(super) async fn resolve(
                 }
             }
         }
-        let Some(targets_of) = closures(&pinned, &via, &views, &everyone) else {
+        let environments: Vec<TargetEnvironment> = request
+            .targets
+            .iter()
+            .map(|t| t.files.target.markers.clone())
+            .collect();
+        let Some(targets_of) = closures(&pinned, &via, &views, &everyone, &environments) else {
             return Ok(None);
         };
         for (name, (_, targets)) in pinned.iter_mut() {
@@ -180,11 +186,13 @@ fn shown_of(known: Vec<UnionVersion>, version: &str) -> Option<Vec<UnionShown>> 
 ///
 /// `via`: uv's annotations (an entry that names no pin is an input file: the pin is a root).
 /// `views`: per release with variants, what each target is shown of the pinned version.
+/// `environments`: the targets' marker environments, in the targets' order.
 fn closures(
     pins: &Pins,
     via: &BTreeMap<String, Vec<String>>,
     views: &BTreeMap<String, Vec<UnionShown>>,
     targets: &[String],
+    environments: &[TargetEnvironment],
 ) -> Option<BTreeMap<String, Vec<String>>> {
     let mut children: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     let mut roots: Vec<&str> = Vec::new();
@@ -217,7 +225,9 @@ fn closures(
                 .push(target.clone());
             for &child in children.get(name).into_iter().flatten() {
                 let follows = match shown {
-                    Some(UnionShown::Requires(entries)) => states(entries, child),
+                    Some(UnionShown::Requires(entries)) => {
+                        states(entries, child, environments.get(at)?)
+                    }
                     _ => true,
                 };
                 if follows && seen.insert(child) {
@@ -232,12 +242,22 @@ fn closures(
     }
 }
 
-/// Whether one of the `Requires-Dist` `entries` names `name` (normalised).
-fn states(entries: &[String], name: &str) -> bool {
+/// Whether one of the `Requires-Dist` `entries` asks for `name` (normalised) in `environment`:
+/// its marker holds there (variant markers are already evaluated; an entry for an extra counts,
+/// as uv only followed it if the extra was asked for).
+fn states(entries: &[String], name: &str, environment: &TargetEnvironment) -> bool {
     entries.iter().any(|entry| {
-        let requirement = vari_core::markers::split_requirement(entry).0;
-        vari_core::metadata::parse_requirement(requirement.trim())
-            .is_ok_and(|r| vari_core::project::normalize(r.name.as_ref()) == name)
+        let (requirement, marker) = split_requirement(entry);
+        let named = vari_core::metadata::parse_requirement(requirement.trim())
+            .is_ok_and(|r| vari_core::project::normalize(r.name.as_ref()) == name);
+        named
+            && match marker.map(str::trim).filter(|m| !m.is_empty()) {
+                None => true,
+                Some(text) if text.contains("extra") => true,
+                Some(text) => Marker::parse(text).map_or(true, |marker| {
+                    marker.evaluate(environment, &VariantMarkerContext::non_variant())
+                }),
+            }
     })
 }
 
@@ -259,6 +279,20 @@ mod tests {
             .collect()
     }
 
+    fn environments(count: usize) -> Vec<TargetEnvironment> {
+        let env = TargetEnvironment::from_platform(None, "3.12").unwrap();
+        vec![env; count]
+    }
+
+    #[test]
+    fn an_entry_whose_marker_does_not_hold_is_not_followed() {
+        let env = &environments(1)[0];
+        assert!(states(&["c>=1".into()], "c", env));
+        assert!(!states(&["c ; python_version < '3'".into()], "c", env));
+        assert!(states(&["c ; extra == 'x'".into()], "c", env));
+        assert!(!states(&["d".into()], "c", env));
+    }
+
     #[test]
     fn each_target_holds_what_its_own_variant_needs() {
         let pins = pins(&["demo", "runtime", "plain"]);
@@ -275,7 +309,7 @@ mod tests {
             ],
         )]);
         let targets = ["cpu".to_owned(), "gpu".to_owned()];
-        let held = closures(&pins, &via, &views, &targets).unwrap();
+        let held = closures(&pins, &via, &views, &targets, &environments(2)).unwrap();
         assert_eq!(held["demo"], ["cpu", "gpu"]);
         assert_eq!(held["plain"], ["cpu", "gpu"]);
         assert_eq!(held["runtime"], ["gpu"]);
@@ -290,9 +324,9 @@ mod tests {
             vec![UnionShown::Requires(Vec::new()), UnionShown::Nothing],
         )]);
         let targets = ["a100".to_owned(), "cpu".to_owned()];
-        assert!(closures(&pins, &via, &views, &targets).is_none());
+        assert!(closures(&pins, &via, &views, &targets, &environments(2)).is_none());
         // A pin no one needs (or without an annotation) is not trusted either.
         let pins = super::tests::pins(&["gpuonly", "stray"]);
-        assert!(closures(&pins, &via, &BTreeMap::new(), &targets).is_none());
+        assert!(closures(&pins, &via, &BTreeMap::new(), &targets, &environments(2)).is_none());
     }
 }
