@@ -37,6 +37,11 @@ pub struct CompileRequest {
     /// Annotate each pin with what required it (`# via …` on its line, [`read_via`]);
     /// otherwise no annotations.
     pub annotate: bool,
+    /// The requirements to give uv on its standard input instead of `input`; uv then writes
+    /// its pins on its standard output ([`compile_through`] returns them) instead of
+    /// `output`, and prefers no versions. No file is written: creating files costs more than
+    /// a resolution on some file systems.
+    pub piped: Option<String>,
 }
 
 /// A pinned release.
@@ -88,9 +93,10 @@ impl CompileRequest {
                 true => ["--annotation-style", "line"].as_slice(),
                 false => ["--no-annotate"].as_slice(),
             })
-            .args(["--index-url", index.as_str()])
-            .arg("--output-file")
-            .arg(&self.output);
+            .args(["--index-url", index.as_str()]);
+        if self.piped.is_none() {
+            command.arg("--output-file").arg(&self.output);
+        }
         if let Some(version) = &self.python_version {
             command.args(["--python-version", version]);
         }
@@ -100,7 +106,10 @@ impl CompileRequest {
         if self.pre {
             command.args(["--prerelease", "allow"]);
         }
-        command.arg(&self.input);
+        match self.piped {
+            Some(_) => command.arg("-"),
+            None => command.arg(&self.input),
+        };
         for variable in UV_INDEX_VARIABLES {
             command.env_remove(variable);
         }
@@ -117,21 +126,40 @@ pub async fn compile(
     let proxy = crate::stable_port::start_stable(settings).await?;
     let result = compile_through(&proxy, request).await;
     proxy.shutdown().await;
-    result?;
-    read_output(&request.output)
+    match result? {
+        Some(text) => read_pins(&text).map_err(|message| CompileError::Output {
+            path: PathBuf::from("-"),
+            message,
+        }),
+        None => read_output(&request.output),
+    }
 }
 
 /// Runs `request` against the running `proxy` (left running: the caller may ask it what it
-/// served); uv's error output, with the proxy's first upstream failure, when uv fails.
+/// served); uv's error output, with the proxy's first upstream failure, when uv fails. Returns
+/// uv's standard output (its pins, bounded) when the requirements were piped
+/// ([`CompileRequest::piped`]).
 pub async fn compile_through(
     proxy: &vari_proxy::RunningProxy,
     request: &CompileRequest,
-) -> Result<(), CompileError> {
+) -> Result<Option<String>, CompileError> {
     let mut command = request.command(&proxy.index_url());
-    command.stdout(Stdio::null()).stderr(Stdio::piped());
+    let piped = request.piped.clone();
+    command.stderr(Stdio::piped());
+    match piped {
+        Some(_) => command.stdin(Stdio::piped()).stdout(Stdio::piped()),
+        None => command.stdout(Stdio::null()),
+    };
     tracing::debug!("running {command:?}");
     let program = request.uv.clone();
-    let waited = tokio::task::spawn_blocking(move || command.output()).await;
+    let waited = tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn()?;
+        if let (Some(text), Some(mut stdin)) = (piped, child.stdin.take()) {
+            std::io::Write::write_all(&mut stdin, text.as_bytes())?;
+        }
+        child.wait_with_output()
+    })
+    .await;
     let failures = proxy.upstream_failures();
     let output = waited
         .map_err(|e| CompileError::Failed {
@@ -157,7 +185,20 @@ pub async fn compile_through(
         }
         return Err(CompileError::Failed { message });
     }
-    Ok(())
+    if request.piped.is_none() {
+        return Ok(None);
+    }
+    let stdout = |message: &str| CompileError::Output {
+        path: PathBuf::from("-"),
+        message: message.to_owned(),
+    };
+    // As much as an output file may hold (read with `InputKind::Config`).
+    if output.stdout.len() as u64 > vari_fs::input::InputKind::Config.limit() {
+        return Err(stdout("uv's output is larger than a resolution can be"));
+    }
+    String::from_utf8(output.stdout)
+        .map(Some)
+        .map_err(|_| stdout("is not UTF-8"))
 }
 
 /// Reads uv's output file, bounded like any other input.
@@ -292,6 +333,7 @@ mod tests {
             python_platform: None,
             pre: false,
             annotate: false,
+            piped: None,
         };
         let url = url::Url::parse("http://127.0.0.1:1/t/ab/simple/").unwrap();
         let command = request.command(&url);

@@ -56,21 +56,14 @@ pub fn find_uv(path: Option<&OsStr>) -> Result<PathBuf, LockingError> {
 pub async fn resolve_releases(
     request: &LockingRequest<'_>,
 ) -> Result<Vec<LockedRelease>, LockingError> {
-    let scratch = tempfile::Builder::new()
-        .prefix(TEMPORARY_PREFIX)
-        .tempdir()
-        .map_err(|source| LockingError::Scratch {
-            path: std::env::temp_dir(),
-            source,
-        })?;
     let resolver = Resolver {
         request,
-        scratch: scratch.path(),
+        scratch: Scratch::default(),
     };
     let client = IndexClient::new(request.sources.clone()).map_err(LockFilesError::from)?;
     let files: Vec<LockFilesTarget> = request.targets.iter().map(|t| t.files.clone()).collect();
     let resolved = match union::applies(request) {
-        true => union::resolve(request, scratch.path(), &client, &files).await?,
+        true => union::resolve(request, &resolver.scratch, &client, &files).await?,
         false => None,
     };
     let (mut pins, mut releases) = match resolved {
@@ -130,7 +123,32 @@ type Pinned = BTreeMap<String, BTreeMap<String, Vec<String>>>;
 /// Runs uv for each target.
 struct Resolver<'a> {
     request: &'a LockingRequest<'a>,
-    scratch: &'a Path,
+    scratch: Scratch,
+}
+
+/// The scratch directory of uv's input and output files, made when first needed (a
+/// resolution that pipes them makes none) and removed when dropped.
+#[derive(Default)]
+struct Scratch(std::sync::Mutex<Option<tempfile::TempDir>>);
+
+impl Scratch {
+    /// The directory, made now unless it exists.
+    fn path(&self) -> Result<PathBuf, LockingError> {
+        let mut made = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(dir) = &*made {
+            return Ok(dir.path().to_owned());
+        }
+        let dir = tempfile::Builder::new()
+            .prefix(TEMPORARY_PREFIX)
+            .tempdir()
+            .map_err(|source| LockingError::Scratch {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        let path = dir.path().to_owned();
+        *made = Some(dir);
+        Ok(path)
+    }
 }
 
 impl Resolver<'_> {
@@ -196,7 +214,8 @@ impl Resolver<'_> {
         preferred: &BTreeMap<String, String>,
         slot: usize,
     ) -> Result<Vec<Pin>, LockingError> {
-        let (input, output) = write_inputs(self.scratch, requirements, preferred, slot)?;
+        let scratch = self.scratch.path()?;
+        let (input, output) = write_inputs(&scratch, requirements, preferred, slot)?;
         let compile_request = compile_request(self.request, input, output, target);
         let settings = ProxySettings {
             selection: self.request.selection.clone(),

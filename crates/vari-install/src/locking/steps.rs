@@ -60,6 +60,7 @@ pub(super) fn compile_request(
         python_platform: target.lock.python_platform.clone(),
         pre: request.pre,
         annotate: false,
+        piped: None,
     }
 }
 

@@ -24,6 +24,7 @@
 //! [`PER_TARGET_VARIABLE`] forces that path (to compare both).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::PathBuf;
 
 use vari_client::IndexClient;
 use vari_core::markers::{split_requirement, Marker, TargetEnvironment, VariantMarkerContext};
@@ -32,6 +33,7 @@ use vari_proxy::{ProxySettings, UnionShown, UnionVersion};
 
 use super::request::{LockingError, LockingRequest, LockingTarget};
 use super::steps::{compile_request, list_files, write_inputs, Pins};
+use super::Scratch;
 use crate::compile::{compile_through, read_output_text, read_pins, read_via, CompileRequest};
 use crate::lock_files::{LockFilesError, LockFilesTarget};
 
@@ -70,18 +72,36 @@ fn alike(a: &LockingTarget, b: &LockingTarget) -> bool {
 /// `None` when it cannot be trusted (the caller resolves per target).
 pub(super) async fn resolve(
     request: &LockingRequest<'_>,
-    scratch: &std::path::Path,
+    scratch: &Scratch,
     client: &IndexClient,
     files: &[LockFilesTarget],
 ) -> Result<Option<(Pins, Vec<LockedRelease>)>, LockingError> {
     let Some(first) = request.targets.first() else {
         return Ok(None);
     };
-    let (input, output) =
-        write_inputs(scratch, request.requirements, request.preferences, "union")?;
-    let compile_request = CompileRequest {
-        annotate: true,
-        ..compile_request(request, input, output.clone(), first)
+    // Without preferences, nothing needs a file: the requirements go to uv's standard input
+    // and the pins come back on its standard output.
+    let compile_request = match request.preferences.is_empty() {
+        true => CompileRequest {
+            annotate: true,
+            piped: Some(
+                request
+                    .requirements
+                    .iter()
+                    .map(|r| format!("{r}\n"))
+                    .collect(),
+            ),
+            ..compile_request(request, PathBuf::from("-"), PathBuf::from("-"), first)
+        },
+        false => {
+            let scratch = scratch.path()?;
+            let (input, output) =
+                write_inputs(&scratch, request.requirements, request.preferences, "union")?;
+            CompileRequest {
+                annotate: true,
+                ..compile_request(request, input, output, first)
+            }
+        }
     };
     let targets = request.targets.iter().map(|t| t.files.target.clone());
     let settings = ProxySettings {
@@ -93,16 +113,24 @@ pub(super) async fn resolve(
         .await
         .map_err(|e| resolve_error(first, e.into()))?;
     let verified = async {
-        if let Err(e) = compile_through(&proxy, &compile_request).await {
-            tracing::debug!("the union of the targets does not resolve ({e}); each target alone");
-            return Ok(None);
-        }
-        let text = read_output_text(&output).map_err(|e| resolve_error(first, e))?;
+        let piped = match compile_through(&proxy, &compile_request).await {
+            Ok(piped) => piped,
+            Err(e) => {
+                tracing::debug!("the union of the targets does not resolve ({e}); each alone");
+                return Ok(None);
+            }
+        };
+        let text = match piped {
+            Some(text) => text,
+            None => {
+                read_output_text(&compile_request.output).map_err(|e| resolve_error(first, e))?
+            }
+        };
         let pins = read_pins(&text).map_err(|message| {
             resolve_error(
                 first,
                 crate::compile::CompileError::Output {
-                    path: output.clone(),
+                    path: compile_request.output.clone(),
                     message,
                 },
             )
@@ -145,7 +173,13 @@ pub(super) async fn resolve(
             .iter()
             .map(|t| t.files.target.markers.clone())
             .collect();
-        let Some(targets_of) = closures(&pinned, &via, &views, &everyone, &environments) else {
+        let roots = root_names(request.requirements, &environments);
+        let graph = Graph {
+            pins: &pinned,
+            via: &via,
+            roots: &roots,
+        };
+        let Some(targets_of) = closures(&graph, &views, &everyone, &environments) else {
             return Ok(None);
         };
         for (name, (_, targets)) in pinned.iter_mut() {
@@ -184,20 +218,29 @@ fn shown_of(known: Vec<UnionVersion>, version: &str) -> Option<Vec<UnionShown>> 
 /// Per pinned package, the targets (in order) whose closure holds it; `None` when a target's
 /// closure holds a release it is shown nothing of, or a pin is in no target's closure.
 ///
-/// `via`: uv's annotations (an entry that names no pin is an input file: the pin is a root).
 /// `views`: per release with variants, what each target is shown of the pinned version.
 /// `environments`: the targets' marker environments, in the targets' order.
 fn closures(
-    pins: &Pins,
-    via: &BTreeMap<String, Vec<String>>,
+    graph: &Graph<'_>,
     views: &BTreeMap<String, Vec<UnionShown>>,
     targets: &[String],
     environments: &[TargetEnvironment],
 ) -> Option<BTreeMap<String, Vec<String>>> {
+    let (pins, via) = (graph.pins, graph.via);
     let mut children: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    let mut roots: Vec<&str> = Vec::new();
+    let mut roots: Vec<&str> = pins
+        .keys()
+        .filter(|name| graph.roots.contains(*name))
+        .map(String::as_str)
+        .collect();
     for name in pins.keys() {
-        let parents = via.get(name)?;
+        // uv does not annotate what it read from its standard input: a root.
+        let Some(parents) = via.get(name).filter(|p| !p.is_empty()) else {
+            if !roots.contains(&name.as_str()) {
+                roots.push(name);
+            }
+            continue;
+        };
         for parent in parents {
             match pins.contains_key(parent) {
                 true => children.entry(parent).or_default().push(name),
@@ -240,6 +283,39 @@ fn closures(
         true => Some(holding),
         false => None,
     }
+}
+
+/// The union's resolution as a graph.
+struct Graph<'a> {
+    pins: &'a Pins,
+    /// uv's annotations (an entry that names no pin is an input file, and a pin without one
+    /// was read from uv's standard input: either way the pin is a root).
+    via: &'a BTreeMap<String, Vec<String>>,
+    /// The names the requirements ask for (roots whatever the annotations say: uv names the
+    /// other packages that need a root, not the standard input it read it from).
+    roots: &'a BTreeSet<String>,
+}
+
+/// The normalised names of `requirements` whose marker holds in the first of `environments`
+/// (the targets share one: [`alike`]); a requirement vari cannot read names none (uv read it).
+fn root_names(requirements: &[String], environments: &[TargetEnvironment]) -> BTreeSet<String> {
+    requirements
+        .iter()
+        .filter_map(|entry| {
+            let (requirement, marker) = split_requirement(entry);
+            let parsed = vari_core::metadata::parse_requirement(requirement.trim()).ok()?;
+            let holds = match (
+                marker.map(str::trim).filter(|m| !m.is_empty()),
+                environments.first(),
+            ) {
+                (Some(text), Some(environment)) => Marker::parse(text).map_or(true, |marker| {
+                    marker.evaluate(environment, &VariantMarkerContext::non_variant())
+                }),
+                _ => true,
+            };
+            holds.then(|| vari_core::project::normalize(parsed.name.as_ref()))
+        })
+        .collect()
 }
 
 /// Whether one of the `Requires-Dist` `entries` asks for `name` (normalised) in `environment`:
@@ -309,10 +385,33 @@ mod tests {
             ],
         )]);
         let targets = ["cpu".to_owned(), "gpu".to_owned()];
-        let held = closures(&pins, &via, &views, &targets, &environments(2)).unwrap();
+        let roots = BTreeSet::new();
+        let graph = Graph {
+            pins: &pins,
+            via: &via,
+            roots: &roots,
+        };
+        let held = closures(&graph, &views, &targets, &environments(2)).unwrap();
         assert_eq!(held["demo"], ["cpu", "gpu"]);
         assert_eq!(held["plain"], ["cpu", "gpu"]);
         assert_eq!(held["runtime"], ["gpu"]);
+        // A requirement is a root for every target, even when uv names only the variant that
+        // also needs it (its input was piped).
+        let via = super::tests::via(&[("demo", &[]), ("runtime", &["demo"]), ("plain", &["demo"])]);
+        let roots = root_names(
+            &["runtime".into(), "other ; python_version < '3'".into()],
+            &environments(1),
+        );
+        assert_eq!(roots, BTreeSet::from(["runtime".to_owned()]));
+        let graph = Graph {
+            pins: &pins,
+            via: &via,
+            roots: &roots,
+        };
+        let held = closures(&graph, &views, &targets, &environments(2)).unwrap();
+        assert_eq!(held["demo"], ["cpu", "gpu"]);
+        assert_eq!(held["plain"], ["cpu", "gpu"]);
+        assert_eq!(held["runtime"], ["cpu", "gpu"]);
     }
 
     #[test]
@@ -324,9 +423,22 @@ mod tests {
             vec![UnionShown::Requires(Vec::new()), UnionShown::Nothing],
         )]);
         let targets = ["a100".to_owned(), "cpu".to_owned()];
-        assert!(closures(&pins, &via, &views, &targets, &environments(2)).is_none());
-        // A pin no one needs (or without an annotation) is not trusted either.
-        let pins = super::tests::pins(&["gpuonly", "stray"]);
-        assert!(closures(&pins, &via, &BTreeMap::new(), &targets, &environments(2)).is_none());
+        let roots = BTreeSet::new();
+        let graph = Graph {
+            pins: &pins,
+            via: &via,
+            roots: &roots,
+        };
+        assert!(closures(&graph, &views, &targets, &environments(2)).is_none());
+        // Pins no target's closure reaches (each needed only by the other) are not trusted
+        // either.
+        let pins = super::tests::pins(&["gpuonly", "a", "b"]);
+        let via = super::tests::via(&[("gpuonly", &[]), ("a", &["b"]), ("b", &["a"])]);
+        let graph = Graph {
+            pins: &pins,
+            via: &via,
+            roots: &roots,
+        };
+        assert!(closures(&graph, &BTreeMap::new(), &targets, &environments(2)).is_none());
     }
 }
