@@ -15,6 +15,8 @@
 //! Where the hardware came from (a profile's path, detection) is left out: the same facts
 //! give the same choices, so they may share a cache.
 
+use std::fmt::Write as _;
+
 use sha2::{Digest, Sha256};
 use vari_client::ClientSettings;
 use vari_core::ordering::SelectionOptions;
@@ -75,8 +77,13 @@ pub(crate) fn fingerprint(
         hash.update(format!("{name}={value:?}\n").as_bytes());
     }
     hash.update(b"tags\n");
+    // One buffer for every tag (there are hundreds): the same bytes, without an allocation
+    // each.
+    let mut line = String::new();
     for tag in target.python.tags().iter() {
-        hash.update(format!("{tag}\n").as_bytes());
+        line.clear();
+        let _ = writeln!(line, "{tag}");
+        hash.update(line.as_bytes());
     }
     let list = |items: &mut dyn Iterator<Item = String>| items.collect::<Vec<_>>().join(" ");
     hash.update(

@@ -53,19 +53,12 @@ pub(super) fn applies(request: &LockingRequest<'_>) -> bool {
 
 /// Whether two targets resolve alike but for their hardware.
 fn alike(a: &LockingTarget, b: &LockingTarget) -> bool {
-    let tags = |t: &LockingTarget| {
-        t.files
-            .target
-            .python
-            .tags()
-            .iter()
-            .map(|tag| tag.to_string())
-            .collect::<Vec<_>>()
-    };
+    let (a_tags, b_tags) = (a.files.target.python.tags(), b.files.target.python.tags());
     a.lock.python_version == b.lock.python_version
         && a.lock.python_platform == b.lock.python_platform
         && a.files.target.markers == b.files.target.markers
-        && tags(a) == tags(b)
+        && a_tags.len() == b_tags.len()
+        && a_tags.iter().eq(b_tags.iter())
 }
 
 /// The pins and the listed releases of one resolution over the union, verified per target;
