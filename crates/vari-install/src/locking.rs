@@ -27,7 +27,6 @@ use vari_proxy::ProxySettings;
 use crate::compile::{compile, Pin};
 use crate::installer::{Installer, InstallerChoice, Program};
 use crate::lock_files::{LockFilesError, LockFilesTarget};
-use crate::run::TEMPORARY_PREFIX;
 
 mod request;
 mod steps;
@@ -36,7 +35,7 @@ mod union;
 pub use request::{LockingError, LockingRequest, LockingTarget};
 pub use union::PER_TARGET_VARIABLE;
 
-use steps::{compile_request, list_files, write_inputs, Pins};
+use steps::{compile_request, list_files, write_inputs, Pins, Scratch};
 
 /// How many rounds resolve the dependencies that kept variants bring in.
 const VARIANT_DEPENDENCY_ROUNDS: usize = 4;
@@ -124,31 +123,6 @@ type Pinned = BTreeMap<String, BTreeMap<String, Vec<String>>>;
 struct Resolver<'a> {
     request: &'a LockingRequest<'a>,
     scratch: Scratch,
-}
-
-/// The scratch directory of uv's input and output files, made when first needed (a
-/// resolution that pipes them makes none) and removed when dropped.
-#[derive(Default)]
-struct Scratch(std::sync::Mutex<Option<tempfile::TempDir>>);
-
-impl Scratch {
-    /// The directory, made now unless it exists.
-    fn path(&self) -> Result<PathBuf, LockingError> {
-        let mut made = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(dir) = &*made {
-            return Ok(dir.path().to_owned());
-        }
-        let dir = tempfile::Builder::new()
-            .prefix(TEMPORARY_PREFIX)
-            .tempdir()
-            .map_err(|source| LockingError::Scratch {
-                path: std::env::temp_dir(),
-                source,
-            })?;
-        let path = dir.path().to_owned();
-        *made = Some(dir);
-        Ok(path)
-    }
 }
 
 impl Resolver<'_> {

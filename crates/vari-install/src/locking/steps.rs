@@ -11,6 +11,7 @@ use vari_lock::LockedRelease;
 use super::request::{LockingError, LockingRequest, LockingTarget};
 use crate::compile::CompileRequest;
 use crate::lock_files::{locked_releases, LockFilesTarget, PinnedRelease};
+use crate::run::TEMPORARY_PREFIX;
 
 /// Per package, its version and the targets that pinned it.
 pub(super) type Pins = BTreeMap<String, (String, Vec<String>)>;
@@ -80,4 +81,29 @@ pub(super) async fn list_files(
         })
         .collect();
     Ok(locked_releases(client, &pinned, targets, selection).await?)
+}
+
+/// The scratch directory of uv's input and output files, made when first needed (a
+/// resolution that pipes them makes none) and removed when dropped.
+#[derive(Default)]
+pub(super) struct Scratch(std::sync::Mutex<Option<tempfile::TempDir>>);
+
+impl Scratch {
+    /// The directory, made now unless it exists.
+    pub(super) fn path(&self) -> Result<PathBuf, LockingError> {
+        let mut made = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(dir) = &*made {
+            return Ok(dir.path().to_owned());
+        }
+        let dir = tempfile::Builder::new()
+            .prefix(TEMPORARY_PREFIX)
+            .tempdir()
+            .map_err(|source| LockingError::Scratch {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        let path = dir.path().to_owned();
+        *made = Some(dir);
+        Ok(path)
+    }
 }

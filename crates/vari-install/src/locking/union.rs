@@ -32,8 +32,7 @@ use vari_lock::LockedRelease;
 use vari_proxy::{ProxySettings, UnionShown, UnionVersion};
 
 use super::request::{LockingError, LockingRequest, LockingTarget};
-use super::steps::{compile_request, list_files, write_inputs, Pins};
-use super::Scratch;
+use super::steps::{compile_request, list_files, write_inputs, Pins, Scratch};
 use crate::compile::{compile_through, read_output_text, read_pins, read_via, CompileRequest};
 use crate::lock_files::{LockFilesError, LockFilesTarget};
 
