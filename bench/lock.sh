@@ -7,10 +7,12 @@
 #    bench/install.sh (their real PyPI wheels, downloaded once into bench/.cache/install-wheels
 #    and shared with that script), built into a static index (`vari index build`) served from
 #    127.0.0.1 by bench/serve_static.py.
-# 2. Two commands on the same 16 requirements: `vari lock` with three targets (a CPU-only
+# 2. Three commands on the same 16 requirements: `vari lock` with three targets (a CPU-only
 #    x86-64-v3 machine, an A100-like node with CUDA 12.8, a CUDA 13.0 node: the facts profiles
-#    of vari_test_support::fleet), which runs uv three times through its proxy and then lists
-#    and hashes every usable file; and plain `uv pip compile` against the index. Each writes a
+#    of vari_test_support::fleet), which runs uv once through a proxy serving the three
+#    targets' union, checks the result per target and then lists and hashes every usable
+#    file; the same with VARI_LOCK_PER_TARGET=1 (uv once per target, as before the union:
+#    for comparison); and plain `uv pip compile` against the index. Each writes a
 #    fresh output (the previous one removed, untimed: no preferences). One warm-up round fills
 #    uv's and vari's caches; then repetitions interleaved (A B A B …), a pause before each,
 #    wall time and CPU time (user + system of the process and its children), medians of RUNS.
@@ -104,15 +106,20 @@ commands = [
      [uv, "pip", "compile", "--quiet", "--no-header", "--index-url", index, req_in, "-o", compiled]),
     ("vari lock (3 targets)", lock,
      [vari, "lock", "--index-url", index, *targets, "-r", req_in, "-o", lock]),
+    ("  per target (before)", lock + ".per-target",
+     [vari, "lock", "--index-url", index, *targets, "-r", req_in, "-o", lock + ".per-target"]),
 ]
+per_target = dict(os.environ, VARI_LOCK_PER_TARGET="1")
 
 def once(output, args):
+    env = per_target if output.endswith(".per-target") else None
     if os.path.exists(output):
         os.remove(output)
     time.sleep(0.2)  # let the previous process's exit settle
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=data)
+    done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=data,
+                          env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -132,10 +139,13 @@ for _ in range(runs):
 
 with open(lock) as f:
     text = f.read()
+with open(lock + ".per-target") as f:
+    if f.read() != text:
+        raise SystemExit("the lock resolved once for the union differs from the per-target one")
 packages = text.count("[[packages]]")
 wheels = sum(1 for line in text.splitlines() if line.startswith("    { url = "))
 print(f"\n{len(requirements)} requirements; the lock: {packages} packages, {wheels} files "
-      f"listed with hashes")
+      f"listed with hashes (the same bytes either way)")
 print(f"warm caches, median of {runs} interleaved runs (wall time; CPU time = user + system "
       f"of the process and its children):")
 for name, _, _ in commands:

@@ -28,7 +28,10 @@ use crate::cli::{Cli, Command};
 // Reading a large `*-variants.json` makes tens of thousands of small allocations; mimalloc
 // serves them faster than glibc's allocator. Its v2 line (the `v2` feature in the workspace
 // manifest) touches fewer fresh pages than v3, whose zeroing by the kernel cost ~2 ms per run
-// (see the README's Performance section).
+// (see the README's Performance section). Without transparent huge pages (`no_thp`): mimalloc
+// asks for them, and the kernel then zeroes 2 MiB for the first page each thread's heap
+// touches, a fifth of `vari lock`'s own CPU time (the proxy's threads); mimalloc turns them off
+// for the process (`PR_SET_THP_DISABLE`, which programs vari runs inherit).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -34,6 +34,14 @@ pub struct CompileRequest {
     pub python_platform: Option<String>,
     /// Allow pre-releases.
     pub pre: bool,
+    /// Annotate each pin with what required it (`# via …` on its line, [`read_via`]);
+    /// otherwise no annotations.
+    pub annotate: bool,
+    /// The requirements to give uv on its standard input instead of `input`; uv then writes
+    /// its pins on its standard output ([`compile_through`] returns them) instead of
+    /// `output`, and prefers no versions. No file is written: creating files costs more than
+    /// a resolution on some file systems.
+    pub piped: Option<String>,
 }
 
 /// A pinned release.
@@ -81,9 +89,14 @@ impl CompileRequest {
         let mut command = std::process::Command::new(&self.uv);
         command
             .args(["pip", "compile", "--quiet", "--no-config", "--no-header"])
-            .args(["--no-annotate", "--index-url", index.as_str()])
-            .arg("--output-file")
-            .arg(&self.output);
+            .args(match self.annotate {
+                true => ["--annotation-style", "line"].as_slice(),
+                false => ["--no-annotate"].as_slice(),
+            })
+            .args(["--index-url", index.as_str()]);
+        if self.piped.is_none() {
+            command.arg("--output-file").arg(&self.output);
+        }
         if let Some(version) = &self.python_version {
             command.args(["--python-version", version]);
         }
@@ -93,7 +106,10 @@ impl CompileRequest {
         if self.pre {
             command.args(["--prerelease", "allow"]);
         }
-        command.arg(&self.input);
+        match self.piped {
+            Some(_) => command.arg("-"),
+            None => command.arg(&self.input),
+        };
         for variable in UV_INDEX_VARIABLES {
             command.env_remove(variable);
         }
@@ -108,13 +124,43 @@ pub async fn compile(
     request: &CompileRequest,
 ) -> Result<Vec<Pin>, CompileError> {
     let proxy = crate::stable_port::start_stable(settings).await?;
+    let result = compile_through(&proxy, request).await;
+    proxy.shutdown().await;
+    match result? {
+        Some(text) => read_pins(&text).map_err(|message| CompileError::Output {
+            path: PathBuf::from("-"),
+            message,
+        }),
+        None => read_output(&request.output),
+    }
+}
+
+/// Runs `request` against the running `proxy` (left running: the caller may ask it what it
+/// served); uv's error output, with the proxy's first upstream failure, when uv fails. Returns
+/// uv's standard output (its pins, bounded) when the requirements were piped
+/// ([`CompileRequest::piped`]).
+pub async fn compile_through(
+    proxy: &vari_proxy::RunningProxy,
+    request: &CompileRequest,
+) -> Result<Option<String>, CompileError> {
     let mut command = request.command(&proxy.index_url());
-    command.stdout(Stdio::null()).stderr(Stdio::piped());
+    let piped = request.piped.clone();
+    command.stderr(Stdio::piped());
+    match piped {
+        Some(_) => command.stdin(Stdio::piped()).stdout(Stdio::piped()),
+        None => command.stdout(Stdio::null()),
+    };
     tracing::debug!("running {command:?}");
     let program = request.uv.clone();
-    let waited = tokio::task::spawn_blocking(move || command.output()).await;
+    let waited = tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn()?;
+        if let (Some(text), Some(mut stdin)) = (piped, child.stdin.take()) {
+            std::io::Write::write_all(&mut stdin, text.as_bytes())?;
+        }
+        child.wait_with_output()
+    })
+    .await;
     let failures = proxy.upstream_failures();
-    proxy.shutdown().await;
     let output = waited
         .map_err(|e| CompileError::Failed {
             message: format!("lost the uv process: {e}"),
@@ -139,11 +185,24 @@ pub async fn compile(
         }
         return Err(CompileError::Failed { message });
     }
-    read_output(&request.output)
+    if request.piped.is_none() {
+        return Ok(None);
+    }
+    let stdout = |message: &str| CompileError::Output {
+        path: PathBuf::from("-"),
+        message: message.to_owned(),
+    };
+    // As much as an output file may hold (read with `InputKind::Config`).
+    if output.stdout.len() as u64 > vari_fs::input::InputKind::Config.limit() {
+        return Err(stdout("uv's output is larger than a resolution can be"));
+    }
+    String::from_utf8(output.stdout)
+        .map(Some)
+        .map_err(|_| stdout("is not UTF-8"))
 }
 
 /// Reads uv's output file, bounded like any other input.
-fn read_output(path: &Path) -> Result<Vec<Pin>, CompileError> {
+pub(crate) fn read_output_text(path: &Path) -> Result<String, CompileError> {
     let bytes =
         vari_fs::input::read_input(path, vari_fs::input::InputKind::Config).map_err(|e| {
             CompileError::Output {
@@ -151,10 +210,15 @@ fn read_output(path: &Path) -> Result<Vec<Pin>, CompileError> {
                 message: e.to_string(),
             }
         })?;
-    let text = String::from_utf8(bytes).map_err(|_| CompileError::Output {
+    String::from_utf8(bytes).map_err(|_| CompileError::Output {
         path: path.to_owned(),
         message: "is not UTF-8".to_owned(),
-    })?;
+    })
+}
+
+/// Reads the pins of uv's output file.
+pub(crate) fn read_output(path: &Path) -> Result<Vec<Pin>, CompileError> {
+    let text = read_output_text(path)?;
     read_pins(&text).map_err(|message| CompileError::Output {
         path: path.to_owned(),
         message,
@@ -202,6 +266,50 @@ pub fn read_pins(text: &str) -> Result<Vec<Pin>, String> {
     Ok(pins)
 }
 
+/// What required each pin of an output written with [`CompileRequest::annotate`]: per
+/// normalised name, the entries of its `# via a, b` annotation (names normalised, extras
+/// dropped; an input file stays as uv wrote it, `-r requirements.in`). A pin without an
+/// annotation has no entry.
+///
+/// ```
+/// let via = vari_install::read_via("idna==3.0  # via requests, Other[x]\nrequests==2.0  # via -r in.txt\n");
+/// assert_eq!(via["idna"], ["requests", "other"]);
+/// assert_eq!(via["requests"], ["-r in.txt"]);
+/// ```
+pub fn read_via(text: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut via = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        let Some((requirement, annotation)) = line.split_once(" #") else {
+            continue;
+        };
+        let Some(parents) = annotation.trim().strip_prefix("via ") else {
+            continue;
+        };
+        let name = requirement
+            .split(['=', ';', '['])
+            .next()
+            .unwrap_or_default()
+            .trim();
+        if name.is_empty() || name.starts_with('#') {
+            continue;
+        }
+        let parents = parents
+            .split(", ")
+            .map(|parent| {
+                let parent = parent.trim();
+                match parent.starts_with('-') {
+                    true => parent.to_owned(),
+                    false => vari_core::project::normalize(
+                        parent.split('[').next().unwrap_or_default().trim(),
+                    ),
+                }
+            })
+            .collect();
+        via.insert(vari_core::project::normalize(name), parents);
+    }
+    via
+}
+
 /// The last `max` bytes of `text`, cut at a character boundary.
 fn tail(text: &str, max: usize) -> &str {
     let mut start = text.len().saturating_sub(max);
@@ -224,6 +332,8 @@ mod tests {
             python_version: Some("3.12".into()),
             python_platform: None,
             pre: false,
+            annotate: false,
+            piped: None,
         };
         let url = url::Url::parse("http://127.0.0.1:1/t/ab/simple/").unwrap();
         let command = request.command(&url);

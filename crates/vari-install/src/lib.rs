@@ -60,7 +60,9 @@ pub mod sync;
 mod unasked;
 mod uv_config;
 
-pub use compile::{compile, read_pins, CompileError, CompileRequest, Pin};
+pub use compile::{
+    compile, compile_through, read_pins, read_via, CompileError, CompileRequest, Pin,
+};
 pub use index_source::{
     installer_indexes, pip_config_files, IndexSourceError, InstallerEnv, InstallerIndexes, Origin,
     Sourced,
@@ -74,7 +76,9 @@ pub use list::{
     VARIANT_JSON,
 };
 pub use lock_files::{locked_releases, LockFilesError, LockFilesTarget, PinnedRelease};
-pub use locking::{find_uv, resolve_releases, LockingError, LockingRequest, LockingTarget};
+pub use locking::{
+    find_uv, resolve_releases, LockingError, LockingRequest, LockingTarget, PER_TARGET_VARIABLE,
+};
 pub use plan::{HiddenSources, Plan, PlanError};
 pub use requirements_file::{
     requirements_in_args, RequirementsFileError, MAX_DEPTH as MAX_REQUIREMENTS_FILE_DEPTH,

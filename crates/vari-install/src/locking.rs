@@ -1,7 +1,11 @@
 //! Resolving requirements for several machine classes into the releases a lock lists: what
 //! `vari lock` writes and what `vari mirror` mirrors from requirements. Resolving is uv's
-//! ([`compile`], through the proxy, one target at a time); the files each target can use are
+//! ([`compile`], through the proxy); the files each target can use are
 //! [`locked_releases`]'; arranging them into a `pylock.toml` is `vari_lock::build_lock`'s.
+//!
+//! Targets alike but for their hardware are resolved once, together, through a proxy serving
+//! their union, and the result verified per target ([`union`]); otherwise, or when that result
+//! cannot be trusted, one target at a time, as follows.
 //!
 //! Versions agree across targets through preferences: every target is resolved at once, each
 //! preferring the given pins (an existing lock's); when targets pin different versions, they
@@ -15,103 +19,26 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use vari_client::{ClientSettings, IndexClient};
+use vari_client::IndexClient;
 use vari_core::markers::TargetEnvironment;
-use vari_core::ordering::SelectionOptions;
-use vari_lock::{LockTarget, LockedRelease};
+use vari_lock::LockedRelease;
 use vari_proxy::ProxySettings;
 
-use crate::compile::{compile, CompileError, CompileRequest, Pin};
+use crate::compile::{compile, Pin};
 use crate::installer::{Installer, InstallerChoice, InstallerError, Program};
-use crate::lock_files::{locked_releases, LockFilesError, LockFilesTarget, PinnedRelease};
-use crate::run::TEMPORARY_PREFIX;
+use crate::lock_files::{LockFilesError, LockFilesTarget};
+
+mod request;
+mod steps;
+mod union;
+
+pub use request::{LockingError, LockingRequest, LockingTarget};
+pub use union::PER_TARGET_VARIABLE;
+
+use steps::{compile_request, list_files, write_inputs, Pins, Scratch};
 
 /// How many rounds resolve the dependencies that kept variants bring in.
 const VARIANT_DEPENDENCY_ROUNDS: usize = 4;
-
-/// One machine class to lock for.
-#[derive(Debug, Clone)]
-pub struct LockingTarget {
-    /// As the lock records it.
-    pub lock: LockTarget,
-    /// As resolution and the file listing read it.
-    pub files: LockFilesTarget,
-}
-
-/// What to resolve, for which targets, from where.
-#[derive(Debug, Clone, Copy)]
-pub struct LockingRequest<'a> {
-    /// The uv that resolves ([`find_uv`]).
-    pub uv: &'a Path,
-    /// The indexes and find-links.
-    pub sources: &'a ClientSettings,
-    /// The variant selection options (as `vari select` takes them).
-    pub selection: &'a SelectionOptions,
-    /// Allow pre-releases.
-    pub pre: bool,
-    /// Every requirement to resolve (every scope's).
-    pub requirements: &'a [String],
-    /// The targets (at least one).
-    pub targets: &'a [LockingTarget],
-    /// Pins to keep when they still fit (an existing lock's): name to version.
-    pub preferences: &'a BTreeMap<String, String>,
-}
-
-/// Why requirements could not be resolved into releases.
-#[derive(Debug, thiserror::Error)]
-pub enum LockingError {
-    /// No uv to resolve with.
-    #[error("resolving needs uv: {0}")]
-    NoUv(String),
-    /// The scratch directory or a file in it.
-    #[error("cannot write {}: {source}", path.display())]
-    Scratch {
-        /// The directory or file.
-        path: PathBuf,
-        /// The operating system's error.
-        source: std::io::Error,
-    },
-    /// One target's resolution failed.
-    #[error("cannot resolve for target {target}: {source}")]
-    Resolve {
-        /// The target's name.
-        target: String,
-        /// uv's or the proxy's error.
-        source: Box<CompileError>,
-    },
-    /// Targets pin different versions of a package even after preferring each other's pins.
-    #[error(
-        "targets disagree on {name}: {versions}; pin it in the requirements, or lock these \
-         targets separately"
-    )]
-    Disagree {
-        /// The package.
-        name: String,
-        /// Each version with the targets that pinned it: `2.0 (a100), 1.0 (cpu)`.
-        versions: String,
-    },
-    /// What a kept variant's dependencies resolve to differs from the targets' pin.
-    #[error(
-        "targets disagree on {name}: {pinned} ({targets}), {wanted} (the dependencies of its \
-         variants)"
-    )]
-    VariantDependencies {
-        /// The package.
-        name: String,
-        /// The targets' version.
-        pinned: String,
-        /// The targets that pinned it.
-        targets: String,
-        /// The version the variants' dependencies resolved to.
-        wanted: String,
-    },
-    /// Listing the pinned releases' files.
-    #[error(transparent)]
-    Files(#[from] LockFilesError),
-    /// A release's variant requirements could not be read.
-    #[error(transparent)]
-    VariantRequirements(#[from] vari_lock::BuildError),
-}
 
 /// The uv on `path` (the `PATH` variable's value) that resolves.
 pub fn find_uv(path: Option<&OsStr>) -> Result<PathBuf, LockingError> {
@@ -133,21 +60,24 @@ pub fn find_uv(path: Option<&OsStr>) -> Result<PathBuf, LockingError> {
 pub async fn resolve_releases(
     request: &LockingRequest<'_>,
 ) -> Result<Vec<LockedRelease>, LockingError> {
-    let scratch = tempfile::Builder::new()
-        .prefix(TEMPORARY_PREFIX)
-        .tempdir()
-        .map_err(|source| LockingError::Scratch {
-            path: std::env::temp_dir(),
-            source,
-        })?;
     let resolver = Resolver {
         request,
-        scratch: scratch.path(),
+        scratch: Scratch::default(),
     };
-    let mut pins = resolver.resolve_all(request.preferences).await?;
     let client = IndexClient::new(request.sources.clone()).map_err(LockFilesError::from)?;
     let files: Vec<LockFilesTarget> = request.targets.iter().map(|t| t.files.clone()).collect();
-    let mut releases = list_files(&client, &pins, &files, request.selection).await?;
+    let resolved = match union::applies(request) {
+        true => union::resolve(request, &resolver.scratch, &client, &files).await?,
+        false => None,
+    };
+    let (mut pins, mut releases) = match resolved {
+        Some(resolved) => resolved,
+        None => {
+            let pins = resolver.resolve_all(request.preferences).await?;
+            let releases = list_files(&client, &pins, &files, request.selection).await?;
+            (pins, releases)
+        }
+    };
     let environments: Vec<TargetEnvironment> = request
         .targets
         .iter()
@@ -191,16 +121,13 @@ pub async fn resolve_releases(
     Ok(releases)
 }
 
-/// Per package, its version and the targets that pinned it.
-type Pins = BTreeMap<String, (String, Vec<String>)>;
-
 /// Per package, its versions and the targets that pinned each.
 type Pinned = BTreeMap<String, BTreeMap<String, Vec<String>>>;
 
 /// Runs uv for each target.
 struct Resolver<'a> {
     request: &'a LockingRequest<'a>,
-    scratch: &'a Path,
+    scratch: Scratch,
 }
 
 impl Resolver<'_> {
@@ -266,33 +193,9 @@ impl Resolver<'_> {
         preferred: &BTreeMap<String, String>,
         slot: usize,
     ) -> Result<Vec<Pin>, LockingError> {
-        let write = |path: &Path, text: String| {
-            std::fs::write(path, text.as_bytes()).map_err(|source| LockingError::Scratch {
-                path: path.to_owned(),
-                source,
-            })
-        };
-        let input = self.scratch.join(format!("requirements-{slot}.in"));
-        let output = self.scratch.join(format!("requirements-{slot}.txt"));
-        write(
-            &input,
-            requirements.iter().map(|r| format!("{r}\n")).collect(),
-        )?;
-        write(
-            &output,
-            preferred
-                .iter()
-                .map(|(name, version)| format!("{name}=={version}\n"))
-                .collect(),
-        )?;
-        let compile_request = CompileRequest {
-            uv: self.request.uv.to_owned(),
-            input,
-            output,
-            python_version: target.lock.python_version.clone(),
-            python_platform: target.lock.python_platform.clone(),
-            pre: self.request.pre,
-        };
+        let scratch = self.scratch.path()?;
+        let (input, output) = write_inputs(&scratch, requirements, preferred, slot)?;
+        let compile_request = compile_request(self.request, input, output, target);
         let settings = ProxySettings {
             selection: self.request.selection.clone(),
             ..ProxySettings::new(self.request.sources.clone(), target.files.target.clone())
@@ -316,24 +219,6 @@ fn add_pins(pinned: &mut Pinned, pins: Vec<Pin>, target: &str) {
             .or_default()
             .push(target.to_owned());
     }
-}
-
-/// The files of the pinned releases.
-async fn list_files(
-    client: &IndexClient,
-    pins: &Pins,
-    targets: &[LockFilesTarget],
-    selection: &SelectionOptions,
-) -> Result<Vec<LockedRelease>, LockingError> {
-    let pinned: Vec<PinnedRelease> = pins
-        .iter()
-        .map(|(name, (version, targets))| PinnedRelease {
-            name: name.clone(),
-            version: version.clone(),
-            targets: targets.clone(),
-        })
-        .collect();
-    Ok(locked_releases(client, &pinned, targets, selection).await?)
 }
 
 /// The requirements (markers dropped) that kept variants ask for through variant markers and

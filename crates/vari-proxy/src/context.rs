@@ -19,7 +19,7 @@ use vari_select::Target;
 use crate::builders::Builders;
 use crate::class::ClassName;
 use crate::error::ServeError;
-use crate::fingerprint::fingerprint;
+use crate::fingerprint::{fingerprint, union_fingerprint};
 use crate::journal::{Journal, UpstreamFailure};
 use crate::rewrite::Rewrites;
 
@@ -49,6 +49,8 @@ pub(crate) struct Context {
     pub(crate) client: Arc<IndexClient>,
     pub(crate) target: Target,
     pub(crate) selection: SelectionOptions,
+    /// The targets whose union is served ([`crate::union`]); empty: `target` alone.
+    pub(crate) union: Vec<Target>,
     /// The target's fingerprint ([`crate::fingerprint`]), in its URLs.
     pub(crate) fingerprint: String,
     /// The machine class, when the proxy serves several.
@@ -75,6 +77,8 @@ pub(crate) struct Context {
 pub(crate) struct Serving {
     pub(crate) target: Target,
     pub(crate) selection: SelectionOptions,
+    /// The targets whose union is served (empty: `target` alone).
+    pub(crate) union: Vec<Target>,
     pub(crate) class: Option<ClassName>,
     pub(crate) page_ttl: Duration,
     pub(crate) failure_ttl: Duration,
@@ -85,11 +89,15 @@ impl Context {
         let Serving {
             target,
             selection,
+            union,
             class,
             page_ttl,
             failure_ttl,
         } = serving;
-        let fingerprint = fingerprint(&target, &selection, shared.client.settings());
+        let fingerprint = match union.is_empty() {
+            true => fingerprint(&target, &selection, shared.client.settings()),
+            false => union_fingerprint(&union, &selection, shared.client.settings()),
+        };
         let segment = match &class {
             Some(name) => crate::class::segment(name, &fingerprint),
             None => fingerprint.clone(),
@@ -101,6 +109,7 @@ impl Context {
             client: shared.client.clone(),
             target,
             selection,
+            union,
             page_ttl,
             failure_ttl,
             rewrites: shared.rewrites.clone(),

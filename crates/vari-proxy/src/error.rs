@@ -51,6 +51,17 @@ pub enum ProxyError {
         /// The name.
         name: String,
     },
+    /// A union of targets was asked for, but none was given.
+    #[error("no target to serve the union of")]
+    NoUnionTargets,
+    /// What a union proxy shows of a project could not be read.
+    #[error("{project}: {message}")]
+    Union {
+        /// The project.
+        project: String,
+        /// Why (the page build's error, on one line).
+        message: String,
+    },
     /// The stop signals (SIGINT, SIGTERM) could not be listened for.
     #[error("cannot listen for SIGINT and SIGTERM: {0}")]
     Signal(std::io::Error),

@@ -15,6 +15,8 @@
 //! Where the hardware came from (a profile's path, detection) is left out: the same facts
 //! give the same choices, so they may share a cache.
 
+use std::fmt::Write as _;
+
 use sha2::{Digest, Sha256};
 use vari_client::ClientSettings;
 use vari_core::ordering::SelectionOptions;
@@ -30,7 +32,25 @@ const BYTES: usize = 6;
 /// ([`RunningProxy::fingerprint`](crate::RunningProxy::fingerprint)), known before it starts: a
 /// front-end can derive a stable port from it.
 pub fn fingerprint_of(settings: &ProxySettings) -> String {
-    fingerprint(&settings.target, &settings.selection, &settings.client)
+    match settings.union.is_empty() {
+        true => fingerprint(&settings.target, &settings.selection, &settings.client),
+        false => union_fingerprint(&settings.union, &settings.selection, &settings.client),
+    }
+}
+
+/// The fingerprint of the union of `targets` ([`ProxySettings::union`]): its pages differ
+/// from every single target's, so its URLs must too.
+pub(crate) fn union_fingerprint(
+    targets: &[Target],
+    selection: &SelectionOptions,
+    sources: &ClientSettings,
+) -> String {
+    let mut hash = Sha256::new();
+    hash.update(b"vari-proxy union 1\n");
+    for target in targets {
+        hash.update(format!("{}\n", fingerprint(target, selection, sources)).as_bytes());
+    }
+    hex::encode(&hash.finalize()[..BYTES])
 }
 
 /// The fingerprint of `target` chosen for with `selection` from `sources`.
@@ -57,8 +77,13 @@ pub(crate) fn fingerprint(
         hash.update(format!("{name}={value:?}\n").as_bytes());
     }
     hash.update(b"tags\n");
+    // One buffer for every tag (there are hundreds): the same bytes, without an allocation
+    // each.
+    let mut line = String::new();
     for tag in target.python.tags().iter() {
-        hash.update(format!("{tag}\n").as_bytes());
+        line.clear();
+        let _ = writeln!(line, "{tag}");
+        hash.update(line.as_bytes());
     }
     let list = |items: &mut dyn Iterator<Item = String>| items.collect::<Vec<_>>().join(" ");
     hash.update(

@@ -32,6 +32,14 @@
 //!   the plain `/simple/`, and an old fingerprint of a class get 404 naming the classes served
 //!   or the class's current URL. Names follow a small grammar ([`ClassName`]) checked before
 //!   they name a path.
+//! - **A union of targets** ([`ProxySettings::for_union`]): one index for a resolver that
+//!   must pin versions every target can install (`vari lock`'s one `uv pip compile` for
+//!   targets alike but for their hardware): per version and tag set, the upstream file the
+//!   first target that is shown one there is shown, its PEP 658 metadata stating what each
+//!   target's own variant asks for (variant markers evaluated per target, identical entries
+//!   once), a version listed when any target is shown a file of it, and
+//!   [`RunningProxy::union_view`] saying what each target was shown, so that the caller can
+//!   verify the resolution target by target. Its URLs have a fingerprint of their own.
 //! - **What a page shows** is [`vari_select::present`]'s decision for the target: the chosen
 //!   variant wheel of each tag set under its name without the label, the other variants and the
 //!   non-variant wheel it replaces hidden, the non-variant wheel kept when no variant fits, a
@@ -121,6 +129,8 @@ mod signals;
 mod state;
 mod targets;
 mod throttle;
+mod union;
+mod union_view;
 
 pub use cache_layout::{prune_proxy_dir, ProxyCacheLayout};
 pub use class::{ClassName, ClassNameError, ClassUrls, TargetClass};
@@ -134,3 +144,4 @@ pub use settings::{
     DEFAULT_PAGE_TTL,
 };
 pub use signals::StopSignals;
+pub use union_view::{UnionShown, UnionVersion};

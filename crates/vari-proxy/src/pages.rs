@@ -115,6 +115,8 @@ pub(crate) struct ProjectPage {
     by_key: HashMap<String, usize>,
     pub(crate) json: Rendered,
     pub(crate) html: Rendered,
+    /// For a union of targets ([`crate::union`]): what each target is shown of each version.
+    pub(crate) union: Vec<crate::union_view::UnionVersion>,
 }
 
 impl ProjectPage {
@@ -132,6 +134,7 @@ impl ProjectPage {
             rewrites,
         );
         page.upstream_fresh_until = self.upstream_fresh_until;
+        page.union = self.union.clone();
         page
     }
 
@@ -155,7 +158,7 @@ impl ProjectPage {
     }
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
@@ -219,6 +222,17 @@ pub(crate) async fn build(state: Arc<State>, name: ProjectName) -> Result<Projec
         vari_select::present(&state.client, &project, &state.target, &state.selection)
             .await
             .map_err(ServeError::client)?;
+    from_presentation(state, project, presentation, started).await
+}
+
+/// The page of `project` as `presentation` shows it; `started`: when the upstream was read.
+pub(crate) async fn from_presentation(
+    state: Arc<State>,
+    project: vari_client::Project,
+    presentation: Presentation,
+    started: Instant,
+) -> Result<ProjectPage, ServeError> {
+    let name = project.name.clone();
     for warning in &presentation.warnings {
         let line = match warning.starts_with(&format!("{name} ")) {
             true => warning.clone(),
@@ -287,7 +301,7 @@ fn log(level: tracing::Level, line: &str) {
 }
 
 /// The entry of one shown file, its choice logged and journalled.
-fn entry(
+pub(crate) fn entry(
     state: &State,
     presentation: &Presentation,
     shown: &Shown,
@@ -412,7 +426,7 @@ fn deliver_variant(
 }
 
 /// Renders `entries` in both formats; rewritten copies that exist get their hash and size.
-fn render(
+pub(crate) fn render(
     name: ProjectName,
     built: Instant,
     entries: Vec<Entry>,
@@ -460,5 +474,6 @@ fn render(
         entries,
         rows,
         by_key,
+        union: Vec::new(),
     }
 }

@@ -36,6 +36,7 @@ use crate::signals::StopSignals;
 use crate::state::State;
 use crate::targets::Targets;
 use crate::throttle::{Backoff, Throttled, LOG_INTERVAL};
+use crate::union_view::UnionVersion;
 
 /// How long a shutdown waits for requests under way.
 const GRACE: Duration = Duration::from_secs(5);
@@ -183,6 +184,11 @@ fn targets(shared: &Shared, settings: &ProxySettings) -> Result<Targets, ProxyEr
     let serving = |target: &vari_select::Target, class: Option<ClassName>| Serving {
         target: target.clone(),
         selection: settings.selection.clone(),
+        // A union is served as one index, never per class.
+        union: match class {
+            None => settings.union.clone(),
+            Some(_) => Vec::new(),
+        },
         class,
         page_ttl: settings.page_ttl,
         failure_ttl: settings.failure_ttl,
@@ -290,6 +296,24 @@ impl RunningProxy {
         };
         let text = format!("http://{}{path}", SocketAddr::new(ip, self.addr.port()));
         url::Url::parse(&text).unwrap_or_else(|_| unreachable!("{text} is a valid URL"))
+    }
+
+    /// For a proxy serving a union of targets ([`ProxySettings::union`]): what each target is
+    /// shown of each version of `project` (the page is built when no request has built it
+    /// yet). Empty for a project without variants (every target sees the same files) and
+    /// for a proxy serving one target.
+    pub async fn union_view(&self, project: &str) -> Result<Vec<UnionVersion>, ProxyError> {
+        let failed = |message: String| ProxyError::Union {
+            project: project.to_owned(),
+            message,
+        };
+        let name = vari_client::ProjectName::new(project).map_err(|e| failed(e.to_string()))?;
+        let state = &self.targets.states()[0];
+        if state.union.is_empty() {
+            return Ok(Vec::new());
+        }
+        let page = state.page(&name).await.map_err(|e| failed(e.one_line()))?;
+        Ok(page.union.clone())
     }
 
     /// The address it listens on.

@@ -45,6 +45,15 @@ pub struct ProxySettings {
     /// page-build threads are shared. `target` is then not served (a node that names no class
     /// must not get another class's wheels): [`ProxySettings::for_classes`].
     pub classes: Vec<TargetClass>,
+    /// Targets served together, as one index, to a resolver that must find one version of
+    /// each package that fits all of them (`vari lock`): empty, serve `target` (or
+    /// `classes`). Per version and tag set, the file the first target that is shown one there
+    /// is shown, with PEP 658 metadata stating every target's dependencies (variant markers
+    /// evaluated for each one's variant); a version is listed when any target is shown a file
+    /// of it, and [`RunningProxy::union_view`](crate::RunningProxy::union_view) says which
+    /// were. Files are the upstream's, never rewritten copies: the index is for resolving.
+    /// See [`ProxySettings::for_union`].
+    pub union: Vec<Target>,
     /// Which variants may be chosen and in which order.
     pub selection: SelectionOptions,
     /// Where to listen; `127.0.0.1:0` picks a free port.
@@ -79,6 +88,7 @@ impl ProxySettings {
             client,
             target,
             classes: Vec::new(),
+            union: Vec::new(),
             selection: SelectionOptions::default(),
             bind: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             allow_remote: false,
@@ -109,6 +119,18 @@ impl ProxySettings {
         Ok(Self {
             classes: classes.clone(),
             ..Self::new(client, first.target.clone())
+        })
+    }
+
+    /// Settings serving the union of `targets` as one index (see [`ProxySettings::union`]),
+    /// otherwise as [`ProxySettings::new`]'s. Refuses an empty list.
+    pub fn for_union(client: ClientSettings, targets: Vec<Target>) -> Result<Self, ProxyError> {
+        let Some(first) = targets.first() else {
+            return Err(ProxyError::NoUnionTargets);
+        };
+        Ok(Self {
+            union: targets.clone(),
+            ..Self::new(client, first.clone())
         })
     }
 }

@@ -12,6 +12,7 @@ use crate::context::Context;
 use crate::flight::{Flights, Outcome};
 use crate::pages::{self, ProjectPage};
 use crate::root::{self, RootPage};
+use crate::union;
 
 pub(crate) struct State {
     context: Arc<Context>,
@@ -52,8 +53,14 @@ impl State {
                 || {
                     let (context, name) = (self.context.clone(), name.clone());
                     let span = context.span();
-                    self.builders
-                        .spawn(move || pages::build(context, name).instrument(span))
+                    match context.union.len() > 1 {
+                        true => self
+                            .builders
+                            .spawn(move || union::build(context, name).instrument(span)),
+                        false => self
+                            .builders
+                            .spawn(move || pages::build(context, name).instrument(span)),
+                    }
                 },
             )
             .await

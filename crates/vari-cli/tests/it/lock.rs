@@ -403,6 +403,54 @@ dev = ["numlike"]
     assert!(check.stderr.contains("out of date"), "{}", check.stderr);
 }
 
+/// Targets alike but for their hardware are resolved once, through a proxy serving their
+/// union: the lock written that way is byte for byte the one resolving each target on its own
+/// writes (the targets of each package, the variants kept, what they bring in).
+#[test]
+fn one_resolution_for_the_union_writes_what_one_per_target_writes() {
+    let fleet = Fleet::new();
+    let project = fleet.path("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(
+        project.join("pyproject.toml"),
+        "[project]\nname = \"service\"\nversion = \"0.1\"\ndependencies = [\"app-like\"]\n\
+         [project.optional-dependencies]\nsocks = [\"reqlike[socks]\"]\n\
+         [dependency-groups]\ndev = [\"vari-demo\"]\n",
+    )
+    .unwrap();
+    let project = project.to_str().unwrap().to_owned();
+    let cases: [(&[&str], Vec<&str>); 3] = [
+        (&["cpu", "a100", "cuda13"], vec!["app-like"]),
+        (&["cpu", "mi300", "a100", "cuda13"], vec!["app-like"]),
+        (&["mi300", "cuda13"], vec!["--project", &project]),
+    ];
+    for (classes, args) in cases {
+        let output = |name: &str| {
+            let mut args = args.clone();
+            args.extend(["-o", name]);
+            args.iter().map(|a| a.to_string()).collect::<Vec<_>>()
+        };
+        let union_args = output("union.toml");
+        let args_ref: Vec<&str> = union_args.iter().map(String::as_str).collect();
+        let union = fleet.lock(classes, &[&["-v"], args_ref.as_slice()].concat());
+        let union = union.expect_code(0);
+        assert!(
+            union.stderr.contains("resolved once for the union of"),
+            "{classes:?}: {}",
+            union.stderr
+        );
+        let per_target_args = output("per-target.toml");
+        let per_target = run(fleet
+            .command(classes, &["-v"])
+            .args(&per_target_args)
+            .env(vari_install::PER_TARGET_VARIABLE, "1"))
+        .expect_code(0);
+        assert!(!per_target.stderr.contains("resolved once for the union"));
+        let read = |name: &str| std::fs::read_to_string(fleet.path(name)).unwrap();
+        assert_eq!(read("union.toml"), read("per-target.toml"), "{classes:?}");
+    }
+}
+
 #[test]
 fn bad_input_leaves_nothing_behind() {
     let fleet = Fleet::new();

@@ -15,3 +15,4 @@ mod pages;
 mod remote_links;
 mod server;
 mod targets;
+mod union;

@@ -1,0 +1,96 @@
+//! What [`resolve_releases`](super::resolve_releases) is asked, and why it fails: shared by
+//! both ways of resolving (per target, and once for the targets' union).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use vari_client::ClientSettings;
+use vari_core::ordering::SelectionOptions;
+use vari_lock::LockTarget;
+
+use crate::compile::CompileError;
+use crate::lock_files::{LockFilesError, LockFilesTarget};
+
+/// One machine class to lock for.
+#[derive(Debug, Clone)]
+pub struct LockingTarget {
+    /// As the lock records it.
+    pub lock: LockTarget,
+    /// As resolution and the file listing read it.
+    pub files: LockFilesTarget,
+}
+
+/// What to resolve, for which targets, from where.
+#[derive(Debug, Clone, Copy)]
+pub struct LockingRequest<'a> {
+    /// The uv that resolves ([`find_uv`](crate::find_uv)).
+    pub uv: &'a Path,
+    /// The indexes and find-links.
+    pub sources: &'a ClientSettings,
+    /// The variant selection options (as `vari select` takes them).
+    pub selection: &'a SelectionOptions,
+    /// Allow pre-releases.
+    pub pre: bool,
+    /// Every requirement to resolve (every scope's).
+    pub requirements: &'a [String],
+    /// The targets (at least one).
+    pub targets: &'a [LockingTarget],
+    /// Pins to keep when they still fit (an existing lock's): name to version.
+    pub preferences: &'a BTreeMap<String, String>,
+}
+
+/// Why requirements could not be resolved into releases.
+#[derive(Debug, thiserror::Error)]
+pub enum LockingError {
+    /// No uv to resolve with.
+    #[error("resolving needs uv: {0}")]
+    NoUv(String),
+    /// The scratch directory or a file in it.
+    #[error("cannot write {}: {source}", path.display())]
+    Scratch {
+        /// The directory or file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// One target's resolution failed.
+    #[error("cannot resolve for target {target}: {source}")]
+    Resolve {
+        /// The target's name.
+        target: String,
+        /// uv's or the proxy's error.
+        source: Box<CompileError>,
+    },
+    /// Targets pin different versions of a package even after preferring each other's pins.
+    #[error(
+        "targets disagree on {name}: {versions}; pin it in the requirements, or lock these \
+         targets separately"
+    )]
+    Disagree {
+        /// The package.
+        name: String,
+        /// Each version with the targets that pinned it: `2.0 (a100), 1.0 (cpu)`.
+        versions: String,
+    },
+    /// What a kept variant's dependencies resolve to differs from the targets' pin.
+    #[error(
+        "targets disagree on {name}: {pinned} ({targets}), {wanted} (the dependencies of its \
+         variants)"
+    )]
+    VariantDependencies {
+        /// The package.
+        name: String,
+        /// The targets' version.
+        pinned: String,
+        /// The targets that pinned it.
+        targets: String,
+        /// The version the variants' dependencies resolved to.
+        wanted: String,
+    },
+    /// Listing the pinned releases' files.
+    #[error(transparent)]
+    Files(#[from] LockFilesError),
+    /// A release's variant requirements could not be read.
+    #[error(transparent)]
+    VariantRequirements(#[from] vari_lock::BuildError),
+}

@@ -1,0 +1,436 @@
+//! The fast path of [`resolve_releases`](super::resolve_releases): one `uv pip compile` for
+//! every target at once, through a proxy that serves the targets' union
+//! ([`vari_proxy::ProxySettings::union`]), instead of one per target.
+//!
+//! When it applies: two targets or more, all with the same Python version, platform, marker
+//! environment and wheel tags (they differ in hardware only). uv then sees, for each release,
+//! the dependencies each target's own variant states, all together; a version is listed when
+//! any target is shown a file of it. The resolution is one version per package that satisfies
+//! every target's constraints at once, which is what the per-target path's agreement step
+//! converges to when it succeeds.
+//!
+//! Why it is then verified: a version listed because one target can use it may be pinned for
+//! a target that cannot (the per-target path would have hidden it from that target and
+//! resolved something else, or reported that the targets disagree). So each target's own
+//! closure is walked over the union's pins: from the requirements, along uv's `# via` edges,
+//! an edge from a release with variants kept only when the file the target is shown states
+//! that dependency ([`vari_proxy::UnionShown`]). Every release in a target's closure must
+//! have a file the target is shown; every pinned release must be in some target's closure.
+//! The closures give each release's targets, as the per-target resolutions would have.
+//!
+//! When it cannot be trusted — uv fails on the union (two targets' variants pin conflicting
+//! runtimes), a target is shown nothing of a release in its closure, the proxy cannot say
+//! what it showed — the per-target path runs, unchanged, and gives its own result or error.
+//! [`PER_TARGET_VARIABLE`] forces that path (to compare both).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::PathBuf;
+
+use vari_client::IndexClient;
+use vari_core::markers::{split_requirement, Marker, TargetEnvironment, VariantMarkerContext};
+use vari_lock::LockedRelease;
+use vari_proxy::{ProxySettings, UnionShown, UnionVersion};
+
+use super::request::{LockingError, LockingRequest, LockingTarget};
+use super::steps::{compile_request, list_files, write_inputs, Pins, Scratch};
+use crate::compile::{compile_through, read_output_text, read_pins, read_via, CompileRequest};
+use crate::lock_files::{LockFilesError, LockFilesTarget};
+
+/// Set (to anything but the empty string), every target is resolved on its own: the path the
+/// union's result is checked against in tests, and a way around the fast path.
+pub const PER_TARGET_VARIABLE: &str = "VARI_LOCK_PER_TARGET";
+
+/// Whether the targets can be resolved as one union: at least two, all alike but for their
+/// hardware, and the per-target path not asked for.
+pub(super) fn applies(request: &LockingRequest<'_>) -> bool {
+    let forced = std::env::var_os(PER_TARGET_VARIABLE).is_some_and(|v| !v.is_empty());
+    let Some((first, others)) = request.targets.split_first() else {
+        return false;
+    };
+    !forced && !others.is_empty() && others.iter().all(|t| alike(first, t))
+}
+
+/// Whether two targets resolve alike but for their hardware.
+fn alike(a: &LockingTarget, b: &LockingTarget) -> bool {
+    let (a_tags, b_tags) = (a.files.target.python.tags(), b.files.target.python.tags());
+    a.lock.python_version == b.lock.python_version
+        && a.lock.python_platform == b.lock.python_platform
+        && a.files.target.markers == b.files.target.markers
+        && a_tags.len() == b_tags.len()
+        && a_tags.iter().eq(b_tags.iter())
+}
+
+/// The pins and the listed releases of one resolution over the union, verified per target;
+/// `None` when it cannot be trusted (the caller resolves per target).
+pub(super) async fn resolve(
+    request: &LockingRequest<'_>,
+    scratch: &Scratch,
+    client: &IndexClient,
+    files: &[LockFilesTarget],
+) -> Result<Option<(Pins, Vec<LockedRelease>)>, LockingError> {
+    let Some(first) = request.targets.first() else {
+        return Ok(None);
+    };
+    // Without preferences, nothing needs a file: the requirements go to uv's standard input
+    // and the pins come back on its standard output.
+    let compile_request = match request.preferences.is_empty() {
+        true => CompileRequest {
+            annotate: true,
+            piped: Some(
+                request
+                    .requirements
+                    .iter()
+                    .map(|r| format!("{r}\n"))
+                    .collect(),
+            ),
+            ..compile_request(request, PathBuf::from("-"), PathBuf::from("-"), first)
+        },
+        false => {
+            let scratch = scratch.path()?;
+            let (input, output) =
+                write_inputs(&scratch, request.requirements, request.preferences, "union")?;
+            CompileRequest {
+                annotate: true,
+                ..compile_request(request, input, output, first)
+            }
+        }
+    };
+    let targets = request.targets.iter().map(|t| t.files.target.clone());
+    let settings = ProxySettings {
+        selection: request.selection.clone(),
+        ..ProxySettings::for_union(request.sources.clone(), targets.collect())
+            .map_err(|e| resolve_error(first, e.into()))?
+    };
+    let proxy = crate::stable_port::start_stable(settings)
+        .await
+        .map_err(|e| resolve_error(first, e.into()))?;
+    let verified = async {
+        let piped = match compile_through(&proxy, &compile_request).await {
+            Ok(piped) => piped,
+            Err(e) => {
+                tracing::debug!("the union of the targets does not resolve ({e}); each alone");
+                return Ok(None);
+            }
+        };
+        let text = match piped {
+            Some(text) => text,
+            None => {
+                read_output_text(&compile_request.output).map_err(|e| resolve_error(first, e))?
+            }
+        };
+        let pins = read_pins(&text).map_err(|message| {
+            resolve_error(
+                first,
+                crate::compile::CompileError::Output {
+                    path: compile_request.output.clone(),
+                    message,
+                },
+            )
+        })?;
+        let via = read_via(&text);
+        let everyone: Vec<String> = request
+            .targets
+            .iter()
+            .map(|t| t.lock.name.clone())
+            .collect();
+        let mut pinned = Pins::new();
+        for pin in pins {
+            pinned.insert(pin.name, (pin.version, everyone.clone()));
+        }
+        let mut releases = match list_files(client, &pinned, files, request.selection).await {
+            Ok(releases) => releases,
+            Err(LockingError::Files(LockFilesError::NoFiles { name, version })) => {
+                tracing::debug!("the union pinned {name} {version}, which no target can use");
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
+        let mut views: BTreeMap<String, Vec<UnionShown>> = BTreeMap::new();
+        for release in releases.iter().filter(|r| r.variants_json.is_some()) {
+            let version = release.version.to_string();
+            match proxy.union_view(&release.name).await {
+                Ok(known) => {
+                    if let Some(found) = shown_of(known, &version) {
+                        views.insert(release.name.clone(), found);
+                    }
+                }
+                Err(e) => {
+                    tracing::debug!("cannot verify the union's resolution: {e}");
+                    return Ok(None);
+                }
+            }
+        }
+        let environments: Vec<TargetEnvironment> = request
+            .targets
+            .iter()
+            .map(|t| t.files.target.markers.clone())
+            .collect();
+        let roots = root_names(request.requirements, &environments);
+        let graph = Graph {
+            pins: &pinned,
+            via: &via,
+            roots: &roots,
+        };
+        let Some(targets_of) = closures(&graph, &views, &everyone, &environments) else {
+            return Ok(None);
+        };
+        for (name, (_, targets)) in pinned.iter_mut() {
+            *targets = targets_of.get(name).cloned().unwrap_or_default();
+        }
+        for release in &mut releases {
+            release.targets = targets_of.get(&release.name).cloned().unwrap_or_default();
+        }
+        tracing::debug!(
+            "resolved once for the union of {} targets ({} packages)",
+            everyone.len(),
+            pinned.len()
+        );
+        Ok(Some((pinned, releases)))
+    }
+    .await;
+    proxy.shutdown().await;
+    verified
+}
+
+fn resolve_error(target: &LockingTarget, source: crate::compile::CompileError) -> LockingError {
+    LockingError::Resolve {
+        target: target.lock.name.clone(),
+        source: Box::new(source),
+    }
+}
+
+/// What each target is shown of `version`, when the union view lists it.
+fn shown_of(known: Vec<UnionVersion>, version: &str) -> Option<Vec<UnionShown>> {
+    known
+        .into_iter()
+        .find(|v| v.version == version)
+        .map(|v| v.shown)
+}
+
+/// Per pinned package, the targets (in order) whose closure holds it; `None` when a target's
+/// closure holds a release it is shown nothing of, or a pin is in no target's closure.
+///
+/// `views`: per release with variants, what each target is shown of the pinned version.
+/// `environments`: the targets' marker environments, in the targets' order.
+fn closures(
+    graph: &Graph<'_>,
+    views: &BTreeMap<String, Vec<UnionShown>>,
+    targets: &[String],
+    environments: &[TargetEnvironment],
+) -> Option<BTreeMap<String, Vec<String>>> {
+    let (pins, via) = (graph.pins, graph.via);
+    let mut children: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let mut roots: Vec<&str> = pins
+        .keys()
+        .filter(|name| graph.roots.contains(*name))
+        .map(String::as_str)
+        .collect();
+    for name in pins.keys() {
+        // uv does not annotate what it read from its standard input: a root.
+        let Some(parents) = via.get(name).filter(|p| !p.is_empty()) else {
+            if !roots.contains(&name.as_str()) {
+                roots.push(name);
+            }
+            continue;
+        };
+        for parent in parents {
+            match pins.contains_key(parent) {
+                true => children.entry(parent).or_default().push(name),
+                false => {
+                    if !roots.contains(&name.as_str()) {
+                        roots.push(name);
+                    }
+                }
+            }
+        }
+    }
+    let mut holding: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (at, target) in targets.iter().enumerate() {
+        let mut seen: BTreeSet<&str> = roots.iter().copied().collect();
+        let mut queue: VecDeque<&str> = roots.iter().copied().collect();
+        while let Some(name) = queue.pop_front() {
+            let shown = views.get(name).and_then(|v| v.get(at));
+            if shown == Some(&UnionShown::Nothing) {
+                tracing::debug!("the union pinned {name}, of which {target} is shown nothing");
+                return None;
+            }
+            holding
+                .entry(name.to_owned())
+                .or_default()
+                .push(target.clone());
+            for &child in children.get(name).into_iter().flatten() {
+                let follows = match shown {
+                    Some(UnionShown::Requires(entries)) => {
+                        states(entries, child, environments.get(at)?)
+                    }
+                    _ => true,
+                };
+                if follows && seen.insert(child) {
+                    queue.push_back(child);
+                }
+            }
+        }
+    }
+    match pins.keys().all(|name| holding.contains_key(name)) {
+        true => Some(holding),
+        false => None,
+    }
+}
+
+/// The union's resolution as a graph.
+struct Graph<'a> {
+    pins: &'a Pins,
+    /// uv's annotations (an entry that names no pin is an input file, and a pin without one
+    /// was read from uv's standard input: either way the pin is a root).
+    via: &'a BTreeMap<String, Vec<String>>,
+    /// The names the requirements ask for (roots whatever the annotations say: uv names the
+    /// other packages that need a root, not the standard input it read it from).
+    roots: &'a BTreeSet<String>,
+}
+
+/// The normalised names of `requirements` whose marker holds in the first of `environments`
+/// (the targets share one: [`alike`]); a requirement vari cannot read names none (uv read it).
+fn root_names(requirements: &[String], environments: &[TargetEnvironment]) -> BTreeSet<String> {
+    requirements
+        .iter()
+        .filter_map(|entry| {
+            let (requirement, marker) = split_requirement(entry);
+            let parsed = vari_core::metadata::parse_requirement(requirement.trim()).ok()?;
+            let holds = match (
+                marker.map(str::trim).filter(|m| !m.is_empty()),
+                environments.first(),
+            ) {
+                (Some(text), Some(environment)) => Marker::parse(text).map_or(true, |marker| {
+                    marker.evaluate(environment, &VariantMarkerContext::non_variant())
+                }),
+                _ => true,
+            };
+            holds.then(|| vari_core::project::normalize(parsed.name.as_ref()))
+        })
+        .collect()
+}
+
+/// Whether one of the `Requires-Dist` `entries` asks for `name` (normalised) in `environment`:
+/// its marker holds there (variant markers are already evaluated; an entry for an extra counts,
+/// as uv only followed it if the extra was asked for).
+fn states(entries: &[String], name: &str, environment: &TargetEnvironment) -> bool {
+    entries.iter().any(|entry| {
+        let (requirement, marker) = split_requirement(entry);
+        let named = vari_core::metadata::parse_requirement(requirement.trim())
+            .is_ok_and(|r| vari_core::project::normalize(r.name.as_ref()) == name);
+        named
+            && match marker.map(str::trim).filter(|m| !m.is_empty()) {
+                None => true,
+                Some(text) if text.contains("extra") => true,
+                Some(text) => Marker::parse(text).map_or(true, |marker| {
+                    marker.evaluate(environment, &VariantMarkerContext::non_variant())
+                }),
+            }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pins(names: &[&str]) -> Pins {
+        names
+            .iter()
+            .map(|n| (n.to_string(), ("1".to_owned(), Vec::new())))
+            .collect()
+    }
+
+    fn via(lines: &[(&str, &[&str])]) -> BTreeMap<String, Vec<String>> {
+        lines
+            .iter()
+            .map(|(n, p)| (n.to_string(), p.iter().map(|p| p.to_string()).collect()))
+            .collect()
+    }
+
+    fn environments(count: usize) -> Vec<TargetEnvironment> {
+        let env = TargetEnvironment::from_platform(None, "3.12").unwrap();
+        vec![env; count]
+    }
+
+    #[test]
+    fn an_entry_whose_marker_does_not_hold_is_not_followed() {
+        let env = &environments(1)[0];
+        assert!(states(&["c>=1".into()], "c", env));
+        assert!(!states(&["c ; python_version < '3'".into()], "c", env));
+        assert!(states(&["c ; extra == 'x'".into()], "c", env));
+        assert!(!states(&["d".into()], "c", env));
+    }
+
+    #[test]
+    fn each_target_holds_what_its_own_variant_needs() {
+        let pins = pins(&["demo", "runtime", "plain"]);
+        let via = via(&[
+            ("demo", &["-r in.txt"]),
+            ("runtime", &["demo"]),
+            ("plain", &["demo"]),
+        ]);
+        let views = BTreeMap::from([(
+            "demo".to_owned(),
+            vec![
+                UnionShown::Requires(vec!["plain>=1".into()]),
+                UnionShown::Requires(vec!["plain>=1".into(), "Runtime==1 ; extra == 'x'".into()]),
+            ],
+        )]);
+        let targets = ["cpu".to_owned(), "gpu".to_owned()];
+        let roots = BTreeSet::new();
+        let graph = Graph {
+            pins: &pins,
+            via: &via,
+            roots: &roots,
+        };
+        let held = closures(&graph, &views, &targets, &environments(2)).unwrap();
+        assert_eq!(held["demo"], ["cpu", "gpu"]);
+        assert_eq!(held["plain"], ["cpu", "gpu"]);
+        assert_eq!(held["runtime"], ["gpu"]);
+        // A requirement is a root for every target, even when uv names only the variant that
+        // also needs it (its input was piped).
+        let via = super::tests::via(&[("demo", &[]), ("runtime", &["demo"]), ("plain", &["demo"])]);
+        let roots = root_names(
+            &["runtime".into(), "other ; python_version < '3'".into()],
+            &environments(1),
+        );
+        assert_eq!(roots, BTreeSet::from(["runtime".to_owned()]));
+        let graph = Graph {
+            pins: &pins,
+            via: &via,
+            roots: &roots,
+        };
+        let held = closures(&graph, &views, &targets, &environments(2)).unwrap();
+        assert_eq!(held["demo"], ["cpu", "gpu"]);
+        assert_eq!(held["plain"], ["cpu", "gpu"]);
+        assert_eq!(held["runtime"], ["cpu", "gpu"]);
+    }
+
+    #[test]
+    fn a_release_one_target_is_shown_nothing_of_is_not_trusted() {
+        let pins = pins(&["gpuonly"]);
+        let via = via(&[("gpuonly", &["-r in.txt"])]);
+        let views = BTreeMap::from([(
+            "gpuonly".to_owned(),
+            vec![UnionShown::Requires(Vec::new()), UnionShown::Nothing],
+        )]);
+        let targets = ["a100".to_owned(), "cpu".to_owned()];
+        let roots = BTreeSet::new();
+        let graph = Graph {
+            pins: &pins,
+            via: &via,
+            roots: &roots,
+        };
+        assert!(closures(&graph, &views, &targets, &environments(2)).is_none());
+        // Pins no target's closure reaches (each needed only by the other) are not trusted
+        // either.
+        let pins = super::tests::pins(&["gpuonly", "a", "b"]);
+        let via = super::tests::via(&[("gpuonly", &[]), ("a", &["b"]), ("b", &["a"])]);
+        let graph = Graph {
+            pins: &pins,
+            via: &via,
+            roots: &roots,
+        };
+        assert!(closures(&graph, &BTreeMap::new(), &targets, &environments(2)).is_none());
+    }
+}
