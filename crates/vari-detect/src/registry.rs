@@ -46,7 +46,7 @@ const GENERAL: &[EnvVar] = &[
     EnvVar::new(
         CACHE_DIR_ENV,
         VarRole::Plumbing,
-        "vari's cache directory: detection, interpreter answers, HTTP, the proxy's rewritten wheels (default `$XDG_CACHE_HOME/vari`, else `~/.cache/vari`; see `vari cache`)",
+        "vari's cache directory: detection, interpreter answers, HTTP, the proxy's rewritten wheels, locked files, object-store mirrors' stores (default `$XDG_CACHE_HOME/vari`, else `~/.cache/vari`; see `vari cache`)",
     ),
     EnvVar::new(
         PROBE_ENV,
