@@ -307,21 +307,7 @@ fn mirrors_two_classes_and_installers_choose_from_it_as_from_the_upstream() {
     }
     // Plain pip and uv, which know no variants, install the plain wheels, as from the upstream.
     for installer in [Installer::NewestPip, Installer::Uv] {
-        let installed = install_into_target(
-            installer,
-            Path::new(env!("CARGO_TARGET_TMPDIR")),
-            &mirror,
-            &["app-like".to_owned()],
-            None,
-        );
-        installed.assert_installed(&[
-            "app_like-1.0",
-            "idnalike-3.0",
-            "numlike-2.3.4",
-            "reqlike-1.1",
-            "vari_demo-1.0.0",
-        ]);
-        assert_eq!(installed.label("vari_demo-1.0.0.dist-info"), None);
+        assert_plain_install(installer, &mirror);
     }
 }
 
@@ -853,4 +839,24 @@ fn a_project_is_mirrored_with_every_extra_and_dependency_group() {
         ])
     );
     validate(&site);
+}
+
+/// `installer` without variant support installs app-like's plain wheels from `index`, as it
+/// would from the upstream: no variant label on the demo release.
+pub(super) fn assert_plain_install(installer: Installer, index: &str) {
+    let installed = install_into_target(
+        installer,
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        index,
+        &["app-like".to_owned()],
+        None,
+    );
+    installed.assert_installed(&[
+        "app_like-1.0",
+        "idnalike-3.0",
+        "numlike-2.3.4",
+        "reqlike-1.1",
+        "vari_demo-1.0.0",
+    ]);
+    assert_eq!(installed.label("vari_demo-1.0.0.dist-info"), None);
 }

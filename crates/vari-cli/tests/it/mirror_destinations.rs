@@ -11,12 +11,15 @@ use std::process::{Command, Stdio};
 
 use vari_test_support::fleet;
 use vari_test_support::garage::Garage;
-use vari_test_support::installers::{install_into_target, Installer};
+use vari_test_support::installers::Installer;
 use vari_test_support::site::{get, head};
 use vari_test_support::venv::{bare_venv, uv};
 
 use crate::common::{run, vari};
-use crate::mirror::{fleet_lock, mirror_command, set, upstream, write_lock, A100_EXTRA, CPU_FILES};
+use crate::mirror::{
+    assert_plain_install, fleet_lock, mirror_command, set, upstream, write_lock, A100_EXTRA,
+    CPU_FILES,
+};
 use crate::sync::listed;
 
 const BUCKET: &str = "vari-mirror";
@@ -172,20 +175,7 @@ fn mirrors_two_classes_to_s3_and_installers_install_from_its_website() {
         assert_eq!(listed(&venv), fleet::installed(class), "{class}");
     }
     // Plain pip, which knows no variants, installs the plain wheels.
-    let installed = install_into_target(
-        Installer::NewestPip,
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
-        &index,
-        &["app-like".to_owned()],
-        None,
-    );
-    installed.assert_installed(&[
-        "app_like-1.0",
-        "idnalike-3.0",
-        "numlike-2.3.4",
-        "reqlike-1.1",
-        "vari_demo-1.0.0",
-    ]);
+    assert_plain_install(Installer::NewestPip, &index);
 
     // A class dropped with --keep stays published; without it, its files go, after the pages.
     let kept = run(mirror_to_s3(&garage, dir.path(), &lock, &["cpu"]).arg("--keep")).expect_code(0);
