@@ -6,8 +6,10 @@
 //! - which entries are dependencies reached through variant markers only
 //!   ([`PackageInfo::through_variants`]): a walk from the roots over the ordinary
 //!   `Requires-Dist` edges, then over the variant-marker edges;
-//! - which entries are needed only with an extra or a dependency group (`packages.marker`,
-//!   PEP 751's `'socks' in extras`, `'dev' in dependency_groups`);
+//! - which entries are needed only with an extra or a dependency group, or only in some of
+//!   the targets' environments (`packages.marker`: PEP 751's `'socks' in extras`,
+//!   `'dev' in dependency_groups`, and the requirements' own markers, `python_full_version <
+//!   '3.11'`, combined along the ways to the entry; see [`reach`]);
 //! - `packages.dependencies` (the edges the walk took) and `variant-dependencies` (the entries
 //!   that use variant markers);
 //! - the order: packages by name, then version, so the same inputs give the same bytes.
@@ -15,16 +17,22 @@
 //! Why resolution is not here: `vari lock` drives `uv pip compile` (see the crate docs), and
 //! this module only arranges what it pinned.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 use pep440_rs::Version;
 use sha2::{Digest, Sha256};
-use vari_core::markers::{split_requirement, Marker, TargetEnvironment, VariantMarkerContext};
+use vari_core::markers::{
+    split_requirement, EnvironmentCondition, Marker, TargetEnvironment, VariantMarkerContext,
+};
 use vari_core::metadata::{parse_requirement, properties_of, VariantMetadata};
 use vari_core::project::normalize;
 
 use crate::model::{Artifact, DependencyRef, Lock, LockInfo, Package, PackageInfo};
 use crate::LOCK_VERSION;
+
+mod reach;
+
+use reach::{Reach, Walk};
 
 /// What the lock is built for: its top-level requirements by scope and the environments its
 /// targets describe.
@@ -112,18 +120,14 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
             .collect::<Result<Vec<_>, _>>()?;
         edges.insert(release.name.as_str(), parsed);
     }
-    let walk = Walk::run(inputs, &releases, &edges)?;
+    let environments = judged_in(&inputs.environments);
+    let walk = Walk::run(inputs, &releases, &edges, &environments)?;
     let packages = releases
         .into_iter()
         .map(|release| {
             let reach = walk.reached.get(&release.name);
-            let through_variants = reach.is_some_and(|r| r.direct.is_empty());
-            let marker = reach.and_then(|r| {
-                scope_marker(match through_variants {
-                    true => &r.through_variants,
-                    false => &r.direct,
-                })
-            });
+            let through_variants = reach.is_some_and(Reach::through_variants_only);
+            let marker = reach.and_then(|r| r.marker(&environments));
             let dependencies = walk
                 .used
                 .get(&release.name)
@@ -189,17 +193,12 @@ pub fn variant_requirements(
     release: &LockedRelease,
     environments: &[TargetEnvironment],
 ) -> Result<Vec<(String, String)>, BuildError> {
+    let environments = judged_in(environments);
     let mut wanted = Vec::new();
     for entry in &release.requires_dist {
         let edge = parse_edge(entry, &release.name)?;
-        if !edge.variant
-            || !applies(
-                &edge,
-                environments,
-                &BTreeSet::new(),
-                release.variants_json.as_ref(),
-            )
-        {
+        let condition = edge_condition(&edge, &BTreeSet::new(), release.variants_json.as_ref());
+        if !edge.variant || !holds_somewhere(&condition, &environments) {
             continue;
         }
         let requirement = split_requirement(entry).0.trim().to_owned();
@@ -208,23 +207,6 @@ pub fn variant_requirements(
         }
     }
     Ok(wanted)
-}
-
-/// `packages.marker` for an entry reached from `scopes`: none when the base requirements reach
-/// it, else the extras and groups that do, joined with `or`.
-fn scope_marker(scopes: &BTreeSet<Scope>) -> Option<String> {
-    if scopes.is_empty() || scopes.contains(&Scope::Base) {
-        return None;
-    }
-    let parts: Vec<String> = scopes
-        .iter()
-        .map(|scope| match scope {
-            Scope::Base => String::new(),
-            Scope::Extra(name) => format!("'{name}' in extras"),
-            Scope::Group(name) => format!("'{name}' in dependency_groups"),
-        })
-        .collect();
-    Some(parts.join(" or "))
 }
 
 fn parse_edge(entry: &str, package: &str) -> Result<Edge, BuildError> {
@@ -247,100 +229,15 @@ fn parse_edge(entry: &str, package: &str) -> Result<Edge, BuildError> {
     })
 }
 
-/// How each entry was reached.
-#[derive(Debug, Default)]
-struct Reach {
-    /// Scopes that reach it over ordinary edges only.
-    direct: BTreeSet<Scope>,
-    /// Scopes that reach it only through a variant-marker edge.
-    through_variants: BTreeSet<Scope>,
-}
-
-struct Walk {
-    reached: BTreeMap<String, Reach>,
-    /// Per entry, the names of the entries its walked edges lead to.
-    used: BTreeMap<String, BTreeSet<String>>,
-}
-
-impl Walk {
-    fn run(
-        inputs: &LockInputs,
-        releases: &[LockedRelease],
-        edges: &BTreeMap<&str, Vec<Edge>>,
-    ) -> Result<Self, BuildError> {
-        let locked: BTreeMap<&str, &LockedRelease> =
-            releases.iter().map(|r| (r.name.as_str(), r)).collect();
-        let roots = std::iter::once((Scope::Base, &inputs.requirements))
-            .chain(
-                inputs
-                    .extras
-                    .iter()
-                    .map(|(name, reqs)| (Scope::Extra(name.clone()), reqs)),
-            )
-            .chain(
-                inputs
-                    .groups
-                    .iter()
-                    .map(|(name, reqs)| (Scope::Group(name.clone()), reqs)),
-            );
-        // (entry, extras asked of it, scope, reached through a variant edge)
-        type State = (String, BTreeSet<String>, Scope, bool);
-        let mut queue: VecDeque<State> = VecDeque::new();
-        for (scope, requirements) in roots {
-            for requirement in requirements {
-                let edge = parse_edge(requirement, "requirements")?;
-                if applies(&edge, &inputs.environments, &BTreeSet::new(), None) {
-                    queue.push_back((edge.name, edge.extras, scope.clone(), false));
-                }
-            }
-        }
-        let mut seen: BTreeSet<State> = BTreeSet::new();
-        let mut reached: BTreeMap<String, Reach> = BTreeMap::new();
-        let mut used: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        while let Some(state) = queue.pop_front() {
-            if !locked.contains_key(state.0.as_str()) || !seen.insert(state.clone()) {
-                continue;
-            }
-            let (name, extras, scope, through) = state;
-            let reach = reached.entry(name.clone()).or_default();
-            match through {
-                false => reach.direct.insert(scope.clone()),
-                true => reach.through_variants.insert(scope.clone()),
-            };
-            let release = locked[name.as_str()];
-            for edge in edges.get(name.as_str()).into_iter().flatten() {
-                if !locked.contains_key(edge.name.as_str()) {
-                    continue;
-                }
-                let variants = release.variants_json.as_ref();
-                if !applies(edge, &inputs.environments, &extras, variants) {
-                    continue;
-                }
-                used.entry(name.clone())
-                    .or_default()
-                    .insert(edge.name.clone());
-                queue.push_back((
-                    edge.name.clone(),
-                    edge.extras.clone(),
-                    scope.clone(),
-                    through || edge.variant,
-                ));
-            }
-        }
-        Ok(Self { reached, used })
-    }
-}
-
-/// Whether `edge` can apply in one of the targets' environments with `extras` asked of its
-/// package; a variant-marker edge, for one of the release's kept variants (`variants`).
-fn applies(
+/// Where `edge` applies with `extras` asked of its package: its marker with those extras and,
+/// for a variant-marker edge, one of the release's kept variants (`variants`) decided.
+fn edge_condition(
     edge: &Edge,
-    environments: &[TargetEnvironment],
     extras: &BTreeSet<String>,
     variants: Option<&VariantMetadata>,
-) -> bool {
+) -> EnvironmentCondition {
     let Some(marker) = &edge.marker else {
-        return true;
+        return EnvironmentCondition::ALWAYS;
     };
     let extras: Vec<&str> = extras.iter().map(String::as_str).collect();
     let contexts: Vec<VariantMarkerContext> = match (edge.variant, variants) {
@@ -355,20 +252,30 @@ fn applies(
             })
             .collect(),
     };
-    let environments: Vec<TargetEnvironment> = match environments.is_empty() {
+    contexts
+        .iter()
+        .fold(EnvironmentCondition::NEVER, |condition, ctx| {
+            condition.or(&marker.environment_condition(ctx, &extras))
+        })
+}
+
+/// The environments the lock is judged in: the targets', or with none described a default
+/// one (so that markers are judged on extras and variants alone).
+fn judged_in(environments: &[TargetEnvironment]) -> Vec<TargetEnvironment> {
+    match environments.is_empty() {
         false => environments.to_vec(),
-        // No environment described: judge the marker on extras and variants alone, in an
-        // environment where every standard comparison is as written (a default one).
-        true => match TargetEnvironment::from_platform(None, "3.12") {
-            Ok(env) => vec![env],
-            Err(_) => return true,
-        },
-    };
-    environments.iter().any(|env| {
-        contexts
-            .iter()
-            .any(|ctx| marker.evaluate_with_extras(env, ctx, &extras))
-    })
+        true => TargetEnvironment::from_platform(None, "3.12")
+            .map(|env| vec![env])
+            .unwrap_or_default(),
+    }
+}
+
+/// Whether `condition` holds in one of `environments` (with none, whether it can hold at all).
+fn holds_somewhere(condition: &EnvironmentCondition, environments: &[TargetEnvironment]) -> bool {
+    match environments.is_empty() {
+        true => !condition.is_never(),
+        false => environments.iter().any(|env| condition.holds_in(env)),
+    }
 }
 
 /// The inputs' hash for `vari lock --check`: SHA-256 over each part's key and value,
@@ -401,6 +308,7 @@ impl InputsHash {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vari_core::markers::LockSets;
 
     fn release(name: &str, requires: &[&str], variants: Option<&str>) -> LockedRelease {
         LockedRelease {
@@ -480,6 +388,76 @@ mod tests {
         let text = crate::write_lock(&lock).unwrap();
         let again = crate::write_lock(&crate::read_lock(&text).unwrap()).unwrap();
         assert_eq!(again, text);
+    }
+
+    #[test]
+    fn an_entry_only_some_environments_need_gets_their_marker() {
+        let env = |version: &str| TargetEnvironment::from_platform(None, version).unwrap();
+        let inputs = LockInputs {
+            requirements: vec!["app".into()],
+            extras: [("fast".to_string(), vec!["app[fast]".to_string()])].into(),
+            environments: vec![env("3.10"), env("3.12")],
+            ..LockInputs::default()
+        };
+        let releases = vec![
+            release(
+                "app",
+                &[
+                    "tomli; python_version < \"3.11\"",
+                    "typing; python_version < \"3.13\"",
+                    "speed; extra == \"fast\" and python_version >= \"3.12\"",
+                    "either; python_version < \"3.11\"",
+                ],
+                None,
+            ),
+            release(
+                "tomli",
+                &["sub", "either; python_version >= \"3.11\""],
+                None,
+            ),
+            release("sub", &[], None),
+            release("typing", &["either; python_version >= \"3.11\""], None),
+            release("either", &[], None),
+            release("speed", &[], None),
+        ];
+        let lock = build_lock(&inputs, releases).unwrap();
+        let marker = |name: &str| {
+            let package = lock.packages.iter().find(|p| p.name == name).unwrap();
+            package.marker.clone()
+        };
+        // Only 3.10 installs tomli, and what only tomli needs.
+        assert_eq!(
+            marker("tomli").as_deref(),
+            Some("python_full_version < '3.11'")
+        );
+        assert_eq!(
+            marker("sub").as_deref(),
+            Some("python_full_version < '3.11'")
+        );
+        // Both targets install these: no marker (however different the ways to them).
+        assert_eq!(marker("typing"), None);
+        assert_eq!(marker("either"), None);
+        assert_eq!(marker("app"), None);
+        // An extra's entry only 3.12 installs: both tests.
+        assert_eq!(
+            marker("speed").as_deref(),
+            Some("'fast' in extras and python_full_version >= '3.12'")
+        );
+        // Each marker parses as a lock marker and holds exactly where the entry is needed.
+        let sets = LockSets {
+            extras: &["fast".to_owned()],
+            dependency_groups: &[],
+        };
+        for (name, on_310, on_312) in [("tomli", true, false), ("speed", false, true)] {
+            let parsed = Marker::parse_lock(&marker(name).unwrap()).unwrap();
+            assert_eq!(parsed.evaluate_lock(&env("3.10"), &sets), on_310, "{name}");
+            assert_eq!(parsed.evaluate_lock(&env("3.12"), &sets), on_312, "{name}");
+        }
+        // Only 3.10's way to `either` is through tomli's parent: a 3.12 path through tomli
+        // does not exist, so tomli's `>= 3.11` edge is not taken.
+        let tomli = lock.packages.iter().find(|p| p.name == "tomli").unwrap();
+        let deps: Vec<&str> = tomli.dependencies.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(deps, ["sub"]);
     }
 
     #[test]

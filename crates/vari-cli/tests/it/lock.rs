@@ -568,3 +568,99 @@ fn a_cpu_only_lock_keeps_the_null_variant_with_valid_metadata() {
         .iter()
         .any(|p| p.name == "vari-demo-cuda-runtime"));
 }
+
+/// Targets on two Pythons: what only one of them needs is marked with where (the requirements'
+/// own markers, combined along the way to it), and every installer of the lock — `vari export`
+/// for each Python, `vari sync` and uv on a third one — installs exactly what that Python needs.
+#[test]
+fn a_package_only_one_python_needs_is_marked_for_it() {
+    use vari_test_support::wheels::TestWheel;
+    let fleet = Fleet::new();
+    let upstream = fleet.path("upstream");
+    TestWheel::new("envlike-1.0-py3-none-any.whl")
+        .requires(&[
+            "tomlilike>=1; python_version < \"3.11\"",
+            "typinglike; python_version < \"3.13\"",
+            "winlike; sys_platform == \"win32\"",
+        ])
+        .write(&upstream);
+    TestWheel::new("tomlilike-2.0-py3-none-any.whl")
+        .requires(&["sublike"])
+        .write(&upstream);
+    for name in ["typinglike-1.0", "sublike-1.0", "winlike-1.0"] {
+        TestWheel::new(&format!("{name}-py3-none-any.whl")).write(&upstream);
+    }
+    let pythons = ["--python-version", "3.10", "--python-version", "3.12"];
+    fleet
+        .lock(&["cpu"], &[&["envlike"], pythons.as_slice()].concat())
+        .expect_code(0);
+    let path = fleet.path("pylock.toml");
+    let lock = read_lock(&path);
+    let names: Vec<&str> = lock.packages.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["envlike", "sublike", "tomlilike", "typinglike"]);
+    let marker = |name: &str| package(&lock, name).marker.clone();
+    for only_310 in ["tomlilike", "sublike"] {
+        assert_eq!(
+            marker(only_310).as_deref(),
+            Some("python_full_version < '3.11'")
+        );
+    }
+    assert_eq!(marker("typinglike"), None);
+    assert_eq!(marker("envlike"), None);
+    assert_eq!(pylock_validate(&path, true), Ok("4".to_owned()));
+
+    // What each Python installs, as `vari export` plans it.
+    let exported = |version: &str| {
+        let run = run(vari()
+            .arg("export")
+            .arg(&path)
+            .arg("--target")
+            .arg(fleet.profile("cpu"))
+            .args(["--python-version", version]))
+        .expect_code(0);
+        let mut names: Vec<String> = run
+            .stdout
+            .lines()
+            .filter_map(|line| line.split(" @ ").next())
+            .filter(|name| !name.is_empty() && !name.starts_with('#'))
+            .map(str::to_owned)
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        exported("3.10"),
+        ["envlike", "sublike", "tomlilike", "typinglike"]
+    );
+    assert_eq!(exported("3.12"), ["envlike", "typinglike"]);
+
+    // The test venv's Python (3.11): vari sync and uv install the same two.
+    let venv = fleet.path("venv");
+    venv::bare_venv(&venv);
+    run(&mut crate::sync::sync(
+        fleet.dir.path(),
+        &path,
+        &venv,
+        fleet.profile("cpu"),
+    ))
+    .expect_code(0);
+    let installed: Vec<String> = crate::sync::listed(&venv)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(installed, ["envlike", "typinglike"]);
+    let by_uv = fleet.path("by-uv");
+    let python = venv::bare_venv(&by_uv);
+    let out = Command::new(venv::uv())
+        .args(["pip", "install", "--python"])
+        .arg(&python)
+        .arg("-r")
+        .arg(&path)
+        .env("UV_CACHE_DIR", fleet.path("uv-cache"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("+ typinglike==1.0"), "{stderr}");
+    assert!(!stderr.contains("tomlilike"), "{stderr}");
+}

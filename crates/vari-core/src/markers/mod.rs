@@ -23,6 +23,7 @@
 //! assert!(!evaluate_marker(r#"variant_label == "cpu""#, &env, &ctx).unwrap());
 //! ```
 
+mod condition;
 mod context;
 mod depth;
 mod env;
@@ -39,6 +40,7 @@ use pep508_rs::{ExtraName, PackageName};
 pub use crate::metadata::requirement::split_requirement;
 use crate::metadata::requirement_name;
 
+pub use condition::EnvironmentCondition;
 pub use context::VariantMarkerContext;
 pub use depth::MAX_MARKER_DEPTH;
 pub use env::{TargetEnvironment, MARKER_NAMES};
