@@ -21,17 +21,17 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use pep440_rs::Version;
 use sha2::{Digest, Sha256};
-use vari_core::markers::{
-    split_requirement, EnvironmentCondition, Marker, TargetEnvironment, VariantMarkerContext,
-};
-use vari_core::metadata::{parse_requirement, properties_of, VariantMetadata};
-use vari_core::project::normalize;
+use vari_core::markers::{split_requirement, Marker, TargetEnvironment};
+use vari_core::metadata::VariantMetadata;
 
 use crate::model::{Artifact, DependencyRef, Lock, LockInfo, Package, PackageInfo};
 use crate::LOCK_VERSION;
 
+mod edge;
 mod reach;
 
+pub use edge::BuildError;
+use edge::{edge_condition, holds_somewhere, judged_in, parse_edge, Edge, Scope};
 use reach::{Reach, Walk};
 
 /// What the lock is built for: its top-level requirements by scope and the environments its
@@ -79,34 +79,6 @@ pub struct LockedRelease {
     pub targets: Vec<String>,
 }
 
-/// A `Requires-Dist` entry or a requirement vari cannot read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{package}: cannot read the requirement `{requirement}`: {message}")]
-pub struct BuildError {
-    /// The release it belongs to (`requirements` for a top-level one).
-    pub package: String,
-    /// The entry.
-    pub requirement: String,
-    /// Why.
-    pub message: String,
-}
-
-/// Where a walk started: the requirements always installed, an extra or a group.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-enum Scope {
-    Base,
-    Extra(String),
-    Group(String),
-}
-
-/// One entry of `Requires-Dist`, parsed.
-struct Edge {
-    name: String,
-    extras: BTreeSet<String>,
-    marker: Option<Marker>,
-    variant: bool,
-}
-
 /// Builds the lock: `releases` arranged as PEP 751 entries, sorted by name then version.
 pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<Lock, BuildError> {
     let mut releases = releases;
@@ -121,7 +93,25 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
         edges.insert(release.name.as_str(), parsed);
     }
     let environments = judged_in(&inputs.environments);
-    let walk = Walk::run(inputs, &releases, &edges, &environments)?;
+    let roots: Vec<(Scope, &[String])> = std::iter::once((Scope::Base, &inputs.requirements[..]))
+        .chain(
+            inputs
+                .extras
+                .iter()
+                .map(|(name, reqs)| (Scope::Extra(name.clone()), &reqs[..])),
+        )
+        .chain(
+            inputs
+                .groups
+                .iter()
+                .map(|(name, reqs)| (Scope::Group(name.clone()), &reqs[..])),
+        )
+        .collect();
+    let locked: BTreeMap<&str, Option<&VariantMetadata>> = releases
+        .iter()
+        .map(|r| (r.name.as_str(), r.variants_json.as_ref()))
+        .collect();
+    let walk = Walk::run(&roots, &locked, &edges, &environments)?;
     let packages = releases
         .into_iter()
         .map(|release| {
@@ -207,75 +197,6 @@ pub fn variant_requirements(
         }
     }
     Ok(wanted)
-}
-
-fn parse_edge(entry: &str, package: &str) -> Result<Edge, BuildError> {
-    let failed = |message: String| BuildError {
-        package: package.to_owned(),
-        requirement: entry.to_owned(),
-        message,
-    };
-    let (requirement, marker) = split_requirement(entry);
-    let parsed = parse_requirement(requirement.trim()).map_err(failed)?;
-    let marker = match marker.map(str::trim).filter(|m| !m.is_empty()) {
-        Some(text) => Some(Marker::parse(text).map_err(|e| failed(e.to_string()))?),
-        None => None,
-    };
-    Ok(Edge {
-        name: normalize(parsed.name.as_ref()),
-        extras: parsed.extras.iter().map(|e| e.to_string()).collect(),
-        variant: marker.as_ref().is_some_and(Marker::uses_variants),
-        marker,
-    })
-}
-
-/// Where `edge` applies with `extras` asked of its package: its marker with those extras and,
-/// for a variant-marker edge, one of the release's kept variants (`variants`) decided.
-fn edge_condition(
-    edge: &Edge,
-    extras: &BTreeSet<String>,
-    variants: Option<&VariantMetadata>,
-) -> EnvironmentCondition {
-    let Some(marker) = &edge.marker else {
-        return EnvironmentCondition::ALWAYS;
-    };
-    let extras: Vec<&str> = extras.iter().map(String::as_str).collect();
-    let contexts: Vec<VariantMarkerContext> = match (edge.variant, variants) {
-        (false, _) => vec![VariantMarkerContext::non_variant()],
-        (true, None) => Vec::new(),
-        (true, Some(meta)) => meta
-            .variants
-            .iter()
-            .map(|(label, properties)| VariantMarkerContext {
-                label: Some(label.clone()),
-                properties: properties_of(properties).collect(),
-            })
-            .collect(),
-    };
-    contexts
-        .iter()
-        .fold(EnvironmentCondition::NEVER, |condition, ctx| {
-            condition.or(&marker.environment_condition(ctx, &extras))
-        })
-}
-
-/// The environments the lock is judged in: the targets', or with none described a default
-/// one (so that markers are judged on extras and variants alone).
-fn judged_in(environments: &[TargetEnvironment]) -> Vec<TargetEnvironment> {
-    match environments.is_empty() {
-        false => environments.to_vec(),
-        true => TargetEnvironment::from_platform(None, "3.12")
-            .map(|env| vec![env])
-            .unwrap_or_default(),
-    }
-}
-
-/// Whether `condition` holds in one of `environments` (with none, whether it can hold at all).
-fn holds_somewhere(condition: &EnvironmentCondition, environments: &[TargetEnvironment]) -> bool {
-    match environments.is_empty() {
-        true => !condition.is_never(),
-        false => environments.iter().any(|env| condition.holds_in(env)),
-    }
 }
 
 /// The inputs' hash for `vari lock --check`: SHA-256 over each part's key and value,

@@ -21,8 +21,9 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use vari_core::markers::{EnvironmentCondition, TargetEnvironment};
 
-use super::BuildError;
-use super::{edge_condition, holds_somewhere, parse_edge, Edge, LockInputs, LockedRelease, Scope};
+use vari_core::metadata::VariantMetadata;
+
+use super::edge::{edge_condition, holds_somewhere, parse_edge, BuildError, Edge, Scope};
 
 /// How many times states may be taken from the queue before the walk stops refining and
 /// treats every state reached so far as holding everywhere (installing more, never less).
@@ -108,38 +109,24 @@ pub(super) struct Walk {
 }
 
 impl Walk {
-    /// Walks from `inputs`' scopes over `edges` (per locked entry, its parsed `Requires-Dist`),
-    /// judged in `environments` (the targets', never empty but for a lock with none).
+    /// Walks from `roots` (each scope's requirements) over `edges` (per locked entry, its
+    /// parsed `Requires-Dist`; `locked`: per locked entry, its kept variants), judged in
+    /// `environments` (the targets', never empty but for a lock with none).
     pub(super) fn run(
-        inputs: &LockInputs,
-        releases: &[LockedRelease],
+        roots: &[(Scope, &[String])],
+        locked: &BTreeMap<&str, Option<&VariantMetadata>>,
         edges: &BTreeMap<&str, Vec<Edge>>,
         environments: &[TargetEnvironment],
     ) -> Result<Self, BuildError> {
-        let locked: BTreeMap<&str, &LockedRelease> =
-            releases.iter().map(|r| (r.name.as_str(), r)).collect();
         let mut walk = Conditions {
-            locked: &locked,
+            locked,
             environments,
             of: BTreeMap::new(),
             queue: VecDeque::new(),
             queued: BTreeSet::new(),
         };
-        let roots = std::iter::once((Scope::Base, &inputs.requirements))
-            .chain(
-                inputs
-                    .extras
-                    .iter()
-                    .map(|(name, reqs)| (Scope::Extra(name.clone()), reqs)),
-            )
-            .chain(
-                inputs
-                    .groups
-                    .iter()
-                    .map(|(name, reqs)| (Scope::Group(name.clone()), reqs)),
-            );
         for (scope, requirements) in roots {
-            for requirement in requirements {
+            for requirement in requirements.iter() {
                 let edge = parse_edge(requirement, "requirements")?;
                 let condition = edge_condition(&edge, &BTreeSet::new(), None);
                 walk.offer((edge.name, edge.extras, scope.clone(), false), condition);
@@ -159,16 +146,12 @@ impl Walk {
             }
             let condition = walk.of[&state].clone();
             let (name, extras, scope, through) = &state;
-            let release = locked[name.as_str()];
+            let variants = locked.get(name.as_str()).copied().flatten();
             for edge in edges.get(name.as_str()).into_iter().flatten() {
                 if !locked.contains_key(edge.name.as_str()) {
                     continue;
                 }
-                let taken = condition.and(&edge_condition(
-                    edge,
-                    extras,
-                    release.variants_json.as_ref(),
-                ));
+                let taken = condition.and(&edge_condition(edge, extras, variants));
                 if !holds_somewhere(&taken, environments) {
                     continue;
                 }
@@ -203,7 +186,7 @@ impl Walk {
 
 /// Each state's condition so far, and the states whose edges are to be followed again.
 struct Conditions<'a> {
-    locked: &'a BTreeMap<&'a str, &'a LockedRelease>,
+    locked: &'a BTreeMap<&'a str, Option<&'a VariantMetadata>>,
     environments: &'a [TargetEnvironment],
     of: BTreeMap<State, EnvironmentCondition>,
     queue: VecDeque<State>,
