@@ -4,12 +4,13 @@
 use vari_fs::cache_admin::AreaLayout;
 
 /// Every area's layout, in the order they are reported ([`vari_fs::cache_admin::CacheArea::ALL`]).
-pub(crate) const LAYOUTS: [&dyn AreaLayout; 5] = [
+pub(crate) const LAYOUTS: [&dyn AreaLayout; 6] = [
     &vari_client::HttpCacheLayout,
     &vari_python::PythonCacheLayout,
     &vari_detect::DetectCacheLayout,
     &vari_proxy::ProxyCacheLayout,
     &vari_install::sync::LockedCacheLayout,
+    &vari_publish::mirror::MirrorCacheLayout,
 ];
 
 // The fixtures set directory times through a handle, which Windows opens only for files. These
@@ -180,6 +181,7 @@ mod tests {
                     of(6, 10_090 + 20_090 + 300 + 400 + 500 + 600)
                 ),
                 (CacheArea::Locked, of(2, 7_200 + 16_300)),
+                (CacheArea::Mirror, of(0, 0)),
             ]
         );
         let used = &entries(dir.path(), CacheArea::Locked).unwrap()[1];

@@ -1088,6 +1088,8 @@ pub(crate) enum CacheAreaArg {
     Proxy,
     /// The files `vari sync` and `vari export` fetched from locks.
     Locked,
+    /// The stores of mirrors published to object storage.
+    Mirror,
 }
 
 /// `vari cache info`.

@@ -42,6 +42,34 @@ pub fn lock_exclusive(path: &Path, on_wait: impl FnOnce()) -> io::Result<DirLock
     })
 }
 
+/// Whether another holder has the lock of the file `path` right now (a missing file: no one).
+/// Nothing is created, and nothing stays locked: the answer can change as soon as it is given,
+/// so it can only tell a user of the directory that a run is under way.
+pub fn is_held(path: &Path) -> io::Result<bool> {
+    let file = match open_existing(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    // Taken and released again (closing the file releases it) when it was free.
+    Ok(!try_lock(&file)?)
+}
+
+#[cfg(unix)]
+fn open_existing(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let nofollow = rustix::fs::OFlags::NOFOLLOW.bits() as i32;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nofollow)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_existing(path: &Path) -> io::Result<File> {
+    std::fs::File::open(path)
+}
+
 #[cfg(unix)]
 fn open(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
@@ -125,7 +153,12 @@ mod tests {
         drop(first);
         second.join().unwrap();
         // Free again.
-        lock_exclusive(&path, || panic!("the lock is free again")).unwrap();
+        let third = lock_exclusive(&path, || panic!("the lock is free again")).unwrap();
+        assert!(is_held(&path).unwrap());
+        drop(third);
+        assert!(!is_held(&path).unwrap());
+        assert!(!is_held(&dir.path().join("missing")).unwrap());
+        assert!(!dir.path().join("missing").exists());
     }
 
     #[test]

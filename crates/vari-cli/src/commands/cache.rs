@@ -81,6 +81,7 @@ fn area(arg: CacheAreaArg) -> CacheArea {
         CacheAreaArg::Detect => CacheArea::Detect,
         CacheAreaArg::Proxy => CacheArea::Proxy,
         CacheAreaArg::Locked => CacheArea::Locked,
+        CacheAreaArg::Mirror => CacheArea::Mirror,
     }
 }
 

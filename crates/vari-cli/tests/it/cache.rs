@@ -25,11 +25,13 @@ const REVALIDATED_POLICY: &str = "http/0a/222222222222222222222222222222.policy"
 const UNUSED_WHEEL: &str = "proxy/wheels/33333333333333333333333333333333";
 const SERVED_WHEEL: &str = "proxy/wheels/44444444444444444444444444444444";
 const LOCKED_FILE: &str = "locked/6666666666666666666666666666666666666666666666666666666666666666";
+const MIRROR_STORE: &str = "mirror/s3-bucket-0123456789abcdef";
 
 /// Two HTTP responses (one unused for 45 days, one revalidated yesterday), an interpreter
 /// answer and a detection result (old, and never pruned), two rewritten wheels (one unused for
 /// 45 days, one served 10 days ago), a locked file (fetched 45 days ago, used by a sync 20 days
-/// ago), and a file that is not vari's.
+/// ago), an object-store mirror's store (last run 45 days ago, never pruned), and a file that
+/// is not vari's.
 fn fixture(root: &Path) {
     file(root, OLD_PAGE, 2000, 45);
     file(root, REVALIDATED_PAGE, 3000, 45);
@@ -68,6 +70,13 @@ fn fixture(root: &Path) {
         20,
     );
     set_dir_days(&root.join(LOCKED_FILE), 45);
+    file(
+        root,
+        &format!("{MIRROR_STORE}/files/six-1-py3-none-any.whl"),
+        8000,
+        45,
+    );
+    file(root, &format!("{MIRROR_STORE}/state.json"), 200, 45);
     file(root, "README.txt", 5, 400);
 }
 
@@ -118,8 +127,9 @@ fn info_counts_entries_and_bytes_per_area() {
                 area("detect", 1, 700),
                 area("proxy", 2, wheels),
                 area("locked", 1, 4100),
+                area("mirror", 1, 8200),
             ],
-            "total": {"entries": 7, "bytes": 5048 + 600 + 700 + wheels + 4100},
+            "total": {"entries": 8, "bytes": 5048 + 600 + 700 + wheels + 4100 + 8200},
         })
     );
     let text = cache_run(root, &["info"]).expect_code(0).stdout;
@@ -134,7 +144,8 @@ fn info_counts_entries_and_bytes_per_area() {
             "detect        1    700 B",
             "proxy         2  3.0 MiB",
             "locked        1  4.0 KiB",
-            "total         7  3.0 MiB",
+            "mirror        1  8.0 KiB",
+            "total         8  3.0 MiB",
         ]
     );
     // Counting changes nothing.
@@ -168,6 +179,7 @@ fn prune_removes_what_was_not_used_for_30_days_by_default() {
         REVALIDATED_POLICY,
         SERVED_WHEEL,
         LOCKED_FILE,
+        MIRROR_STORE,
         "python/55555555555555555555555555555555.json",
         "detect-v1.json",
         "README.txt",
@@ -228,7 +240,7 @@ fn clean_empties_the_areas_named_or_all() {
     let text = cache_run(root, &["clean"]).expect_code(0).stdout;
     assert!(
         text.starts_with(&format!(
-            "removed 4 entries (9.6 KiB) from {}\n",
+            "removed 5 entries (17.6 KiB) from {}\n",
             root.display()
         )),
         "{text}"
@@ -259,7 +271,7 @@ fn an_unknown_area_is_a_usage_error() {
     let run = cache_run(scratch.path(), &["clean", "wheels"]).expect_code(2);
     assert!(
         run.stderr
-            .contains("possible values: http, python, detect, proxy, locked"),
+            .contains("possible values: http, python, detect, proxy, locked, mirror"),
         "{}",
         run.stderr
     );

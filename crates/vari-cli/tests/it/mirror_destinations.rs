@@ -196,6 +196,34 @@ fn mirrors_two_classes_to_s3_and_installers_install_from_its_website() {
         ["null"]
     );
     run(vari().args(["index", "validate"]).arg(&index)).expect_code(0);
+
+    // The store is the cache's `mirror` area: counted by `vari cache info`, removed by name,
+    // and what was published stays.
+    let cache = |args: &[&str]| {
+        run(vari()
+            .arg("cache")
+            .args(args)
+            .env("VARI_CACHE_DIR", dir.path().join("cache")))
+    };
+    let info = cache(&["info", "--json"]).expect_code(0).json();
+    let area = info["areas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["area"] == "mirror")
+        .unwrap()
+        .clone();
+    assert_eq!(area["entries"], 1, "{info}");
+    assert!(area["bytes"].as_u64().unwrap() > 0, "{info}");
+    let cleaned = cache(&["clean", "mirror", "--json"]).expect_code(0).json();
+    assert_eq!(cleaned["removed"], serde_json::json!([area]));
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("cache/mirror"))
+            .unwrap()
+            .count(),
+        0
+    );
+    assert_eq!(linked(&site), set(&CPU_FILES));
 }
 
 #[test]

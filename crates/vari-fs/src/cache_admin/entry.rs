@@ -24,19 +24,23 @@ pub enum CacheArea {
     /// `locked/`: the files `vari sync` and `vari export` fetched from locks, checked against
     /// their SHA-256 (`vari-install`), each as large as the file.
     Locked,
+    /// `mirror/`: the stores of mirrors published to object storage (`vari-publish`), each
+    /// the files of one destination and what the last run knew of them.
+    Mirror,
 }
 
 impl CacheArea {
     /// Every area, in the order they are reported.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Http,
         Self::Python,
         Self::Detect,
         Self::Proxy,
         Self::Locked,
+        Self::Mirror,
     ];
 
-    /// The name `vari cache` uses: `http`, `python`, `detect`, `proxy`, `locked`.
+    /// The name `vari cache` uses: `http`, `python`, `detect`, `proxy`, `locked`, `mirror`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Http => "http",
@@ -44,13 +48,16 @@ impl CacheArea {
             Self::Detect => "detect",
             Self::Proxy => "proxy",
             Self::Locked => "locked",
+            Self::Mirror => "mirror",
         }
     }
 
     /// Whether [`prune`](super::prune) removes its unused entries: the HTTP responses, the
     /// rewritten wheels and the locked files (fetched again from the lock's URL when next
     /// needed). The interpreter answers and the detection result are small and checked
-    /// against what they describe on every use, so their age says nothing.
+    /// against what they describe on every use, so their age says nothing. A mirror's store is
+    /// removed only when asked for by name: it is what the next run to that destination
+    /// starts from, however long ago the last one was.
     pub fn prunable(self) -> bool {
         matches!(self, Self::Http | Self::Proxy | Self::Locked)
     }

@@ -9,6 +9,7 @@
 //! | `detect` | `vari-detect` | `detect-vN.json` in the cache directory itself | the file's time |
 //! | `proxy` | `vari-proxy` | a rewritten wheel, `proxy/wheels/KEY/` (the copy and its `info.json`), or a build's scratch directory `proxy/tmp/.tmp*` | `info.json`'s time (the proxy refreshes it when it serves the copy), else the newest time in the directory |
 //! | `locked` | `vari-install` | a locked file's directory, `locked/SHA256/` (the file, its copies with variant markers evaluated, their records) | the newest time in the directory (a sync refreshes a record's time when it uses the file) |
+//! | `mirror` | `vari-publish` | an object-store mirror's store, `mirror/KEY/` (its files, the last run's state, its lock); left out while a run holds it | the newest time in the directory |
 //!
 //! A layout counts or removes only names of the shapes its writer writes, and leftover
 //! temporary files of interrupted atomic writes ([`is_partial`], see [`crate::AtomicFile`]) in

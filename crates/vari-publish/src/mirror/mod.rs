@@ -27,6 +27,7 @@
 //!
 //! A second run downloads only what changed, and rewrites only pages whose content changed.
 
+mod cache_layout;
 mod error;
 mod fetch;
 mod plan;
@@ -44,6 +45,7 @@ use vari_core::filename::{variants_json_filename, WheelFilename};
 use vari_core::metadata::{read_json, SourceKind};
 use vari_core::names::VariantLabel;
 
+pub use cache_layout::MirrorCacheLayout;
 pub use error::{FileFailure, MirrorError};
 pub use fetch::{download_runtime, MirrorProgress, NoMirrorProgress, CONCURRENT_DOWNLOADS};
 pub use plan::{MirrorFile, MirrorPlan, TargetFiles};

@@ -25,7 +25,7 @@ pub(crate) const STORE_DIR: &str = ".vari-mirror";
 /// The state file's name in the store.
 const STATE_FILE: &str = "state.json";
 /// The lock file's name in the store.
-const LOCK_FILE: &str = "lock";
+pub(super) const LOCK_FILE: &str = "lock";
 /// Written into the state so that a different layout is recognised and ignored.
 const FORMAT: &str = "vari-mirror-state/1";
 
