@@ -61,6 +61,22 @@ pub fn single(area: CacheArea, path: PathBuf) -> Result<Option<CacheEntry>, Cach
         .map(|found| CacheEntry::new(area, vec![path], 0, found.bytes, found.newest)))
 }
 
+/// Every child of `dir` that is a directory itself (a symbolic link planted there names
+/// something that is not vari's) and whose name `wanted` accepts, one entry each, removed whole.
+pub fn each_dir(
+    area: CacheArea,
+    dir: &Path,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Vec<CacheEntry>, CacheIoError> {
+    let mut entries = Vec::new();
+    for child in children(dir, wanted)? {
+        if is_dir(&child) {
+            entries.extend(single(area, child)?);
+        }
+    }
+    Ok(entries)
+}
+
 /// The children of `dir` whose names `wanted` accepts, sorted; none when `dir` does not exist.
 /// Names that are not UTF-8 are never vari's, and never accepted.
 pub fn children(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<Vec<PathBuf>, CacheIoError> {

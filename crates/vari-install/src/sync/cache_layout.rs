@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use vari_fs::cache_admin::layout::{children, is_dir, is_hex, stats};
+use vari_fs::cache_admin::layout::{each_dir, is_hex};
 use vari_fs::cache_admin::{AreaLayout, CacheArea, CacheEntry, CacheIoError};
 
 use super::STORE_AREA;
@@ -24,22 +24,8 @@ impl AreaLayout for LockedCacheLayout {
     }
 
     fn entries(&self, root: &Path) -> Result<Vec<CacheEntry>, CacheIoError> {
-        let mut entries = Vec::new();
-        for dir in children(&root.join(STORE_AREA), |name| is_hex(name, 64))? {
-            // Only real directories: a link planted there names something that is not vari's.
-            if !is_dir(&dir) {
-                continue;
-            }
-            if let Some(found) = stats(&dir)? {
-                entries.push(CacheEntry::new(
-                    CacheArea::Locked,
-                    vec![dir],
-                    0,
-                    found.bytes,
-                    found.newest,
-                ));
-            }
-        }
-        Ok(entries)
+        each_dir(CacheArea::Locked, &root.join(STORE_AREA), |name| {
+            is_hex(name, 64)
+        })
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use vari_fs::cache_admin::layout::{children, is_dir, is_hex, stats};
+use vari_fs::cache_admin::layout::{each_dir, is_hex};
 use vari_fs::cache_admin::{AreaLayout, CacheArea, CacheEntry, CacheIoError};
 
 use super::store::LOCK_FILE;
@@ -24,23 +24,10 @@ impl AreaLayout for MirrorCacheLayout {
 
     fn entries(&self, root: &Path) -> Result<Vec<CacheEntry>, CacheIoError> {
         let mut entries = Vec::new();
-        for dir in children(&root.join(STORES_DIR), is_store_key)? {
-            // Only real directories: a link planted there names something that is not vari's.
-            if !is_dir(&dir) {
-                continue;
-            }
-            let lock = dir.join(LOCK_FILE);
-            if vari_fs::lock::is_held(&lock).map_err(|e| CacheIoError::new(&lock, e))? {
-                continue;
-            }
-            if let Some(found) = stats(&dir)? {
-                entries.push(CacheEntry::new(
-                    CacheArea::Mirror,
-                    vec![dir],
-                    0,
-                    found.bytes,
-                    found.newest,
-                ));
+        for entry in each_dir(CacheArea::Mirror, &root.join(STORES_DIR), is_store_key)? {
+            let lock = entry.path().join(LOCK_FILE);
+            if !vari_fs::lock::is_held(&lock).map_err(|e| CacheIoError::new(&lock, e))? {
+                entries.push(entry);
             }
         }
         Ok(entries)
