@@ -1,7 +1,8 @@
 //! Work done while uv resolves: uv takes tens of milliseconds, during which vari would wait
 //! and then list the pinned releases' files one after another. So while uv runs, each
-//! requirement's files are listed for the version uv most likely pins (the highest its
-//! specifiers allow, pre-releases only when asked for, one with a file some target can use),
+//! requirement's files are listed for the version uv most likely pins (the existing lock's pin
+//! when there is one, which uv prefers; else the highest its specifiers allow, pre-releases
+//! only when asked for, one with a file some target can use),
 //! and for a release with variants the proxy builds its union page; when uv is done, a pin
 //! whose release was listed this way takes that listing, and only the others are listed then.
 //!
@@ -11,7 +12,7 @@
 //! way is dropped) the moment uv is done, so it never makes the resolution wait, and its
 //! errors are left for the listing after uv to meet and report.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::sync::Mutex;
 
@@ -54,6 +55,8 @@ pub(super) struct Guessing<'a> {
     /// The union proxy, asked to build the union page of a release with variants.
     pub(super) proxy: &'a RunningProxy,
     pub(super) requirements: &'a [String],
+    /// The pins uv is told to prefer (an existing lock's): name to version.
+    pub(super) preferences: &'a std::collections::BTreeMap<String, String>,
     pub(super) pre: bool,
     pub(super) targets: &'a [LockFilesTarget],
     pub(super) selection: &'a SelectionOptions,
@@ -82,6 +85,25 @@ pub(super) async fn while_running<T>(
     }
 }
 
+/// The versions to try, most likely first, two at most: `preferred` (an existing lock's pin)
+/// when the project lists it and the requirement allows it, then the highest the
+/// requirement allows (pre-releases only with `pre`).
+fn candidates(
+    versions: &BTreeSet<&Version>,
+    request: &Request,
+    pre: bool,
+    preferred: Option<Version>,
+) -> Vec<Version> {
+    let preferred = preferred.filter(|v| versions.contains(v) && request.specifiers().contains(v));
+    let highest = versions
+        .iter()
+        .rev()
+        .filter(|v| request.specifiers().contains(v) && (pre || !v.any_prerelease()))
+        .filter(|v| Some(**v) != preferred.as_ref())
+        .map(|v| (*v).clone());
+    preferred.clone().into_iter().chain(highest).take(2).collect()
+}
+
 /// Lists the release of `requirement` that uv most likely pins.
 async fn guess(guessing: &Guessing<'_>, requirement: &str, into: &Prefetched) {
     let Ok(request) = Request::parse(requirement) else {
@@ -90,13 +112,12 @@ async fn guess(guessing: &Guessing<'_>, requirement: &str, into: &Prefetched) {
     let Ok(project) = guessing.client.project(request.name()).await else {
         return;
     };
+    let preferred: Option<Version> = guessing
+        .preferences
+        .get(request.name().as_str())
+        .and_then(|v| v.parse().ok());
     let versions = project.versions();
-    let candidates = versions
-        .iter()
-        .rev()
-        .filter(|v| request.specifiers().contains(v) && (guessing.pre || !v.any_prerelease()))
-        .take(2);
-    for version in candidates {
+    for version in candidates(&versions, &request, guessing.pre, preferred) {
         let pin = PinnedRelease {
             name: request.name().to_string(),
             version: version.to_string(),
@@ -118,7 +139,7 @@ async fn guess(guessing: &Guessing<'_>, requirement: &str, into: &Prefetched) {
             // Built now, the page is at hand when the resolution is verified.
             let _ = guessing.proxy.union_view(request.name().as_str()).await;
         }
-        into.put(pin.name, (*version).clone(), release);
+        into.put(pin.name, version, release);
         return;
     }
 }
@@ -147,6 +168,46 @@ mod tests {
             version: version.into(),
             targets: targets.iter().map(|t| t.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn the_preferred_pin_is_tried_first_then_the_highest_allowed() {
+        let parsed: Vec<Version> = ["1.0", "1.5", "2.0", "3.0rc1"]
+            .iter()
+            .map(|v| v.parse().unwrap())
+            .collect();
+        let versions: BTreeSet<&Version> = parsed.iter().collect();
+        let texts = |found: Vec<Version>| -> Vec<String> {
+            found.iter().map(ToString::to_string).collect()
+        };
+        let any = Request::parse("a").unwrap();
+        assert_eq!(
+            texts(candidates(&versions, &any, false, None)),
+            ["2.0", "1.5"]
+        );
+        assert_eq!(
+            texts(candidates(&versions, &any, true, None)),
+            ["3.0rc1", "2.0"]
+        );
+        let kept = Some("1.0".parse().unwrap());
+        assert_eq!(
+            texts(candidates(&versions, &any, false, kept)),
+            ["1.0", "2.0"]
+        );
+        let highest = Some("2.0".parse().unwrap());
+        assert_eq!(
+            texts(candidates(&versions, &any, false, highest)),
+            ["2.0", "1.5"]
+        );
+        // A preference the project does not list, or the requirement excludes, is not tried.
+        let below = Request::parse("a>=1.5,<2").unwrap();
+        let kept = Some("1.0".parse().unwrap());
+        assert_eq!(texts(candidates(&versions, &below, false, kept)), ["1.5"]);
+        let gone = Some("0.9".parse().unwrap());
+        assert_eq!(
+            texts(candidates(&versions, &any, false, gone)),
+            ["2.0", "1.5"]
+        );
     }
 
     #[test]

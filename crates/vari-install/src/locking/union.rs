@@ -117,6 +117,7 @@ pub(super) async fn resolve(
             client,
             proxy: &proxy,
             requirements: request.requirements,
+            preferences: request.preferences,
             pre: request.pre,
             targets: files,
             selection: request.selection,
