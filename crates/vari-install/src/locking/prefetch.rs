@@ -101,7 +101,12 @@ fn candidates(
         .filter(|v| request.specifiers().contains(v) && (pre || !v.any_prerelease()))
         .filter(|v| Some(**v) != preferred.as_ref())
         .map(|v| (*v).clone());
-    preferred.clone().into_iter().chain(highest).take(2).collect()
+    preferred
+        .clone()
+        .into_iter()
+        .chain(highest)
+        .take(2)
+        .collect()
 }
 
 /// Lists the release of `requirement` that uv most likely pins.
