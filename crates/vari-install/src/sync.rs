@@ -25,6 +25,7 @@
 
 mod apply;
 mod cache_layout;
+mod early;
 mod fetch;
 mod from_lock;
 mod record;
@@ -35,6 +36,7 @@ use url::Url;
 
 pub use apply::{apply, survey, SyncOutcome, SyncRequest, PROTECTED};
 pub use cache_layout::LockedCacheLayout;
+pub use early::EarlyInstall;
 pub use fetch::{fetch_locked, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES};
 pub use from_lock::{load_lock, planned_files, LoadError};
 

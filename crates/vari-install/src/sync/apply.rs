@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{LockedFile, Staged, SyncError};
+use super::{EarlyInstall, LockedFile, Staged, SyncError};
 use crate::installer::{Installer, InstallerKind, Program};
 use crate::list::list_installed;
 
@@ -95,11 +95,16 @@ pub fn survey(request: &SyncRequest, files: &[LockedFile]) -> SyncOutcome {
 
 /// Carries out `outcome` ([`survey`]'s): installs its files from their checked copies in
 /// `staged` (one per item of `outcome.installed`, in its order), then removes what it lists.
+/// `early`: uv started for the request before the files were known ([`EarlyInstall`]), given
+/// them when its flags are the ones needed (wheels only, no other build of a project to
+/// replace) and their paths can be (see [`EarlyInstall`]), else stopped and the installer run
+/// as usual.
 pub fn apply(
     request: &SyncRequest,
     files: &[LockedFile],
     staged: &[Staged],
     outcome: &SyncOutcome,
+    early: Option<EarlyInstall>,
 ) -> Result<(), SyncError> {
     if !staged.is_empty() {
         let paths: Vec<&Path> = staged.iter().map(|s| s.path.as_path()).collect();
@@ -107,7 +112,11 @@ pub fn apply(
             .installed
             .iter()
             .any(|&i| files.get(i).is_some_and(|f| !f.filename.ends_with(".whl")));
-        run(install_command(request, &paths, builds, &outcome.replaced))?;
+        let handed = !builds && outcome.replaced.is_empty() && EarlyInstall::accepts(&paths);
+        match early.filter(|_| handed) {
+            Some(early) => early.finish(&paths)?,
+            None => run(install_command(request, &paths, builds, &outcome.replaced))?,
+        }
     }
     if !outcome.removed.is_empty() {
         let names: Vec<&str> = outcome.removed.iter().map(|(n, _)| n.as_str()).collect();
@@ -117,7 +126,7 @@ pub fn apply(
 }
 
 /// The installer, started for the environment: `PY -m pip`, `PIP --python PY`, `UV pip`.
-fn base(request: &SyncRequest, verb: &str) -> Command {
+pub(super) fn base(request: &SyncRequest, verb: &str) -> Command {
     let mut command = match &request.installer.program {
         Program::PythonModule => {
             let mut c = Command::new(&request.python);
