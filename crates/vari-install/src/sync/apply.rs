@@ -2,34 +2,17 @@
 //! installed without dependency resolution, and (exact) the rest of the environment goes.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use super::{EarlyInstall, LockedFile, Staged, SyncError};
-use crate::installer::{Installer, InstallerKind, Program};
+use super::request::base;
+use super::{EarlyInstall, LockedFile, Staged, SyncError, SyncRequest};
+use crate::installer::InstallerKind;
 use crate::list::list_installed;
 
 /// Distributions an exact sync never removes: pip, setuptools and wheel, which `uv pip sync`
 /// keeps too, and uv, which may be the installer running.
 pub const PROTECTED: [&str; 4] = ["pip", "setuptools", "wheel", "uv"];
-
-/// Where and how to install.
-#[derive(Debug, Clone)]
-pub struct SyncRequest {
-    /// The installer.
-    pub installer: Installer,
-    /// The environment's interpreter.
-    pub python: PathBuf,
-    /// Its site-packages directories (what is installed is read there).
-    pub site_packages: Vec<PathBuf>,
-    /// The environment's prefix: only distributions under it are ever removed (not those of
-    /// a base interpreter a virtual environment sees).
-    pub prefix: Option<PathBuf>,
-    /// Remove the distributions the lock does not list.
-    pub exact: bool,
-    /// Tell the installer not to use the network (it needs none for wheels).
-    pub offline: bool,
-}
 
 /// What a sync changes: decided from what is installed before anything runs, so that a dry
 /// run says what a real one does.
@@ -125,30 +108,6 @@ pub fn apply(
     Ok(())
 }
 
-/// The installer, started for the environment: `PY -m pip`, `PIP --python PY`, `UV pip`.
-pub(super) fn base(request: &SyncRequest, verb: &str) -> Command {
-    let mut command = match &request.installer.program {
-        Program::PythonModule => {
-            let mut c = Command::new(&request.python);
-            c.args(["-m", "pip", verb]);
-            c
-        }
-        Program::Pip(pip) => {
-            let mut c = Command::new(pip);
-            c.arg("--python").arg(&request.python).arg(verb);
-            c
-        }
-        Program::Uv(uv) => {
-            let mut c = Command::new(uv);
-            c.args(["pip", verb, "--python"]).arg(&request.python);
-            c
-        }
-    };
-    // Its messages go with vari's on stderr: stdout is vari's report.
-    command.stdout(std::io::stderr());
-    command
-}
-
 /// Installs exactly these files: no dependency resolution, replacing the `replaced`
 /// projects' other builds (another variant of the same version too); no index unless an
 /// sdist must be built (its build dependencies come from the installer's own index).
@@ -222,7 +181,10 @@ fn run(mut command: Command) -> Result<(), SyncError> {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
+    use crate::installer::{Installer, Program};
 
     fn request(kind: InstallerKind, program: Program) -> SyncRequest {
         SyncRequest {

@@ -19,7 +19,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use super::apply::{base, SyncRequest};
+use super::request::{base, SyncRequest};
 use super::SyncError;
 use crate::installer::InstallerKind;
 
