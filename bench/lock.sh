@@ -33,8 +33,11 @@
 # ~1.5 ms, then uv; after uv, the releases uv pinned that were not listed while it ran
 # (~0.3 ms: the requirements' likely releases are listed, and the union page of a release with
 # variants built, while uv resolves, instead of ~2.5 ms after it), verification and proxy stop
-# ~0.5 ms, building and writing the lock ~0.9 ms. Before these changes (same machine, same
-# runs): 1.58x wall, 1.55x CPU; after: 1.26x wall, 1.35x CPU. Left: the dynamic loader's
+# ~0.5 ms, building and writing the lock ~0.9 ms. Before these changes (release builds, same
+# machine, load 0.5-1, RUNS=9, four runs each): 1.51-1.58x wall, 1.51-1.55x CPU; after:
+# 1.26-1.41x wall, 1.35-1.49x CPU. In CPU time vari's own process went from ~17 to ~15 ms
+# (perf, 20 runs); uv's grew by about as much when the listing ahead competes with it for the
+# machine's two cores (alone, uv through the proxy and plain uv cost the same). Left: the dynamic loader's
 # relocations (~1 ms of CPU per vari process: a PIE with 28k relative relocations), parsing the
 # command line (~0.6 ms: every subcommand's clap definition), the archspec catalog (~0.45 ms,
 # once), each target's Python tags (~0.3 ms each), and the proxy's union page for the release
