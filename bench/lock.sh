@@ -19,6 +19,30 @@
 #
 # The aim (issue 18): `vari lock` for three targets at most 1.5x one `uv pip compile`.
 #
+# Where the time goes (this set, release build, 2 cores; `vari lock -v` prints the phases):
+# uv through the proxy costs what plain uv does (same CPU, medians of 15): with warm caches it
+# sends the proxy no request at all, as it sends the static index none. Its pages are fresh
+# (`max-age` bounded by the upstream's freshness, an entity tag for 304s), and since the proxy
+# gives the metadata it serves itself (the union's METADATA of a release with variants) the
+# page's `max-age` and an entity tag too, no longer one revalidation per run (a 200 each time,
+# on uv's critical path). vari's own client does not revalidate the index's pages either: they
+# are dated an hour back, and RFC 9111's heuristic (a tenth of their age: six minutes) keeps
+# them fresh in its cache, as uv's heuristic keeps them in uv's (strace: no connection to the
+# index in a warm run). What vari adds, in wall time: start-up ~1.5 ms,
+# resolving the three targets ~2.3 ms (Python tags, hardware facts), runtime, client and proxy
+# ~1.5 ms, then uv; after uv, the releases uv pinned that were not listed while it ran
+# (~0.3 ms: the requirements' likely releases are listed, and the union page of a release with
+# variants built, while uv resolves, instead of ~2.5 ms after it), verification and proxy stop
+# ~0.5 ms, building and writing the lock ~0.9 ms. Before these changes (release builds, same
+# machine, load 0.5-1, RUNS=9, four runs each): 1.51-1.58x wall, 1.51-1.55x CPU; after:
+# 1.26-1.41x wall, 1.35-1.49x CPU. In CPU time vari's own process went from ~17 to ~15 ms
+# (perf, 20 runs); uv's grew by about as much when the listing ahead competes with it for the
+# machine's two cores (alone, uv through the proxy and plain uv cost the same). Left: the dynamic loader's
+# relocations (~1 ms of CPU per vari process: a PIE with 28k relative relocations), parsing the
+# command line (~0.6 ms: every subcommand's clap definition), the archspec catalog (~0.45 ms,
+# once), each target's Python tags (~0.3 ms each), and the proxy's union page for the release
+# with variants (~1-2 ms of CPU on its threads, overlapping uv).
+#
 #   bench/lock.sh                 (needs cargo, python3; uv from /work/main/.venv or
 #                                  $VARI_TEST_VENV: scripts/test-env; PyPI on the first run)
 #   RUNS=9 bench/lock.sh

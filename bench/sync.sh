@@ -27,6 +27,25 @@
 # uv's own: the files it gets are at the same paths with the same times on every run, so its
 # cache of unpacked wheels is reused as `uv pip sync`'s is.
 #
+# uv's part, measured against `uv pip sync` of the same files (21 interleaved runs each, into
+# fresh environments): `uv pip install --no-deps --no-index FILES` (what vari runs), the same
+# with `--offline` or `--quiet`, `uv pip sync` of a requirements file naming the store's files,
+# and `uv pip install -r` of the exported file all cost the same within the noise (medians
+# within 2 ms, CPU within 1%): nothing to gain from other flags. vari's own part is its
+# process: ~6.2 ms of CPU on the a100 class (`perf stat --no-inherit`): start-up (the dynamic
+# loader ~0.75 ms, the command line ~0.6 ms), the target (~1.3 ms: the archspec catalog
+# ~0.45 ms, the Python's cached facts and tags ~0.5 ms), reading and planning the lock
+# (~1.2 ms), the environment listing and the store's records. Most of it no longer adds to
+# uv's time: uv spends its first 10 ms or more on itself before it reads what to install
+# (a 12 ms delay of its standard input changed nothing, 15 runs), so `vari sync` starts it as
+# soon as the environment is known and hands it the checked files on its standard input
+# (vari_install::sync::EarlyInstall; paired medians of 31 runs: 4.9 ms less wall time).
+# Measured with this script (RUNS=11, three runs, the commit before as VARI_BASE): cpu class
+# 1.06-1.11x wall, 1.07-1.11x CPU (before: 1.21x, 1.16x), a100 1.05-1.09x wall, 1.02-1.10x
+# CPU (before: 1.17x, 1.13x). Reading the lock on a thread while the target resolves, and
+# building the HTTP client only when a file must be downloaded, were tried: neither measurably
+# changed the time (medians of 25 and 15 runs).
+#
 #   bench/sync.sh                        (needs cargo, python3, curl; uv from /work/main/.venv
 #                                         or $VARI_TEST_VENV: scripts/test-env)
 #   RUNS=9 bench/sync.sh

@@ -17,7 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use pep440_rs::Version;
 use vari_client::{
-    ClientError, FileKind, FileSource, IndexClient, IndexFile, ProjectName, VersionVariants,
+    ClientError, FileKind, FileSource, IndexClient, IndexFile, Project, ProjectName,
+    VersionVariants,
 };
 use vari_core::metadata::VariantMetadata;
 use vari_core::ordering::{is_null_variant, SelectionOptions};
@@ -98,18 +99,30 @@ pub async fn locked_releases(
     .await
 }
 
-async fn locked_release(
+/// The kept files of one pinned release ([`locked_releases`] for one pin).
+pub(crate) async fn locked_release(
     client: &IndexClient,
     pin: &PinnedRelease,
     targets: &[LockFilesTarget],
     selection: &SelectionOptions,
 ) -> Result<LockedRelease, LockFilesError> {
     let name = ProjectName::new(&pin.name).map_err(|_| LockFilesError::Name(pin.name.clone()))?;
+    let project = client.project(&name).await?;
+    locked_release_of(client, &project, pin, targets, selection).await
+}
+
+/// [`locked_release`] from the project's files as already read from the sources.
+pub(crate) async fn locked_release_of(
+    client: &IndexClient,
+    project: &Project,
+    pin: &PinnedRelease,
+    targets: &[LockFilesTarget],
+    selection: &SelectionOptions,
+) -> Result<LockedRelease, LockFilesError> {
     let version: Version = pin.version.parse().map_err(|_| LockFilesError::Version {
         name: pin.name.clone(),
         version: pin.version.clone(),
     })?;
-    let project = client.project(&name).await?;
     let files: Vec<&IndexFile> = project.files_of(&version).collect();
     let wheels: Vec<&IndexFile> = files
         .iter()
@@ -120,7 +133,7 @@ async fn locked_release(
         .iter()
         .any(|f| f.wheel().is_some_and(|w| w.label.is_some()))
     {
-        true => match client.variant_metadata(&project, &version).await? {
+        true => match client.variant_metadata(project, &version).await? {
             VersionVariants::Described(described) => described.metadata,
             VersionVariants::NoVariants | VersionVariants::Unusable(_) => None,
         },

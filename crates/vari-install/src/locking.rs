@@ -28,6 +28,7 @@ use crate::compile::{compile, Pin};
 use crate::installer::{Installer, InstallerChoice, InstallerError, Program};
 use crate::lock_files::{LockFilesError, LockFilesTarget};
 
+mod prefetch;
 mod request;
 mod steps;
 mod union;
@@ -74,7 +75,7 @@ pub async fn resolve_releases(
         Some(resolved) => resolved,
         None => {
             let pins = resolver.resolve_all(request.preferences).await?;
-            let releases = list_files(&client, &pins, &files, request.selection).await?;
+            let releases = list_files(&client, &pins, &files, request.selection, None).await?;
             (pins, releases)
         }
     };
@@ -116,7 +117,7 @@ pub async fn resolve_releases(
                 }
             }
         }
-        releases.extend(list_files(&client, &new, &files, request.selection).await?);
+        releases.extend(list_files(&client, &new, &files, request.selection, None).await?);
     }
     Ok(releases)
 }

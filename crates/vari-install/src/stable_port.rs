@@ -62,26 +62,22 @@ pub async fn start_stable(settings: ProxySettings) -> Result<RunningProxy, Proxy
     if settings.bind.port() != 0 || !settings.bind.ip().is_loopback() {
         return vari_proxy::start(settings).await;
     }
-    let fingerprint = vari_proxy::fingerprint_of(&settings);
-    for port in stable_ports(&fingerprint) {
-        let attempt = ProxySettings {
-            bind: SocketAddr::new(settings.bind.ip(), port),
-            ..settings.clone()
-        };
-        match vari_proxy::start(attempt).await {
-            Ok(proxy) => return Ok(proxy),
-            // Taken (or refused): the next candidate.
-            Err(ProxyError::Bind { addr, source }) => {
-                tracing::debug!("cannot listen on {addr} ({source}); trying another port");
-            }
-            Err(other) => return Err(other),
-        }
+    let ip = settings.bind.ip();
+    let mut stable = Vec::new();
+    let candidates = |fingerprint: &str| {
+        stable = stable_ports(fingerprint);
+        // Taken (or refused): the next candidate, and last an ephemeral port.
+        let ports = stable.iter().copied().chain([0]);
+        ports.map(|port| SocketAddr::new(ip, port)).collect()
+    };
+    let proxy = vari_proxy::start_first_free(settings, candidates).await?;
+    if !stable.contains(&proxy.local_addr().port()) {
+        tracing::info!(
+            "the proxy's usual ports for this configuration are taken (another `vari install` \
+             running?): using another port, so the installer's cache is not reused this time"
+        );
     }
-    tracing::info!(
-        "the proxy's usual ports for this configuration are taken (another `vari install` \
-         running?): using another port, so the installer's cache is not reused this time"
-    );
-    vari_proxy::start(settings).await
+    Ok(proxy)
 }
 
 #[cfg(test)]

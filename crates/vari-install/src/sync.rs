@@ -25,18 +25,22 @@
 
 mod apply;
 mod cache_layout;
+mod early;
 mod fetch;
 mod from_lock;
 mod record;
+mod request;
 
 use std::path::PathBuf;
 
 use url::Url;
 
-pub use apply::{apply, survey, SyncOutcome, SyncRequest, PROTECTED};
+pub use apply::{apply, survey, SyncOutcome, PROTECTED};
 pub use cache_layout::LockedCacheLayout;
+pub use early::EarlyInstall;
 pub use fetch::{fetch_locked, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES};
 pub use from_lock::{load_lock, planned_files, LoadError};
+pub use request::SyncRequest;
 
 /// The directory of vari's cache where locked files are kept (`{cache}/locked`), the `locked`
 /// area of `vari cache` ([`LockedCacheLayout`]).

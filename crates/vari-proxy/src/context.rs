@@ -19,7 +19,7 @@ use vari_select::Target;
 use crate::builders::Builders;
 use crate::class::ClassName;
 use crate::error::ServeError;
-use crate::fingerprint::{fingerprint, union_fingerprint};
+use crate::fingerprint::{fingerprint as fingerprint_for, union_fingerprint};
 use crate::journal::{Journal, UpstreamFailure};
 use crate::rewrite::Rewrites;
 
@@ -82,6 +82,9 @@ pub(crate) struct Serving {
     pub(crate) class: Option<ClassName>,
     pub(crate) page_ttl: Duration,
     pub(crate) failure_ttl: Duration,
+    /// The fingerprint of the target or the union, when the caller computed it already (from
+    /// the same settings: [`crate::fingerprint_of`]); else it is computed here.
+    pub(crate) fingerprint: Option<String>,
 }
 
 impl Context {
@@ -93,11 +96,12 @@ impl Context {
             class,
             page_ttl,
             failure_ttl,
+            fingerprint,
         } = serving;
-        let fingerprint = match union.is_empty() {
-            true => fingerprint(&target, &selection, shared.client.settings()),
+        let fingerprint = fingerprint.unwrap_or_else(|| match union.is_empty() {
+            true => fingerprint_for(&target, &selection, shared.client.settings()),
             false => union_fingerprint(&union, &selection, shared.client.settings()),
-        };
+        });
         let segment = match &class {
             Some(name) => crate::class::segment(name, &fingerprint),
             None => fingerprint.clone(),

@@ -18,9 +18,9 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt};
 use vari_client::ProjectName;
 
 use crate::error::ServeError;
-use crate::pages::{Delivery, Entry, MetadataDelivery};
+use crate::pages::{Delivery, Entry, MetadataDelivery, Rendered};
 use crate::range::{ranged, Ranged};
-use crate::response::{empty, full, redirect, text, Body};
+use crate::response::{empty, redirect, text, validated, Body};
 use crate::rewrite::RewriteJob;
 use crate::state::State;
 
@@ -32,6 +32,11 @@ pub(crate) struct FileRequest<'a> {
     pub(crate) name: &'a str,
     pub(crate) range: Option<&'a str>,
     pub(crate) head: bool,
+    /// Asked for under the target's own prefix, whose URL changes with the target: metadata
+    /// may then be kept as long as the page that lists the file ([`metadata_of`]).
+    pub(crate) cacheable: bool,
+    /// The request's `If-None-Match`.
+    pub(crate) if_none_match: Option<&'a str>,
 }
 
 const OCTETS: &str = "application/octet-stream";
@@ -56,7 +61,12 @@ pub(crate) async fn file(state: &Arc<State>, request: FileRequest<'_>) -> Respon
         return bytes_of(state, &request, entry).await;
     }
     match request.name.strip_suffix(".metadata") {
-        Some(wheel) if wheel == entry.listed.filename => metadata_of(state, &request, entry).await,
+        Some(wheel) if wheel == entry.listed.filename => {
+            let max_age = request
+                .cacheable
+                .then(|| page.client_max_age(state.page_ttl));
+            metadata_of(state, &request, entry, max_age).await
+        }
         _ => text(StatusCode::NOT_FOUND, "no such file", request.head),
     }
 }
@@ -109,10 +119,16 @@ async fn rewritten(
     }
 }
 
+/// A file's PEP 658 metadata. What the proxy serves itself (rewritten, or fetched through the
+/// client) carries an entity tag (its digest) and, under the target's own prefix, the page's
+/// `max_age`: the text is derived from the file the page lists (its URL is in the path, the
+/// target in the prefix), so it is as fresh as the page, and an installer with a warm cache
+/// neither asks again while the page is fresh nor downloads it again when it revalidates.
 async fn metadata_of(
     state: &Arc<State>,
     request: &FileRequest<'_>,
     entry: &Entry,
+    max_age: Option<std::time::Duration>,
 ) -> Response<Body> {
     // An installer reads the metadata of the file it is about to choose: start building the
     // copy now, so that the download (after dependency resolution) waits less, or not at all.
@@ -145,15 +161,13 @@ async fn metadata_of(
             }
         },
     };
-    let length = bytes.len();
-    let mut response = Response::new(match request.head {
-        true => empty(),
-        false => full(bytes),
-    });
-    let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static(OCTETS));
-    headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
-    response
+    validated(
+        &Rendered::new(bytes, "metadata"),
+        HeaderValue::from_static(OCTETS),
+        max_age,
+        request.if_none_match,
+        request.head,
+    )
 }
 
 /// A file on disk, whole or the range asked for.

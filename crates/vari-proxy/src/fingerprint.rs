@@ -15,8 +15,6 @@
 //! Where the hardware came from (a profile's path, detection) is left out: the same facts
 //! give the same choices, so they may share a cache.
 
-use std::fmt::Write as _;
-
 use sha2::{Digest, Sha256};
 use vari_client::ClientSettings;
 use vari_core::ordering::SelectionOptions;
@@ -53,6 +51,20 @@ pub(crate) fn union_fingerprint(
     hex::encode(&hash.finalize()[..BYTES])
 }
 
+/// Every tag of `target` on a line of its own, `python-abi-platform` as the tag displays: the
+/// parts copied into one buffer rather than formatted (there are hundreds of tags, and the
+/// fingerprint is computed for each target of a union).
+fn hash_tags(hash: &mut Sha256, target: &Target) {
+    let mut lines: Vec<u8> = Vec::new();
+    for tag in target.python.tags().iter() {
+        for (part, end) in [(tag.python, b'-'), (tag.abi, b'-'), (tag.platform, b'\n')] {
+            lines.extend_from_slice(part.as_bytes());
+            lines.push(end);
+        }
+    }
+    hash.update(&lines);
+}
+
 /// The fingerprint of `target` chosen for with `selection` from `sources`.
 pub(crate) fn fingerprint(
     target: &Target,
@@ -77,14 +89,7 @@ pub(crate) fn fingerprint(
         hash.update(format!("{name}={value:?}\n").as_bytes());
     }
     hash.update(b"tags\n");
-    // One buffer for every tag (there are hundreds): the same bytes, without an allocation
-    // each.
-    let mut line = String::new();
-    for tag in target.python.tags().iter() {
-        line.clear();
-        let _ = writeln!(line, "{tag}");
-        hash.update(line.as_bytes());
-    }
+    hash_tags(&mut hash, target);
     let list = |items: &mut dyn Iterator<Item = String>| items.collect::<Vec<_>>().join(" ");
     hash.update(
         format!(
@@ -102,4 +107,29 @@ pub(crate) fn fingerprint(
         .as_bytes(),
     );
     hex::encode(&hash.finalize()[..BYTES])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tags_are_hashed_as_they_display() {
+        let empty = tempfile::tempdir().unwrap();
+        let mut settings = vari_select::TargetSettings::from_process_env();
+        settings.env.clear();
+        settings.use_cache = false;
+        settings.sysroot = Some(empty.path().to_path_buf());
+        settings.python.version = Some("3.12".parse().unwrap());
+        settings.python.platform = Some("x86_64-manylinux_2_28".parse().unwrap());
+        let target = Target::resolve(&settings).unwrap();
+        let mut displayed = Sha256::new();
+        for tag in target.python.tags().iter() {
+            displayed.update(format!("{tag}\n").as_bytes());
+        }
+        let mut copied = Sha256::new();
+        hash_tags(&mut copied, &target);
+        assert!(target.python.tags().iter().count() > 100);
+        assert_eq!(copied.finalize(), displayed.finalize());
+    }
 }

@@ -91,11 +91,12 @@ pub(crate) struct Rendered {
 }
 
 impl Rendered {
-    pub(crate) fn new(body: Vec<u8>, suffix: &str) -> Self {
+    pub(crate) fn new(body: impl Into<Bytes>, suffix: &str) -> Self {
+        let body: Bytes = body.into();
         let digest = Sha256::digest(&body);
         Self {
             etag: format!("\"{}-{suffix}\"", hex::encode(&digest[..12])),
-            body: Bytes::from(body),
+            body,
         }
     }
 }

@@ -13,9 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::header::{
-    ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_NONE_MATCH, RANGE, VARY,
-};
+use http::header::{ALLOW, IF_NONE_MATCH, RANGE, VARY};
 use http::{HeaderMap, HeaderValue, Method};
 use hyper::{Request, Response, StatusCode};
 use tracing::Instrument;
@@ -24,7 +22,7 @@ use vari_client::ProjectName;
 use crate::files::{self, FileRequest};
 use crate::negotiate::{negotiate, Format, HTML_V1, JSON, TEXT_HTML};
 use crate::pages::Rendered;
-use crate::response::{empty, full, redirect, text, Body};
+use crate::response::{redirect, text, validated, Body};
 use crate::state::State;
 use crate::targets::{Named, Resolved, Targets};
 
@@ -119,6 +117,8 @@ async fn route(
                     name: &name,
                     range,
                     head,
+                    cacheable: own,
+                    if_none_match: if_none_match(headers),
                 },
             )
             .await
@@ -199,8 +199,11 @@ fn not_acceptable(head: bool) -> Response<Body> {
     )
 }
 
-/// A rendered page, or 304 when the client holds it already. `max_age`: how long the client
-/// may keep it without asking again (`None`: ask every time).
+/// A rendered page, or 304 when the client holds it already ([`validated`]). `max_age`: how
+/// long the client may keep it without asking again (`None`: ask every time). Without a
+/// max-age, clients keep the page but ask again each time (cheaply, with the entity tag): what
+/// the proxy shows follows the upstream and the copies it has built. With one, no longer than
+/// both the upstream and the proxy's page TTL allow.
 fn page_answer(
     page: &Rendered,
     format: Format,
@@ -208,39 +211,22 @@ fn page_answer(
     headers: &HeaderMap,
     head: bool,
 ) -> Response<Body> {
-    let unchanged = headers
-        .get(IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == page.etag));
-    let mut response = Response::new(match unchanged || head {
-        true => empty(),
-        false => full(page.body.clone()),
-    });
-    if unchanged {
-        *response.status_mut() = StatusCode::NOT_MODIFIED;
-    }
-    let out = response.headers_mut();
-    out.insert(
-        CONTENT_TYPE,
+    let mut response = validated(
+        page,
         HeaderValue::from_static(format.content_type()),
+        max_age,
+        if_none_match(headers),
+        head,
     );
-    out.insert(VARY, HeaderValue::from_static("Accept"));
-    // Without a max-age, clients keep the page but ask again each time (cheaply, with the
-    // entity tag): what the proxy shows follows the upstream and the copies it has built.
-    // With one, no longer than both the upstream and the proxy's page TTL allow.
-    let cache_control = max_age
-        .map(|age| age.as_secs())
-        .filter(|&secs| secs > 0)
-        .and_then(|secs| HeaderValue::from_str(&format!("max-age={secs}")).ok())
-        .unwrap_or(HeaderValue::from_static("no-cache"));
-    out.insert(CACHE_CONTROL, cache_control);
-    if let Ok(tag) = HeaderValue::from_str(&page.etag) {
-        out.insert(ETAG, tag);
-    }
-    if !unchanged {
-        out.insert(CONTENT_LENGTH, HeaderValue::from(page.body.len()));
-    }
     response
+        .headers_mut()
+        .insert(VARY, HeaderValue::from_static("Accept"));
+    response
+}
+
+/// The request's `If-None-Match`, when it is text.
+fn if_none_match(headers: &HeaderMap) -> Option<&str> {
+    headers.get(IF_NONE_MATCH).and_then(|v| v.to_str().ok())
 }
 
 /// Percent-decodes a path segment (invalid escapes are kept as they are, bytes that are not

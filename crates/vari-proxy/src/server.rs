@@ -75,11 +75,44 @@ const QUOTED_HOST: usize = 80;
 /// # }
 /// ```
 pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> {
-    if !settings.bind.ip().is_loopback() && !settings.allow_remote {
-        return Err(ProxyError::RemoteBind {
-            addr: settings.bind,
-        });
+    let bind = settings.bind;
+    start_first_free(settings, |_| vec![bind]).await
+}
+
+/// [`start`], listening on the first address of `candidates` that can be bound (a busy one
+/// is logged at debug level and the next tried). `candidates` is given the fingerprint the
+/// proxy's URLs will carry ([`fingerprint_of`](crate::fingerprint_of)), so that a front-end
+/// can derive stable ports from it, computed once for both; fails as [`start`] does for the
+/// last address when none can be bound, or with none given.
+pub async fn start_first_free(
+    settings: ProxySettings,
+    candidates: impl FnOnce(&str) -> Vec<SocketAddr>,
+) -> Result<RunningProxy, ProxyError> {
+    // Machine classes have a fingerprint each, computed as their states are made.
+    let fingerprint = crate::fingerprint_of(&settings);
+    let addresses = candidates(&fingerprint);
+    let fingerprint = settings.classes.is_empty().then_some(fingerprint);
+    let mut bound = Err(ProxyError::Bind {
+        addr: settings.bind,
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address to listen on"),
+    });
+    for addr in addresses {
+        if !addr.ip().is_loopback() && !settings.allow_remote {
+            return Err(ProxyError::RemoteBind { addr });
+        }
+        bound = TcpListener::bind(addr)
+            .await
+            .map_err(|source| ProxyError::Bind { addr, source });
+        match &bound {
+            Ok(_) => break,
+            Err(e) => tracing::debug!("{e}; trying the next address"),
+        }
     }
+    let listener = bound?;
+    let addr = listener.local_addr().map_err(|source| ProxyError::Bind {
+        addr: settings.bind,
+        source,
+    })?;
     let (cache_dir, temporary) = match settings
         .cache_dir
         .clone()
@@ -105,27 +138,22 @@ pub async fn start(settings: ProxySettings) -> Result<RunningProxy, ProxyError> 
         evict_unused(cache_dir.clone());
     }
     let client = IndexClient::new(settings.client.clone())?;
-    let listener = TcpListener::bind(settings.bind)
-        .await
-        .map_err(|source| ProxyError::Bind {
-            addr: settings.bind,
-            source,
-        })?;
-    let addr = listener.local_addr().map_err(|source| ProxyError::Bind {
-        addr: settings.bind,
-        source,
-    })?;
     let builders = Builders::start(&tokio::runtime::Handle::current(), worker_threads())
         .map_err(ProxyError::Threads)?;
     let shared = Shared::new(client, rewrites, builders);
-    let targets = targets(&shared, &settings)?;
-    let targets = Arc::new(targets);
+    let (hosts, connections, header_timeout) = (
+        HostCheck::new(addr, settings.allow_remote),
+        Connections::new(connection_cap(settings.max_connections)),
+        settings.header_timeout,
+    );
+    // The settings' targets move into the states (a union's can be large: their tag lists).
+    let targets = Arc::new(targets(&shared, settings, fingerprint)?);
     let server = Server {
         targets: targets.clone(),
-        hosts: HostCheck::new(addr, settings.allow_remote),
+        hosts,
         refused_hosts: Throttled::new(LOG_INTERVAL),
-        connections: Connections::new(connection_cap(settings.max_connections)),
-        header_timeout: settings.header_timeout,
+        connections,
+        header_timeout,
     };
     tracing::debug!("at most {} connections at once", server.connections.cap());
     let (stop, stopped) = watch::channel(false);
@@ -179,24 +207,36 @@ fn evict_unused(dir: PathBuf) {
     });
 }
 
-/// The states of the target or the machine classes `settings` name, sharing `shared`.
-fn targets(shared: &Shared, settings: &ProxySettings) -> Result<Targets, ProxyError> {
+/// The states of the target or the machine classes `settings` name, sharing `shared`;
+/// `fingerprint`: the single target's or the union's, when already computed.
+fn targets(
+    shared: &Shared,
+    settings: ProxySettings,
+    fingerprint: Option<String>,
+) -> Result<Targets, ProxyError> {
+    if settings.classes.is_empty() {
+        let serving = Serving {
+            target: settings.target,
+            selection: settings.selection,
+            union: settings.union,
+            class: None,
+            page_ttl: settings.page_ttl,
+            failure_ttl: settings.failure_ttl,
+            fingerprint,
+        };
+        let context = Context::new(shared, serving);
+        return Ok(Targets::One(Arc::new(State::new(context, Arc::default()))));
+    }
+    // A union is served as one index, never per class.
     let serving = |target: &vari_select::Target, class: Option<ClassName>| Serving {
         target: target.clone(),
         selection: settings.selection.clone(),
-        // A union is served as one index, never per class.
-        union: match class {
-            None => settings.union.clone(),
-            Some(_) => Vec::new(),
-        },
+        union: Vec::new(),
         class,
         page_ttl: settings.page_ttl,
         failure_ttl: settings.failure_ttl,
+        fingerprint: None,
     };
-    if settings.classes.is_empty() {
-        let context = Context::new(shared, serving(&settings.target, None));
-        return Ok(Targets::One(Arc::new(State::new(context, Arc::default()))));
-    }
     let root = Arc::default();
     let mut states: Vec<Arc<State>> = Vec::with_capacity(settings.classes.len());
     for class in &settings.classes {

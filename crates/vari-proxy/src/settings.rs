@@ -125,12 +125,12 @@ impl ProxySettings {
     /// Settings serving the union of `targets` as one index (see [`ProxySettings::union`]),
     /// otherwise as [`ProxySettings::new`]'s. Refuses an empty list.
     pub fn for_union(client: ClientSettings, targets: Vec<Target>) -> Result<Self, ProxyError> {
-        let Some(first) = targets.first() else {
+        let Some(first) = targets.first().cloned() else {
             return Err(ProxyError::NoUnionTargets);
         };
         Ok(Self {
-            union: targets.clone(),
-            ..Self::new(client, first.clone())
+            union: targets,
+            ..Self::new(client, first)
         })
     }
 }

@@ -24,6 +24,8 @@ use crate::lock_inputs::{self as inputs, Requirements};
 
 /// Locks (or with `--check`, checks the lock).
 pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
+    // Where the time goes, at debug level (`-v`): the phases, from the command's start.
+    let clock = std::time::Instant::now();
     let output_path = output_path(args);
     let requirements = inputs::read(
         &args.requirements,
@@ -33,6 +35,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     let config = load_config()?;
     let sources = client_settings(&args.index, &config)?;
     let targets = targets(args)?;
+    tracing::debug!("targets resolved after {:.1?}", clock.elapsed());
     let hash = inputs::inputs_hash(&requirements, &targets, &sources, args.index.pre);
     let existing = read_existing(&output_path)?;
     if args.check {
@@ -61,6 +64,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     let mut releases = runtime
         .block_on(vari_install::resolve_releases(&request))
         .map_err(|e| CliError::Other(e.to_string()))?;
+    tracing::debug!("releases listed after {:.1?}", clock.elapsed());
     local_paths(&mut releases, &output_path)?;
     let lock_inputs = inputs::lock_inputs(&requirements, &targets, &sources, hash);
     let lock = vari_lock::build_lock(&lock_inputs, releases)
@@ -68,6 +72,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     let text = vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
     vari_fs::write_atomic(&output_path, text.as_bytes())
         .map_err(|e| CliError::Other(e.to_string()))?;
+    tracing::debug!("lock written after {:.1?}", clock.elapsed());
     output::print(&summary(&lock, &output_path))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use vari_install::sync::{fetch_locked, FetchOptions, Store, SyncOutcome, SyncRequest};
+use vari_install::sync::{
+    fetch_locked, EarlyInstall, FetchOptions, Store, SyncOutcome, SyncRequest,
+};
 use vari_install::{Installer, InstallerChoice};
 
 use crate::cli::{InstallArgs, LockChoiceArgs, SyncArgs};
@@ -84,6 +86,15 @@ struct Job<'a> {
 
 fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
     let target = &job.selecting.target;
+    // The environment and its installer, when they can be found: uv starts now, while the
+    // lock is read, planned and its files checked (`EarlyInstall`: it gets them on its input,
+    // and is stopped, having installed nothing, if this returns early). Their errors are
+    // reported after the lock's, as before.
+    let prepared = sync_request(job).ok();
+    let early = match (job.dry_run, &prepared) {
+        (false, Some(request)) => EarlyInstall::start(request),
+        _ => None,
+    };
     let planned = match plan_lock(job.lock, job.choice, target, &job.selecting.selection) {
         Ok(planned) => planned,
         Err(Failure::Cli(e)) => return Err(e),
@@ -95,36 +106,9 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
             )))
         }
     };
-    let python = target
-        .python
-        .interpreter
-        .as_ref()
-        .map(|i| i.executable.clone())
-        .ok_or_else(|| {
-            CliError::Other(
-                "no Python environment to install into: the target is described \
-                 (--python-version, --python-platform) without an interpreter; give --python \
-                 PATH, or use vari export"
-                    .to_owned(),
-            )
-        })?;
-    let installer = Installer::find(
-        job.installer,
-        std::env::var_os("PATH").as_deref(),
-        &python,
-        match job.dry_run {
-            true => &[],
-            false => &target.python.site_packages,
-        },
-    )
-    .map_err(|e| CliError::Other(e.to_string()))?;
-    let request = SyncRequest {
-        installer,
-        python,
-        site_packages: target.python.site_packages.clone(),
-        prefix: target.python.prefix().map(Path::to_path_buf),
-        exact: job.exact,
-        offline: job.offline,
+    let request = match prepared {
+        Some(request) => request,
+        None => sync_request(job)?,
     };
     let outcome = vari_install::sync::survey(&request, &planned.files);
     if !job.dry_run {
@@ -150,11 +134,47 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
         let staged = runtime()?
             .block_on(fetch_locked(&wanted, &options))
             .map_err(|e| CliError::Other(e.to_string()))?;
-        vari_install::sync::apply(&request, &planned.files, &staged, &outcome)
+        vari_install::sync::apply(&request, &planned.files, &staged, &outcome, early)
             .map_err(|e| CliError::Other(e.to_string()))?;
     }
     report(job, &planned, &outcome)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where to install and with what: the target's interpreter and the installer for it.
+fn sync_request(job: &Job<'_>) -> Result<SyncRequest, CliError> {
+    let target = &job.selecting.target;
+    let python = target
+        .python
+        .interpreter
+        .as_ref()
+        .map(|i| i.executable.clone())
+        .ok_or_else(|| {
+            CliError::Other(
+                "no Python environment to install into: the target is described \
+                 (--python-version, --python-platform) without an interpreter; give --python \
+                 PATH, or use vari export"
+                    .to_owned(),
+            )
+        })?;
+    let installer = Installer::find(
+        job.installer,
+        std::env::var_os("PATH").as_deref(),
+        &python,
+        match job.dry_run {
+            true => &[],
+            false => &target.python.site_packages,
+        },
+    )
+    .map_err(|e| CliError::Other(e.to_string()))?;
+    Ok(SyncRequest {
+        installer,
+        python,
+        site_packages: target.python.site_packages.clone(),
+        prefix: target.python.prefix().map(Path::to_path_buf),
+        exact: job.exact,
+        offline: job.offline,
+    })
 }
 
 /// One line per package (and per removal), or the JSON document.

@@ -8,6 +8,7 @@ use vari_client::IndexClient;
 use vari_core::ordering::SelectionOptions;
 use vari_lock::LockedRelease;
 
+use super::prefetch::Prefetched;
 use super::request::{LockingError, LockingRequest, LockingTarget};
 use crate::compile::CompileRequest;
 use crate::lock_files::{locked_releases, LockFilesTarget, PinnedRelease};
@@ -65,12 +66,14 @@ pub(super) fn compile_request(
     }
 }
 
-/// The files of the pinned releases.
+/// The files of the pinned releases, in the pins' order; those listed while uv ran
+/// (`prefetched`) are taken from there.
 pub(super) async fn list_files(
     client: &IndexClient,
     pins: &Pins,
     targets: &[LockFilesTarget],
     selection: &SelectionOptions,
+    prefetched: Option<&Prefetched>,
 ) -> Result<Vec<LockedRelease>, LockingError> {
     let pinned: Vec<PinnedRelease> = pins
         .iter()
@@ -80,7 +83,28 @@ pub(super) async fn list_files(
             targets: targets.clone(),
         })
         .collect();
-    Ok(locked_releases(client, &pinned, targets, selection).await?)
+    let known: Vec<Option<LockedRelease>> = pinned
+        .iter()
+        .map(|pin| prefetched.and_then(|p| p.take(pin)))
+        .collect();
+    let missing: Vec<PinnedRelease> = pinned
+        .iter()
+        .zip(&known)
+        .filter(|(_, known)| known.is_none())
+        .map(|(pin, _)| pin.clone())
+        .collect();
+    let listed = locked_releases(client, &missing, targets, selection).await?;
+    Ok(merge(known, listed))
+}
+
+/// The releases in the pins' order: each known one where it is, the `listed` ones (in order)
+/// in the gaps.
+fn merge(known: Vec<Option<LockedRelease>>, listed: Vec<LockedRelease>) -> Vec<LockedRelease> {
+    let mut listed = listed.into_iter();
+    known
+        .into_iter()
+        .filter_map(|known| known.or_else(|| listed.next()))
+        .collect()
 }
 
 /// The scratch directory of uv's input and output files, made when first needed (a
@@ -105,5 +129,32 @@ impl Scratch {
         let path = dir.path().to_owned();
         *made = Some(dir);
         Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn release(name: &str) -> LockedRelease {
+        LockedRelease {
+            name: name.into(),
+            version: "1.0".parse().unwrap(),
+            index: None,
+            wheels: Vec::new(),
+            sdist: None,
+            variants_json: None,
+            requires_dist: Vec::new(),
+            requires_python: None,
+            targets: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn releases_listed_ahead_keep_their_place_among_the_others() {
+        let known = vec![None, Some(release("b")), None, Some(release("d"))];
+        let merged = merge(known, vec![release("a"), release("c")]);
+        let names: Vec<&str> = merged.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "d"]);
     }
 }

@@ -22,6 +22,9 @@
 //! runtimes), a target is shown nothing of a release in its closure, the proxy cannot say
 //! what it showed — the per-target path runs, unchanged, and gives its own result or error.
 //! [`PER_TARGET_VARIABLE`] forces that path (to compare both).
+//!
+//! While uv resolves, the requirements' likely releases are listed ahead ([`super::prefetch`]):
+//! what is left after uv is the releases it pinned that were not guessed.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
@@ -31,6 +34,7 @@ use vari_core::markers::{split_requirement, Marker, TargetEnvironment, VariantMa
 use vari_lock::LockedRelease;
 use vari_proxy::{ProxySettings, UnionShown, UnionVersion};
 
+use super::prefetch::{while_running, Guessing, Prefetched};
 use super::request::{LockingError, LockingRequest, LockingTarget};
 use super::steps::{compile_request, list_files, write_inputs, Pins, Scratch};
 use crate::compile::{compile_through, read_output_text, read_pins, read_via, CompileRequest};
@@ -101,11 +105,25 @@ pub(super) async fn resolve(
         ..ProxySettings::for_union(request.sources.clone(), targets.collect())
             .map_err(|e| resolve_error(first, e.into()))?
     };
+    // Where the time goes, at debug level (`-v`): the phases after the proxy starts.
+    let clock = std::time::Instant::now();
     let proxy = crate::stable_port::start_stable(settings)
         .await
         .map_err(|e| resolve_error(first, e.into()))?;
+    tracing::debug!("union proxy started after {:.1?}", clock.elapsed());
+    let prefetched = Prefetched::default();
     let verified = async {
-        let piped = match compile_through(&proxy, &compile_request).await {
+        let guessing = Guessing {
+            client,
+            proxy: &proxy,
+            requirements: request.requirements,
+            preferences: request.preferences,
+            pre: request.pre,
+            targets: files,
+            selection: request.selection,
+        };
+        let compiled = compile_through(&proxy, &compile_request);
+        let piped = match while_running(compiled, &guessing, &prefetched).await {
             Ok(piped) => piped,
             Err(e) => {
                 tracing::debug!("the union of the targets does not resolve ({e}); each alone");
@@ -127,6 +145,7 @@ pub(super) async fn resolve(
                 },
             )
         })?;
+        tracing::debug!("uv resolved after {:.1?}", clock.elapsed());
         let via = read_via(&text);
         let everyone: Vec<String> = request
             .targets
@@ -137,7 +156,8 @@ pub(super) async fn resolve(
         for pin in pins {
             pinned.insert(pin.name, (pin.version, everyone.clone()));
         }
-        let mut releases = match list_files(client, &pinned, files, request.selection).await {
+        let listed = list_files(client, &pinned, files, request.selection, Some(&prefetched));
+        let mut releases = match listed.await {
             Ok(releases) => releases,
             Err(LockingError::Files(LockFilesError::NoFiles { name, version })) => {
                 tracing::debug!("the union pinned {name} {version}, which no target can use");
@@ -145,6 +165,7 @@ pub(super) async fn resolve(
             }
             Err(e) => return Err(e),
         };
+        tracing::debug!("files listed after {:.1?}", clock.elapsed());
         let mut views: BTreeMap<String, Vec<UnionShown>> = BTreeMap::new();
         for release in releases.iter().filter(|r| r.variants_json.is_some()) {
             let version = release.version.to_string();
@@ -189,6 +210,10 @@ pub(super) async fn resolve(
     }
     .await;
     proxy.shutdown().await;
+    tracing::debug!(
+        "verified per target, proxy stopped after {:.1?}",
+        clock.elapsed()
+    );
     verified
 }
 

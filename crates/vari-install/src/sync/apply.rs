@@ -2,34 +2,17 @@
 //! installed without dependency resolution, and (exact) the rest of the environment goes.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use super::{LockedFile, Staged, SyncError};
-use crate::installer::{Installer, InstallerKind, Program};
+use super::request::base;
+use super::{EarlyInstall, LockedFile, Staged, SyncError, SyncRequest};
+use crate::installer::InstallerKind;
 use crate::list::list_installed;
 
 /// Distributions an exact sync never removes: pip, setuptools and wheel, which `uv pip sync`
 /// keeps too, and uv, which may be the installer running.
 pub const PROTECTED: [&str; 4] = ["pip", "setuptools", "wheel", "uv"];
-
-/// Where and how to install.
-#[derive(Debug, Clone)]
-pub struct SyncRequest {
-    /// The installer.
-    pub installer: Installer,
-    /// The environment's interpreter.
-    pub python: PathBuf,
-    /// Its site-packages directories (what is installed is read there).
-    pub site_packages: Vec<PathBuf>,
-    /// The environment's prefix: only distributions under it are ever removed (not those of
-    /// a base interpreter a virtual environment sees).
-    pub prefix: Option<PathBuf>,
-    /// Remove the distributions the lock does not list.
-    pub exact: bool,
-    /// Tell the installer not to use the network (it needs none for wheels).
-    pub offline: bool,
-}
 
 /// What a sync changes: decided from what is installed before anything runs, so that a dry
 /// run says what a real one does.
@@ -95,11 +78,16 @@ pub fn survey(request: &SyncRequest, files: &[LockedFile]) -> SyncOutcome {
 
 /// Carries out `outcome` ([`survey`]'s): installs its files from their checked copies in
 /// `staged` (one per item of `outcome.installed`, in its order), then removes what it lists.
+/// `early`: uv started for the request before the files were known ([`EarlyInstall`]), given
+/// them when its flags are the ones needed (wheels only, no other build of a project to
+/// replace) and their paths can be (see [`EarlyInstall`]), else stopped and the installer run
+/// as usual.
 pub fn apply(
     request: &SyncRequest,
     files: &[LockedFile],
     staged: &[Staged],
     outcome: &SyncOutcome,
+    early: Option<EarlyInstall>,
 ) -> Result<(), SyncError> {
     if !staged.is_empty() {
         let paths: Vec<&Path> = staged.iter().map(|s| s.path.as_path()).collect();
@@ -107,37 +95,17 @@ pub fn apply(
             .installed
             .iter()
             .any(|&i| files.get(i).is_some_and(|f| !f.filename.ends_with(".whl")));
-        run(install_command(request, &paths, builds, &outcome.replaced))?;
+        let handed = !builds && outcome.replaced.is_empty() && EarlyInstall::accepts(&paths);
+        match early.filter(|_| handed) {
+            Some(early) => early.finish(&paths)?,
+            None => run(install_command(request, &paths, builds, &outcome.replaced))?,
+        }
     }
     if !outcome.removed.is_empty() {
         let names: Vec<&str> = outcome.removed.iter().map(|(n, _)| n.as_str()).collect();
         run(uninstall_command(request, &names))?;
     }
     Ok(())
-}
-
-/// The installer, started for the environment: `PY -m pip`, `PIP --python PY`, `UV pip`.
-fn base(request: &SyncRequest, verb: &str) -> Command {
-    let mut command = match &request.installer.program {
-        Program::PythonModule => {
-            let mut c = Command::new(&request.python);
-            c.args(["-m", "pip", verb]);
-            c
-        }
-        Program::Pip(pip) => {
-            let mut c = Command::new(pip);
-            c.arg("--python").arg(&request.python).arg(verb);
-            c
-        }
-        Program::Uv(uv) => {
-            let mut c = Command::new(uv);
-            c.args(["pip", verb, "--python"]).arg(&request.python);
-            c
-        }
-    };
-    // Its messages go with vari's on stderr: stdout is vari's report.
-    command.stdout(std::io::stderr());
-    command
 }
 
 /// Installs exactly these files: no dependency resolution, replacing the `replaced`
@@ -213,7 +181,10 @@ fn run(mut command: Command) -> Result<(), SyncError> {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
+    use crate::installer::{Installer, Program};
 
     fn request(kind: InstallerKind, program: Program) -> SyncRequest {
         SyncRequest {

@@ -714,3 +714,49 @@ async fn a_wheel_with_two_dist_info_directories_is_skipped() {
     );
     proxy.shutdown().await;
 }
+
+/// Metadata the proxy serves itself (here rewritten for the target) is kept like the page
+/// that lists its file: under the target's own URL, as long as the page may be, with an entity
+/// tag that a revalidation is answered with 304 for; under the `/simple/` alias's prefix,
+/// revalidated every time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn served_metadata_is_kept_as_long_as_its_page() {
+    for (upstream_says, longest) in [(Some("max-age=300"), Some(300)), (Some("no-cache"), None)] {
+        let (dir, index) = upstream(&[torch_release]).await;
+        serve_pep_658(dir.path(), &index, "torch-");
+        index.set(|k| k.cache_control = upstream_says.map(str::to_owned));
+        let (proxy, _scratch) = proxy_over(&index, cuda_12_8_target).await;
+        let addr = proxy.local_addr();
+        let page = format!("{}torch/", proxy.index_url().path());
+        let json = get_json(addr, &page).await.json();
+        let wheel = file(&json, "torch-2.10.0-py3-none-any.whl");
+        let url = format!("{}.metadata", path_of(wheel["url"].as_str().unwrap()));
+        assert!(url.starts_with(proxy.index_url().path().trim_end_matches("simple/")));
+
+        let first = request(addr, "GET", &url, &[]).await;
+        assert_eq!(first.status, 200);
+        assert!(first.text().contains("Requires-Dist: filelock\n"));
+        let age = max_age(&first);
+        match longest {
+            Some(longest) => assert!(
+                age.is_some_and(|age| (1..=longest).contains(&age)),
+                "{upstream_says:?}: {age:?}"
+            ),
+            None => assert_eq!(age, None, "{upstream_says:?}"),
+        }
+        let etag = first.header("etag").unwrap().to_owned();
+        let again = request(addr, "GET", &url, &[("If-None-Match", &etag)]).await;
+        assert_eq!(again.status, 304, "{upstream_says:?}");
+        assert!(again.body.is_empty());
+        let other = request(addr, "GET", &url, &[("If-None-Match", "\"other\"")]).await;
+        assert_eq!(other.status, 200);
+        assert_eq!(other.body, first.body);
+
+        // The same file under the alias's prefix: always revalidated.
+        let alias = url.replacen(proxy.index_url().path().trim_end_matches("simple/"), "/", 1);
+        let reply = request(addr, "GET", &alias, &[]).await;
+        assert_eq!(reply.status, 200, "{alias}");
+        assert_eq!(max_age(&reply), None, "the alias is revalidated");
+        proxy.shutdown().await;
+    }
+}

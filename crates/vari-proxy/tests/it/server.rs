@@ -161,3 +161,47 @@ async fn idle_connections_make_room_for_clients_that_ask() {
     }
     proxy.shutdown().await;
 }
+
+/// `start_first_free` listens on the first candidate address that is free (a busy one is
+/// skipped), derives the candidates from the fingerprint the proxy's URLs then carry, refuses
+/// a remote address as `start` does, and with every candidate busy says which address.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_free_candidate_address_is_listened_on() {
+    let (_dir, index) = upstream(&[plainpkg_release]).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy_addr = busy.local_addr().unwrap();
+    let free: SocketAddr = format!("127.0.0.1:{}", unused_port()).parse().unwrap();
+    let make = || {
+        settings(
+            client(&[index.index_url()], &[]),
+            cpu_target(scratch.path()),
+            scratch.path(),
+        )
+    };
+    let expected = vari_proxy::fingerprint_of(&make());
+    let mut given = String::new();
+    let proxy = vari_proxy::start_first_free(make(), |fingerprint| {
+        given = fingerprint.to_owned();
+        vec![busy_addr, free]
+    })
+    .await
+    .unwrap();
+    assert_eq!(given, expected);
+    assert_eq!(proxy.fingerprint(), expected);
+    assert_eq!(proxy.local_addr(), free);
+    assert!(proxy.index_url().as_str().contains(&expected));
+    let page = format!("{}plainpkg/", proxy.index_url().path());
+    assert_eq!(get_json(proxy.local_addr(), &page).await.status, 200);
+    proxy.shutdown().await;
+
+    let remote: SocketAddr = "192.0.2.1:3141".parse().unwrap();
+    let refused = vari_proxy::start_first_free(make(), |_| vec![remote]).await;
+    assert!(matches!(refused, Err(vari_proxy::ProxyError::RemoteBind { addr }) if addr == remote));
+    let taken = vari_proxy::start_first_free(make(), |_| vec![busy_addr]).await;
+    match taken {
+        Err(vari_proxy::ProxyError::Bind { addr, .. }) => assert_eq!(addr, busy_addr),
+        other => panic!("{other:?}"),
+    }
+    drop(busy);
+}
