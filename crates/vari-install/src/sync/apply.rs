@@ -89,6 +89,9 @@ pub fn apply(
     outcome: &SyncOutcome,
     early: Option<EarlyInstall>,
 ) -> Result<(), SyncError> {
+    // The early installer is finished or stopped before anything else runs: the removal below
+    // starts the installer again, which must not wait for a uv holding the environment.
+    let early = early.filter(|_| !staged.is_empty());
     if !staged.is_empty() {
         let paths: Vec<&Path> = staged.iter().map(|s| s.path.as_path()).collect();
         let builds = outcome
