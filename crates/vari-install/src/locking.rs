@@ -4,8 +4,9 @@
 //! [`locked_releases`]'; arranging them into a `pylock.toml` is `vari_lock::build_lock`'s.
 //!
 //! Targets alike but for their hardware are resolved once, together, through a proxy serving
-//! their union, and the result verified per target ([`union`]); otherwise, or when that result
-//! cannot be trusted, one target at a time, as follows.
+//! their union, and the result verified per target ([`union`]; targets on several Pythons or
+//! platforms, one union per group of alike ones); otherwise, or when that result cannot be
+//! trusted, one target at a time, as follows.
 //!
 //! Versions agree across targets through preferences: every target is resolved at once, each
 //! preferring the given pins (an existing lock's); when targets pin different versions, they
@@ -67,9 +68,11 @@ pub async fn resolve_releases(
     };
     let client = IndexClient::new(request.sources.clone()).map_err(LockFilesError::from)?;
     let files: Vec<LockFilesTarget> = request.targets.iter().map(|t| t.files.clone()).collect();
-    let resolved = match union::applies(request) {
-        true => union::resolve(request, &resolver.scratch, &client, &files).await?,
-        false => None,
+    let resolved = match union::groups(request) {
+        Some(groups) => {
+            union::resolve_groups(request, &groups, &resolver.scratch, &client, &files).await?
+        }
+        None => None,
     };
     let (mut pins, mut releases) = match resolved {
         Some(resolved) => resolved,

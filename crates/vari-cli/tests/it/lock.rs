@@ -404,8 +404,9 @@ dev = ["numlike"]
 }
 
 /// Targets alike but for their hardware are resolved once, through a proxy serving their
-/// union: the lock written that way is byte for byte the one resolving each target on its own
-/// writes (the targets of each package, the variants kept, what they bring in).
+/// union (targets on two Pythons: once per Python): the lock written that way is byte for byte
+/// the one resolving each target on its own writes (the targets of each package, the variants
+/// kept, what they bring in).
 #[test]
 fn one_resolution_for_the_union_writes_what_one_per_target_writes() {
     let fleet = Fleet::new();
@@ -419,10 +420,13 @@ fn one_resolution_for_the_union_writes_what_one_per_target_writes() {
     )
     .unwrap();
     let project = project.to_str().unwrap().to_owned();
-    let cases: [(&[&str], Vec<&str>); 3] = [
+    let pythons = ["--python-version", "3.10", "--python-version", "3.12"];
+    let cases: [(&[&str], Vec<&str>); 4] = [
         (&["cpu", "a100", "cuda13"], vec!["app-like"]),
         (&["cpu", "mi300", "a100", "cuda13"], vec!["app-like"]),
         (&["mi300", "cuda13"], vec!["--project", &project]),
+        // Two Pythons: one union per Python, each of two targets.
+        (&["cpu", "a100"], [&["app-like"], &pythons[..]].concat()),
     ];
     for (classes, args) in cases {
         let output = |name: &str| {

@@ -2,8 +2,11 @@
 //! every target at once, through a proxy that serves the targets' union
 //! ([`vari_proxy::ProxySettings::union`]), instead of one per target.
 //!
-//! When it applies: two targets or more, all with the same Python version, platform, marker
-//! environment and wheel tags (they differ in hardware only). uv then sees, for each release,
+//! When it applies: to each group of targets with the same Python version, platform, marker
+//! environment and wheel tags (they differ in hardware only), when some group has two targets
+//! or more ([`groups`]). The groups resolve at once, one uv run each, and their results are
+//! joined when they pin the same versions (else the per-target path decides: it agrees or
+//! names the disagreement). Within a group uv sees, for each release,
 //! the dependencies each target's own variant states, all together; a version is listed when
 //! any target is shown a file of it. The resolution is one version per package that satisfies
 //! every target's constraints at once, which is what the per-target path's agreement step
@@ -44,14 +47,91 @@ use crate::lock_files::{LockFilesError, LockFilesTarget};
 /// union's result is checked against in tests, and a way around the fast path.
 pub const PER_TARGET_VARIABLE: &str = "VARI_LOCK_PER_TARGET";
 
-/// Whether the targets can be resolved as one union: at least two, all alike but for their
-/// hardware, and the per-target path not asked for.
-pub(super) fn applies(request: &LockingRequest<'_>) -> bool {
+/// The targets in groups alike but for their hardware (each group in the targets' order, the
+/// groups in the order of their first target), when resolving each group as one union saves
+/// uv runs (a group of two or more) and the per-target path is not asked for.
+pub(super) fn groups(request: &LockingRequest<'_>) -> Option<Vec<Vec<LockingTarget>>> {
     let forced = std::env::var_os(PER_TARGET_VARIABLE).is_some_and(|v| !v.is_empty());
-    let Some((first, others)) = request.targets.split_first() else {
-        return false;
-    };
-    !forced && !others.is_empty() && others.iter().all(|t| alike(first, t))
+    let mut groups: Vec<Vec<LockingTarget>> = Vec::new();
+    for target in request.targets {
+        match groups.iter_mut().find(|g| alike(&g[0], target)) {
+            Some(group) => group.push(target.clone()),
+            None => groups.push(vec![target.clone()]),
+        }
+    }
+    let saves = groups.iter().any(|g| g.len() > 1);
+    (!forced && saves).then_some(groups)
+}
+
+/// [`resolve`] for each group of targets ([`groups`]) at once, the results joined: `None` when
+/// one cannot be trusted or the groups pin different versions of a package (the per-target
+/// path then resolves, and agrees or names the disagreement).
+pub(super) async fn resolve_groups(
+    request: &LockingRequest<'_>,
+    groups: &[Vec<LockingTarget>],
+    scratch: &Scratch,
+    client: &IndexClient,
+    files: &[LockFilesTarget],
+) -> Result<Option<(Pins, Vec<LockedRelease>)>, LockingError> {
+    let each = groups.iter().enumerate().map(|(i, group)| {
+        let request = LockingRequest {
+            targets: group,
+            ..*request
+        };
+        async move { resolve(&request, &format!("union-{i}"), scratch, client, files).await }
+    });
+    let mut joined: Option<(Pins, Vec<LockedRelease>)> = None;
+    for result in futures_util::future::join_all(each).await {
+        let Some((pins, releases)) = result? else {
+            return Ok(None);
+        };
+        joined = match joined {
+            None => Some((pins, releases)),
+            Some(so_far) => match join(so_far, (pins, releases)) {
+                Some(both) => Some(both),
+                None => return Ok(None),
+            },
+        };
+    }
+    // Each package's targets in the targets' order, as the per-target path lists them.
+    let order = |name: &String| request.targets.iter().position(|t| t.lock.name == *name);
+    Ok(joined.map(|(mut pins, mut releases)| {
+        for (_, targets) in pins.values_mut() {
+            targets.sort_by_key(order);
+        }
+        for release in &mut releases {
+            release.targets.sort_by_key(order);
+        }
+        (pins, releases)
+    }))
+}
+
+/// Two groups' results as one: `None` when they pin different versions of a package. A
+/// release both list is listed alike by both (the files every target can use), so only its
+/// targets are joined.
+fn join(
+    (mut pins, mut releases): (Pins, Vec<LockedRelease>),
+    (more_pins, more_releases): (Pins, Vec<LockedRelease>),
+) -> Option<(Pins, Vec<LockedRelease>)> {
+    for (name, (version, targets)) in more_pins {
+        match pins.get_mut(&name) {
+            Some((known, _)) if *known != version => {
+                tracing::debug!("the groups of targets pin {name} {known} and {version}");
+                return None;
+            }
+            Some((_, known_targets)) => known_targets.extend(targets),
+            None => {
+                pins.insert(name, (version, targets));
+            }
+        }
+    }
+    for release in more_releases {
+        match releases.iter_mut().find(|r| r.name == release.name) {
+            Some(known) => known.targets.extend(release.targets),
+            None => releases.push(release),
+        }
+    }
+    Some((pins, releases))
 }
 
 /// Whether two targets resolve alike but for their hardware.
@@ -64,10 +144,12 @@ fn alike(a: &LockingTarget, b: &LockingTarget) -> bool {
         && a_tags.iter().eq(b_tags.iter())
 }
 
-/// The pins and the listed releases of one resolution over the union, verified per target;
-/// `None` when it cannot be trusted (the caller resolves per target).
-pub(super) async fn resolve(
+/// The pins and the listed releases of one resolution over the union of `request`'s targets,
+/// verified per target; `None` when it cannot be trusted (the caller resolves per target).
+/// `slot` names uv's files in the scratch directory, so that groups can resolve at once.
+async fn resolve(
     request: &LockingRequest<'_>,
+    slot: &str,
     scratch: &Scratch,
     client: &IndexClient,
     files: &[LockFilesTarget],
@@ -92,7 +174,7 @@ pub(super) async fn resolve(
         false => {
             let scratch = scratch.path()?;
             let (input, output) =
-                write_inputs(&scratch, request.requirements, request.preferences, "union")?;
+                write_inputs(&scratch, request.requirements, request.preferences, slot)?;
             CompileRequest {
                 annotate: true,
                 ..compile_request(request, input, output, first)
@@ -429,6 +511,50 @@ mod tests {
         assert_eq!(held["demo"], ["cpu", "gpu"]);
         assert_eq!(held["plain"], ["cpu", "gpu"]);
         assert_eq!(held["runtime"], ["cpu", "gpu"]);
+    }
+
+    #[test]
+    fn groups_join_when_they_pin_the_same_versions() {
+        let release = |name: &str, targets: &[&str]| LockedRelease {
+            name: name.into(),
+            version: "1".parse().unwrap(),
+            index: None,
+            wheels: Vec::new(),
+            sdist: None,
+            variants_json: None,
+            requires_dist: Vec::new(),
+            requires_python: None,
+            targets: targets.iter().map(|t| t.to_string()).collect(),
+        };
+        let pin = |version: &str, targets: &[&str]| {
+            let targets = targets.iter().map(|t| t.to_string()).collect();
+            (version.to_owned(), targets)
+        };
+        let py310 = (
+            Pins::from([
+                ("a".into(), pin("1", &["cpu-py3.10"])),
+                ("tomli".into(), pin("1", &["cpu-py3.10"])),
+            ]),
+            vec![
+                release("a", &["cpu-py3.10"]),
+                release("tomli", &["cpu-py3.10"]),
+            ],
+        );
+        let py312 = (
+            Pins::from([("a".into(), pin("1", &["cpu-py3.12"]))]),
+            vec![release("a", &["cpu-py3.12"])],
+        );
+        let (pins, releases) = join(py310.clone(), py312).unwrap();
+        assert_eq!(pins["a"].1, ["cpu-py3.10", "cpu-py3.12"]);
+        assert_eq!(pins["tomli"].1, ["cpu-py3.10"]);
+        assert_eq!(releases.len(), 2);
+        assert_eq!(releases[0].targets, ["cpu-py3.10", "cpu-py3.12"]);
+        // Another version of `a`: not joined.
+        let other = (
+            Pins::from([("a".into(), pin("2", &["cpu-py3.12"]))]),
+            vec![release("a", &["cpu-py3.12"])],
+        );
+        assert!(join(py310, other).is_none());
     }
 
     #[test]
