@@ -48,11 +48,7 @@ pub fn each_child(
     dir: &Path,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<Vec<CacheEntry>, CacheIoError> {
-    let mut entries = Vec::new();
-    for child in children(dir, wanted)? {
-        entries.extend(single(area, child)?);
-    }
-    Ok(entries)
+    each(area, dir, wanted, |_| true)
 }
 
 /// `path` as an entry of its own (`None` when it is gone).
@@ -68,9 +64,19 @@ pub fn each_dir(
     dir: &Path,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<Vec<CacheEntry>, CacheIoError> {
+    each(area, dir, wanted, is_dir)
+}
+
+/// Every child of `dir` whose name `wanted` accepts and whose path `kept` does, one entry each.
+fn each(
+    area: CacheArea,
+    dir: &Path,
+    wanted: impl Fn(&str) -> bool,
+    kept: impl Fn(&Path) -> bool,
+) -> Result<Vec<CacheEntry>, CacheIoError> {
     let mut entries = Vec::new();
     for child in children(dir, wanted)? {
-        if is_dir(&child) {
+        if kept(&child) {
             entries.extend(single(area, child)?);
         }
     }

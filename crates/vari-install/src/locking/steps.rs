@@ -132,26 +132,30 @@ impl Scratch {
     }
 }
 
+/// A release with no files, version 1.0, pinned by `targets`: what the tests of the ways to
+/// resolve arrange.
+#[cfg(test)]
+pub(super) fn test_release(name: &str, targets: &[&str]) -> LockedRelease {
+    LockedRelease {
+        name: name.into(),
+        version: "1.0".parse().expect("a version"),
+        index: None,
+        wheels: Vec::new(),
+        sdist: None,
+        variants_json: None,
+        requires_dist: Vec::new(),
+        requires_python: None,
+        targets: targets.iter().map(|t| t.to_string()).collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn release(name: &str) -> LockedRelease {
-        LockedRelease {
-            name: name.into(),
-            version: "1.0".parse().unwrap(),
-            index: None,
-            wheels: Vec::new(),
-            sdist: None,
-            variants_json: None,
-            requires_dist: Vec::new(),
-            requires_python: None,
-            targets: Vec::new(),
-        }
-    }
-
     #[test]
     fn releases_listed_ahead_keep_their_place_among_the_others() {
+        let release = |name: &str| test_release(name, &[]);
         let known = vec![None, Some(release("b")), None, Some(release("d"))];
         let merged = merge(known, vec![release("a"), release("c")]);
         let names: Vec<&str> = merged.iter().map(|r| r.name.as_str()).collect();

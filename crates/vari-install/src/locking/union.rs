@@ -515,17 +515,7 @@ mod tests {
 
     #[test]
     fn groups_join_when_they_pin_the_same_versions() {
-        let release = |name: &str, targets: &[&str]| LockedRelease {
-            name: name.into(),
-            version: "1".parse().unwrap(),
-            index: None,
-            wheels: Vec::new(),
-            sdist: None,
-            variants_json: None,
-            requires_dist: Vec::new(),
-            requires_python: None,
-            targets: targets.iter().map(|t| t.to_string()).collect(),
-        };
+        let release = super::super::steps::test_release;
         let pin = |version: &str, targets: &[&str]| {
             let targets = targets.iter().map(|t| t.to_string()).collect();
             (version.to_owned(), targets)
