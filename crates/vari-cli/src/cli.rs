@@ -346,13 +346,17 @@ pub(crate) struct MirrorArgs {
     #[arg(long = "target", value_name = "[NAME=]PROFILE")]
     pub targets: Vec<String>,
 
-    /// The targets' Python version (X.Y or X.Y.Z) [default: the `python3` here].
-    #[arg(long, value_name = "X.Y")]
-    pub python_version: Option<String>,
+    /// A Python version to mirror for (X.Y or X.Y.Z, repeatable): every target with every
+    /// version, as `vari lock` makes them [default with --lock: each of the lock's targets'
+    /// own; else the `python3` here].
+    #[arg(long = "python-version", value_name = "X.Y")]
+    pub python_versions: Vec<String>,
 
-    /// The targets' platform, with uv's names (`x86_64-manylinux_2_28`, …).
-    #[arg(long, value_name = "NAME")]
-    pub python_platform: Option<String>,
+    /// A platform to mirror for, with uv's names (`x86_64-manylinux_2_28`, …; repeatable):
+    /// every target on every platform [default with --lock: each of the lock's targets' own;
+    /// else this one].
+    #[arg(long = "python-platform", value_name = "NAME")]
+    pub python_platforms: Vec<String>,
 
     /// Where the site goes, as for `vari index build -o`: a directory (created when missing;
     /// updated in place on later runs), or an object store prefix: `s3://BUCKET/PREFIX`,
