@@ -606,7 +606,9 @@ pub(crate) enum ExportFormat {
 /// `vari lock`.
 #[derive(Debug, Args)]
 pub(crate) struct LockArgs {
-    /// Requirements (PEP 508): `torch`, `torch>=2.9`.
+    /// Requirements (PEP 508): `torch`, `torch>=2.9` [default, with no -r or --project either:
+    /// lock again from `pyproject.toml` here (else the existing lock's requirements), for the
+    /// existing lock's targets and indexes unless given].
     #[arg(value_name = "REQ")]
     pub requirements: Vec<String>,
 
@@ -620,7 +622,8 @@ pub(crate) struct LockArgs {
     pub project: Option<PathBuf>,
 
     /// A machine class the lock must serve: a profile (`vari-profile/1` JSON) or a `.toml`
-    /// file of hardware facts (repeatable), named in the lock after the file. Without any, every
+    /// file of hardware facts (repeatable), named in the lock after the file and recorded
+    /// relative to the lock (one outside its directory: by its hash only). Without any, every
     /// variant of every locked release is listed (the lock records one target, `any`).
     #[arg(long = "target", value_name = "PROFILE")]
     pub targets: Vec<PathBuf>,
