@@ -346,13 +346,17 @@ pub(crate) struct MirrorArgs {
     #[arg(long = "target", value_name = "[NAME=]PROFILE")]
     pub targets: Vec<String>,
 
-    /// The targets' Python version (X.Y or X.Y.Z) [default: the `python3` here].
-    #[arg(long, value_name = "X.Y")]
-    pub python_version: Option<String>,
+    /// A Python version to mirror for (X.Y or X.Y.Z, repeatable): every target with every
+    /// version, as `vari lock` makes them [default with --lock: each of the lock's targets'
+    /// own; else the `python3` here].
+    #[arg(long = "python-version", value_name = "X.Y")]
+    pub python_versions: Vec<String>,
 
-    /// The targets' platform, with uv's names (`x86_64-manylinux_2_28`, …).
-    #[arg(long, value_name = "NAME")]
-    pub python_platform: Option<String>,
+    /// A platform to mirror for, with uv's names (`x86_64-manylinux_2_28`, …; repeatable):
+    /// every target on every platform [default with --lock: each of the lock's targets' own;
+    /// else this one].
+    #[arg(long = "python-platform", value_name = "NAME")]
+    pub python_platforms: Vec<String>,
 
     /// Where the site goes, as for `vari index build -o`: a directory (created when missing;
     /// updated in place on later runs), or an object store prefix: `s3://BUCKET/PREFIX`,
@@ -602,7 +606,9 @@ pub(crate) enum ExportFormat {
 /// `vari lock`.
 #[derive(Debug, Args)]
 pub(crate) struct LockArgs {
-    /// Requirements (PEP 508): `torch`, `torch>=2.9`.
+    /// Requirements (PEP 508): `torch`, `torch>=2.9` [default, with no -r or --project either:
+    /// lock again from `pyproject.toml` here (else the existing lock's requirements), for the
+    /// existing lock's targets and indexes unless given].
     #[arg(value_name = "REQ")]
     pub requirements: Vec<String>,
 
@@ -616,7 +622,8 @@ pub(crate) struct LockArgs {
     pub project: Option<PathBuf>,
 
     /// A machine class the lock must serve: a profile (`vari-profile/1` JSON) or a `.toml`
-    /// file of hardware facts (repeatable), named in the lock after the file. Without any, every
+    /// file of hardware facts (repeatable), named in the lock after the file and recorded
+    /// relative to the lock (one outside its directory: by its hash only). Without any, every
     /// variant of every locked release is listed (the lock records one target, `any`).
     #[arg(long = "target", value_name = "PROFILE")]
     pub targets: Vec<PathBuf>,

@@ -1,7 +1,9 @@
 //! What a lock is made from, read once: the requirements (command line, `-r` files, a project's
-//! `pyproject.toml`), and the hash of everything that decides the lock (`--check` compares it).
-//! `vari lock` and `vari mirror REQ…` both build their lock's inputs here, so that a lock
-//! `vari mirror --lock-output` writes is the one `vari lock` writes for the same inputs.
+//! `pyproject.toml`), the targets (every machine class with every Python version and platform,
+//! or the targets a lock records), and the hash of everything that decides the lock (`--check`
+//! compares it). `vari lock` and `vari mirror` both build their lock's inputs and targets here,
+//! so that a lock `vari mirror --lock-output` writes is the one `vari lock` writes for the same
+//! inputs, and a mirror plans each target with its own Python and platform as a lock does.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -9,10 +11,17 @@ use std::path::{Path, PathBuf};
 
 use vari_client::ClientSettings;
 use vari_fs::input::{read_input_to_string, InputKind};
-use vari_install::LockingTarget;
-use vari_lock::{InputsHash, LockInfo, LockInputs};
+use vari_install::{LockFilesTarget, LockingTarget};
+use vari_lock::{InputsHash, LockInfo, LockInputs, LockTarget};
+use vari_select::Target;
 
 use crate::error::CliError;
+
+/// How a target is made from its profile (none: no hardware), Python version and platform
+/// (`crate::settings::lock_target`; passed in, so that reading inputs stays apart from the
+/// command line's settings).
+pub(crate) type ResolveTarget<'a> =
+    &'a dyn Fn(Option<&Path>, Option<&str>, Option<&str>) -> Result<Target, CliError>;
 
 /// At most this many nested `include-group`s (PEP 735) are followed.
 const MAX_GROUP_DEPTH: usize = 32;
@@ -79,6 +88,173 @@ pub(crate) fn read(
     Ok(requirements)
 }
 
+/// A machine class as given on the command line: its name, and its profile (none: the
+/// hardware is not described and every variant is kept).
+#[derive(Debug, Clone)]
+pub(crate) struct Class {
+    pub(crate) name: String,
+    pub(crate) profile: Option<PathBuf>,
+}
+
+/// The targets of a lock: every class with every Python version and every platform (each list
+/// standing for one unspecified value when empty: the Python here, this platform). A target is
+/// named after its class, with `-pyX.Y` when there are several versions and `-PLATFORM` when
+/// there are several platforms. Profiles are recorded relative to the lock's directory
+/// `lock_dir` ([`recorded_profile`]).
+pub(crate) fn targets(
+    classes: &[Class],
+    versions: &[String],
+    platforms: &[String],
+    lock_dir: &Path,
+    resolve: ResolveTarget<'_>,
+) -> Result<Vec<LockingTarget>, CliError> {
+    let any = [Class {
+        name: "any".to_owned(),
+        profile: None,
+    }];
+    let classes = match classes.is_empty() {
+        true => &any[..],
+        false => classes,
+    };
+    let versions: Vec<Option<&String>> = match versions.is_empty() {
+        true => vec![None],
+        false => versions.iter().map(Some).collect(),
+    };
+    let platforms: Vec<Option<&String>> = match platforms.is_empty() {
+        true => vec![None],
+        false => platforms.iter().map(Some).collect(),
+    };
+    let mut resolved: Vec<LockingTarget> = Vec::new();
+    for class in classes {
+        for version in &versions {
+            for platform in &platforms {
+                let mut name = class.name.clone();
+                if versions.len() > 1 {
+                    name.push_str(&format!("-py{}", version.map(String::as_str).unwrap_or("")));
+                }
+                if platforms.len() > 1 {
+                    name.push_str(&format!("-{}", platform.map(String::as_str).unwrap_or("")));
+                }
+                while resolved.iter().any(|t| t.lock.name == name) {
+                    name.push('_');
+                }
+                resolved.push(target(
+                    name,
+                    class.profile.as_deref(),
+                    version.cloned(),
+                    platform.cloned(),
+                    lock_dir,
+                    resolve,
+                )?);
+            }
+        }
+    }
+    Ok(resolved)
+}
+
+/// The targets a lock at `lock_path` records, each with its own profile (relative to the lock's
+/// directory), Python version and platform. A target whose profile was outside the lock's
+/// directory is recorded by its hash and name alone: one error naming it, as on a machine
+/// without that file.
+pub(crate) fn recorded_targets(
+    recorded: &[LockTarget],
+    lock_path: &Path,
+    resolve: ResolveTarget<'_>,
+) -> Result<Vec<LockingTarget>, CliError> {
+    let lock_dir = lock_dir(lock_path);
+    let mut resolved = Vec::new();
+    for t in recorded {
+        let profile = match (&t.profile, &t.profile_hash) {
+            (Some(profile), _) => Some(
+                vari_fs::safe_path::join_under(&lock_dir, profile).map_err(|e| {
+                    CliError::invalid(
+                        lock_path,
+                        Some(format!("tool.vari.targets.{}.profile", t.name)),
+                        format!("{e}; a lock names its profiles relative to its directory"),
+                    )
+                })?,
+            ),
+            (None, Some(hash)) => {
+                return Err(CliError::invalid(
+                    lock_path,
+                    Some(format!("tool.vari.targets.{}", t.name)),
+                    format!(
+                        "its profile was outside the lock's directory, so the lock records only \
+                         its hash ({hash}); give the targets again with --target PROFILE, or \
+                         keep the profiles beside the lock"
+                    ),
+                ))
+            }
+            (None, None) => None,
+        };
+        resolved.push(target(
+            t.name.clone(),
+            profile.as_deref(),
+            t.python_version.clone(),
+            t.python_platform.clone(),
+            &lock_dir,
+            resolve,
+        )?);
+    }
+    Ok(resolved)
+}
+
+/// The directory of the lock at `lock_path` (`.` for a bare file name).
+pub(crate) fn lock_dir(lock_path: &Path) -> PathBuf {
+    match lock_path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// One target: its name, its profile (none: no hardware), its Python version and platform.
+fn target(
+    name: String,
+    profile: Option<&Path>,
+    python_version: Option<String>,
+    python_platform: Option<String>,
+    lock_dir: &Path,
+    resolve: ResolveTarget<'_>,
+) -> Result<LockingTarget, CliError> {
+    let resolved = resolve(
+        profile,
+        python_version.as_deref(),
+        python_platform.as_deref(),
+    )?;
+    let profile_hash = profile.map(profile_hash).transpose()?;
+    Ok(LockingTarget {
+        lock: LockTarget {
+            name: name.clone(),
+            profile: profile.and_then(|p| recorded_profile(p, lock_dir)),
+            profile_hash,
+            python_version,
+            python_platform,
+        },
+        files: LockFilesTarget {
+            name,
+            target: resolved,
+            has_hardware: profile.is_some(),
+        },
+    })
+}
+
+/// How a lock in `lock_dir` records the profile at `profile`: its path relative to the lock's
+/// directory, `/`-separated, when it lies under it; else nothing (the lock keeps its hash and
+/// the target's name, never a path of this machine).
+pub(crate) fn recorded_profile(profile: &Path, lock_dir: &Path) -> Option<String> {
+    let file = std::fs::canonicalize(profile).ok()?;
+    let dir = std::fs::canonicalize(lock_dir).ok()?;
+    let relative: Vec<String> = file
+        .strip_prefix(&dir)
+        .ok()?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let relative = relative.join("/");
+    vari_fs::safe_path::check_relative(&relative).ok()?;
+    Some(relative)
+}
+
 /// The hash of a target profile's bytes, as a lock records it.
 pub(crate) fn profile_hash(path: &Path) -> Result<String, CliError> {
     let bytes = vari_fs::input::read_input(path, InputKind::Config)
@@ -118,16 +294,8 @@ pub(crate) fn inputs_hash(
     if let Some(requires_python) = &requirements.requires_python {
         hash.add("requires-python", requires_python.as_bytes());
     }
-    for target in targets {
-        let t = &target.lock;
-        let parts = [
-            Some(t.name.as_str()),
-            t.profile_hash.as_deref(),
-            t.python_version.as_deref(),
-            t.python_platform.as_deref(),
-        ];
-        let text: Vec<&str> = parts.iter().map(|p| p.unwrap_or("-")).collect();
-        hash.add("target", text.join("\n").as_bytes());
+    for text in target_texts(targets.iter().map(|t| &t.lock)) {
+        hash.add("target", text.as_bytes());
     }
     for index in &sources.indexes {
         hash.add("index", index.to_string().as_bytes());
@@ -138,6 +306,26 @@ pub(crate) fn inputs_hash(
     hash.add("strategy", format!("{:?}", sources.strategy).as_bytes());
     hash.add("pre", if pre { b"1" } else { b"0" });
     hash.finish()
+}
+
+/// What the inputs hash takes of each target (its name, profile hash, Python version and
+/// platform), sorted: the targets are a set, and the order of `--target`, `--python-version`
+/// and `--python-platform` flags decides nothing.
+fn target_texts<'a>(targets: impl Iterator<Item = &'a LockTarget>) -> Vec<String> {
+    let mut texts: Vec<String> = targets
+        .map(|t| {
+            let parts = [
+                Some(t.name.as_str()),
+                t.profile_hash.as_deref(),
+                t.python_version.as_deref(),
+                t.python_platform.as_deref(),
+            ];
+            let text: Vec<&str> = parts.iter().map(|p| p.unwrap_or("-")).collect();
+            text.join("\n")
+        })
+        .collect();
+    texts.sort();
+    texts
 }
 
 /// What `vari_lock::build_lock` builds the lock from: the requirements by scope, the targets'
@@ -340,6 +528,46 @@ fn normalized_name(name: &str, path: &Path, key: &str) -> Result<String, CliErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_order_of_targets_decides_nothing() {
+        let target = |name: &str, version: &str| LockTarget {
+            name: name.to_owned(),
+            profile: None,
+            profile_hash: Some("sha256:00".to_owned()),
+            python_version: Some(version.to_owned()),
+            python_platform: None,
+        };
+        let given = [
+            target("cpu-py3.11", "3.11"),
+            target("cpu-py3.12", "3.12"),
+            target("a100-py3.11", "3.11"),
+        ];
+        let reordered = [&given[2], &given[1], &given[0]];
+        assert_eq!(
+            target_texts(given.iter()),
+            target_texts(reordered.into_iter())
+        );
+        assert_ne!(target_texts(given.iter()), target_texts(given[..2].iter()));
+    }
+
+    #[test]
+    fn profiles_are_recorded_relative_to_the_lock_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(project.join("ci")).unwrap();
+        std::fs::write(project.join("ci/gpu.toml"), "").unwrap();
+        std::fs::write(dir.path().join("outside.toml"), "").unwrap();
+        assert_eq!(
+            recorded_profile(&project.join("ci/gpu.toml"), &project).as_deref(),
+            Some("ci/gpu.toml")
+        );
+        // Outside the lock's directory: no path of this machine (the hash stands for it).
+        assert_eq!(
+            recorded_profile(&dir.path().join("outside.toml"), &project),
+            None
+        );
+    }
 
     #[test]
     fn pyproject_scopes_and_included_groups() {

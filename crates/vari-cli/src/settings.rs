@@ -195,6 +195,24 @@ pub(crate) fn resolve_target(settings: &TargetSettings) -> Result<Target, CliErr
     Ok(target)
 }
 
+/// The target of a lock (`vari lock`, `vari mirror`): `profile` (none: no hardware, not the
+/// configured profile, so that such a target keeps every variant whatever this machine is
+/// configured with), with its Python version and platform.
+pub(crate) fn lock_target(
+    profile: Option<&std::path::Path>,
+    python_version: Option<&str>,
+    python_platform: Option<&str>,
+) -> Result<Target, CliError> {
+    let args = TargetArgs {
+        profile: profile.map(std::path::Path::to_path_buf),
+        sysroot: None,
+        python: None,
+        python_version: python_version.map(str::to_owned),
+        python_platform: python_platform.map(str::to_owned),
+    };
+    resolve_target(&configured_target_settings(&args, None)?)
+}
+
 /// The target of a machine class whose profile is `profile`: the command line's Python options
 /// (`args`) with that profile instead of any other — a directory read as a snapshot (as
 /// `--sysroot`), a file as a profile or facts file (as `--profile`).

@@ -122,7 +122,50 @@ pub async fn resolve_releases(
         }
         releases.extend(list_files(&client, &new, &files, request.selection, None).await?);
     }
+    local_paths(&mut releases, request.lock_dir)?;
     Ok(releases)
+}
+
+/// Files from a find-links directory come as `file:` URLs; a lock names them by a path
+/// relative to its own directory (PEP 751 `path`), which must lie under that directory, so
+/// that the lock can be moved with its files and never names a file elsewhere. The one rule
+/// for every lock made here (`vari lock`, `vari mirror`).
+fn local_paths(releases: &mut [LockedRelease], lock_dir: &Path) -> Result<(), LockingError> {
+    let parent = match lock_dir.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => lock_dir,
+    };
+    let dir = std::fs::canonicalize(parent).map_err(|source| LockingError::LockDir {
+        path: parent.to_owned(),
+        source,
+    })?;
+    let artifacts = releases
+        .iter_mut()
+        .flat_map(|r| r.wheels.iter_mut().chain(r.sdist.as_mut()));
+    for artifact in artifacts {
+        let Some(url) = artifact.url.as_deref().filter(|u| u.starts_with("file:")) else {
+            continue;
+        };
+        let outside = || LockingError::OutsideLock {
+            url: url.to_owned(),
+            dir: dir.clone(),
+        };
+        let file = url::Url::parse(url)
+            .ok()
+            .and_then(|u| u.to_file_path().ok())
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .ok_or_else(outside)?;
+        let relative = file.strip_prefix(&dir).map_err(|_| outside())?;
+        let relative: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let relative = relative.join("/");
+        vari_fs::safe_path::check_relative(&relative).map_err(|_| outside())?;
+        artifact.url = None;
+        artifact.path = Some(relative);
+    }
+    Ok(())
 }
 
 /// Per package, its versions and the targets that pinned each.
@@ -246,6 +289,51 @@ fn missing_variant_dependencies(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_files_are_named_by_paths_under_the_lock_s_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let house = dir.path().join("lockdir/wheels");
+        std::fs::create_dir_all(&house).unwrap();
+        let wheel = house.join("t-1.0-py3-none-any.whl");
+        std::fs::write(&wheel, b"x").unwrap();
+        let release = || LockedRelease {
+            name: "t".to_owned(),
+            version: "1.0".parse().unwrap(),
+            index: None,
+            wheels: vec![vari_lock::Artifact {
+                name: None,
+                url: Some(url::Url::from_file_path(&wheel).unwrap().to_string()),
+                path: None,
+                size: Some(1),
+                upload_time: None,
+                hashes: BTreeMap::new(),
+            }],
+            sdist: None,
+            variants_json: None,
+            requires_dist: Vec::new(),
+            requires_python: None,
+            targets: Vec::new(),
+        };
+        let mut releases = vec![release()];
+        local_paths(&mut releases, &dir.path().join("lockdir")).unwrap();
+        let artifact = &releases[0].wheels[0];
+        assert_eq!(
+            artifact.path.as_deref(),
+            Some("wheels/t-1.0-py3-none-any.whl")
+        );
+        assert_eq!(artifact.url, None);
+        // A lock beside the wheelhouse, not above it: refused, naming the file.
+        let mut releases = vec![release()];
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        let err = local_paths(&mut releases, &elsewhere).unwrap_err();
+        assert!(
+            matches!(err, LockingError::OutsideLock { .. })
+                && err.to_string().contains("t-1.0-py3-none-any.whl"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn without_uv_the_error_says_how_to_get_it_and_offers_no_installer_choice() {

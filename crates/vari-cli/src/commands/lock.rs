@@ -10,15 +10,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use vari_install::{LockFilesTarget, LockingRequest, LockingTarget};
-use vari_lock::{Lock, LockTarget, LockedRelease};
+use vari_install::{LockingRequest, LockingTarget};
+use vari_lock::{Lock, LockTarget};
 
-use crate::cli::{LockArgs, TargetArgs};
+use crate::cli::LockArgs;
 use crate::error::{error_line, CliError};
 use crate::output;
-use crate::settings::{
-    client_settings, configured_target_settings, load_config, resolve_target, server_runtime,
-};
+use crate::settings::{client_settings, load_config, lock_target, server_runtime};
 
 use crate::lock_inputs::{self as inputs, Requirements};
 
@@ -26,18 +24,33 @@ use crate::lock_inputs::{self as inputs, Requirements};
 pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     // Where the time goes, at debug level (`-v`): the phases, from the command's start.
     let clock = std::time::Instant::now();
+    let relock = Relock::of(args);
     let output_path = output_path(args);
-    let requirements = inputs::read(
-        &args.requirements,
-        &args.requirement_files,
-        args.project.as_deref(),
-    )?;
+    let existing = read_existing(&output_path)?;
+    let requirements = match (&relock, existing.as_ref()) {
+        (Some(Relock { project: None }), Some(lock)) => recorded_requirements(lock, &output_path)?,
+        (Some(Relock { project }), _) => inputs::read(&[], &[], project.as_deref())?,
+        (None, _) => inputs::read(
+            &args.requirements,
+            &args.requirement_files,
+            args.project.as_deref(),
+        )?,
+    };
     let config = load_config()?;
-    let sources = client_settings(&args.index, &config)?;
-    let targets = targets(args)?;
+    let mut sources = client_settings(&args.index, &config)?;
+    let recorded = relock
+        .as_ref()
+        .and(existing.as_ref())
+        .and_then(|lock| lock.vari.as_ref());
+    if let Some(info) = recorded {
+        recorded_indexes(&mut sources, info, args, &output_path)?;
+    }
+    let targets = match recorded.filter(|i| !i.targets.is_empty() && no_target_flags(args)) {
+        Some(info) => inputs::recorded_targets(&info.targets, &output_path, &lock_target)?,
+        None => targets(args, &output_path)?,
+    };
     tracing::debug!("targets resolved after {:.1?}", clock.elapsed());
     let hash = inputs::inputs_hash(&requirements, &targets, &sources, args.index.pre);
-    let existing = read_existing(&output_path)?;
     if args.check {
         return Ok(check(
             &output_path,
@@ -52,6 +65,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     let selection = config.selection(vari_core::ordering::SelectionOptions::default());
     let preferences = preferences(existing.as_ref(), args);
     let runtime = server_runtime()?;
+    let lock_dir = inputs::lock_dir(&output_path);
     let request = LockingRequest {
         uv: &uv,
         sources: &sources,
@@ -60,12 +74,12 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
         requirements: &requirements.all(),
         targets: &targets,
         preferences: &preferences,
+        lock_dir: &lock_dir,
     };
-    let mut releases = runtime
+    let releases = runtime
         .block_on(vari_install::resolve_releases(&request))
         .map_err(|e| CliError::Other(e.to_string()))?;
     tracing::debug!("releases listed after {:.1?}", clock.elapsed());
-    local_paths(&mut releases, &output_path)?;
     let lock_inputs = inputs::lock_inputs(&requirements, &targets, &sources, hash);
     let lock = vari_lock::build_lock(&lock_inputs, releases)
         .map_err(|e| CliError::Other(e.to_string()))?;
@@ -77,6 +91,88 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `vari lock` (or `vari lock --check`) without requirements, `-r` or `--project`: the lock is
+/// made again from what its directory and the existing lock say. The project is the current
+/// directory when it has a `pyproject.toml` (its requirements then come from there), else the
+/// existing lock's recorded requirements are locked again; the lock's recorded targets and
+/// indexes stand unless the command line gives its own.
+struct Relock {
+    project: Option<PathBuf>,
+}
+
+impl Relock {
+    fn of(args: &LockArgs) -> Option<Self> {
+        let given = !args.requirements.is_empty()
+            || !args.requirement_files.is_empty()
+            || args.project.is_some();
+        if given {
+            return None;
+        }
+        let project = Path::new("pyproject.toml")
+            .is_file()
+            .then(|| PathBuf::from("."));
+        Some(Self { project })
+    }
+}
+
+/// Whether the command line names no target, Python version or platform.
+fn no_target_flags(args: &LockArgs) -> bool {
+    args.targets.is_empty() && args.python_versions.is_empty() && args.python_platforms.is_empty()
+}
+
+/// The requirements the existing lock records (`[tool.vari] requirements`), checked.
+fn recorded_requirements(lock: &Lock, path: &Path) -> Result<Requirements, CliError> {
+    let recorded = lock
+        .vari
+        .as_ref()
+        .map(|i| i.requirements.clone())
+        .unwrap_or_default();
+    if recorded.is_empty() {
+        return Err(CliError::invalid(
+            path,
+            Some("tool.vari.requirements".into()),
+            "records no requirements to lock again: give requirements, -r FILE or --project DIR",
+        ));
+    }
+    for (i, requirement) in recorded.iter().enumerate() {
+        vari_select::Request::parse(requirement).map_err(|e| {
+            CliError::invalid(
+                path,
+                Some(format!("tool.vari.requirements[{i}]")),
+                e.to_string(),
+            )
+        })?;
+    }
+    Ok(Requirements {
+        base: recorded,
+        ..Requirements::default()
+    })
+}
+
+/// The indexes the existing lock records, in its order, unless the command line names its own.
+fn recorded_indexes(
+    sources: &mut vari_client::ClientSettings,
+    info: &vari_lock::LockInfo,
+    args: &LockArgs,
+    path: &Path,
+) -> Result<(), CliError> {
+    let given = !args.index.index_url.is_empty() || !args.index.extra_index_url.is_empty();
+    if given || info.indexes.is_empty() {
+        return Ok(());
+    }
+    sources.indexes = info
+        .indexes
+        .iter()
+        .enumerate()
+        .map(|(i, url)| {
+            vari_client::IndexUrl::parse(url).map_err(|e| {
+                CliError::invalid(path, Some(format!("tool.vari.indexes[{i}]")), e.to_string())
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(())
+}
+
 /// `-o`, else `pylock.toml` in the project directory, else here.
 fn output_path(args: &LockArgs) -> PathBuf {
     match (&args.output, &args.project) {
@@ -86,68 +182,27 @@ fn output_path(args: &LockArgs) -> PathBuf {
     }
 }
 
-/// The targets: every profile with every Python version and platform (each list standing for
-/// one unspecified value when empty).
-fn targets(args: &LockArgs) -> Result<Vec<LockingTarget>, CliError> {
-    let profiles: Vec<Option<&PathBuf>> = match args.targets.is_empty() {
-        true => vec![None],
-        false => args.targets.iter().map(Some).collect(),
-    };
-    let versions: Vec<Option<&String>> = match args.python_versions.is_empty() {
-        true => vec![None],
-        false => args.python_versions.iter().map(Some).collect(),
-    };
-    let platforms: Vec<Option<&String>> = match args.python_platforms.is_empty() {
-        true => vec![None],
-        false => args.python_platforms.iter().map(Some).collect(),
-    };
-    let mut resolved: Vec<LockingTarget> = Vec::new();
-    for profile in &profiles {
-        for version in &versions {
-            for platform in &platforms {
-                let mut name = profile
-                    .and_then(|p| p.file_stem())
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| "any".to_owned());
-                if versions.len() > 1 {
-                    name.push_str(&format!("-py{}", version.map(String::as_str).unwrap_or("")));
-                }
-                if platforms.len() > 1 {
-                    name.push_str(&format!("-{}", platform.map(String::as_str).unwrap_or("")));
-                }
-                while resolved.iter().any(|t| t.lock.name == name) {
-                    name.push('_');
-                }
-                let target_args = TargetArgs {
-                    profile: profile.cloned(),
-                    sysroot: None,
-                    python: None,
-                    python_version: version.cloned(),
-                    python_platform: platform.cloned(),
-                };
-                // Not the configured profile: a lock without --target lists every variant,
-                // whatever profile this machine is configured with.
-                let settings = configured_target_settings(&target_args, None)?;
-                let target = resolve_target(&settings)?;
-                let profile_hash = profile.map(|p| inputs::profile_hash(p)).transpose()?;
-                resolved.push(LockingTarget {
-                    lock: LockTarget {
-                        name: name.clone(),
-                        profile: profile.map(|p| p.display().to_string()),
-                        profile_hash,
-                        python_version: version.cloned(),
-                        python_platform: platform.cloned(),
-                    },
-                    files: LockFilesTarget {
-                        name,
-                        target,
-                        has_hardware: profile.is_some(),
-                    },
-                });
-            }
-        }
-    }
-    Ok(resolved)
+/// The targets of the command line: every profile (named after its file) with every Python
+/// version and platform.
+fn targets(args: &LockArgs, lock_path: &Path) -> Result<Vec<LockingTarget>, CliError> {
+    let classes: Vec<inputs::Class> = args
+        .targets
+        .iter()
+        .map(|profile| inputs::Class {
+            name: profile
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "any".to_owned()),
+            profile: Some(profile.clone()),
+        })
+        .collect();
+    inputs::targets(
+        &classes,
+        &args.python_versions,
+        &args.python_platforms,
+        &inputs::lock_dir(lock_path),
+        &lock_target,
+    )
 }
 
 /// The lock at `path`, when there is one: read bounded and checked.
@@ -182,7 +237,10 @@ fn check(
         let _ = output::print(&format!("{} is up to date\n", path.display()));
         return ExitCode::SUCCESS;
     }
-    let current: Vec<LockTarget> = targets.iter().map(|t| t.lock.clone()).collect();
+    let mut current: Vec<LockTarget> = targets.iter().map(|t| t.lock.clone()).collect();
+    let mut locked = info.targets.clone();
+    current.sort_by(|a, b| a.name.cmp(&b.name));
+    locked.sort_by(|a, b| a.name.cmp(&b.name));
     let what = if info.inputs_hash.is_none() {
         "it records no inputs hash (not written by vari lock)".to_owned()
     } else if info.requirements != requirements.base {
@@ -191,7 +249,7 @@ fn check(
             info.requirements.join(", "),
             requirements.base.join(", ")
         )
-    } else if info.targets != current {
+    } else if locked != current {
         "the targets changed (their profiles, Python versions or platforms)".to_owned()
     } else {
         "its inputs changed (extras, dependency groups, requires-python or index options)"
@@ -220,47 +278,6 @@ fn preferences(existing: Option<&Lock>, args: &LockArgs) -> BTreeMap<String, Str
         .filter(|p| !upgraded.contains(&p.name))
         .filter_map(|p| Some((p.name.clone(), p.version.as_ref()?.to_string())))
         .collect()
-}
-
-/// Files from a find-links directory come as `file:` URLs; a lock names them by a path
-/// relative to its own directory (PEP 751 `path`), which must lie under that directory, so
-/// that the lock can be moved with its files and never names a file elsewhere.
-fn local_paths(releases: &mut [LockedRelease], lock_path: &Path) -> Result<(), CliError> {
-    let parent = match lock_path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    let dir = std::fs::canonicalize(&parent).map_err(|e| CliError::io(&parent, e))?;
-    let artifacts = releases
-        .iter_mut()
-        .flat_map(|r| r.wheels.iter_mut().chain(r.sdist.as_mut()));
-    for artifact in artifacts {
-        let Some(url) = artifact.url.as_deref().filter(|u| u.starts_with("file:")) else {
-            continue;
-        };
-        let outside = || {
-            CliError::Other(format!(
-                "{url}: a local file outside the lock's directory {}; a lock names local files \
-                 by a path under its own directory",
-                dir.display()
-            ))
-        };
-        let file = url::Url::parse(url)
-            .ok()
-            .and_then(|u| u.to_file_path().ok())
-            .and_then(|p| std::fs::canonicalize(p).ok())
-            .ok_or_else(outside)?;
-        let relative = file.strip_prefix(&dir).map_err(|_| outside())?;
-        let relative: Vec<String> = relative
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        let relative = relative.join("/");
-        vari_fs::safe_path::check_relative(&relative).map_err(|_| outside())?;
-        artifact.url = None;
-        artifact.path = Some(relative);
-    }
-    Ok(())
 }
 
 /// One line per package (its version and the wheels kept: labels, or the plain wheel), then

@@ -4,9 +4,11 @@
 //! have got from the upstream.
 //!
 //! The lock is read (`--lock`), or resolved from requirements for the targets exactly as
-//! `vari lock` resolves them (`vari_install::resolve_releases`, inputs read by
-//! `crate::lock_inputs`) and built in memory; either way the same planner picks each class's
-//! files. A resolution that fails stops the run before anything is downloaded or written.
+//! `vari lock` resolves them (`vari_install::resolve_releases`, inputs and targets read by
+//! `crate::lock_inputs`) and built in memory; either way the same planner picks each target's
+//! files, each target with its own Python version and platform (every class with every
+//! `--python-version` and `--python-platform`, or the lock's targets as it records them), so
+//! that one run serves every class of a fleet. A resolution that fails stops the run before anything is downloaded or written.
 //! Requirements need `--target`: without classes a mirror would hold every variant, which is
 //! what a fleet mirror exists to avoid. A resolved lock lists only the variants the targets can
 //! use, so the saved line then compares against every variant the index has of the resolved
@@ -20,19 +22,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use vari_client::{ClientSettings, FileKind};
 use vari_core::ordering::SelectionOptions;
-use vari_install::{LockFilesTarget, LockingRequest, LockingTarget};
-use vari_lock::{Lock, LockTarget, PlanRequest};
+use vari_install::{LockingRequest, LockingTarget};
+use vari_lock::{Lock, PlanRequest};
 use vari_publish::mirror::{MirrorError, MirrorOptions, MirrorPlan, MirrorProgress, TargetFiles};
 use vari_publish::Destination;
 use vari_select::Target;
 
-use crate::cli::{MirrorArgs, TargetArgs};
+use crate::cli::MirrorArgs;
 use crate::error::{error_line, CliError};
 use crate::lock_inputs;
 use crate::output;
 use crate::settings::{
-    client_settings, configured_target_settings, load_config, resolve_target, selection_options,
-    server_runtime,
+    client_settings, load_config, lock_target, selection_options, server_runtime,
 };
 
 /// Mirrors the lock (read, or resolved from the requirements) for the targets into the
@@ -44,10 +45,11 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     // The destination first: a bad `-o` fails before anything is resolved or downloaded.
     let (destination, store) = publish_destination(args)?;
     let input = match &args.lock {
-        Some(path) => read_input(path, args, &config)?,
-        None => resolve_input(args, &config, &sources, &selection)?,
+        Some(path) => read_input(path, args)?,
+        None => resolve_input(args, &sources, &selection)?,
     };
     let lock = &input.lock;
+    let lock_dir = lock_dir_url(&input.lock_dir)?;
     let mut targets = Vec::new();
     for (name, target) in &input.targets {
         // Everything the lock can install on this target: every extra and group it offers,
@@ -59,7 +61,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
                 options: &selection,
                 extras: &lock.extras,
                 groups: Some(&lock.dependency_groups),
-                lock_dir: &input.lock_dir,
+                lock_dir: &lock_dir,
             },
         )
         .map_err(|e| CliError::Other(format!("{}: target `{name}`: {e}", input.origin)))?;
@@ -76,11 +78,19 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             files,
         });
     }
-    let mut plan = MirrorPlan::new(lock, &targets)
+    let mut plan = MirrorPlan::new(lock, Some(&input.lock_dir), &targets)
         .map_err(|e| CliError::Other(format!("{}: {e}", input.origin)))?;
     if let Some((every, without_size)) = input.every_variant {
         plan.every_variant = every;
         plan.without_size = without_size;
+    }
+    let mut sources = sources;
+    if plan.files.iter().any(|f| f.url.scheme() == "file") {
+        // Files the lock names by `path` are read from under its directory: a local source
+        // the lock names.
+        sources
+            .find_links
+            .push(vari_client::FindLinks::Directory(input.lock_dir.clone()));
     }
     let client = vari_client::IndexClient::new(sources)
         .map(std::sync::Arc::new)
@@ -144,14 +154,15 @@ fn read_lock(path: &Path) -> Result<Lock, CliError> {
     vari_lock::read_lock(&text).map_err(|e| CliError::invalid(path, Some(e.path), e.message))
 }
 
-/// The lock's directory as a `file:` URL ending in `/` (its `path` entries are relative to it).
-fn lock_dir_url(lock: &Path) -> Result<url::Url, CliError> {
-    let dir = std::path::absolute(lock)
-        .map_err(|e| CliError::io(lock, e))?
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    url::Url::from_directory_path(&dir)
+/// The absolute directory of the lock at `lock` (its `path` entries are relative to it).
+fn absolute_lock_dir(lock: &Path) -> Result<PathBuf, CliError> {
+    let dir = lock_inputs::lock_dir(lock);
+    std::path::absolute(&dir).map_err(|e| CliError::io(&dir, e))
+}
+
+/// A directory as a `file:` URL ending in `/`.
+fn lock_dir_url(dir: &Path) -> Result<url::Url, CliError> {
+    url::Url::from_directory_path(dir)
         .map_err(|()| CliError::Other(format!("{}: not a usable directory", dir.display())))
 }
 
@@ -160,8 +171,8 @@ struct MirrorInput {
     lock: Lock,
     /// The lock file's path, or what the lock was resolved from.
     origin: String,
-    /// The lock's directory as a `file:` URL (its `path` entries are relative to it).
-    lock_dir: url::Url,
+    /// The lock's absolute directory (its `path` entries are relative to it).
+    lock_dir: PathBuf,
     /// Each target's name and what it is.
     targets: Vec<(String, Target)>,
     /// The resolved lock as `--lock-output` writes it, once the mirror is complete.
@@ -171,39 +182,54 @@ struct MirrorInput {
     every_variant: Option<EveryVariant>,
 }
 
-/// `--lock`: the lock read, for the `--target`s given, else the lock's own targets (profiles
-/// relative to the lock).
-fn read_input(
-    path: &Path,
-    args: &MirrorArgs,
-    config: &vari_config::Config,
-) -> Result<MirrorInput, CliError> {
+/// `--lock`: the lock read, for the `--target`s given (each with every `--python-version` and
+/// `--python-platform`), else the lock's own targets, each with the profile (relative to the
+/// lock), Python version and platform it records.
+fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
     let lock = read_lock(path)?;
-    let lock_dir = lock_dir_url(path)?;
-    let mut named = given_targets(args)?;
-    if named.is_empty() {
-        let base = path.parent().unwrap_or(Path::new("."));
-        for target in lock.vari.iter().flat_map(|info| &info.targets) {
-            if let Some(profile) = &target.profile {
-                named.push((target.name.clone(), base.join(profile)));
+    let lock_dir = absolute_lock_dir(path)?;
+    let classes = given_classes(args)?;
+    let targets = match classes.is_empty() {
+        false => lock_inputs::targets(
+            &classes,
+            &args.python_versions,
+            &args.python_platforms,
+            &lock_dir,
+            &lock_target,
+        )?,
+        true => {
+            if !args.python_versions.is_empty() || !args.python_platforms.is_empty() {
+                return Err(CliError::Other(format!(
+                    "{}: --python-version and --python-platform need --target: without it \
+                     the lock's own targets are mirrored, each with its own Python and platform",
+                    path.display()
+                )));
             }
+            // Targets that describe no hardware would mirror every variant.
+            let recorded: Vec<vari_lock::LockTarget> = lock
+                .vari
+                .iter()
+                .flat_map(|info| &info.targets)
+                .filter(|t| t.profile.is_some() || t.profile_hash.is_some())
+                .cloned()
+                .collect();
+            lock_inputs::recorded_targets(&recorded, path, &lock_target)?
         }
-    }
-    if named.is_empty() {
+    };
+    if targets.is_empty() {
         return Err(CliError::Other(format!(
             "{}: the lock names no target profile; give at least one --target PROFILE",
             path.display()
         )));
     }
-    let mut targets = Vec::new();
-    for (name, profile) in named {
-        targets.push((name, class_target(&profile, args, config)?));
-    }
     Ok(MirrorInput {
         lock,
         origin: path.display().to_string(),
         lock_dir,
-        targets,
+        targets: targets
+            .into_iter()
+            .map(|t| (t.lock.name, t.files.target))
+            .collect(),
         lock_text: None,
         every_variant: None,
     })
@@ -214,7 +240,6 @@ fn read_input(
 /// `vari lock` would write for the same inputs, built in memory.
 fn resolve_input(
     args: &MirrorArgs,
-    config: &vari_config::Config,
     sources: &ClientSettings,
     selection: &SelectionOptions,
 ) -> Result<MirrorInput, CliError> {
@@ -225,8 +250,8 @@ fn resolve_input(
     )?;
     // Without targets a mirror would hold every variant of every release: what a fleet mirror
     // exists to avoid, so the classes must be named.
-    let named = given_targets(args)?;
-    if named.is_empty() {
+    let classes = given_classes(args)?;
+    if classes.is_empty() {
         return Err(CliError::Other(
             "mirroring requirements needs the machine classes to mirror for: give at least one \
              --target [NAME=]PROFILE"
@@ -238,23 +263,22 @@ fn resolve_input(
     }
     let uv = vari_install::find_uv(std::env::var_os("PATH").as_deref())
         .map_err(|e| CliError::Other(e.to_string()))?;
-    let mut targets: Vec<LockingTarget> = Vec::new();
-    for (name, profile) in &named {
-        targets.push(LockingTarget {
-            lock: LockTarget {
-                name: name.clone(),
-                profile: Some(profile.display().to_string()),
-                profile_hash: Some(lock_inputs::profile_hash(profile)?),
-                python_version: args.python_version.clone(),
-                python_platform: args.python_platform.clone(),
-            },
-            files: LockFilesTarget {
-                name: name.clone(),
-                target: class_target(profile, args, config)?,
-                has_hardware: true,
-            },
-        });
-    }
+    // The lock's directory: the written lock's; a lock kept in memory only names the local
+    // files it lists relative to the root, so that a wheelhouse anywhere can be mirrored.
+    let lock_dir = match &args.lock_output {
+        Some(path) => absolute_lock_dir(path)?,
+        None => {
+            let here = std::env::current_dir().map_err(|e| CliError::io(".", e))?;
+            here.ancestors().last().unwrap_or(&here).to_path_buf()
+        }
+    };
+    let targets = lock_inputs::targets(
+        &classes,
+        &args.python_versions,
+        &args.python_platforms,
+        &lock_dir,
+        &lock_target,
+    )?;
     let hash = lock_inputs::inputs_hash(&requirements, &targets, sources, args.index.pre);
     let request = LockingRequest {
         uv: &uv,
@@ -264,6 +288,7 @@ fn resolve_input(
         requirements: &requirements.all(),
         targets: &targets,
         preferences: &Default::default(),
+        lock_dir: &lock_dir,
     };
     let runtime = server_runtime()?;
     let releases = runtime
@@ -279,12 +304,10 @@ fn resolve_input(
         Some(_) => Some(vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?),
         None => None,
     };
-    let here = std::env::current_dir().map_err(|e| CliError::io(".", e))?;
     Ok(MirrorInput {
         lock,
         origin: "the lock resolved from the requirements".to_owned(),
-        lock_dir: url::Url::from_directory_path(&here)
-            .map_err(|()| CliError::Other(format!("{}: not a usable directory", here.display())))?,
+        lock_dir,
         targets: targets
             .into_iter()
             .map(|t| (t.lock.name, t.files.target))
@@ -369,26 +392,10 @@ fn check_lock_output(path: &Path) -> Result<(), CliError> {
     }
 }
 
-/// The target of a class whose profile is `profile`, with the Python options given.
-fn class_target(
-    profile: &Path,
-    args: &MirrorArgs,
-    config: &vari_config::Config,
-) -> Result<Target, CliError> {
-    let target_args = TargetArgs {
-        profile: Some(profile.to_path_buf()),
-        sysroot: None,
-        python: None,
-        python_version: args.python_version.clone(),
-        python_platform: args.python_platform.clone(),
-    };
-    resolve_target(&configured_target_settings(&target_args, Some(config))?)
-}
-
-/// `(name, profile)` of each `--target [NAME=]PROFILE` (the name defaults to the profile's
-/// file stem); two targets may not share a name.
-fn given_targets(args: &MirrorArgs) -> Result<Vec<(String, PathBuf)>, CliError> {
-    let mut targets: Vec<(String, PathBuf)> = Vec::new();
+/// The class of each `--target [NAME=]PROFILE` (the name defaults to the profile's file
+/// stem); two classes may not share a name.
+fn given_classes(args: &MirrorArgs) -> Result<Vec<lock_inputs::Class>, CliError> {
+    let mut classes: Vec<lock_inputs::Class> = Vec::new();
     for given in &args.targets {
         let (name, profile) = match given.split_once('=') {
             Some((name, profile)) if !name.is_empty() && !name.contains('/') => {
@@ -403,15 +410,18 @@ fn given_targets(args: &MirrorArgs) -> Result<Vec<(String, PathBuf)>, CliError> 
                 (stem, path)
             }
         };
-        if targets.iter().any(|(other, _)| *other == name) {
+        if classes.iter().any(|other| other.name == name) {
             return Err(CliError::Other(format!(
                 "--target {given}: another target is already named `{name}`; name them \
                  NAME=PROFILE"
             )));
         }
-        targets.push((name, profile));
+        classes.push(lock_inputs::Class {
+            name,
+            profile: Some(profile),
+        });
     }
-    Ok(targets)
+    Ok(classes)
 }
 
 /// One progress bar on stderr for all the downloads (bytes, rate, files done), drawn only on a

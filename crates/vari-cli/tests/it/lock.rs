@@ -688,3 +688,153 @@ fn a_package_only_one_python_needs_is_marked_for_it() {
         );
     }
 }
+
+/// A project directory locked once with its targets, then locked again and checked with no
+/// arguments at all: the requirements from `pyproject.toml`, the targets (profiles relative to
+/// the lock, each Python) and the index from the lock. The order of `--target` and
+/// `--python-version` flags changes nothing; a profile outside the project is recorded by its
+/// hash and name only, and locking again without it is one error naming the target.
+#[test]
+fn a_project_directory_is_locked_again_and_checked_with_no_arguments() {
+    let fleet = Fleet::new();
+    let project = fleet.path("project");
+    std::fs::create_dir_all(project.join("ci")).unwrap();
+    std::fs::write(
+        project.join("pyproject.toml"),
+        "[project]\nname = \"service\"\nversion = \"0.1\"\ndependencies = [\"reqlike\"]\n",
+    )
+    .unwrap();
+    for class in ["cpu", "a100"] {
+        std::fs::copy(
+            fleet.profile(class),
+            project.join(format!("ci/{class}.toml")),
+        )
+        .unwrap();
+    }
+    // In the project, as a user types it: no --project, relative profiles.
+    let in_project = |args: &[&str]| {
+        let mut command = vari();
+        command
+            .current_dir(&project)
+            .env("PATH", path_with_uv())
+            .env("UV_CACHE_DIR", fleet.path("uv-cache"))
+            .arg("lock")
+            .args(args);
+        run(&mut command)
+    };
+    let index = fleet.server.index_url();
+    let first = [
+        "--index-url",
+        &index,
+        "--target",
+        "ci/cpu.toml",
+        "--target",
+        "ci/a100.toml",
+        "--python-version",
+        "3.11",
+        "--python-version",
+        "3.12",
+    ];
+    in_project(&first).expect_code(0);
+    let path = project.join("pylock.toml");
+    let lock = read_lock(&path);
+    let info = lock.vari.as_ref().unwrap();
+    let recorded: Vec<(&str, Option<&str>)> = info
+        .targets
+        .iter()
+        .map(|t| (t.name.as_str(), t.profile.as_deref()))
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            ("cpu-py3.11", Some("ci/cpu.toml")),
+            ("cpu-py3.12", Some("ci/cpu.toml")),
+            ("a100-py3.11", Some("ci/a100.toml")),
+            ("a100-py3.12", Some("ci/a100.toml")),
+        ]
+    );
+    assert_eq!(info.indexes, std::slice::from_ref(&index));
+    locked_version(&path, "reqlike");
+
+    // The same inputs in another order: up to date.
+    let reordered = [
+        "--index-url",
+        &index,
+        "--target",
+        "ci/a100.toml",
+        "--target",
+        "ci/cpu.toml",
+        "--python-version",
+        "3.12",
+        "--python-version",
+        "3.11",
+        "--check",
+    ];
+    let check = in_project(&reordered);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    // No arguments: everything from the project and its lock.
+    let check = in_project(&["--check"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert_eq!(check.stdout, "pylock.toml is up to date\n");
+
+    // A new dependency: out of date; `vari lock` alone locks it for the same targets.
+    std::fs::write(
+        project.join("pyproject.toml"),
+        "[project]\nname = \"service\"\nversion = \"0.1\"\n\
+         dependencies = [\"reqlike\", \"numlike\"]\n",
+    )
+    .unwrap();
+    let check = in_project(&["--check"]);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(
+        check.stderr.contains("the requirements changed"),
+        "{}",
+        check.stderr
+    );
+    let relocked = in_project(&[]).expect_code(0);
+    assert!(
+        relocked.stdout.ends_with(
+            "locked 3 packages for 4 targets (cpu-py3.11, cpu-py3.12, a100-py3.11, \
+             a100-py3.12) in pylock.toml\n"
+        ),
+        "{}",
+        relocked.stdout
+    );
+    assert_eq!(read_lock(&path).vari.unwrap().targets, info.targets);
+    locked_version(&path, "numlike");
+    in_project(&["--check"]).expect_code(0);
+
+    // A profile outside the project: the lock keeps its hash, not this machine's path.
+    let outside = fleet.profile("cuda13").to_str().unwrap().to_owned();
+    in_project(&[
+        "--index-url",
+        &index,
+        "-o",
+        "gpu.toml",
+        "--target",
+        &outside,
+    ])
+    .expect_code(0);
+    let gpu = read_lock(&project.join("gpu.toml"));
+    let target = &gpu.vari.as_ref().unwrap().targets[0];
+    assert_eq!(
+        (target.name.as_str(), target.profile.as_deref()),
+        ("cuda13", None)
+    );
+    assert!(target
+        .profile_hash
+        .as_deref()
+        .unwrap()
+        .starts_with("sha256:"));
+    assert!(!std::fs::read_to_string(project.join("gpu.toml"))
+        .unwrap()
+        .contains(&*fleet.dir.path().to_string_lossy()));
+    in_project(&["-o", "gpu.toml", "--check"]).expect_one_error(&[
+        "gpu.toml",
+        "cuda13",
+        "outside the lock's directory",
+        "--target",
+    ]);
+    // Given again, it is the same target.
+    in_project(&["-o", "gpu.toml", "--target", &outside, "--check"]).expect_code(0);
+}

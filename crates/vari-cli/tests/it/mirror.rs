@@ -860,3 +860,172 @@ pub(super) fn assert_plain_install(installer: Installer, index: &str) {
     ]);
     assert_eq!(installed.label("vari_demo-1.0.0.dist-info"), None);
 }
+
+/// A class whose profile names no platform (its Python and platform come from the flags).
+const NODE_PROFILE: &str = "schema = \"vari-facts/1\"\n";
+
+/// `taglike`'s stand-in wheels, one per tag: CPython 3.11 and 3.12 on x86_64 and aarch64,
+/// and one for 3.13 no target needs; `purelike`, which every target needs.
+const TAGGED: [&str; 5] = [
+    "taglike-1.0-cp311-cp311-manylinux_2_28_aarch64.whl",
+    "taglike-1.0-cp311-cp311-manylinux_2_28_x86_64.whl",
+    "taglike-1.0-cp312-cp312-manylinux_2_28_aarch64.whl",
+    "taglike-1.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+    "taglike-1.0-cp313-cp313-manylinux_2_28_x86_64.whl",
+];
+
+/// Two Pythons by two platforms in one run: the mirror holds exactly the files each of the
+/// four targets needs (not the 3.13 wheel), from requirements and again from the lock they
+/// were written to (each of its targets with its own Python and platform), and the saved line
+/// counts none of them as saved.
+#[test]
+fn two_pythons_by_two_platforms_are_mirrored_in_one_run() {
+    use vari_test_support::wheels::TestWheel;
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = dir.path().join("upstream");
+    std::fs::create_dir(&upstream).unwrap();
+    for name in TAGGED {
+        TestWheel::new(name)
+            .requires(&["purelike"])
+            .write(&upstream);
+    }
+    TestWheel::new("purelike-1.0-py3-none-any.whl").write(&upstream);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime.block_on(TestIndex::start(&upstream));
+    let profile = dir.path().join("node.toml");
+    std::fs::write(&profile, NODE_PROFILE).unwrap();
+    let matrix = [
+        "--python-version",
+        "3.12",
+        "--python-version",
+        "3.11",
+        "--python-platform",
+        "x86_64-manylinux_2_28",
+        "--python-platform",
+        "aarch64-manylinux_2_28",
+    ];
+    let site = dir.path().join("site");
+    let mirrored = run(vari()
+        .current_dir(dir.path())
+        .env("PATH", path_with_uv())
+        .env("UV_CACHE_DIR", dir.path().join("uv-cache"))
+        .args(["mirror", "taglike", "--index-url", &server.index_url()])
+        .args(["--target", "node=node.toml"])
+        .args(matrix)
+        .args(["--lock-output", "fleet.toml", "-o"])
+        .arg(&site))
+    .expect_code(0);
+    let mut needed: BTreeSet<String> = TAGGED[..4].iter().map(|n| (*n).to_owned()).collect();
+    needed.insert("purelike-1.0-py3-none-any.whl".to_owned());
+    assert_eq!(published(&site), needed);
+    assert!(
+        mirrored.stdout.starts_with("mirrored 5 files (")
+            && mirrored.stdout.contains(" for 4 targets;"),
+        "{}",
+        mirrored.stdout
+    );
+    // Every file the targets' Pythons and platforms can install is one a target needs: nothing
+    // is counted as saved (the 3.13 wheel is no target's, so not counted at all).
+    assert!(
+        mirrored.stdout.contains("would be 5 files (")
+            && mirrored.stdout.contains(": saved 0 files, 0 B (0 %)"),
+        "{}",
+        mirrored.stdout
+    );
+    let lock =
+        vari_lock::read_lock(&std::fs::read_to_string(dir.path().join("fleet.toml")).unwrap())
+            .unwrap();
+    let targets = &lock.vari.as_ref().unwrap().targets;
+    assert_eq!(targets.len(), 4);
+    assert!(targets
+        .iter()
+        .all(|t| t.profile.as_deref() == Some("node.toml")));
+
+    // The lock, mirrored for its own targets: the same files, none counted as saved.
+    let from_lock = dir.path().join("from-lock");
+    let again = run(vari()
+        .current_dir(dir.path())
+        .args(["mirror", "--lock", "fleet.toml", "-o"])
+        .arg(&from_lock))
+    .expect_code(0);
+    assert_eq!(published(&from_lock), needed);
+    assert!(
+        again.stdout.contains(" for 4 targets;") && again.stdout.contains(": saved 0 files, "),
+        "{}",
+        again.stdout
+    );
+    // Python flags without classes would say nothing about whose they are.
+    run(vari()
+        .current_dir(dir.path())
+        .args(["mirror", "--lock", "fleet.toml", "--python-version", "3.11"])
+        .arg("-o")
+        .arg(dir.path().join("unused")))
+    .expect_one_error(&["need --target"]);
+}
+
+/// A local wheelhouse named on the command line is a source like any other: mirrored from
+/// requirements (run from elsewhere), and from a lock naming its files by `path`; pip and uv
+/// then install from the mirror alone.
+#[test]
+fn a_local_wheelhouse_is_mirrored_and_installed_from_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    let wheelhouse = fleet::upstream(&dir.path().join("wheelhouse"));
+    let profiles = fleet::write_profiles(&dir.path().join("profiles"));
+    let cpu = profiles.iter().find(|(n, _)| n == "cpu").unwrap().1.clone();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let site = dir.path().join("site");
+    run(vari()
+        .current_dir(&elsewhere)
+        .env("PATH", path_with_uv())
+        .env("UV_CACHE_DIR", dir.path().join("uv-cache"))
+        .env("VARI_PYTHON", python())
+        .args(["mirror", "app-like", "--find-links"])
+        .arg(&wheelhouse)
+        .arg("--target")
+        .arg(format!("cpu={}", cpu.display()))
+        .arg("-o")
+        .arg(&site))
+    .expect_code(0);
+    assert_eq!(published(&site), set(&CPU_FILES));
+    validate(&site);
+
+    // A lock of the wheelhouse names its files by path; mirrored, they are read from there.
+    run(vari()
+        .current_dir(dir.path())
+        .env("PATH", path_with_uv())
+        .env("UV_CACHE_DIR", dir.path().join("uv-cache"))
+        .env("VARI_PYTHON", python())
+        .args(["lock", "app-like", "--find-links"])
+        .arg(&wheelhouse)
+        .arg("--target")
+        .arg(&cpu))
+    .expect_code(0);
+    let from_lock = dir.path().join("site-from-lock");
+    run(vari()
+        .current_dir(&elsewhere)
+        .env("VARI_PYTHON", python())
+        .arg("mirror")
+        .arg("--lock")
+        .arg(dir.path().join("pylock.toml"))
+        .arg("-o")
+        .arg(&from_lock))
+    .expect_code(0);
+    assert_eq!(published(&from_lock), set(&CPU_FILES));
+
+    // Nothing but the mirror: pip and uv install the cpu class's build from it.
+    let host = StaticSite::serve(&site, SiteOptions::default());
+    let index = format!("{}/simple/", host.base);
+    for installer in ["pip", "uv"] {
+        let venv = dir.path().join(format!("venv-{installer}"));
+        assert_eq!(
+            install_from(&index, installer, &cpu, &venv),
+            fleet::installed("cpu"),
+            "{installer}"
+        );
+    }
+}

@@ -37,6 +37,9 @@ pub struct LockingRequest<'a> {
     pub targets: &'a [LockingTarget],
     /// Pins to keep when they still fit (an existing lock's): name to version.
     pub preferences: &'a BTreeMap<String, String>,
+    /// The directory of the lock being made: files from a local find-links directory are
+    /// named by a `path` relative to it (PEP 751), and must lie under it.
+    pub lock_dir: &'a Path,
 }
 
 /// Why requirements could not be resolved into releases.
@@ -93,4 +96,25 @@ pub enum LockingError {
     /// A release's variant requirements could not be read.
     #[error(transparent)]
     VariantRequirements(#[from] vari_lock::BuildError),
+    /// A local file (from a find-links directory) that the lock cannot name by a path under
+    /// its own directory.
+    #[error(
+        "{url}: a local file outside the lock's directory {}; a lock names local files by a \
+         path under its own directory",
+        dir.display()
+    )]
+    OutsideLock {
+        /// The file's `file:` URL.
+        url: String,
+        /// The lock's directory.
+        dir: PathBuf,
+    },
+    /// The lock's directory cannot be read.
+    #[error("{}: {source}", path.display())]
+    LockDir {
+        /// The directory.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
 }

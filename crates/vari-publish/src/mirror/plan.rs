@@ -4,6 +4,7 @@
 //! Pure: no I/O.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use pep440_rs::Version;
 use url::Url;
@@ -31,7 +32,8 @@ pub struct MirrorFile {
     pub project: String,
     /// The release's version.
     pub version: Version,
-    /// Where it is downloaded from (http or https).
+    /// Where it is downloaded from: http or https, or a `file:` URL under the lock's
+    /// directory for an entry the lock names by `path`.
     pub url: Url,
     /// The lock's SHA-256, lowercase hex: what the download must hash to.
     pub sha256: String,
@@ -65,10 +67,16 @@ pub struct MirrorPlan {
 }
 
 impl MirrorPlan {
-    /// The plan for `targets` over `lock`. Fails, naming the entry, on a chosen file the lock
-    /// does not list, a file without an http(s) URL or a SHA-256, or a name that is not a
-    /// plain distribution file name.
-    pub fn new(lock: &Lock, targets: &[TargetFiles]) -> Result<Self, MirrorError> {
+    /// The plan for `targets` over `lock`, whose directory (absolute) is `lock_dir`: files the
+    /// lock names by `path` (PEP 751, relative to it; a local wheelhouse) are read from under
+    /// it. Fails, naming the entry, on a chosen file the lock does not list, a file without an
+    /// http(s) URL or a path under the lock's directory, without a SHA-256, or a name that is
+    /// not a plain distribution file name.
+    pub fn new(
+        lock: &Lock,
+        lock_dir: Option<&Path>,
+        targets: &[TargetFiles],
+    ) -> Result<Self, MirrorError> {
         let mut chosen: BTreeMap<String, MirrorFile> = BTreeMap::new();
         let mut packages: BTreeSet<usize> = BTreeSet::new();
         for target in targets {
@@ -89,10 +97,10 @@ impl MirrorPlan {
                             target.name
                         ),
                     })?;
-                add(&mut chosen, package, artifact)?;
+                add(&mut chosen, package, artifact, lock_dir)?;
                 if let Some(wheel) = artifact.wheel_filename() {
                     for fallback in fallbacks(package, &wheel) {
-                        add(&mut chosen, package, fallback)?;
+                        add(&mut chosen, package, fallback, lock_dir)?;
                     }
                 }
             }
@@ -172,14 +180,19 @@ fn add(
     chosen: &mut BTreeMap<String, MirrorFile>,
     package: &Package,
     artifact: &Artifact,
+    lock_dir: Option<&Path>,
 ) -> Result<(), MirrorError> {
-    let file = mirror_file(package, artifact)?;
+    let file = mirror_file(package, artifact, lock_dir)?;
     chosen.entry(file.filename.clone()).or_insert(file);
     Ok(())
 }
 
 /// The checked [`MirrorFile`] of one lock artifact.
-fn mirror_file(package: &Package, artifact: &Artifact) -> Result<MirrorFile, MirrorError> {
+fn mirror_file(
+    package: &Package,
+    artifact: &Artifact,
+    lock_dir: Option<&Path>,
+) -> Result<MirrorFile, MirrorError> {
     let problem = |problem: String| MirrorError::Plan {
         entry: entry_name(package),
         problem,
@@ -199,15 +212,19 @@ fn mirror_file(package: &Package, artifact: &Artifact) -> Result<MirrorFile, Mir
         .version
         .clone()
         .ok_or_else(|| problem(format!("`{filename}`: the entry has no version")))?;
-    let url = artifact.url.as_deref().ok_or_else(|| {
-        problem(format!(
-            "`{filename}` has no `url` (only index files are mirrored)"
-        ))
-    })?;
-    let url = Url::parse(url)
-        .ok()
-        .filter(|url| matches!(url.scheme(), "http" | "https"))
-        .ok_or_else(|| problem(format!("`{filename}`: `{url}` is not an http(s) URL")))?;
+    let url = match (artifact.url.as_deref(), artifact.path.as_deref()) {
+        (Some(url), _) => Url::parse(url)
+            .ok()
+            .filter(|url| matches!(url.scheme(), "http" | "https"))
+            .ok_or_else(|| problem(format!("`{filename}`: `{url}` is not an http(s) URL")))?,
+        (None, Some(path)) => local_url(path, lock_dir)
+            .map_err(|why| problem(format!("`{filename}`: `path = \"{path}\"`: {why}")))?,
+        (None, None) => {
+            return Err(problem(format!(
+                "`{filename}` has neither a `url` nor a `path`"
+            )))
+        }
+    };
     let sha256 = artifact
         .sha256()
         .filter(|digest| digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()))
@@ -225,6 +242,16 @@ fn mirror_file(package: &Package, artifact: &Artifact) -> Result<MirrorFile, Mir
         sha256,
         size: artifact.size,
     })
+}
+
+/// The `file:` URL of a lock's `path` entry: relative, `/`-separated, without `..`, under the
+/// lock's absolute directory.
+fn local_url(path: &str, lock_dir: Option<&Path>) -> Result<Url, String> {
+    let dir = lock_dir
+        .filter(|dir| dir.is_absolute())
+        .ok_or("the lock's directory is not known")?;
+    let file = vari_fs::safe_path::join_under(dir, path).map_err(|e| e.to_string())?;
+    Url::from_file_path(&file).map_err(|()| "not a usable local path".to_owned())
 }
 
 /// `name==version` of an entry, for messages.
@@ -294,6 +321,7 @@ mod tests {
         let lock = lock(vec![package("t", &TORCH)]);
         let plan = MirrorPlan::new(
             &lock,
+            None,
             &[TargetFiles {
                 name: "a100".into(),
                 files: vec![(0, TORCH[2].into())],
@@ -319,7 +347,7 @@ mod tests {
                 files: vec![(0, TORCH[2].into())],
             },
         ];
-        let plan = MirrorPlan::new(&lock, &targets).unwrap();
+        let plan = MirrorPlan::new(&lock, None, &targets).unwrap();
         assert_eq!(plan.files.len(), 3);
         assert_eq!(plan.targets, 2);
     }
@@ -333,26 +361,57 @@ mod tests {
         };
         let err = MirrorPlan::new(
             &lock(vec![bad.clone()]),
+            None,
             &[target("../evil-1.0-py3-none-any.whl")],
         )
         .unwrap_err();
         assert!(err.to_string().starts_with("t==1.0: "), "{err}");
         bad.wheels = vec![artifact(TORCH[0], 1)];
         bad.wheels[0].hashes.clear();
-        let err = MirrorPlan::new(&lock(vec![bad.clone()]), &[target(TORCH[0])]).unwrap_err();
+        let err = MirrorPlan::new(&lock(vec![bad.clone()]), None, &[target(TORCH[0])]).unwrap_err();
         assert!(err.to_string().contains("SHA-256"), "{err}");
         bad.wheels = vec![artifact(TORCH[0], 1)];
         bad.wheels[0].url = Some(format!("file:///etc/{}", TORCH[0]));
-        let err = MirrorPlan::new(&lock(vec![bad.clone()]), &[target(TORCH[0])]).unwrap_err();
+        let err = MirrorPlan::new(&lock(vec![bad.clone()]), None, &[target(TORCH[0])]).unwrap_err();
         assert!(err.to_string().contains("not an http(s) URL"), "{err}");
-        let err = MirrorPlan::new(&lock(vec![bad.clone()]), &[target("other.whl")]).unwrap_err();
+        let err =
+            MirrorPlan::new(&lock(vec![bad.clone()]), None, &[target("other.whl")]).unwrap_err();
         assert!(err.to_string().contains("does not list"), "{err}");
         bad.wheels = vec![artifact("t-1.0-variants.json", 1)];
-        let err = MirrorPlan::new(&lock(vec![bad]), &[target("t-1.0-variants.json")]).unwrap_err();
+        let err =
+            MirrorPlan::new(&lock(vec![bad]), None, &[target("t-1.0-variants.json")]).unwrap_err();
         assert!(
             err.to_string()
                 .contains("not a wheel or source distribution"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_path_entry_is_read_from_under_the_lock_s_directory() {
+        let mut local = package("t", &[TORCH[0]]);
+        local.wheels[0].url = None;
+        local.wheels[0].path = Some(format!("wheels/{}", TORCH[0]));
+        let target = [TargetFiles {
+            name: "cpu".into(),
+            files: vec![(0, TORCH[0].into())],
+        }];
+        let plan = MirrorPlan::new(
+            &lock(vec![local.clone()]),
+            Some(Path::new("/srv/proj")),
+            &target,
+        )
+        .unwrap();
+        assert_eq!(
+            plan.files[0].url.as_str(),
+            format!("file:///srv/proj/wheels/{}", TORCH[0])
+        );
+        // Without the lock's directory, or out of it, nothing is read.
+        let err = MirrorPlan::new(&lock(vec![local.clone()]), None, &target).unwrap_err();
+        assert!(err.to_string().contains("directory is not known"), "{err}");
+        local.wheels[0].path = Some(format!("../{}", TORCH[0]));
+        let err =
+            MirrorPlan::new(&lock(vec![local]), Some(Path::new("/srv/proj")), &target).unwrap_err();
+        assert!(err.to_string().contains("path = \"../"), "{err}");
     }
 }

@@ -127,7 +127,7 @@ fn run(
         })
         .unwrap(),
     );
-    let plan = MirrorPlan::new(lock, targets)?;
+    let plan = MirrorPlan::new(lock, None, targets)?;
     mirror(
         &client,
         &runtime,
