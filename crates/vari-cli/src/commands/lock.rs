@@ -61,9 +61,14 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
         targets: &targets,
         preferences: &preferences,
     };
-    let mut releases = runtime
-        .block_on(vari_install::resolve_releases(&request))
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let spinner = crate::progress::Spinner::new(format!(
+        "locking {} for {}: uv resolves through vari's proxy",
+        crate::table::count(requirements.all().len(), "requirement"),
+        crate::table::count(targets.len(), "target")
+    ));
+    let releases = runtime.block_on(vari_install::resolve_releases(&request));
+    drop(spinner);
+    let mut releases = releases.map_err(|e| CliError::Other(e.to_string()))?;
     tracing::debug!("releases listed after {:.1?}", clock.elapsed());
     local_paths(&mut releases, &output_path)?;
     let lock_inputs = inputs::lock_inputs(&requirements, &targets, &sources, hash);
