@@ -356,6 +356,7 @@ pub(crate) fn group_key(fate: &CandidateFate, target: &Target) -> (u8, String) {
         ),
         CandidateFate::UnusableMetadata { why } => (2, format!("unusable variant metadata: {why}")),
         CandidateFate::Unusable(why) => (3, why.to_string()),
+        CandidateFate::Malformed { why } => (3, why.clone()),
         CandidateFate::RequiresPython { requires } => (
             4,
             format!(

@@ -14,6 +14,7 @@ mod load;
 mod lock_inputs;
 mod lock_plan;
 mod output;
+mod progress;
 mod settings;
 mod table;
 mod version;

@@ -178,15 +178,17 @@ async fn from_index_files(
     warnings: &mut Vec<String>,
 ) -> Result<IndexFilesOutcome, ClientError> {
     let mut read = Vec::new();
+    const ACCEPT: &str = "application/json, */*;q=0.1";
     for link in links {
-        let fetched = match http
-            .get(
-                &link.url,
-                "application/json, */*;q=0.1",
-                BodyKind::VariantsJson,
-            )
-            .await
-        {
+        let mut fetched = http.get(&link.url, ACCEPT, BodyKind::VariantsJson).await;
+        // A listed hash that the (cached) copy does not have means the file was published
+        // again (PEP 825 lets a publisher add variants): ask the server, past the cache, once.
+        if matches!(&fetched, Ok(Some(f)) if crate::download::check_whole(link, &f.body).is_err()) {
+            fetched = http
+                .get_again(&link.url, ACCEPT, BodyKind::VariantsJson)
+                .await;
+        }
+        let fetched = match fetched {
             Ok(Some(fetched)) => fetched,
             Ok(None) => {
                 warnings.push(format!(

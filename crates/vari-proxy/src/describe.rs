@@ -146,6 +146,7 @@ pub(crate) fn fate(fate: &CandidateFate) -> String {
         CandidateFate::RequiresPython { requires } => format!("requires-python {requires}"),
         CandidateFate::Yanked { .. } => "yanked".to_owned(),
         CandidateFate::SdistNotConsidered => "a source distribution".to_owned(),
+        CandidateFate::Malformed { why } => why.clone(),
         CandidateFate::Chosen | CandidateFate::Candidate { .. } => "usable".to_owned(),
     }
 }

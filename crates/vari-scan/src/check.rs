@@ -119,7 +119,8 @@ impl WheelScan {
             return;
         }
         for file in gpu_files {
-            if file.gpu_code.iter().any(|code| code.runs_on(device)) {
+            // What a file whose GPU code cannot be read runs on is unknown: nothing to contradict.
+            if !file.gpu_code_known() || file.gpu_code.iter().any(|code| code.runs_on(device)) {
                 continue;
             }
             let carried: Vec<String> = file.gpu_code.iter().map(ToString::to_string).collect();

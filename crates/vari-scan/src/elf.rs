@@ -1,6 +1,7 @@
-//! Reading one ELF file from memory with the `object` crate: its fat-binary sections, its
-//! `DT_NEEDED` libraries, its executable sections (x86-64 only) and its function symbols (to name
-//! where an instruction is). Nothing is loaded or executed.
+//! Reading one ELF file from memory with the `object` crate: its fat binaries (wherever
+//! `crate::locate` finds them), its `DT_NEEDED` libraries, its executable sections (x86-64
+//! only) and its function symbols (to name where an instruction is). Nothing is loaded or
+//! executed.
 
 use object::elf;
 use object::read::elf::{ElfFile, FileHeader, SectionHeader, Sym};
@@ -10,10 +11,8 @@ use crate::error::ScanProblem;
 use crate::fatbin::{parse_fatbin, CodeKind, CubinHeader};
 use crate::file::FileScan;
 use crate::gpu::{self, GpuCode};
+use crate::locate::fatbin_layout;
 use crate::x86::{X86Scanner, CPU_FEATURE_SYMBOLS};
-
-/// The sections nvcc puts fat binaries in: whole-program and relocatable device code.
-const FATBIN_SECTIONS: [&[u8]; 2] = [b".nv_fatbin", b"__nv_relfatbin"];
 
 /// The ELF magic bytes.
 pub(crate) const ELF_MAGIC: [u8; 4] = *b"\x7fELF";
@@ -48,6 +47,7 @@ fn scan<Elf: FileHeader<Endian = Endianness>>(
         cuda_runtime: None,
         cuda_libraries: Vec::new(),
         x86_64: None,
+        unreadable_gpu_code: None,
     };
 
     // A standalone cubin (some wheels ship `.cubin` files and load them with cuModuleLoad).
@@ -68,26 +68,35 @@ fn scan<Elf: FileHeader<Endian = Endianness>>(
 
     let sections = file.elf_section_table();
     let is_x86_64 = machine == elf::EM_X86_64;
-    let mut x86 = is_x86_64.then(X86Scanner::new);
-    let mut entries = Vec::new();
-    for section in sections.iter() {
-        let name = sections.section_name(endian, section).map_err(elf_error)?;
-        if FATBIN_SECTIONS.contains(&name) {
-            let bytes = section.data(endian, data).map_err(elf_error)?;
-            entries.extend(parse_fatbin(bytes).map_err(|source| ScanProblem::Fatbin {
-                section: String::from_utf8_lossy(name).into_owned(),
-                source,
-            })?);
-        } else if let Some(x86) = &mut x86 {
+    if let Some(mut x86) = is_x86_64.then(X86Scanner::new) {
+        for section in sections.iter() {
             let executable = section.sh_flags(endian).0 & elf::SHF_EXECINSTR.0 != 0;
             if executable && section.sh_type(endian) != elf::SHT_NOBITS {
                 let bytes = section.data(endian, data).map_err(elf_error)?;
                 x86.scan(bytes, section.sh_addr(endian).into());
             }
         }
+        let functions = Functions::read(&file);
+        scan.x86_64 = Some(x86.finish(
+            |a| functions.name_at(a),
+            functions.ifuncs,
+            functions.feature_record,
+        ));
+    }
+    // Every container: the standard sections' and those the wrappers point at elsewhere.
+    let layout = fatbin_layout(data)?;
+    let mut entries = Vec::new();
+    for region in &layout.regions {
+        entries.extend(parse_fatbin(&data[region.range.clone()]).map_err(|source| {
+            ScanProblem::Fatbin {
+                section: region.section.clone(),
+                source,
+            }
+        })?);
     }
     scan.gpu_code = gpu::gpu_code(&entries);
     scan.ptx_isa = gpu::ptx_isa_versions(&entries);
+    scan.unreadable_gpu_code = layout.unreadable;
 
     let dynamic = sections.dynamic_table(endian, data).map_err(elf_error)?;
     for entry in dynamic.iter() {
@@ -104,14 +113,6 @@ fn scan<Elf: FileHeader<Endian = Endianness>>(
         }
     }
 
-    if let Some(x86) = x86 {
-        let functions = Functions::read(&file);
-        scan.x86_64 = Some(x86.finish(
-            |a| functions.name_at(a),
-            functions.ifuncs,
-            functions.feature_record,
-        ));
-    }
     Ok(Some(scan))
 }
 

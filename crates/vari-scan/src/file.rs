@@ -19,6 +19,10 @@ pub struct FileScan {
     pub cuda_libraries: Vec<String>,
     /// What its x86-64 code uses; `None` for other architectures.
     pub x86_64: Option<X86Usage>,
+    /// Why some of its GPU code cannot be read, when it cannot (a container no wrapper points
+    /// at, a wrapper pointing at nothing readable): then [`Self::gpu_code`] is only what was
+    /// read, and what the file runs on is unknown.
+    pub unreadable_gpu_code: Option<String>,
 }
 
 impl FileScan {
@@ -51,17 +55,28 @@ impl FileScan {
         self.x86_64.as_ref().map(|x| x.level)
     }
 
-    /// Whether it carries any GPU code.
+    /// Whether it carries any GPU code (readable or not).
     pub fn has_gpu_code(&self) -> bool {
-        !self.gpu_code.is_empty()
+        !self.gpu_code.is_empty() || self.unreadable_gpu_code.is_some()
     }
 
-    /// Its needs as short phrases, most important first: the CUDA libraries, GPU code that runs
+    /// Whether all its GPU code was read: only then does [`Self::gpu_code`] say what it runs on.
+    pub fn gpu_code_known(&self) -> bool {
+        self.unreadable_gpu_code.is_none()
+    }
+
+    /// Its needs as short phrases, most important first: the CUDA libraries, GPU code that cannot
+    /// be read, GPU code that runs
     /// on one compute capability only or outside the provider's range, the PTX ISA versions, the
     /// extension that sets the x86-64 level (and a CPU below it that runs the code, when it uses
     /// part of that level only), extensions beyond every level.
     pub fn needs(&self) -> Vec<String> {
         let mut needs = self.cuda_libraries.clone();
+        if let Some(why) = &self.unreadable_gpu_code {
+            needs.push(format!(
+                "GPU code vari cannot read, so what it runs on is unknown: {why}"
+            ));
+        }
         for code in &self.gpu_code {
             if code.arch_specific {
                 needs.push(format!(

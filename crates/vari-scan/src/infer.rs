@@ -3,7 +3,11 @@
 //! - `nvidia :: sm_arch`: every value of every file's GPU code that the provider knows
 //!   (`50_real` … `129_real`, `…_virtual`). A variant matches a GPU when at least one of its
 //!   values is supported, so the union is the set of GPUs some kernel of the wheel can run on
-//!   ([`WheelScan::check_declared`] then tells which files lack code for one of them).
+//!   ([`WheelScan::check_declared`] then tells which files lack code for one of them). When a
+//!   file's GPU code cannot all be read ([`FileScan::unreadable_gpu_code`]: kernels in a table
+//!   of the library's own, a wrapper pointing at nothing readable), no `sm_arch` value is
+//!   inferred at all: "unknown", as for an x86-64 level, never the values of the part that was
+//!   read (which would label a build for GPUs it may not serve).
 //! - `nvidia :: cuda_version_lower_bound :: N.0` when every file that links the CUDA runtime links
 //!   the same major `N`: a `libcudart.so.N` needs a driver for CUDA `N.0` or newer (minor-version
 //!   compatibility, `hardware.md` §1.2). It is a lower bound, not the bound: a wheel built with
@@ -21,6 +25,7 @@
 
 use vari_core::Property;
 
+use crate::file::FileScan;
 use crate::wheel::WheelScan;
 use crate::x86::X86Level;
 
@@ -39,9 +44,13 @@ impl WheelScan {
     /// # Ok::<(), vari_scan::ScanError>(())
     /// ```
     pub fn properties(&self) -> Vec<Property> {
+        // A file whose GPU code cannot all be read may run on GPUs the rest does not name, or on
+        // none of them: no value is sound then.
+        let gpu_known = self.files.iter().all(FileScan::gpu_code_known);
         let mut properties: Vec<Property> = self
             .files
             .iter()
+            .filter(|_| gpu_known)
             .flat_map(|f| &f.gpu_code)
             .filter(|code| code.is_provider_value())
             .filter_map(|code| property("nvidia", "sm_arch", &code.sm_arch_value()))

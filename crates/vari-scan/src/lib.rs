@@ -6,9 +6,11 @@
 //! user's crash.
 //!
 //! For every ELF file of a wheel (recognised by its magic, not its name) it reads:
-//! - the **CUDA fat binaries** (`.nv_fatbin`, `__nv_relfatbin`): SASS per real architecture →
-//!   `nvidia :: sm_arch :: NN_real`, PTX → `NN_virtual`, compressed entries included
-//!   ([`parse_fatbin`]);
+//! - the **CUDA fat binaries** (`.nv_fatbin`, `__nv_relfatbin`, and every container a
+//!   `.nvFatBinSegment` wrapper points at wherever it lies: [`fatbin_layout`]): SASS per real
+//!   architecture → `nvidia :: sm_arch :: NN_real`, PTX → `NN_virtual`, compressed entries
+//!   included ([`parse_fatbin`]); GPU code that cannot be read makes the file's `sm_arch`
+//!   unknown ([`FileScan::unreadable_gpu_code`]) rather than a guess;
 //! - the **CUDA libraries** it links (`DT_NEEDED`), the runtime major from `libcudart.so.N`;
 //! - for x86-64 code, the **psABI level** its instructions use and the extension that forces it
 //!   (see [`X86Usage`] for why that is what the code *uses*, not always what it *requires*).
@@ -37,6 +39,7 @@ mod file;
 mod gpu;
 mod infer;
 mod limits;
+mod locate;
 mod member;
 mod wheel;
 mod x86;
@@ -50,6 +53,7 @@ pub use fatbin::{
 };
 pub use file::FileScan;
 pub use gpu::GpuCode;
+pub use locate::{fatbin_layout, FatbinLayout, FatbinRegion, RegionKind, WRAPPER_MAGIC};
 pub use wheel::{read_elf_members, scan_wheel, WheelScan};
 pub use x86::{
     CpuBelowLevel, ExtensionUse, RuntimeDispatch, X86Level, X86Usage, CPUS_BELOW_LEVELS,

@@ -1,40 +1,30 @@
-//! Slimming one ELF file held in memory: its `.nv_fatbin` sections rewritten in place
-//! ([`crate::section`]), nothing else touched.
+//! Slimming one ELF file held in memory: every fat-binary container nvcc registers rewritten in
+//! place ([`crate::section`]), nothing else touched. Where the containers are is vari-scan's
+//! answer ([`vari_scan::fatbin_layout`]): the `.nv_fatbin` sections, and every container a
+//! `.nvFatBinSegment` wrapper points at elsewhere (`.ldata`, `.lrodata` in libraries built with
+//! the large code model), each rewritten within its own bytes.
 //!
 //! Left whole, with the reason reported:
 //! - `__nv_relfatbin` sections (relocatable device code, linked again at load time: dropping
 //!   part of it is not proven safe);
 //! - standalone cubins (an ELF file for a GPU, loaded by name by the library that ships it);
-//! - files with GPU code outside the standard sections: a fat-binary container header or a CUDA
-//!   ELF header anywhere else in the file (libraries that keep kernels in their own tables,
-//!   loaded with `cuModuleLoadData`). Such a file is not changed at all: its own loader may
-//!   expect every architecture it was built with.
+//! - files with GPU code vari cannot read: a fat-binary container header or a CUDA ELF header
+//!   where no wrapper points (libraries that keep kernels in their own tables, loaded with
+//!   `cuModuleLoadData`), or a wrapper pointing at nothing readable. Such a file is not changed
+//!   at all: its own loader may expect every architecture it was built with.
 
-use std::ops::Range;
-
-use memchr::memmem;
-use object::elf;
-use object::read::elf::{FileHeader, SectionHeader};
-use object::Endianness;
-use vari_scan::{FatbinError, FATBIN_MAGIC};
+use vari_scan::{fatbin_layout, FatbinError, RegionKind, ScanProblem};
 
 use crate::keep::Keep;
 use crate::section::{slim_section, EntryOutcome};
-
-/// The section nvcc puts whole-program device code in.
-const FATBIN_SECTION: &[u8] = b".nv_fatbin";
-/// `e_machine` of a CUDA cubin, as stored.
-const EM_CUDA: u16 = 190;
-/// The section of relocatable device code (`-rdc`), left whole.
-const RELOCATABLE_SECTION: &[u8] = b"__nv_relfatbin";
 
 /// Why a file's GPU code was left whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeftWhole {
     /// A standalone CUDA cubin.
     Cubin,
-    /// GPU code outside `.nv_fatbin` / `__nv_relfatbin` (a container or a cubin embedded
-    /// elsewhere): the file is not changed.
+    /// GPU code vari cannot read (a container or a cubin where no wrapper points): the file is
+    /// not changed.
     NonStandard,
     /// Relocatable device code (`__nv_relfatbin`), kept as it is; the file's `.nv_fatbin`
     /// sections, if any, are slimmed.
@@ -46,7 +36,7 @@ impl LeftWhole {
     pub fn describe(self) -> &'static str {
         match self {
             Self::Cubin => "a standalone cubin",
-            Self::NonStandard => "GPU code outside the standard fat-binary sections",
+            Self::NonStandard => "GPU code outside every fat binary vari can read",
             Self::Relocatable => "relocatable device code (__nv_relfatbin) kept whole",
         }
     }
@@ -55,10 +45,13 @@ impl LeftWhole {
 /// What slimming one ELF file did.
 #[derive(Debug, Clone, Default)]
 pub struct ElfOutcome {
-    /// The entries of its `.nv_fatbin` sections, with whether each stayed.
+    /// The entries of its containers (`.nv_fatbin` sections and those found elsewhere through
+    /// their wrappers), with whether each stayed.
     pub entries: Vec<EntryOutcome>,
     /// Why (part of) its GPU code was left whole, when it was.
     pub left_whole: Option<LeftWhole>,
+    /// For [`LeftWhole::NonStandard`]: what could not be read, and where.
+    pub unreadable: Option<String>,
     /// The entries of its `__nv_relfatbin` sections, all kept.
     pub relocatable: Vec<vari_scan::FatbinEntry>,
 }
@@ -86,113 +79,53 @@ pub enum ElfProblem {
     },
 }
 
-/// Where the fat-binary sections are in the file.
-#[derive(Debug, Default)]
-struct Sections {
-    fatbin: Vec<Range<usize>>,
-    relocatable: Vec<Range<usize>>,
-    cubin: bool,
-}
-
-fn sections(data: &[u8]) -> Result<Sections, ElfProblem> {
-    match data.get(4) {
-        Some(1) => sections_of::<elf::FileHeader32<Endianness>>(data),
-        Some(2) => sections_of::<elf::FileHeader64<Endianness>>(data),
-        _ => Err(ElfProblem::Elf("unknown ELF class".into())),
-    }
-}
-
-fn sections_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<Sections, ElfProblem> {
-    let elf_error = |e: object::read::Error| ElfProblem::Elf(e.to_string());
-    let header = Elf::parse(data).map_err(elf_error)?;
-    let endian = header.endian().map_err(elf_error)?;
-    let mut found = Sections {
-        cubin: header.e_machine(endian) == elf::EM_CUDA,
-        ..Sections::default()
-    };
-    let table = header.sections(endian, data).map_err(elf_error)?;
-    for section in table.iter() {
-        let name = table.section_name(endian, section).map_err(elf_error)?;
-        let list = if name == FATBIN_SECTION {
-            &mut found.fatbin
-        } else if name == RELOCATABLE_SECTION {
-            &mut found.relocatable
-        } else {
-            continue;
-        };
-        // `file_range` is `None` for a section without bytes in the file (SHT_NOBITS).
-        let Some((offset, size)) = section.file_range(endian) else {
-            continue;
-        };
-        let range = usize::try_from(offset)
-            .ok()
-            .zip(usize::try_from(size).ok())
-            .and_then(|(start, len)| Some(start..start.checked_add(len)?))
-            .filter(|r| r.end <= data.len());
-        let Some(range) = range else {
-            return Err(ElfProblem::Elf(format!(
-                "section {} runs past the end of the file",
-                String::from_utf8_lossy(name)
-            )));
-        };
-        list.push(range);
-    }
-    Ok(found)
-}
-
-/// Whether `data` holds GPU code outside `standard` (the byte ranges of its fat-binary
-/// sections): a container header (magic, version 1, a 16-byte header) or a CUDA ELF header.
-fn has_non_standard_gpu_code(data: &[u8], standard: &[Range<usize>]) -> bool {
-    let outside = |at: usize| !standard.iter().any(|r| r.contains(&at));
-    let container = |at: usize| data.get(at + 4..at + 8).is_some_and(|h| h == [1, 0, 16, 0]);
-    let cubin = |at: usize| {
-        at > 0
-            && data
-                .get(at + 18..at + 20)
-                .is_some_and(|m| u16::from_le_bytes([m[0], m[1]]) == EM_CUDA)
-    };
-    memmem::find_iter(data, &FATBIN_MAGIC.to_le_bytes()).any(|at| outside(at) && container(at))
-        || memmem::find_iter(data, b"\x7fELF").any(|at| outside(at) && cubin(at))
-}
-
 /// Slims the ELF file `data` in place (see the module docs for what is left whole). On error
 /// `data` may be partly rewritten: the caller discards it.
 pub fn slim_elf(data: &mut [u8], keep: &Keep) -> Result<ElfOutcome, ElfProblem> {
-    let found = sections(data)?;
-    if found.cubin {
+    let layout = fatbin_layout(data).map_err(|e| match e {
+        ScanProblem::Elf(message) => ElfProblem::Elf(message),
+        other => ElfProblem::Elf(other.to_string()),
+    })?;
+    if layout.cubin {
         return Ok(ElfOutcome {
             left_whole: Some(LeftWhole::Cubin),
             ..ElfOutcome::default()
         });
     }
-    let standard: Vec<Range<usize>> = found
-        .fatbin
-        .iter()
-        .chain(&found.relocatable)
-        .cloned()
-        .collect();
-    if has_non_standard_gpu_code(data, &standard) {
+    if let Some(why) = layout.unreadable {
         return Ok(ElfOutcome {
             left_whole: Some(LeftWhole::NonStandard),
+            unreadable: Some(why),
             ..ElfOutcome::default()
         });
     }
+    let relocatable = layout
+        .regions
+        .iter()
+        .any(|r| r.kind == RegionKind::Relocatable);
     let mut outcome = ElfOutcome {
-        left_whole: (!found.relocatable.is_empty()).then_some(LeftWhole::Relocatable),
+        left_whole: relocatable.then_some(LeftWhole::Relocatable),
         ..ElfOutcome::default()
     };
-    for range in found.relocatable {
-        let entries =
-            vari_scan::parse_fatbin(&data[range]).map_err(|source| ElfProblem::Fatbin {
-                section: "__nv_relfatbin".to_owned(),
+    // Every region is parsed before any is rewritten, so that an error leaves the file whole.
+    for region in &layout.regions {
+        let entries = vari_scan::parse_fatbin(&data[region.range.clone()]).map_err(|source| {
+            ElfProblem::Fatbin {
+                section: region.section.clone(),
                 source,
-            })?;
-        outcome.relocatable.extend(entries);
+            }
+        })?;
+        if region.kind == RegionKind::Relocatable {
+            outcome.relocatable.extend(entries);
+        }
     }
-    for range in found.fatbin {
+    for region in layout.regions {
+        if region.kind == RegionKind::Relocatable {
+            continue;
+        }
         let entries =
-            slim_section(&mut data[range], keep).map_err(|source| ElfProblem::Fatbin {
-                section: ".nv_fatbin".to_owned(),
+            slim_section(&mut data[region.range], keep).map_err(|source| ElfProblem::Fatbin {
+                section: region.section,
                 source,
             })?;
         outcome.entries.extend(entries);

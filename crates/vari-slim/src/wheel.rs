@@ -1,5 +1,7 @@
 //! Slimming a wheel: every ELF member read (bounded, checked: `vari_scan::read_elf_members`),
-//! its `.nv_fatbin` sections rewritten, the rewritten members and a `variant.json` for what
+//! its fat-binary containers rewritten (wherever they lie; a member with GPU code that cannot
+//! be read is left whole and says nothing about the label, and a split of such a wheel is
+//! refused: its families are unknown), the rewritten members and a `variant.json` for what
 //! the build now holds written through `vari_wheel::derive_variant` (every other member copied
 //! raw, RECORD updated, the output atomic).
 //!
@@ -40,6 +42,21 @@ pub enum SlimError {
     /// The wheel's layout, RECORD or metadata is wrong, or the output cannot be written.
     #[error(transparent)]
     Wheel(#[from] WheelError),
+    /// A member carries GPU code vari cannot read: which GPU families the wheel serves is
+    /// unknown, so it is not split.
+    #[error(
+        "{}: {member}: has GPU code vari cannot read ({why}), so which GPU families it serves \
+         is unknown; no wheel is split from it",
+        .wheel.display()
+    )]
+    Unreadable {
+        /// The wheel.
+        wheel: PathBuf,
+        /// The member whose GPU code cannot be read.
+        member: String,
+        /// What could not be read, and where.
+        why: String,
+    },
     /// Nothing of the wheel's GPU code runs on what was asked to be kept.
     #[error("{}: {message}", .wheel.display())]
     NothingKept {
@@ -68,6 +85,8 @@ struct Member {
     /// The new bytes, when they changed.
     bytes: Option<Vec<u8>>,
     scan: Option<FileScan>,
+    /// What of its GPU code cannot be read, when something cannot.
+    unreadable: Option<String>,
 }
 
 /// What `vari wheel scan` reads of each ELF member of the fat build, by path (`None`: an ELF
@@ -106,9 +125,18 @@ fn slim_members(wheel: &Path, keep: &Keep, base: &mut BaseScans) -> Result<Vec<M
             }
         };
         let changed = outcome.changed();
-        // What scan reads of the rewritten file: its fat binaries' remaining entries.
+        // What scan reads of the rewritten file: its fat binaries' remaining entries. A file
+        // whose GPU code cannot be read is left as the fat build has it and says nothing about
+        // the label: it serves what it served.
         let scan = fat_scan.map(|s| {
-            if changed {
+            if outcome.unreadable.is_some() {
+                FileScan {
+                    gpu_code: Vec::new(),
+                    ptx_isa: Vec::new(),
+                    unreadable_gpu_code: None,
+                    ..s
+                }
+            } else if changed {
                 let kept: Vec<FatbinEntry> = outcome
                     .entries
                     .iter()
@@ -125,6 +153,7 @@ fn slim_members(wheel: &Path, keep: &Keep, base: &mut BaseScans) -> Result<Vec<M
             report: file_report(name, &outcome),
             bytes: changed.then_some(data),
             scan,
+            unreadable: outcome.unreadable,
         });
         Ok(())
     });
@@ -210,7 +239,7 @@ fn slim_wheel_with(
             .map(|c| c.to_string())
             .collect();
         let has = if has.is_empty() {
-            "none in .nv_fatbin sections".to_owned()
+            "none in its fat binaries".to_owned()
         } else {
             has.into_iter().collect::<Vec<_>>().join(", ")
         };
@@ -285,8 +314,8 @@ fn merge_properties(declared: &[Property], inferred: Vec<Property>) -> Vec<Prope
     properties
 }
 
-/// The architecture families (compute capability majors) of the SASS in a wheel's `.nv_fatbin`
-/// sections, outside files left whole: what [`split_wheel`] makes one wheel for.
+/// The architecture families (compute capability majors) of the SASS in a wheel's fat binaries,
+/// outside files left whole: what [`split_wheel`] makes one wheel for.
 pub fn families(wheel: &Path) -> Result<Vec<u32>, SlimError> {
     families_with(wheel, &mut BaseScans::new())
 }
@@ -294,6 +323,15 @@ pub fn families(wheel: &Path) -> Result<Vec<u32>, SlimError> {
 fn families_with(wheel: &Path, base: &mut BaseScans) -> Result<Vec<u32>, SlimError> {
     // Keeping nothing reads every entry (and writes nothing).
     let members = slim_members(wheel, &Keep::default(), base)?;
+    // The families of code that cannot be read are unknown: a wheel per family of the rest
+    // would be labelled for GPUs that are not all it serves (cuFFT's 5.x stub).
+    if let Some(member) = members.iter().find(|m| m.unreadable.is_some()) {
+        return Err(SlimError::Unreadable {
+            wheel: wheel.to_owned(),
+            member: member.report.path.clone(),
+            why: member.unreadable.clone().unwrap_or_default(),
+        });
+    }
     let majors: BTreeSet<u32> = members
         .iter()
         .filter(|m| m.report.left_whole != Some(LeftWhole::NonStandard))
@@ -317,7 +355,7 @@ pub fn split_wheel(
     if families.is_empty() {
         return Err(SlimError::NothingKept {
             wheel: wheel.to_owned(),
-            message: "it has no SASS in .nv_fatbin sections to split by architecture".to_owned(),
+            message: "it has no SASS in its fat binaries to split by architecture".to_owned(),
         });
     }
     let mut reports: Vec<SlimReport> = Vec::new();

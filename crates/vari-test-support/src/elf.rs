@@ -32,6 +32,29 @@ pub struct Elf<'a> {
     pub needed: &'a [&'a str],
     /// (name, offset in `.text`, size).
     pub functions: &'a [(&'a str, u64, u64)],
+    /// Further allocated sections, after the fat-binary one: (name, type, address, bytes).
+    /// With [`wrapper`] and [`relative_rela`], a library whose containers lie outside
+    /// `.nv_fatbin` (`.ldata`) and are registered through `.nvFatBinSegment`.
+    pub sections: &'a [(&'a str, elf::SectionType, u64, &'a [u8])],
+}
+
+/// A `.nvFatBinSegment` wrapper record (ELF64): magic, version 1, the container's address, no
+/// relocatable-device-code list.
+pub fn wrapper(container_address: u64) -> Vec<u8> {
+    let mut record = 0x4662_43b1u32.to_le_bytes().to_vec();
+    record.extend(1u32.to_le_bytes());
+    record.extend(container_address.to_le_bytes());
+    record.extend(0u64.to_le_bytes());
+    record
+}
+
+/// One `R_X86_64_RELATIVE` relocation (an `Elf64_Rela`): at `offset`, the load address plus
+/// `addend`.
+pub fn relative_rela(offset: u64, addend: i64) -> Vec<u8> {
+    let mut rela = offset.to_le_bytes().to_vec();
+    rela.extend(u64::from(elf::R_X86_64_RELATIVE.0).to_le_bytes());
+    rela.extend(addend.to_le_bytes());
+    rela
 }
 
 impl<'a> Elf<'a> {
@@ -47,6 +70,7 @@ impl<'a> Elf<'a> {
             fatbin: None,
             needed: &[],
             functions: &[],
+            sections: &[],
         }
     }
 
@@ -64,6 +88,14 @@ impl<'a> Elf<'a> {
             let id = w.add_section_name(name.as_bytes());
             (id, w.reserve_section_index(), bytes)
         });
+        let extra: Vec<_> = self
+            .sections
+            .iter()
+            .map(|&(name, kind, address, bytes)| {
+                let id = w.add_section_name(name.as_bytes());
+                (id, w.reserve_section_index(), kind, address, bytes)
+            })
+            .collect();
         let needed: Vec<_> = self
             .needed
             .iter()
@@ -91,6 +123,10 @@ impl<'a> Elf<'a> {
         // Layout.
         let text_offset = w.reserve(self.text.len() as u64, 16);
         let fatbin_offset = fatbin.map(|(_, _, bytes)| w.reserve(bytes.len() as u64, 8));
+        let extra_offsets: Vec<u64> = extra
+            .iter()
+            .map(|e| w.reserve(e.4.len() as u64, 8))
+            .collect();
         if !needed.is_empty() {
             w.reserve_dynstr().unwrap();
             w.reserve_dynamic(needed.len() + 1);
@@ -117,6 +153,10 @@ impl<'a> Elf<'a> {
         if let Some((_, _, bytes)) = fatbin {
             w.write_align(8);
             w.write(bytes);
+        }
+        for e in &extra {
+            w.write_align(8);
+            w.write(e.4);
         }
         if !needed.is_empty() {
             w.write_dynstr();
@@ -171,6 +211,21 @@ impl<'a> Elf<'a> {
                 sh_info: 0,
                 sh_addralign: 8,
                 sh_entsize: 0,
+            });
+        }
+        for (e, &offset) in extra.iter().zip(&extra_offsets) {
+            let rela = e.2 == elf::SHT_RELA;
+            w.write_section_header(&SectionHeader {
+                sh_name: w.section_name_offset(Some(e.0)),
+                sh_type: e.2,
+                sh_flags: elf::SHF_ALLOC,
+                sh_addr: e.3,
+                sh_offset: offset,
+                sh_size: e.4.len() as u64,
+                sh_link: 0,
+                sh_info: 0,
+                sh_addralign: 8,
+                sh_entsize: if rela { 24 } else { 0 },
             });
         }
         if !needed.is_empty() {

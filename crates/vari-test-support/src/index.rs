@@ -81,6 +81,9 @@ pub struct Knobs {
     pub bare_not_modified: bool,
     /// `Cache-Control` of every response.
     pub cache_control: Option<String>,
+    /// `Cache-Control` of the files under `/files/` instead (PyPI says its files are fresh for a
+    /// year, its pages for minutes).
+    pub files_cache_control: Option<String>,
     /// Give sha256 hashes of files.
     pub hashes: bool,
     /// Per-file attributes, by file name.
@@ -99,6 +102,7 @@ impl Default for Knobs {
             last_modified: false,
             bare_not_modified: false,
             cache_control: None,
+            files_cache_control: None,
             hashes: true,
             attrs: HashMap::new(),
         }
@@ -306,6 +310,7 @@ fn respond(
         }
     }
     let path = percent_decode(req.uri().path());
+    let is_file = path.starts_with("/files/");
     let (mut reply, cacheable) = if let Some(project) = path
         .strip_prefix("/simple/")
         .and_then(|p| p.strip_suffix('/'))
@@ -353,7 +358,11 @@ fn respond(
                 .headers
                 .push(("last-modified", LAST_MODIFIED.to_owned()));
         }
-        if let Some(cc) = &knobs.cache_control {
+        let cache_control = match &knobs.files_cache_control {
+            Some(cc) if is_file => Some(cc),
+            _ => knobs.cache_control.as_ref(),
+        };
+        if let Some(cc) = cache_control {
             reply.headers.push(("cache-control", cc.clone()));
         }
     }

@@ -3,11 +3,9 @@
 //! (a mismatch or a broken transfer leaves no file). Prints the paths (with `--json`, the
 //! choices in `vari select --json`'s shape, each with its `path`).
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use futures_util::future::join_all;
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{json, Value};
 use vari_client::{Downloaded, IndexClient, IndexFile};
 
@@ -104,28 +102,19 @@ async fn download_all(
     files: &[IndexFile],
     dest: &std::path::Path,
 ) -> Vec<Result<Downloaded, CliError>> {
-    let bars = MultiProgress::with_draw_target(match std::io::stderr().is_terminal() {
-        true => ProgressDrawTarget::stderr(),
-        false => ProgressDrawTarget::hidden(),
-    });
-    let style = ProgressStyle::with_template(
-        "{msg:40!} {bar:30} {bytes:>10}/{total_bytes:10} {bytes_per_sec:>12}",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let bars = crate::progress::group();
     let tasks = files.iter().map(|file| {
-        let bar = bars.add(ProgressBar::new(file.size.unwrap_or(0)));
-        bar.set_style(style.clone());
-        bar.set_message(file.filename.clone());
+        let bar = crate::progress::Bytes::in_group(&bars, &file.filename, file.size);
         let path = dest.join(&file.filename);
         async move {
             let progress = |done: u64, total: Option<u64>| {
                 if let Some(total) = total {
-                    bar.set_length(total);
+                    bar.set_total(total);
                 }
                 bar.set_position(done);
             };
             let result = client.download(file, &path, &progress).await;
-            bar.finish_and_clear();
+            bar.finish();
             result.map_err(|e| CliError::Other(e.to_string()))
         }
     });

@@ -1,9 +1,7 @@
 //! `vari index build` and `vari index validate`: thin front-ends over `vari-publish`.
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use vari_publish::{
     BuildOptions, BuildStats, Destination, FilePlacement, HttpSite, LocalSite, Progress, Severity,
@@ -17,34 +15,25 @@ use crate::output::json_text;
 
 /// A progress bar on stderr while wheels are read; drawn only when stderr is a terminal, so logs
 /// and pipes stay clean.
-struct Bar(ProgressBar);
+struct Bar(crate::progress::Count);
 
 impl Bar {
     fn new() -> Self {
-        Self(ProgressBar::hidden())
+        Self(crate::progress::Count::hidden())
     }
 }
 
 impl Progress for Bar {
     fn start(&self, total: u64) {
-        if !std::io::stderr().is_terminal() || total == 0 {
-            return;
-        }
-        self.0.set_length(total);
-        if let Ok(style) =
-            ProgressStyle::with_template("{spinner} reading {pos}/{len} files {wide_bar} {eta}")
-        {
-            self.0.set_style(style);
-        }
-        self.0.set_draw_target(ProgressDrawTarget::stderr());
+        self.0.start("reading files", total);
     }
 
     fn advance(&self) {
-        self.0.inc(1);
+        self.0.inc();
     }
 
     fn finish(&self) {
-        self.0.finish_and_clear();
+        self.0.finish();
     }
 }
 

@@ -76,9 +76,14 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
         preferences: &preferences,
         lock_dir: &lock_dir,
     };
-    let releases = runtime
-        .block_on(vari_install::resolve_releases(&request))
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let spinner = crate::progress::Spinner::new(format!(
+        "locking {} for {}: uv resolves through vari's proxy",
+        crate::table::count(requirements.all().len(), "requirement"),
+        crate::table::count(targets.len(), "target")
+    ));
+    let releases = runtime.block_on(vari_install::resolve_releases(&request));
+    drop(spinner);
+    let releases = releases.map_err(|e| CliError::Other(e.to_string()))?;
     tracing::debug!("releases listed after {:.1?}", clock.elapsed());
     let lock_inputs = inputs::lock_inputs(&requirements, &targets, &sources, hash);
     let lock = vari_lock::build_lock(&lock_inputs, releases)

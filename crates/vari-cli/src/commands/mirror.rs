@@ -14,12 +14,10 @@
 //! use, so the saved line then compares against every variant the index has of the resolved
 //! releases for the targets' Pythons and platforms.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use vari_client::{ClientSettings, FileKind};
 use vari_core::ordering::SelectionOptions;
 use vari_install::{LockingRequest, LockingTarget};
@@ -427,7 +425,7 @@ fn given_classes(args: &MirrorArgs) -> Result<Vec<lock_inputs::Class>, CliError>
 /// One progress bar on stderr for all the downloads (bytes, rate, files done), drawn only on a
 /// terminal.
 struct Bar {
-    bar: ProgressBar,
+    bar: crate::progress::Bytes,
     files: AtomicUsize,
     done: AtomicUsize,
 }
@@ -435,7 +433,7 @@ struct Bar {
 impl Bar {
     fn new() -> Self {
         Self {
-            bar: ProgressBar::hidden(),
+            bar: crate::progress::Bytes::hidden(),
             files: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
         }
@@ -451,19 +449,10 @@ impl Bar {
 }
 
 impl MirrorProgress for Bar {
-    fn start(&self, files: usize, bytes: u64) {
+    fn start(&self, files: usize, bytes: Option<u64>) {
         self.files.store(files, Ordering::Relaxed);
-        if !std::io::stderr().is_terminal() {
-            return;
-        }
-        self.bar.set_length(bytes);
-        if let Ok(style) = ProgressStyle::with_template(
-            "{msg:>12} {wide_bar} {bytes:>10}/{total_bytes:10} {bytes_per_sec:>12} {eta}",
-        ) {
-            self.bar.set_style(style);
-        }
         self.message();
-        self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        self.bar.start(bytes);
     }
 
     fn advance(&self, bytes: u64) {
@@ -476,7 +465,7 @@ impl MirrorProgress for Bar {
     }
 
     fn finish(&self) {
-        self.bar.finish_and_clear();
+        self.bar.finish();
     }
 
     fn blocked(&self, lock: &Path) {

@@ -18,11 +18,19 @@ use crate::table::{Cell, Table};
 
 /// Scans every wheel, then prints all results at once (a failure prints nothing but the error).
 pub(super) fn run(args: &ScanArgs) -> Result<ExitCode, CliError> {
+    let progress = crate::progress::Count::new("scanning wheels", args.wheels.len() as u64);
     let scans = args
         .wheels
         .iter()
-        .map(|wheel| scan_wheel(wheel).map_err(scan_error))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|wheel| {
+            progress.set_message(format!("scanning {}", wheel.display()));
+            let scan = scan_wheel(wheel).map_err(scan_error);
+            progress.inc();
+            scan
+        })
+        .collect::<Result<Vec<_>, _>>();
+    progress.finish();
+    let scans = scans?;
     if args.json {
         let value = match scans.as_slice() {
             [one] => wheel_json(one),
@@ -57,13 +65,18 @@ fn wheel_json(scan: &WheelScan) -> Value {
 }
 
 fn file_json(file: &FileScan) -> Value {
-    json!({
+    let mut value = json!({
         "path": file.path,
-        "sm_arch": file.sm_arch(),
+        // `null` when some GPU code cannot be read: the values read are not what it runs on.
+        "sm_arch": file.gpu_code_known().then(|| file.sm_arch()),
         "cuda_runtime": file.cuda_runtime,
         "x86_64_level": file.x86_64_level().map(|l| l.as_str()),
         "needs": file.needs(),
-    })
+    });
+    if let Some(why) = &file.unreadable_gpu_code {
+        value["unreadable_gpu_code"] = json!(why);
+    }
+    value
 }
 
 /// The x86-64 column: the level the code uses, marked when the file checks the CPU at run time
@@ -112,7 +125,9 @@ fn human(scan: &WheelScan) -> String {
             .collect();
         table.row(vec![
             Cell::new(file.path.clone()),
-            Cell::new(if sm_arch.is_empty() {
+            Cell::new(if !file.gpu_code_known() {
+                "unknown".to_owned()
+            } else if sm_arch.is_empty() {
                 "-".to_owned()
             } else {
                 sm_arch.join("\n")
@@ -129,6 +144,12 @@ fn human(scan: &WheelScan) -> String {
             "\n(dispatch): the file checks the CPU at run time (cpuid, xgetbv, IFUNC or a CPU \
              feature record such as __cpu_model), so its level may be a fast path rather than a \
              requirement; `x86_64 :: level` counts only the other files.\n",
+        );
+    }
+    if scan.files.iter().any(|f| !f.gpu_code_known()) {
+        out.push_str(
+            "\nunknown: the file carries GPU code vari cannot read (see needs), so what it runs \
+             on is unknown and no `nvidia :: sm_arch` is inferred for the wheel.\n",
         );
     }
     if marked("(partial)") {

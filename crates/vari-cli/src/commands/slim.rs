@@ -21,9 +21,19 @@ pub(super) fn slim(args: &SlimArgs) -> Result<ExitCode, CliError> {
         skip_validation: args.skip_validation,
     };
     let keep = Keep::new(args.keep.iter().copied());
+    let spinner = crate::progress::Spinner::new(format!(
+        "slimming {}: rewriting its GPU code for {}",
+        file_name(&args.wheel),
+        args.keep
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
     let report = vari_slim::slim_wheel(&args.wheel, &args.output, &keep, &options)
-        .map_err(|e| slim_error(&args.wheel, e))?;
-    print(&[report], args.json)
+        .map_err(|e| slim_error(&args.wheel, e));
+    drop(spinner);
+    print(&[report?], args.json)
 }
 
 /// Writes one slim wheel per architecture family and prints what each saved.
@@ -33,9 +43,22 @@ pub(super) fn split(args: &SplitArgs) -> Result<ExitCode, CliError> {
         valid: built_in_valid_values(),
         skip_validation: args.skip_validation,
     };
+    let spinner = crate::progress::Spinner::new(format!(
+        "splitting {}: one wheel per GPU family",
+        file_name(&args.wheel)
+    ));
     let reports = vari_slim::split_wheel(&args.wheel, &args.output, &options)
-        .map_err(|e| slim_error(&args.wheel, e))?;
-    print(&reports, args.json)
+        .map_err(|e| slim_error(&args.wheel, e));
+    drop(spinner);
+    print(&reports?, args.json)
+}
+
+/// The wheel's file name, for progress lines.
+fn file_name(wheel: &std::path::Path) -> String {
+    wheel.file_name().map_or_else(
+        || wheel.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 fn print(reports: &[SlimReport], as_json: bool) -> Result<ExitCode, CliError> {
@@ -65,6 +88,14 @@ fn slim_error(wheel: &std::path::Path, e: SlimError) -> CliError {
         } => CliError::invalid(&wheel, Some(member), problem.to_string()),
         SlimError::Wheel(e) => wheel_error(wheel, &e),
         SlimError::NothingKept { wheel, message } => CliError::invalid(&wheel, None, message),
+        SlimError::Unreadable { wheel, member, why } => CliError::invalid(
+            &wheel,
+            Some(member),
+            format!(
+                "has GPU code vari cannot read ({why}), so which GPU families it serves is \
+                 unknown; no wheel is split from it"
+            ),
+        ),
     }
 }
 

@@ -570,6 +570,58 @@ fn a_wheel_with_two_dist_info_directories_is_refused_by_every_reader() {
     );
 }
 
+/// The same wheel when the release's `variants.json` describes it (from a find-links directory
+/// and from an index): the metadata never opens the wheel, so the choice fell on it and reading
+/// its dependencies only warned. The wheel is refused as `rank` and installers refuse it (the
+/// reason named on stderr), and the next candidate, the plain wheel, is chosen.
+#[test]
+fn a_wheel_with_two_dist_info_directories_is_refused_when_variants_json_describes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = demo(dir.path());
+    let two = "demo-1.0-py3-none-any-v3.whl";
+    let good = std::fs::read(dir.path().join(two)).unwrap();
+    let mut source = zip::ZipArchive::new(std::io::Cursor::new(good)).unwrap();
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(dir.path().join(two)).unwrap());
+    let options = zip::write::SimpleFileOptions::default();
+    zip.start_file("aaa-1.0.dist-info/METADATA", options)
+        .unwrap();
+    zip.write_all(b"Metadata-Version: 2.1\nName: aaa\nVersion: 1.0\n")
+        .unwrap();
+    for i in 0..source.len() {
+        zip.raw_copy_file(source.by_index_raw(i).unwrap()).unwrap();
+    }
+    zip.finish().unwrap();
+    let index = serve(dir.path());
+    let target = [
+        "--python-version",
+        "3.12",
+        "--python-platform",
+        "x86_64-manylinux_2_28",
+    ];
+    let from_dir = run(vari()
+        .args(["select", "demo", "--find-links"])
+        .arg(dir.path())
+        .arg("--profile")
+        .arg(&profile)
+        .args(target));
+    let from_index = select(&index, &profile, &["demo"]);
+    for selected in [from_dir, from_index] {
+        let context = format!("{}\n{}", selected.stdout, selected.stderr);
+        assert!(
+            selected
+                .stderr
+                .lines()
+                .any(|l| l.contains(two) && l.contains("more than one `.dist-info` directory")),
+            "{context}"
+        );
+        assert!(!selected.stdout.contains(two), "{context}");
+        assert!(
+            selected.stdout.contains("demo-1.0-py3-none-any.whl"),
+            "{context}"
+        );
+    }
+}
+
 /// `--python-platform` for the other architecture, no profile: this machine's CPU does not
 /// describe the target, so its baseline decides (x86-64-v2, or Armv8.0-A), and `--explain` and
 /// `-v` say so. Before, an x86-64-v3 machine chose the v3 build for an aarch64 target.

@@ -340,3 +340,278 @@ fn nvcc_libraries_slim_to_exactly_the_kept_entries() {
         assert_eq!(scan["properties"], w["properties"]);
     }
 }
+
+const KERNEL_STUB: &str = r#"
+extern "C" __global__ void stub(int *x) { x[0] = 0; }
+extern "C" int launch_stub(int *x) { stub<<<1, 1>>>(x); return 0; }
+"#;
+
+/// A library as cuFFT and torch's `libtorch_cuda.so` are built with the large code model: a
+/// small `.nv_fatbin` (one object, SASS for 7.5 only) and the real kernels in `.ldata` (SASS for
+/// 8.0 and 9.0, PTX for 9.0) and `.lrodata` (SASS for 7.5 and 8.6, PTX for 8.6), each container
+/// registered through its `.nvFatBinSegment` wrapper (a `RELATIVE` relocation in this
+/// position-independent library). The objects' `.nv_fatbin` is renamed before linking, which is
+/// where the large code model puts them.
+fn build_large_model_library(bin: &Path, dir: &Path) -> PathBuf {
+    std::fs::write(dir.join("a.cu"), KERNEL_A).unwrap();
+    std::fs::write(dir.join("b.cu"), KERNEL_B).unwrap();
+    std::fs::write(dir.join("stub.cu"), KERNEL_STUB).unwrap();
+    let nvcc = |targets: &[&str], source: &str, object: &str| {
+        let mut args = ["-cudart", "none", "-Xcompiler", "-fPIC"]
+            .map(str::to_owned)
+            .to_vec();
+        args.extend(gencode(targets));
+        args.extend(["-c", "-o", object, source].map(str::to_owned));
+        check(tool(bin, "nvcc").current_dir(dir).args(args));
+    };
+    nvcc(&["arch=compute_75,code=sm_75"], "stub.cu", "stub.o");
+    nvcc(
+        &[
+            "arch=compute_80,code=sm_80",
+            "arch=compute_90,code=[sm_90,compute_90]",
+        ],
+        "a.cu",
+        "a.o",
+    );
+    nvcc(
+        &[
+            "arch=compute_75,code=sm_75",
+            "arch=compute_86,code=[sm_86,compute_86]",
+        ],
+        "b.cu",
+        "b.o",
+    );
+    for (object, section) in [("a.o", ".ldata"), ("b.o", ".lrodata")] {
+        check(
+            Command::new("objcopy")
+                .current_dir(dir)
+                .arg(format!("--rename-section=.nv_fatbin={section}"))
+                .arg(object),
+        );
+    }
+    check(tool(bin, "nvcc").current_dir(dir).args([
+        "-cudart",
+        "none",
+        "-shared",
+        "-o",
+        "libcufft.so",
+        "stub.o",
+        "a.o",
+        "b.o",
+    ]));
+    dir.join("libcufft.so")
+}
+
+/// The bytes of one section of `library`, written to `into` (cuobjdump reads a bare fat binary).
+fn section_file(library: &[u8], section: &str, into: &Path) -> PathBuf {
+    let elf = object::File::parse(library).unwrap();
+    let data = elf.section_by_name(section).unwrap().data().unwrap();
+    std::fs::write(into, data).unwrap();
+    into.to_owned()
+}
+
+/// Every section's bytes but those named, and the file outside them.
+fn sections_but(file: &[u8], names: &[&str]) -> (BTreeMap<String, Vec<u8>>, Vec<u8>) {
+    let elf = object::File::parse(file).unwrap();
+    let mut sections = BTreeMap::new();
+    let mut outside = Vec::new();
+    let mut at = 0;
+    let mut skipped: Vec<(u64, u64)> = Vec::new();
+    for section in elf.sections() {
+        let name = section.name().unwrap().to_owned();
+        if names.contains(&name.as_str()) {
+            skipped.push(section.file_range().unwrap());
+        } else {
+            sections.insert(name, section.data().unwrap().to_vec());
+        }
+    }
+    skipped.sort();
+    for (start, len) in skipped {
+        outside.extend_from_slice(&file[at..start as usize]);
+        at = (start + len) as usize;
+    }
+    outside.extend_from_slice(&file[at..]);
+    (sections, outside)
+}
+
+fn scan_json(wheel: &Path) -> serde_json::Value {
+    let run = vari_run([
+        Path::new("wheel"),
+        Path::new("scan"),
+        Path::new("--json"),
+        wheel,
+    ])
+    .expect_code(0);
+    // Progress is drawn on a terminal only: stderr here is a pipe.
+    assert_eq!(run.stderr, "");
+    run.json()
+}
+
+fn sm_arch_properties(report: &serde_json::Value) -> Vec<String> {
+    report["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str()?.strip_prefix("nvidia :: sm_arch :: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn kernels_outside_nv_fatbin_are_scanned_slimmed_and_split() {
+    let Some(bin) = cuda_bin() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let library = build_large_model_library(&bin, dir.path());
+    let fat = std::fs::read(&library).unwrap();
+    // cuobjdump itself reads only `.nv_fatbin`: the kernels are elsewhere.
+    assert_eq!(listed(&bin, &library), ["sm_75"]);
+    let ldata = section_file(&fat, ".ldata", &dir.path().join("fat.ldata"));
+    let lrodata = section_file(&fat, ".lrodata", &dir.path().join("fat.lrodata"));
+    assert_eq!(listed(&bin, &ldata), ["compute_90", "sm_80", "sm_90"]);
+    assert_eq!(listed(&bin, &lrodata), ["compute_86", "sm_75", "sm_86"]);
+    let wheel = wheel_with_record(dir.path(), &[("demo/libcufft.so", fat.clone())]);
+
+    // Scan reads every container, not the 7.5 stub alone.
+    let scan = scan_json(&wheel);
+    let mut found = sm_arch_properties(&scan);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "75_real",
+            "80_real",
+            "86_real",
+            "86_virtual",
+            "90_real",
+            "90_virtual"
+        ]
+    );
+    assert!(scan["files"][0].get("unreadable_gpu_code").is_none());
+
+    // Slim for 9.0: `.ldata` keeps its SASS for 9.0, `.lrodata` the PTX for 8.6 the driver
+    // would compile there, the stub nothing; every other byte stays.
+    let out = dir.path().join("slim");
+    let report = slim(&wheel, &out, "9.0");
+    let mut labelled = sm_arch_properties(&report["wheels"][0]);
+    labelled.sort();
+    assert_eq!(labelled, ["86_virtual", "90_real"]);
+    let slim_wheel = PathBuf::from(report["wheels"][0]["output"].as_str().unwrap());
+    let (_, bytes) = members(&slim_wheel)
+        .into_iter()
+        .find(|(n, _)| n == "demo/libcufft.so")
+        .unwrap();
+    assert_eq!(bytes.len(), fat.len());
+    let names = [".nv_fatbin", ".ldata", ".lrodata"];
+    assert_eq!(sections_but(&bytes, &names), sections_but(&fat, &names));
+    let slim_ldata = section_file(&bytes, ".ldata", &out.join("slim.ldata"));
+    let slim_lrodata = section_file(&bytes, ".lrodata", &out.join("slim.lrodata"));
+    assert_eq!(listed(&bin, &slim_ldata), ["sm_90"]);
+    assert_eq!(listed(&bin, &slim_lrodata), ["compute_86"]);
+    // The kept entries are the fat build's, byte for byte.
+    for (fat_section, slim_section, name) in [
+        (&ldata, &slim_ldata, "ldata"),
+        (&lrodata, &slim_lrodata, "lrodata"),
+    ] {
+        let fat_files = extracted(&bin, fat_section, &out.join("fat").join(name));
+        let slim_files = extracted(&bin, slim_section, &out.join("slim").join(name));
+        assert_eq!(slim_files.len(), 1, "{name}");
+        assert!(fat_files.contains(&slim_files[0]), "{name}");
+    }
+    assert_eq!(
+        scan_json(&slim_wheel)["properties"],
+        report["wheels"][0]["properties"]
+    );
+
+    // Split: one wheel per family of all the containers (7, 8, 9), each labelled by what scan
+    // reads of it (the 9.x build keeps `.lrodata`'s PTX for 8.6, as the slim for 9.0 does).
+    let out = dir.path().join("split");
+    let report = vari_run([
+        Path::new("wheel"),
+        Path::new("split"),
+        &wheel,
+        Path::new("-o"),
+        &out,
+        Path::new("--json"),
+    ])
+    .expect_code(0)
+    .json();
+    let wheels = report["wheels"].as_array().unwrap();
+    let labels: Vec<Vec<String>> = wheels.iter().map(sm_arch_properties).collect();
+    assert_eq!(
+        labels,
+        [
+            vec!["75_real".to_owned()],
+            vec!["80_real".to_owned(), "86_real".to_owned()],
+            vec!["86_virtual".to_owned(), "90_real".to_owned()],
+        ]
+    );
+    for w in wheels {
+        let path = Path::new(w["output"].as_str().unwrap());
+        assert_eq!(scan_json(path)["properties"], w["properties"]);
+    }
+}
+
+/// A library that keeps a fat binary in a section of its own, registered by no wrapper (loaded
+/// with `cuModuleLoadData`): what it runs on is unknown. Scan says so and infers no `sm_arch`
+/// (not the 7.5 of the part it can read); split refuses, naming the member (its families are
+/// unknown); slim leaves the file whole and labels by the other files only.
+#[test]
+fn gpu_code_vari_cannot_read_is_unknown_and_labels_nothing() {
+    let Some(bin) = cuda_bin() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.cu"), KERNEL_A).unwrap();
+    std::fs::write(dir.path().join("stub.cu"), KERNEL_STUB).unwrap();
+    let mut args = ["-cudart", "none", "-Xcompiler", "-fPIC"]
+        .map(str::to_owned)
+        .to_vec();
+    args.extend(gencode(&["arch=compute_75,code=sm_75"]));
+    args.extend(["-shared", "-o", "libstub.so", "stub.cu"].map(str::to_owned));
+    check(tool(&bin, "nvcc").current_dir(dir.path()).args(args));
+    let mut args = gencode(&["arch=compute_90,code=sm_90"]);
+    args.extend(["-fatbin", "-o", "kernels.fatbin", "a.cu"].map(str::to_owned));
+    check(tool(&bin, "nvcc").current_dir(dir.path()).args(args));
+    check(Command::new("objcopy").current_dir(dir.path()).args([
+        "--add-section",
+        ".kernels=kernels.fatbin",
+        "libstub.so",
+        "libown.so",
+    ]));
+    let fat = std::fs::read(dir.path().join("libown.so")).unwrap();
+    let wheel = wheel_with_record(dir.path(), &[("demo/libown.so", fat)]);
+
+    let scan = scan_json(&wheel);
+    assert_eq!(sm_arch_properties(&scan), Vec::<String>::new());
+    let file = &scan["files"][0];
+    assert_eq!(file["sm_arch"], serde_json::Value::Null);
+    assert!(file["unreadable_gpu_code"].is_string(), "{file}");
+    let text = vari_run([Path::new("wheel"), Path::new("scan"), &wheel]).expect_code(0);
+    assert!(text.stdout.contains("unknown"), "{}", text.stdout);
+    assert!(!text.stdout.contains("75_real"), "{}", text.stdout);
+
+    let out = dir.path().join("out");
+    vari_run([
+        Path::new("wheel"),
+        Path::new("split"),
+        &wheel,
+        Path::new("-o"),
+        &out,
+    ])
+    .expect_one_error(&["demo/libown.so", "GPU code vari cannot read"]);
+    assert!(
+        !out.exists() || std::fs::read_dir(&out).unwrap().next().is_none(),
+        "split wrote output"
+    );
+
+    // Slim: the file is left whole (its own loader may need every architecture), and the only
+    // other code there is, none, gives no `sm_arch`: nothing to keep, refused as before.
+    vari_run([
+        Path::new("wheel"),
+        Path::new("slim"),
+        &wheel,
+        Path::new("--keep"),
+        Path::new("9.0"),
+        Path::new("-o"),
+        &out,
+    ])
+    .expect_one_error(&["none of its GPU code runs on what --keep names"]);
+}

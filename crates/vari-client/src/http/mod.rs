@@ -176,12 +176,36 @@ impl Http {
         accept: &str,
         kind: BodyKind,
     ) -> Result<Option<Fetched>, ClientError> {
+        self.get_revalidating(url, accept, kind, self.mode == CacheMode::Refresh)
+            .await
+    }
+
+    /// [`Self::get`], asking the server again even when the cached copy is fresh (a
+    /// conditional request when the copy has a validator): for a file whose listed hash says the
+    /// cached copy is not the one the index serves now. Offline, the cached copy is all there
+    /// is.
+    pub(crate) async fn get_again(
+        &self,
+        url: &Url,
+        accept: &str,
+        kind: BodyKind,
+    ) -> Result<Option<Fetched>, ClientError> {
+        self.get_revalidating(url, accept, kind, true).await
+    }
+
+    async fn get_revalidating(
+        &self,
+        url: &Url,
+        accept: &str,
+        kind: BodyKind,
+        revalidate: bool,
+    ) -> Result<Option<Fetched>, ClientError> {
         let ceiling = self.limits.ceiling(kind);
         self.check_reach(url)?;
         if url.scheme() == "file" {
             return read_local(url, ceiling);
         }
-        let request = policy_request(url, accept, self.mode == CacheMode::Refresh);
+        let request = policy_request(url, accept, revalidate);
         let cached = self
             .cache
             .as_ref()

@@ -253,3 +253,52 @@ async fn a_wheel_without_variant_json_leaves_its_label_undescribed() {
         d.warnings
     );
 }
+
+/// PEP 825 lets a publisher add variants to a release: the index then lists a new hash for its
+/// `variants.json`. A cached copy that is still fresh by its `Cache-Control` but has the old
+/// hash is fetched again, not taken as a corrupt file (which made every variant wheel
+/// unusable and fell back to the plain wheel).
+#[tokio::test]
+async fn a_variants_json_published_again_with_another_hash_is_fetched_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let publish = |labels: &[&str]| {
+        for label in labels {
+            let filename = format!("big-1.0-py3-none-any-{label}.whl");
+            write_wheel(dir.path(), &filename, Some(&variants_doc(&[label])), 64);
+        }
+        std::fs::write(
+            dir.path().join("big-1.0-variants.json"),
+            variants_doc(labels),
+        )
+        .unwrap();
+    };
+    publish(&["x86_64_v2"]);
+    let server = TestIndex::start(dir.path()).await;
+    // Files fresh for a day, as PyPI serves them; pages asked for every time.
+    server.set(|k| k.files_cache_control = Some("max-age=86400".to_owned()));
+    let mut settings = settings(&[server.index_url()]);
+    settings.cache_dir = Some(cache.path().to_owned());
+    let version = "1.0".parse().unwrap();
+
+    let first = client(settings.clone());
+    let project = first.project(&name("big")).await.unwrap();
+    let d = described(first.variant_metadata(&project, &version).await.unwrap());
+    assert_eq!(labels(&d), ["x86_64_v2"]);
+
+    publish(&["x86_64_v2", "x86_64_v3"]);
+    let second = client(settings);
+    let project = second.project(&name("big")).await.unwrap();
+    server.clear_seen();
+    let d = described(second.variant_metadata(&project, &version).await.unwrap());
+    assert!(matches!(&d.origin, MetadataOrigin::IndexFiles(_)), "{d:?}");
+    assert_eq!(labels(&d), ["x86_64_v2", "x86_64_v3"]);
+    assert!(d.missing_labels.is_empty(), "{d:?}");
+    let fetched: Vec<_> = server
+        .seen()
+        .into_iter()
+        .filter(|s| s.path == "/files/big-1.0-variants.json")
+        .collect();
+    assert_eq!(fetched.len(), 1, "{fetched:?}");
+    assert_eq!(fetched[0].status, 200);
+}

@@ -38,8 +38,9 @@ pub fn download_runtime() -> std::io::Result<tokio::runtime::Runtime> {
 
 /// Told about the downloads. The CLI draws one progress bar with it.
 pub trait MirrorProgress: Sync {
-    /// Downloading starts: `files` files of about `bytes` bytes (what the lock says).
-    fn start(&self, files: usize, bytes: u64) {
+    /// Downloading starts: `files` files of `bytes` bytes in all (what the index or the lock
+    /// says), `None` when a file's size is not known (a PEP 503 page gives none).
+    fn start(&self, files: usize, bytes: Option<u64>) {
         let _ = (files, bytes);
     }
     /// `bytes` more bytes arrived.

@@ -242,7 +242,8 @@ pub fn mirror(
         ..MirrorReport::default()
     };
     if !missing.is_empty() {
-        let expected = missing.iter().map(|f| f.size.unwrap_or(0)).sum();
+        // Unknown when one file's size is: a sum of the known ones is not the total.
+        let expected = missing.iter().map(|f| f.size).sum();
         options.progress.start(missing.len(), expected);
         let results = runtime.block_on(fetch::download_all(
             client,

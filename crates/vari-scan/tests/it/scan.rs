@@ -332,3 +332,100 @@ fn many_members_scan_in_archive_order() {
         assert_eq!(file.x86_64_level(), Some(level), "{}", file.path);
     }
 }
+
+/// A cuFFT-like library: a small `.nv_fatbin` (CUDA 13's container) and its real kernels in
+/// `.ldata` (CUDA 12's, SASS for 5.0 to 9.0), registered through `.nvFatBinSegment`.
+#[test]
+fn kernels_outside_nv_fatbin_are_read_through_their_wrappers() {
+    use object::elf::SHT_PROGBITS;
+    use vari_test_support::elf::wrapper;
+    let dir = tempfile::tempdir().unwrap();
+    let stub = fatbin(CUDA13_FATBIN);
+    let kernels = fatbin(CUDA12_FATBIN);
+    let segment = [wrapper(0x10_0000), wrapper(0x20_0000)].concat();
+    let lib = Elf {
+        fatbin: Some((".nv_fatbin", &stub)),
+        needed: &["libcudart.so.12"],
+        sections: &[
+            (".ldata", SHT_PROGBITS, 0x20_0000, &kernels),
+            (".nvFatBinSegment", SHT_PROGBITS, 0x30_0000, &segment),
+        ],
+        ..Elf::x86_64_library(code::RET)
+    };
+    let stub_only = Elf {
+        fatbin: Some((".nv_fatbin", &stub)),
+        needed: &["libcudart.so.12"],
+        ..Elf::x86_64_library(code::RET)
+    };
+    let path = wheel(
+        dir.path(),
+        "cufft-1.0-py3-none-manylinux_2_28_x86_64.whl",
+        &[
+            ("cufft/libcufft.so", lib.build()),
+            ("stub/libstub.so", stub_only.build()),
+        ],
+    );
+    let scan = scan_wheel(&path).unwrap();
+    let (full, stub) = (&scan.files[0], &scan.files[1]);
+    assert!(full.gpu_code_known());
+    for value in ["50_real", "80_real", "90_real", "90_virtual"] {
+        assert!(full.sm_arch().contains(&value.to_owned()), "{value}");
+    }
+    // What `.ldata` holds is added to what `.nv_fatbin` holds.
+    assert!(stub.sm_arch().iter().all(|v| full.sm_arch().contains(v)));
+    assert!(full.sm_arch().len() > stub.sm_arch().len());
+    let properties = strings(&scan.properties());
+    assert!(properties.contains(&"nvidia :: sm_arch :: 50_real".to_owned()));
+}
+
+/// GPU code no wrapper points at: the file's `sm_arch` is unknown, and the wheel gets no
+/// `sm_arch` at all (not the values of what was read), whatever the other files carry.
+#[test]
+fn unreadable_gpu_code_is_unknown_and_infers_no_sm_arch() {
+    use object::elf::SHT_PROGBITS;
+    let dir = tempfile::tempdir().unwrap();
+    let stub = fatbin(CUDA13_FATBIN);
+    let table = fatbin(CUDA12_FATBIN);
+    let lib = Elf {
+        fatbin: Some((".nv_fatbin", &stub)),
+        needed: &["libcudart.so.12"],
+        sections: &[(".ldata", SHT_PROGBITS, 0x20_0000, &table)],
+        ..Elf::x86_64_library(code::RET)
+    };
+    let other = Elf {
+        fatbin: Some((".nv_fatbin", &stub)),
+        ..Elf::x86_64_library(code::RET)
+    };
+    let path = wheel(
+        dir.path(),
+        "cufft-1.0-py3-none-manylinux_2_28_x86_64.whl",
+        &[
+            ("cufft/libcufft.so", lib.build()),
+            ("cufft/libother.so", other.build()),
+        ],
+    );
+    let scan = scan_wheel(&path).unwrap();
+    let file = &scan.files[0];
+    assert!(!file.gpu_code_known());
+    assert!(file.has_gpu_code());
+    assert!(
+        file.needs()
+            .iter()
+            .any(|n| n.starts_with("GPU code vari cannot read")),
+        "{:?}",
+        file.needs()
+    );
+    assert_eq!(
+        strings(&scan.properties()),
+        ["nvidia :: cuda_version_lower_bound :: 12.0"]
+    );
+    // Nothing to contradict a declared value with: what the file runs on is unknown.
+    let declared: Vec<vari_core::Property> = vec!["nvidia :: sm_arch :: 86_real".parse().unwrap()];
+    let warnings = scan.check_declared(&declared);
+    assert!(
+        warnings
+            .iter()
+            .all(|w| w.member.as_deref() != Some("cufft/libcufft.so")),
+        "{warnings:?}"
+    );
+}

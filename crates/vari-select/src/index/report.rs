@@ -191,6 +191,12 @@ pub enum CandidateFate {
     Unusable(UnusableReason),
     /// A source distribution: only wheels are selected.
     SdistNotConsidered,
+    /// Not a valid wheel (two `.dist-info` directories, a member name that escapes, …), found
+    /// when its metadata was read: installers refuse it.
+    Malformed {
+        /// What is wrong with it, naming the file.
+        why: String,
+    },
 }
 
 impl CandidateFate {

@@ -60,14 +60,6 @@ pub async fn select(
         u64::from(python.minor),
         u64::from(python.patch.unwrap_or(0)),
     ]));
-    let judge = Judge {
-        client,
-        project: &project,
-        target,
-        options: &options.selection,
-        python: python.as_ref(),
-        pinned: request.is_pinned(),
-    };
     let listed = project.versions();
     let matching: Vec<&Version> = listed
         .iter()
@@ -80,32 +72,27 @@ pub async fn select(
         true => (matching, Vec::new()),
         false => matching.into_iter().partition(|v| !v.any_prerelease()),
     };
-    let mut resolution = Resolution {
-        name: project.name.clone(),
-        versions: Vec::new(),
-        chosen: None,
-        prereleases_ignored: Vec::new(),
-        versions_listed: listed.len(),
-        warnings: project.warnings.iter().map(ToString::to_string).collect(),
-    };
-    let mut found = None;
-    for version in &first {
-        if let Some(hit) = judge_into(&judge, version, &mut resolution).await? {
-            found = Some(hit);
-            break;
-        }
-    }
-    if found.is_none() {
-        for version in &later {
-            if let Some(hit) = judge_into(&judge, version, &mut resolution).await? {
-                found = Some(hit);
-                break;
-            }
-        }
-    } else {
-        resolution.prereleases_ignored = later.iter().map(|v| (*v).clone()).collect();
-    }
-    if let Some((file, because, context)) = found {
+    // Wheels refused when their metadata was read (not a valid wheel: two `.dist-info`
+    // directories, a member name that escapes…), by URL, with why: the versions are judged
+    // again without them, as `rank` and installers refuse them too.
+    let mut refused: Vec<(String, String)> = Vec::new();
+    loop {
+        let judge = Judge {
+            client,
+            project: &project,
+            target,
+            options: &options.selection,
+            python: python.as_ref(),
+            pinned: request.is_pinned(),
+            refused: &refused,
+        };
+        let (mut resolution, found) = judge_versions(&judge, &first, &later, listed.len()).await?;
+        resolution
+            .warnings
+            .extend(refused.iter().map(|(_, why)| why.clone()));
+        let Some((file, because, context)) = found else {
+            return Ok(Outcome::Resolved(Box::new(resolution)));
+        };
         let version = file.version().clone();
         let dependencies = match options.dependencies {
             false => None,
@@ -119,6 +106,13 @@ pub async fn select(
                             .map(|p| format!("{}: Requires-Dist skipped: {p}", file.filename)),
                     );
                     Some(applying)
+                }
+                Err(e @ ClientError::Archive { .. }) if refused.len() < MAX_REFUSED => {
+                    refused.push((
+                        file.url.to_string(),
+                        format!("{}: not a valid wheel, skipped: {e}", file.filename),
+                    ));
+                    continue;
                 }
                 Err(e) => {
                     resolution
@@ -135,8 +129,55 @@ pub async fn select(
             because,
             dependencies,
         });
+        return Ok(Outcome::Resolved(Box::new(resolution)));
     }
-    Ok(Outcome::Resolved(Box::new(resolution)))
+}
+
+/// How many malformed wheels one requirement may skip before the next one's problem is only a
+/// warning (each skip judges the versions again).
+const MAX_REFUSED: usize = 8;
+
+type Found = Option<super::version::ChosenFile>;
+
+/// Judges the versions, newest first: the final ones (`first`), then the pre-releases
+/// (`later`) only when no final version fits.
+async fn judge_versions(
+    judge: &Judge<'_>,
+    first: &[&Version],
+    later: &[&Version],
+    versions_listed: usize,
+) -> Result<(Resolution, Found), ClientError> {
+    let mut resolution = Resolution {
+        name: judge.project.name.clone(),
+        versions: Vec::new(),
+        chosen: None,
+        prereleases_ignored: Vec::new(),
+        versions_listed,
+        warnings: judge
+            .project
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+    };
+    let mut found = None;
+    for version in first {
+        if let Some(hit) = judge_into(judge, version, &mut resolution).await? {
+            found = Some(hit);
+            break;
+        }
+    }
+    if found.is_none() {
+        for version in later {
+            if let Some(hit) = judge_into(judge, version, &mut resolution).await? {
+                found = Some(hit);
+                break;
+            }
+        }
+    } else {
+        resolution.prereleases_ignored = later.iter().map(|v| (*v).clone()).collect();
+    }
+    Ok((resolution, found))
 }
 
 /// Judges one version, keeps its report and warnings, and hands back the chosen file.

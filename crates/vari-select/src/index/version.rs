@@ -39,13 +39,26 @@ pub(crate) struct Judge<'a> {
     pub(crate) options: &'a SelectionOptions,
     pub(crate) python: Option<&'a Version>,
     pub(crate) pinned: bool,
+    /// Wheels found not to be valid wheels when read, by URL, with why: set aside.
+    pub(crate) refused: &'a [(String, String)],
 }
 
 impl Judge<'_> {
     /// Judges `version`.
     pub(crate) async fn version(&self, version: &Version) -> Result<Judged, ClientError> {
-        let screened = screen(self.project.files_of(version), self.python, self.pinned);
+        let mut screened = screen(self.project.files_of(version), self.python, self.pinned);
         let mut set_aside = screened.set_aside;
+        screened.eligible.retain(|file| {
+            let url = file.url.as_str();
+            let Some((_, why)) = self.refused.iter().find(|(u, _)| u == url) else {
+                return true;
+            };
+            set_aside.push(candidate(
+                file,
+                CandidateFate::Malformed { why: why.clone() },
+            ));
+            false
+        });
         let mut warnings = Vec::new();
         let tags = self.target.python.tags();
         let needs_metadata = screened.eligible.iter().any(|f| {

@@ -10,13 +10,17 @@ fn keep(spec: &str) -> Keep {
     Keep::new([spec.parse::<KeepSpec>().unwrap()])
 }
 
+const FATBIN_SECTION: &[u8] = b".nv_fatbin";
+
 /// Where the named section's bytes are in the file.
-fn section_range(data: &[u8], name: &[u8]) -> Range<usize> {
-    let found = sections(data).unwrap();
-    match name {
-        FATBIN_SECTION => found.fatbin[0].clone(),
-        _ => found.relocatable[0].clone(),
-    }
+fn section_range(data: &[u8], name: &[u8]) -> std::ops::Range<usize> {
+    let found = fatbin_layout(data).unwrap();
+    let region = found
+        .regions
+        .iter()
+        .find(|r| r.section.as_bytes() == name)
+        .unwrap();
+    region.range.clone()
 }
 
 #[test]
@@ -130,4 +134,42 @@ fn broken_files_are_errors() {
     .build();
     let e = slim_elf(&mut bad, &keep("8.0")).unwrap_err();
     assert!(e.to_string().starts_with("section .nv_fatbin: "), "{e}");
+}
+
+#[test]
+fn containers_outside_nv_fatbin_are_slimmed_where_they_lie() {
+    // torch's libtorch_cuda.so: containers in `.nv_fatbin` and, with the large code model, in
+    // `.lrodata`, each registered through a `.nvFatBinSegment` wrapper.
+    use object::elf::SHT_PROGBITS;
+    use vari_test_support::elf::wrapper;
+    let section = fatbin(CUDA12_FATBIN);
+    let segment = [wrapper(0x10_0000), wrapper(0x20_0000)].concat();
+    let fat = Elf {
+        fatbin: Some((".nv_fatbin", &section)),
+        sections: &[
+            (".lrodata", SHT_PROGBITS, 0x20_0000, &section),
+            (".nvFatBinSegment", SHT_PROGBITS, 0x30_0000, &segment),
+        ],
+        ..Elf::x86_64_library(code::RET)
+    }
+    .build();
+    let mut slim = fat.clone();
+    let outcome = slim_elf(&mut slim, &keep("9.0")).unwrap();
+    assert_eq!(outcome.left_whole, None);
+    assert_eq!(outcome.entries.iter().filter(|e| e.kept).count(), 2);
+    let mut expected = section.clone();
+    slim_section(&mut expected, &keep("9.0")).unwrap();
+    let standard = section_range(&fat, FATBIN_SECTION);
+    let large = section_range(&fat, b".lrodata");
+    assert!(standard.end <= large.start);
+    assert_eq!(slim[standard.clone()], expected[..]);
+    assert_eq!(slim[large.clone()], expected[..]);
+    // Every other byte as it was.
+    assert_eq!(slim.len(), fat.len());
+    assert_eq!(slim[..standard.start], fat[..standard.start]);
+    assert_eq!(
+        slim[standard.end..large.start],
+        fat[standard.end..large.start]
+    );
+    assert_eq!(slim[large.end..], fat[large.end..]);
 }
