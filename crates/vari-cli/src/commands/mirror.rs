@@ -138,9 +138,8 @@ fn publish_destination(args: &MirrorArgs) -> Result<(Destination, PathBuf), CliE
 
 /// The lock, read within the lock size limit and checked.
 fn read_lock(path: &Path) -> Result<Lock, CliError> {
-    let bytes = vari_fs::read_input_limited(path, vari_lock::MAX_LOCK_BYTES)
-        .map_err(|e| CliError::invalid(path, None, e.problem()))?;
-    let text = String::from_utf8(bytes).map_err(|_| CliError::invalid(path, None, "not UTF-8"))?;
+    let text =
+        vari_install::sync::read_lock_text(path).map_err(|e| CliError::Other(e.to_string()))?;
     vari_lock::read_lock(&text).map_err(|e| CliError::invalid(path, Some(e.path), e.message))
 }
 
@@ -183,8 +182,15 @@ fn read_input(
     let mut named = given_targets(args)?;
     if named.is_empty() {
         let base = path.parent().unwrap_or(Path::new("."));
-        for target in lock.vari.iter().flat_map(|info| &info.targets) {
-            if let Some(profile) = &target.profile {
+        for (i, target) in lock.vari.iter().flat_map(|info| &info.targets).enumerate() {
+            let profile = target.profile_in_lock_dir().map_err(|message| {
+                CliError::invalid(
+                    path,
+                    Some(format!("tool.vari.targets[{i}].profile")),
+                    message,
+                )
+            })?;
+            if let Some(profile) = profile {
                 named.push((target.name.clone(), base.join(profile)));
             }
         }
