@@ -22,8 +22,10 @@ pub const MAX_LOCK_BYTES: u64 = 32 << 20;
 pub const MAX_PACKAGES: usize = 20_000;
 /// At most this many wheels in one entry (PyTorch lists a few hundred per release).
 pub const MAX_WHEELS_PER_PACKAGE: usize = 5_000;
-/// At most this many items in any other array.
+/// At most this many items in any other array of strings.
 pub const MAX_ITEMS: usize = 10_000;
+/// At most this many tables in any other array of tables (`dependencies`, `targets`).
+pub const MAX_TABLES: usize = 20_000;
 /// At most this many bytes in any string. Generous: a variant dependency's marker naming every
 /// property of a large release is legal and may run to hundreds of KiB; the file's own ceiling
 /// bounds the total.
@@ -182,10 +184,10 @@ pub(crate) fn check_lock(lock: &Lock) -> Result<(), LockError> {
             check_location(index, false)
                 .map_err(|m| LockError::new(format!("tool.vari.indexes[{i}]"), m))?;
         }
-        if info.targets.len() > MAX_ITEMS {
+        if info.targets.len() > MAX_TABLES {
             return Err(LockError::new(
                 "tool.vari.targets",
-                format!("has more than {MAX_ITEMS} items"),
+                format!("has more than {MAX_TABLES} items"),
             ));
         }
         for (i, target) in info.targets.iter().enumerate() {
@@ -224,10 +226,10 @@ fn check_package(package: &Package, path: &str) -> Result<(), LockError> {
     if let Some(value) = &package.index {
         check_location(value, false).map_err(|m| LockError::new(format!("{path}.index"), m))?;
     }
-    if package.dependencies.len() > MAX_ITEMS {
+    if package.dependencies.len() > MAX_TABLES {
         return Err(LockError::new(
             format!("{path}.dependencies"),
-            format!("has more than {MAX_ITEMS} items"),
+            format!("has more than {MAX_TABLES} items"),
         ));
     }
     for (i, dependency) in package.dependencies.iter().enumerate() {

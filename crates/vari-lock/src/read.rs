@@ -14,7 +14,7 @@ use vari_core::metadata::{read_json, SourceKind};
 use vari_core::Diagnostic;
 
 use crate::limits::{
-    check_location, check_relative_path, check_text, MAX_ITEMS, MAX_PACKAGES,
+    check_location, check_relative_path, check_text, MAX_ITEMS, MAX_PACKAGES, MAX_TABLES,
     MAX_WHEELS_PER_PACKAGE,
 };
 use crate::model::{Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo};
@@ -256,7 +256,10 @@ fn read_artifact(table: toml::Table, path: &str) -> Result<Artifact, LockError> 
     };
     let upload_time = match fields.take("upload-time") {
         Some(toml::Value::Datetime(time)) => Some(time.to_string()),
-        Some(toml::Value::String(time)) => Some(time),
+        Some(toml::Value::String(time)) => {
+            check_text(&time).map_err(|message| fields.error("upload-time", message))?;
+            Some(time)
+        }
         Some(_) => return Err(fields.error("upload-time", "must be a date-time")),
         None => None,
     };
@@ -564,7 +567,7 @@ impl Fields {
     fn tables(&mut self, key: &str) -> Result<Option<Vec<toml::Table>>, LockError> {
         match self.take(key) {
             Some(toml::Value::Array(items)) => {
-                if items.len() > MAX_ITEMS.max(MAX_PACKAGES) {
+                if items.len() > MAX_TABLES {
                     return Err(self.error(key, "has too many items"));
                 }
                 items

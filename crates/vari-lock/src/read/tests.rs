@@ -281,6 +281,10 @@ fn line_breaks_controls_whitespace_and_comments_in_file_names_are_refused() {
     assert!(rejected(created).starts_with("created-by: holds the character"));
     let requirement = "lock-version = \"1.0\"\ncreated-by = \"x\"\npackages = []\n[tool.vari]\nrequirements = [\"a\\nb\"]\n";
     assert!(rejected(requirement).starts_with("tool.vari.requirements[0]: holds the character"));
+    let time = with_wheel(&format!(
+        "{{ url = \"https://x.org/a-1.0-py3-none-any.whl\", upload-time = \"now\\n-i x\", hashes = {{ sha256 = \"{SHA}\" }} }}"
+    ));
+    assert!(rejected(&time).starts_with("packages[0].wheels[0].upload-time: holds the character"));
     // Legal names stay legal.
     let fine = with_wheel(&format!(
         "{{ name = \"a-1.0-py3-none-any.whl\", path = \"wheels/sub+dir~/ä.whl\", hashes = {{ sha256 = \"{SHA}\" }} }}"
