@@ -165,14 +165,27 @@ pub(crate) fn recorded_targets(
     let mut resolved = Vec::new();
     for t in recorded {
         let profile = match (&t.profile, &t.profile_hash) {
-            (Some(profile), _) => Some(
-                vari_fs::safe_path::join_under(&lock_dir, profile).map_err(|e| {
+            (Some(_), _) => Some(
+                // The lock's own rule first (no absolute path, `..` or drive), then the
+                // file-system join that also refuses links out of the directory.
+                t.profile_in_lock_dir()
+                    .map_err(|message| {
+                        CliError::invalid(
+                            lock_path,
+                            Some(format!("tool.vari.targets.{}.profile", t.name)),
+                            message,
+                        )
+                    })
+                    .and_then(|profile| {
+                        let profile = profile.unwrap_or_default();
+                        vari_fs::safe_path::join_under(&lock_dir, profile).map_err(|e| {
                     CliError::invalid(
                         lock_path,
                         Some(format!("tool.vari.targets.{}.profile", t.name)),
                         format!("{e}; a lock names its profiles relative to its directory"),
                     )
-                })?,
+                })
+                    })?,
             ),
             (None, Some(hash)) => {
                 return Err(CliError::invalid(

@@ -96,5 +96,6 @@ fn load_error(path: &Path, error: LoadError) -> CliError {
         },
         LoadError::NotUtf8(_) => CliError::invalid(path, None, "is not UTF-8"),
         LoadError::Input(e) => CliError::Other(e.to_string()),
+        too_large @ LoadError::TooLarge { .. } => CliError::Other(too_large.to_string()),
     }
 }

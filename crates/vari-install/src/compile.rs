@@ -9,8 +9,10 @@
 //! uv runs with `--no-config` (a lock depends on its inputs, not on the user's uv settings) and
 //! without its index variables; the proxy is its only index.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use vari_proxy::{ProxyError, ProxySettings};
 
@@ -18,6 +20,44 @@ use crate::installer::UV_INDEX_VARIABLES;
 
 /// At most this many bytes of uv's error output are kept for the message.
 const MAX_STDERR: usize = 16 << 10;
+
+/// The variable that sets how long one `uv pip compile` may run, in seconds, before it is
+/// stopped (as HTTP requests have a time limit): [`DEFAULT_RESOLVE_TIMEOUT`] unless set.
+pub const RESOLVE_TIMEOUT_ENV: &str = "VARI_RESOLVE_TIMEOUT";
+
+/// How long one resolution may run when [`RESOLVE_TIMEOUT_ENV`] does not say: long enough for
+/// a cold cache and sdists to build, short enough that a hung uv does not hang CI for hours.
+pub const DEFAULT_RESOLVE_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// The longest [`RESOLVE_TIMEOUT_ENV`] may ask for: a day.
+const MAX_RESOLVE_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// How long one resolution may run: [`RESOLVE_TIMEOUT_ENV`], else [`DEFAULT_RESOLVE_TIMEOUT`].
+/// A value that is not a number of seconds above 0 and at most a day is an error naming the
+/// variable.
+///
+/// ```
+/// assert_eq!(vari_install::resolve_timeout_from(None).unwrap().as_secs(), 1800);
+/// assert_eq!(vari_install::resolve_timeout_from(Some("2.5")).unwrap().as_millis(), 2500);
+/// assert!(vari_install::resolve_timeout_from(Some("0")).is_err());
+/// assert!(vari_install::resolve_timeout_from(Some("soon")).is_err());
+/// ```
+pub fn resolve_timeout_from(value: Option<&str>) -> Result<Duration, CompileError> {
+    let Some(value) = value else {
+        return Ok(DEFAULT_RESOLVE_TIMEOUT);
+    };
+    match value.trim().parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds <= MAX_RESOLVE_TIMEOUT_SECS => {
+            Ok(Duration::from_secs_f64(seconds))
+        }
+        _ => Err(CompileError::Setting {
+            message: format!(
+                "{RESOLVE_TIMEOUT_ENV}={value:?}: expected a number of seconds more than 0 and \
+                 at most {MAX_RESOLVE_TIMEOUT_SECS}"
+            ),
+        }),
+    }
+}
 
 /// One `uv pip compile`.
 #[derive(Debug, Clone)]
@@ -71,6 +111,25 @@ pub enum CompileError {
     #[error("{message}")]
     Failed {
         /// uv's error output, trimmed.
+        message: String,
+    },
+    /// uv ran longer than [`RESOLVE_TIMEOUT_ENV`] allows: it was stopped.
+    #[error(
+        "{} did not finish within {} s and was stopped (set {RESOLVE_TIMEOUT_ENV} to allow \
+         longer)",
+        program.display(),
+        timeout.as_secs_f64()
+    )]
+    TimedOut {
+        /// The program.
+        program: PathBuf,
+        /// The limit it ran into.
+        timeout: Duration,
+    },
+    /// [`RESOLVE_TIMEOUT_ENV`] is not a number of seconds.
+    #[error("{message}")]
+    Setting {
+        /// What is wrong with it.
         message: String,
     },
     /// uv's output file could not be read or has a line vari does not understand.
@@ -152,20 +211,20 @@ pub async fn compile_through(
     };
     tracing::debug!("running {command:?}");
     let program = request.uv.clone();
-    let waited = tokio::task::spawn_blocking(move || {
-        let mut child = command.spawn()?;
-        if let (Some(text), Some(mut stdin)) = (piped, child.stdin.take()) {
-            std::io::Write::write_all(&mut stdin, text.as_bytes())?;
-        }
-        child.wait_with_output()
-    })
-    .await;
+    let timeout = resolve_timeout_from(std::env::var(RESOLVE_TIMEOUT_ENV).ok().as_deref())?;
+    // As much as an output file may hold (read with `InputKind::Config`).
+    let limit = vari_fs::input::InputKind::Config.limit();
+    let waited =
+        tokio::task::spawn_blocking(move || run_bounded(command, piped, limit, timeout)).await;
     let failures = proxy.upstream_failures();
-    let output = waited
-        .map_err(|e| CompileError::Failed {
-            message: format!("lost the uv process: {e}"),
-        })?
-        .map_err(|source| CompileError::Spawn { program, source })?;
+    let output = waited.map_err(|e| CompileError::Failed {
+        message: format!("lost the uv process: {e}"),
+    })?;
+    let output = match output {
+        Ok(output) => output,
+        Err(Ran::Spawn(source)) => return Err(CompileError::Spawn { program, source }),
+        Err(Ran::TimedOut) => return Err(CompileError::TimedOut { program, timeout }),
+    };
     if !output.status.success() {
         let text = String::from_utf8_lossy(&output.stderr);
         // uv repeats what the index said (names, versions): no control characters reach the
@@ -192,13 +251,111 @@ pub async fn compile_through(
         path: PathBuf::from("-"),
         message: message.to_owned(),
     };
-    // As much as an output file may hold (read with `InputKind::Config`).
-    if output.stdout.len() as u64 > vari_fs::input::InputKind::Config.limit() {
+    if output.stdout_overflowed {
         return Err(stdout("uv's output is larger than a resolution can be"));
     }
     String::from_utf8(output.stdout)
         .map(Some)
         .map_err(|_| stdout("is not UTF-8"))
+}
+
+/// What [`run_bounded`] kept of a finished uv.
+struct BoundedOutput {
+    status: std::process::ExitStatus,
+    /// Standard output, at most the limit given.
+    stdout: Vec<u8>,
+    /// Whether standard output held more than the limit (the rest was read and dropped).
+    stdout_overflowed: bool,
+    /// The last [`MAX_STDERR`] bytes (or a little more) of standard error.
+    stderr: Vec<u8>,
+}
+
+/// Why [`run_bounded`] has no output.
+enum Ran {
+    Spawn(std::io::Error),
+    TimedOut,
+}
+
+/// Runs `command` (its stdout and stderr piped by the caller's settings here), writing `stdin`
+/// to it when given, reading its standard output up to `limit` bytes and keeping the tail of
+/// its error output, as they come: neither is ever held whole. Stopped (killed and waited
+/// for) once it has run for `timeout`.
+fn run_bounded(
+    mut command: Command,
+    stdin: Option<String>,
+    limit: u64,
+    timeout: Duration,
+) -> Result<BoundedOutput, Ran> {
+    let start = Instant::now();
+    let mut child = command.spawn().map_err(Ran::Spawn)?;
+    if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        // A thread: a uv that does not read its input must not block the deadline.
+        std::thread::spawn(move || {
+            let _ = std::io::Write::write_all(&mut pipe, text.as_bytes());
+        });
+    }
+    let stdout = child.stdout.take().map(|pipe| {
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut pipe = pipe;
+            let _ = vari_fs::input::read_bounded(&mut pipe, limit, &mut kept);
+            let overflowed = kept.len() as u64 > limit;
+            kept.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+            // The rest is drained, so that uv never blocks on a full pipe.
+            let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+            (kept, overflowed)
+        })
+    });
+    let stderr = child.stderr.take().map(|mut pipe| {
+        std::thread::spawn(move || {
+            let mut tail = Vec::new();
+            let mut buffer = [0u8; 8192];
+            loop {
+                match pipe.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        tail.extend_from_slice(&buffer[..n]);
+                        if tail.len() > 2 * MAX_STDERR {
+                            tail.drain(..tail.len() - MAX_STDERR);
+                        }
+                    }
+                }
+            }
+            tail
+        })
+    });
+    let status = wait_until(&mut child, start + timeout);
+    let Some(status) = status else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(Ran::TimedOut);
+    };
+    let (stdout, stdout_overflowed) = stdout.and_then(|t| t.join().ok()).unwrap_or_default();
+    let stderr = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
+    Ok(BoundedOutput {
+        status,
+        stdout,
+        stdout_overflowed,
+        stderr,
+    })
+}
+
+/// The child's exit status, or `None` when it is still running at `deadline`.
+fn wait_until(child: &mut Child, deadline: Instant) -> Option<std::process::ExitStatus> {
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) => {}
+            Err(_) => return None,
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
 }
 
 /// Reads uv's output file, bounded like any other input.
@@ -362,6 +519,56 @@ mod tests {
         assert!(command
             .get_envs()
             .any(|(k, v)| k == "UV_INDEX_URL" && v.is_none()));
+    }
+
+    fn sh(script: &str) -> Command {
+        let mut command = Command::new("sh");
+        command
+            .args(["-c", script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    #[test]
+    fn output_is_bounded_while_it_is_read() {
+        let long = Duration::from_secs(600);
+        let ran = run_bounded(sh("head -c 100000 /dev/zero; exit 0"), None, 1000, long);
+        let output = ran.ok().unwrap();
+        assert!(output.status.success());
+        assert!(output.stdout_overflowed);
+        assert_eq!(output.stdout.len(), 1000);
+        let ran = run_bounded(
+            sh("cat; head -c 100000 /dev/zero >&2"),
+            Some("a==1\n".into()),
+            1000,
+            long,
+        );
+        let output = ran.ok().unwrap();
+        assert_eq!(output.stdout, b"a==1\n");
+        assert!(!output.stdout_overflowed);
+        assert!(
+            output.stderr.len() <= 2 * MAX_STDERR,
+            "{}",
+            output.stderr.len()
+        );
+        assert!(output.stderr.len() >= MAX_STDERR);
+    }
+
+    #[test]
+    fn a_program_past_its_deadline_is_stopped() {
+        let ran = run_bounded(sh("exec sleep 600"), None, 1000, Duration::from_millis(100));
+        assert!(matches!(ran, Err(Ran::TimedOut)));
+        let err = CompileError::TimedOut {
+            program: "/bin/uv".into(),
+            timeout: Duration::from_millis(2500),
+        };
+        assert_eq!(
+            err.to_string(),
+            "/bin/uv did not finish within 2.5 s and was stopped (set VARI_RESOLVE_TIMEOUT to \
+             allow longer)"
+        );
     }
 
     #[test]

@@ -61,7 +61,8 @@ mod unasked;
 mod uv_config;
 
 pub use compile::{
-    compile, compile_through, read_pins, read_via, CompileError, CompileRequest, Pin,
+    compile, compile_through, read_pins, read_via, resolve_timeout_from, CompileError,
+    CompileRequest, Pin, DEFAULT_RESOLVE_TIMEOUT, RESOLVE_TIMEOUT_ENV,
 };
 pub use index_source::{
     installer_indexes, pip_config_files, IndexSourceError, InstallerEnv, InstallerIndexes, Origin,

@@ -37,7 +37,7 @@ mod union;
 pub use request::{LockingError, LockingRequest, LockingTarget};
 pub use union::PER_TARGET_VARIABLE;
 
-use steps::{compile_request, list_files, write_inputs, Pins, Scratch};
+use steps::{check_pinned, compile_request, list_files, write_inputs, Pins, Scratch};
 
 /// How many rounds resolve the dependencies that kept variants bring in.
 const VARIANT_DEPENDENCY_ROUNDS: usize = 4;
@@ -247,12 +247,14 @@ impl Resolver<'_> {
             selection: self.request.selection.clone(),
             ..ProxySettings::new(self.request.sources.clone(), target.files.target.clone())
         };
-        compile(settings, &compile_request)
+        let pins = compile(settings, &compile_request)
             .await
             .map_err(|source| LockingError::Resolve {
                 target: target.lock.name.clone(),
                 source: Box::new(source),
-            })
+            })?;
+        check_pinned(requirements, &pins, target)?;
+        Ok(pins)
     }
 }
 

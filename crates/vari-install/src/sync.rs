@@ -39,7 +39,7 @@ pub use apply::{apply, survey, SyncOutcome, PROTECTED};
 pub use cache_layout::LockedCacheLayout;
 pub use early::EarlyInstall;
 pub use fetch::{fetch_locked, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES};
-pub use from_lock::{load_lock, planned_files, LoadError};
+pub use from_lock::{load_lock, planned_files, read_lock_text, LoadError};
 pub use request::SyncRequest;
 
 /// The directory of vari's cache where locked files are kept (`{cache}/locked`), the `locked`
@@ -70,6 +70,9 @@ pub struct LockedFile {
     /// `Requires-Dist` markers naming variant variables are evaluated with it before the
     /// installer sees the wheel (released pip and uv refuse such markers), as the proxy does.
     pub markers: Option<vari_core::markers::VariantMarkerContext>,
+    /// For a variant wheel: the properties the lock's `variants-json` gives its label, which
+    /// its own `variant.json` must give too (checked once its bytes are).
+    pub locked_variant: Option<vari_core::metadata::VariantProperties>,
 }
 
 impl LockedFile {
@@ -107,6 +110,23 @@ pub enum SyncError {
         origin: String,
         /// `sha256 is X, the lock says Y`, or the size.
         what: String,
+    },
+    /// A variant wheel's own `variant.json` (hash-checked with the wheel) does not say what
+    /// the lock's `variants-json` says of its label: the lock relabels the wheel, and the
+    /// wheel decides. Nothing was installed.
+    #[error(
+        "{filename}: the lock says variant {label} has {lock}, the wheel's own variant.json \
+         says {wheel}; nothing was installed"
+    )]
+    VariantMismatch {
+        /// The file name.
+        filename: String,
+        /// The label.
+        label: String,
+        /// The lock's properties for the label.
+        lock: String,
+        /// The wheel's.
+        wheel: String,
     },
     /// A file could not be had: offline and not in a wheelhouse, missing, or the transfer
     /// failed.

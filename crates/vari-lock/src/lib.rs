@@ -41,6 +41,7 @@
 mod build;
 mod error;
 pub mod export;
+pub mod limits;
 mod model;
 pub mod plan;
 mod read;
@@ -51,13 +52,10 @@ pub use build::{
     LockedRelease,
 };
 pub use error::LockError;
+pub use limits::{MAX_LOCK_BYTES, MAX_PACKAGES, MAX_WHEELS_PER_PACKAGE};
 pub use model::{
     Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo, LOCK_VERSION,
 };
 pub use plan::{plan, Plan, PlanError, PlanRequest, Planned, PlannedFile};
-pub use read::{read_lock, MAX_PACKAGES, MAX_WHEELS_PER_PACKAGE};
+pub use read::read_lock;
 pub use write::write_lock;
-
-/// The largest lock vari reads: a lock of a few thousand packages with every PyTorch variant
-/// is a few MiB.
-pub const MAX_LOCK_BYTES: u64 = 32 << 20;

@@ -13,20 +13,16 @@ use vari_core::filename::WheelFilename;
 use vari_core::metadata::{read_json, SourceKind};
 use vari_core::Diagnostic;
 
+use crate::limits::{
+    check_location, check_relative_path, check_text, MAX_ITEMS, MAX_PACKAGES, MAX_TABLES,
+    MAX_WHEELS_PER_PACKAGE,
+};
 use crate::model::{Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo};
 use crate::LockError;
 
-/// At most this many `[[packages]]` entries.
-pub const MAX_PACKAGES: usize = 20_000;
-/// At most this many wheels in one entry (PyTorch lists a few hundred per release).
-pub const MAX_WHEELS_PER_PACKAGE: usize = 5_000;
-/// At most this many items in any other array.
-const MAX_ITEMS: usize = 10_000;
-/// At most this many bytes in any string.
-const MAX_STRING: usize = 8_192;
-
 /// Reads and checks a `pylock.toml`'s text (the caller reads the file, bounded by
-/// [`crate::MAX_LOCK_BYTES`]).
+/// [`crate::MAX_LOCK_BYTES`]). The limits and the characters allowed are
+/// [`crate::limits`], which the writer checks too.
 ///
 /// ```
 /// let lock = vari_lock::read_lock(r#"
@@ -144,7 +140,9 @@ fn read_package(table: toml::Table, path: &str) -> Result<Package, LockError> {
     let requires_python = fields.string("requires-python")?;
     let index = fields.string("index")?;
     if let Some(index) = &index {
-        check_url(index).map_err(|message| fields.error("index", message))?;
+        check_location(index, false)
+            .and_then(|()| check_url(index))
+            .map_err(|message| fields.error("index", message))?;
     }
     let mut dependencies = Vec::new();
     for (i, table) in fields
@@ -231,17 +229,22 @@ fn read_artifact(table: toml::Table, path: &str) -> Result<Artifact, LockError> 
     let mut fields = Fields::new(table, path);
     let name = fields.string("name")?;
     if let Some(name) = &name {
+        check_location(name, true).map_err(|message| fields.error("name", message))?;
         if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
             return Err(fields.error("name", format!("{name:?} is not a file name")));
         }
     }
     let url = fields.string("url")?;
     if let Some(url) = &url {
-        check_url(url).map_err(|message| fields.error("url", message))?;
+        check_location(url, false)
+            .and_then(|()| check_url(url))
+            .map_err(|message| fields.error("url", message))?;
     }
     let file_path = fields.string("path")?;
     if let Some(file_path) = &file_path {
-        check_relative_path(file_path).map_err(|message| fields.error("path", message))?;
+        check_location(file_path, true)
+            .and_then(|()| check_relative_path(file_path))
+            .map_err(|message| fields.error("path", message))?;
     }
     if url.is_none() && file_path.is_none() {
         return Err(LockError::new(path, "needs a url or a path"));
@@ -253,7 +256,10 @@ fn read_artifact(table: toml::Table, path: &str) -> Result<Artifact, LockError> 
     };
     let upload_time = match fields.take("upload-time") {
         Some(toml::Value::Datetime(time)) => Some(time.to_string()),
-        Some(toml::Value::String(time)) => Some(time),
+        Some(toml::Value::String(time)) => {
+            check_text(&time).map_err(|message| fields.error("upload-time", message))?;
+            Some(time)
+        }
         Some(_) => return Err(fields.error("upload-time", "must be a date-time")),
         None => None,
     };
@@ -372,7 +378,9 @@ fn read_lock_info(table: toml::Table) -> Result<LockInfo, LockError> {
     let requirements = fields.strings("requirements")?;
     let indexes = fields.strings("indexes")?;
     for (i, index) in indexes.iter().enumerate() {
-        check_url(index).map_err(|message| fields.error(&format!("indexes[{i}]"), message))?;
+        check_location(index, false)
+            .and_then(|()| check_url(index))
+            .map_err(|message| fields.error(&format!("indexes[{i}]"), message))?;
     }
     let mut targets = Vec::new();
     for (i, table) in fields
@@ -455,26 +463,6 @@ fn redact(url: &url::Url) -> String {
     url.to_string()
 }
 
-/// A path relative to the lock's directory that cannot leave it: `/`-separated, no
-/// absolute path, no drive, no `..`, no empty segment.
-fn check_relative_path(text: &str) -> Result<(), String> {
-    let bad = text.is_empty()
-        || text.starts_with('/')
-        || text.contains('\\')
-        || text.contains('\0')
-        || text.as_bytes().get(1) == Some(&b':')
-        || text
-            .split('/')
-            .any(|segment| segment.is_empty() || segment == "..");
-    if bad {
-        Err(format!(
-            "{text:?} must be a relative path inside the lock's directory"
-        ))
-    } else {
-        Ok(())
-    }
-}
-
 fn check_hash(algorithm: &str, digest: &str) -> Result<(), String> {
     if algorithm.is_empty()
         || algorithm.len() > 32
@@ -531,10 +519,10 @@ impl Fields {
 
     fn string(&mut self, key: &str) -> Result<Option<String>, LockError> {
         match self.take(key) {
-            Some(toml::Value::String(text)) if text.len() <= MAX_STRING => Ok(Some(text)),
-            Some(toml::Value::String(_)) => {
-                Err(self.error(key, format!("is longer than {MAX_STRING} bytes")))
-            }
+            Some(toml::Value::String(text)) => match check_text(&text) {
+                Ok(()) => Ok(Some(text)),
+                Err(message) => Err(self.error(key, message)),
+            },
             Some(_) => Err(self.error(key, "must be a string")),
             None => Ok(None),
         }
@@ -555,11 +543,11 @@ impl Fields {
                     .into_iter()
                     .enumerate()
                     .map(|(i, item)| match item {
-                        toml::Value::String(text) if text.len() <= MAX_STRING => Ok(text),
-                        _ => Err(self.error(
-                            &format!("{key}[{i}]"),
-                            format!("must be a string of at most {MAX_STRING} bytes"),
-                        )),
+                        toml::Value::String(text) => match check_text(&text) {
+                            Ok(()) => Ok(text),
+                            Err(message) => Err(self.error(&format!("{key}[{i}]"), message)),
+                        },
+                        _ => Err(self.error(&format!("{key}[{i}]"), "must be a string")),
                     })
                     .collect()
             }
@@ -579,7 +567,7 @@ impl Fields {
     fn tables(&mut self, key: &str) -> Result<Option<Vec<toml::Table>>, LockError> {
         match self.take(key) {
             Some(toml::Value::Array(items)) => {
-                if items.len() > MAX_ITEMS.max(MAX_PACKAGES) {
+                if items.len() > MAX_TABLES {
                     return Err(self.error(key, "has too many items"));
                 }
                 items

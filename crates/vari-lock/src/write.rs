@@ -10,7 +10,9 @@ use crate::LockError;
 
 /// Writes `lock` as TOML text. The same lock always gives the same bytes; packages are
 /// written in the order of [`Lock::packages`] (callers sort them: vari's lock writer by
-/// name, then version).
+/// name, then version). What [`crate::read_lock`] would refuse is refused here, by the same
+/// [`crate::limits`]: a string too long or holding a character a lock may not hold, too many
+/// items, more than [`crate::MAX_LOCK_BYTES`] in all, nesting too deep.
 ///
 /// ```
 /// let text = "lock-version = \"1.0\"\ncreated-by = \"vari\"\npackages = []\n";
@@ -19,6 +21,7 @@ use crate::LockError;
 /// assert_eq!(vari_lock::read_lock(&written).unwrap(), lock);
 /// ```
 pub fn write_lock(lock: &Lock) -> Result<String, LockError> {
+    crate::limits::check_lock(lock)?;
     let mut doc = DocumentMut::new();
     doc.insert(
         "lock-version",
@@ -61,7 +64,24 @@ pub fn write_lock(lock: &Lock) -> Result<String, LockError> {
         }
         doc.insert("tool", Item::Table(tool));
     }
-    Ok(doc.to_string())
+    let text = doc.to_string();
+    if text.len() as u64 > crate::MAX_LOCK_BYTES {
+        return Err(LockError::new(
+            "",
+            format!(
+                "would be {} bytes, more than the {} a lock may hold",
+                text.len(),
+                crate::MAX_LOCK_BYTES
+            ),
+        ));
+    }
+    vari_core::check_toml_depth(&text).map_err(|deep| {
+        LockError::new(
+            format!("line {}", deep.line),
+            format!("would nest deeper than {} levels", deep.limit),
+        )
+    })?;
+    Ok(text)
 }
 
 fn package_table(package: &Package, path: &str) -> Result<Table, LockError> {

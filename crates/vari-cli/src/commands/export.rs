@@ -84,7 +84,9 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
                         .collect()
                 }
             };
-            requirements_txt(&header(args, &selecting), &files)
+            requirements_txt(&header(args, &selecting), &files).map_err(|e| {
+                CliError::Other(format!("{}: cannot export {e}", args.lock.display()))
+            })?
         }
         ExportFormat::Pylock => {
             let mut lock = narrow(&planned.lock, &planned.plan);

@@ -215,10 +215,8 @@ fn read_existing(path: &Path) -> Result<Option<Lock>, CliError> {
     if !path.exists() {
         return Ok(None);
     }
-    let bytes = vari_fs::input::read_input_limited(path, vari_lock::MAX_LOCK_BYTES)
-        .map_err(|e| CliError::Other(e.to_string()))?;
     let text =
-        String::from_utf8(bytes).map_err(|_| CliError::invalid(path, None, "is not UTF-8"))?;
+        vari_install::sync::read_lock_text(path).map_err(|e| CliError::Other(e.to_string()))?;
     vari_lock::read_lock(&text)
         .map(Some)
         .map_err(|e| CliError::invalid(path, Some(e.path), e.message))

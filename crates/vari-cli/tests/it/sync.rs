@@ -619,3 +619,53 @@ fn pip_installs_the_same_files() {
     assert!(now.iter().any(|(n, _)| n == "pip"), "{now:?}");
     assert_eq!(keep(now), fleet::installed("mi300"));
 }
+
+/// A lock that relabels the CUDA build (its `variants-json` gives `cu128` the properties of an
+/// x86-64-v3 build, and lists neither the null variant nor the plain wheel) would get it chosen
+/// on a CPU machine:
+/// the wheel's own variant.json, hash-checked with it, decides, and the disagreement is one
+/// error naming both. Nothing is installed.
+#[test]
+fn a_lock_that_relabels_a_cuda_build_is_refused_on_a_cpu_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let mut lock = vari_lock::read_lock(&std::fs::read_to_string(&fleet.lock).unwrap()).unwrap();
+    let demo = lock
+        .packages
+        .iter_mut()
+        .find(|p| p.name == "vari-demo")
+        .unwrap();
+    demo.wheels.retain(|w| {
+        w.wheel_filename()
+            .and_then(|f| f.label)
+            .is_some_and(|l| !l.is_null())
+    });
+    // cu128 relabelled as an x86-64-v3 build, which the CPU machine can use.
+    let fake = vari_core::metadata::read_json(
+        r#"{"default-priorities": {"namespace": ["nvidia", "amd", "intel", "x86_64"]},
+            "variants": {"cu128": {"x86_64": {"level": ["v3"]}}}}"#,
+        vari_core::metadata::SourceKind::IndexFile,
+    )
+    .unwrap();
+    let meta = demo.variants_json.as_mut().unwrap();
+    meta.variants.retain(|label, _| !label.is_null());
+    meta.priorities = fake.priorities;
+    meta.variants.extend(fake.variants);
+    std::fs::write(&fleet.lock, vari_lock::write_lock(&lock).unwrap()).unwrap();
+    let scratch = dir.path().join("cpu");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    run(&mut sync(
+        &scratch,
+        &fleet.lock,
+        &venv,
+        fleet.profile("cpu"),
+    ))
+    .expect_one_error(&[
+        "vari_demo-1.0.0-py3-none-any-cu128.whl: the lock says variant cu128 has x86_64 :: level \
+         :: v3",
+        "the wheel's own variant.json says nvidia :: cuda_version_lower_bound :: 12.8",
+        "nothing was installed",
+    ]);
+    assert_eq!(listed(&venv), []);
+}

@@ -90,6 +90,25 @@ pub enum LockingError {
         /// The version the variants' dependencies resolved to.
         wanted: String,
     },
+    /// A target's resolution succeeded but pins nothing for a requirement that applies to it.
+    #[error(
+        "cannot resolve for target {target}: uv reported success but pinned nothing for \
+         `{requirement}`; no lock is written"
+    )]
+    Unpinned {
+        /// The target's name.
+        target: String,
+        /// The requirement left out.
+        requirement: String,
+    },
+    /// A requirement that cannot be given to uv as one line.
+    #[error("requirement {requirement}: {message}")]
+    Requirement {
+        /// The requirement, escaped.
+        requirement: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Listing the pinned releases' files.
     #[error(transparent)]
     Files(#[from] LockFilesError),

@@ -10,12 +10,62 @@ use vari_lock::LockedRelease;
 
 use super::prefetch::Prefetched;
 use super::request::{LockingError, LockingRequest, LockingTarget};
-use crate::compile::CompileRequest;
+use crate::compile::{CompileRequest, Pin};
 use crate::lock_files::{locked_releases, LockFilesTarget, PinnedRelease};
 use crate::run::TEMPORARY_PREFIX;
 
 /// Per package, its version and the targets that pinned it.
 pub(super) type Pins = BTreeMap<String, (String, Vec<String>)>;
+
+/// The requirements as uv's input, one a line. A requirement holding a character that could
+/// end a line in a requirements file or hide what it says (a control character, a Unicode line
+/// separator, [`vari_lock::limits::is_forbidden_char`]) is refused: it would say more than the
+/// one requirement it is.
+pub(super) fn requirements_text(requirements: &[String]) -> Result<String, LockingError> {
+    let mut text = String::new();
+    for requirement in requirements {
+        if let Some(c) = requirement
+            .chars()
+            .find(|c| vari_lock::limits::is_forbidden_char(*c))
+        {
+            return Err(LockingError::Requirement {
+                requirement: requirement.escape_default().to_string(),
+                message: format!("holds the character {}", c.escape_unicode()),
+            });
+        }
+        text.push_str(requirement);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// Checks that `pins` (one target's resolution) pins every requirement whose marker holds for
+/// `target`: uv that exits 0 having written nothing, or having left a requirement out, must not
+/// make a lock that installs less than was asked for.
+pub(super) fn check_pinned(
+    requirements: &[String],
+    pins: &[Pin],
+    target: &LockingTarget,
+) -> Result<(), LockingError> {
+    for requirement in requirements {
+        // Every requirement was parsed when it was read; one that is not a plain requirement
+        // (none reach here) has nothing to look for.
+        let Ok(request) = vari_select::Request::parse(requirement) else {
+            continue;
+        };
+        if !request.applies_to(&target.files.target) {
+            continue;
+        }
+        let name = vari_core::project::normalize(request.name().as_str());
+        if !pins.iter().any(|pin| pin.name == name) {
+            return Err(LockingError::Unpinned {
+                target: target.lock.name.clone(),
+                requirement: requirement.clone(),
+            });
+        }
+    }
+    Ok(())
+}
 
 /// Writes the requirements and the preferred pins (uv reads its output file as preferences)
 /// into `scratch`, under names with `slot`; returns the input and output files.
@@ -33,10 +83,7 @@ pub(super) fn write_inputs(
     };
     let input = scratch.join(format!("requirements-{slot}.in"));
     let output = scratch.join(format!("requirements-{slot}.txt"));
-    write(
-        &input,
-        requirements.iter().map(|r| format!("{r}\n")).collect(),
-    )?;
+    write(&input, requirements_text(requirements)?)?;
     write(
         &output,
         preferred
@@ -152,6 +199,68 @@ pub(super) fn test_release(name: &str, targets: &[&str]) -> LockedRelease {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A target on Python 3.12, Linux x86_64, without hardware.
+    fn target() -> LockingTarget {
+        let mut settings = vari_select::TargetSettings::default();
+        settings.python.version = Some("3.12".parse().unwrap());
+        settings.python.platform = Some("x86_64-manylinux_2_28".parse().unwrap());
+        let target = vari_select::Target::resolve(&settings).unwrap();
+        LockingTarget {
+            lock: vari_lock::LockTarget {
+                name: "cpu".into(),
+                ..Default::default()
+            },
+            files: LockFilesTarget {
+                name: "cpu".into(),
+                target,
+                has_hardware: false,
+            },
+        }
+    }
+
+    fn pin(name: &str) -> Pin {
+        Pin {
+            name: name.into(),
+            version: "1.0".into(),
+        }
+    }
+
+    #[test]
+    fn every_requirement_that_applies_must_be_pinned() {
+        let target = target();
+        let requirements = [
+            "App_Like[x]>=1".to_owned(),
+            "tomli ; python_version < '3.11'".to_owned(),
+        ];
+        // uv exited 0 and wrote nothing.
+        let err = check_pinned(&requirements, &[], &target).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot resolve for target cpu: uv reported success but pinned nothing for \
+             `App_Like[x]>=1`; no lock is written"
+        );
+        // A requirement whose marker does not hold for the target need not be pinned.
+        check_pinned(&requirements, &[pin("app-like")], &target).unwrap();
+        let both = ["a".to_owned(), "b".to_owned()];
+        assert!(check_pinned(&both, &[pin("a")], &target).is_err());
+    }
+
+    #[test]
+    fn a_requirement_that_would_say_more_than_one_line_is_not_given_to_uv() {
+        assert_eq!(
+            requirements_text(&["a>=1".into(), "b ; python_version >= '3'".into()]).unwrap(),
+            "a>=1\nb ; python_version >= '3'\n"
+        );
+        for hostile in [
+            "a\n--index-url=https://evil.example/",
+            "a\u{2028}-i x",
+            "a\r",
+        ] {
+            let err = requirements_text(&[hostile.to_owned()]).unwrap_err();
+            assert!(!err.to_string().contains('\n'), "{err}");
+        }
+    }
 
     #[test]
     fn releases_listed_ahead_keep_their_place_among_the_others() {

@@ -39,7 +39,9 @@ use vari_proxy::{ProxySettings, UnionShown, UnionVersion};
 
 use super::prefetch::{while_running, Guessing, Prefetched};
 use super::request::{LockingError, LockingRequest, LockingTarget};
-use super::steps::{compile_request, list_files, write_inputs, Pins, Scratch};
+use super::steps::{
+    check_pinned, compile_request, list_files, requirements_text, write_inputs, Pins, Scratch,
+};
 use crate::compile::{compile_through, read_output_text, read_pins, read_via, CompileRequest};
 use crate::lock_files::{LockFilesError, LockFilesTarget};
 
@@ -162,13 +164,7 @@ async fn resolve(
     let compile_request = match request.preferences.is_empty() {
         true => CompileRequest {
             annotate: true,
-            piped: Some(
-                request
-                    .requirements
-                    .iter()
-                    .map(|r| format!("{r}\n"))
-                    .collect(),
-            ),
+            piped: Some(requirements_text(request.requirements)?),
             ..compile_request(request, PathBuf::from("-"), PathBuf::from("-"), first)
         },
         false => {
@@ -227,6 +223,9 @@ async fn resolve(
                 },
             )
         })?;
+        for target in request.targets {
+            check_pinned(request.requirements, &pins, target)?;
+        }
         tracing::debug!("uv resolved after {:.1?}", clock.elapsed());
         let via = read_via(&text);
         let everyone: Vec<String> = request

@@ -95,6 +95,7 @@ async fn fetch_one(
             (from, probe, None)
         }
     };
+    check_variant(file, &dest)?;
     let (path, variant_markers) = installable(file, &dest, &options.store, variant_markers)?;
     if let Some(probe) = probe {
         probe.finish(&dest, &file.sha256, variant_markers);
@@ -174,6 +175,54 @@ async fn fetch_original(
     }
     let probe = sink.finish()?;
     Ok((url.to_string(), probe))
+}
+
+/// For a variant wheel: that its own `variant.json` gives its label the properties the lock
+/// does. The wheel at `wheel` was checked against the lock's hash, so what it says is what
+/// its publisher said; the lock's `variants-json` is what chose it for this machine, and a
+/// lock that relabels a CUDA build as a CPU one must not get it installed on a CPU machine.
+fn check_variant(file: &LockedFile, wheel: &Path) -> Result<(), SyncError> {
+    let Some(label) = &file.label else {
+        return Ok(());
+    };
+    let describe = |properties: Option<&vari_core::metadata::VariantProperties>| match properties {
+        None => "no such variant".to_owned(),
+        Some(properties) => {
+            let listed: Vec<String> = vari_core::metadata::properties_of(properties)
+                .map(|p| p.to_string())
+                .collect();
+            match listed.is_empty() {
+                true => "no properties".to_owned(),
+                false => listed.join(", "),
+            }
+        }
+    };
+    // Read through the file's name in the lock, which carries the label.
+    let named = wheel.with_file_name(&file.filename);
+    let input = std::fs::File::open(wheel).map_err(|e| SyncError::Store {
+        path: wheel.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let info = vari_wheel::inspect_reader(&named, std::io::BufReader::new(input)).map_err(|e| {
+        SyncError::Rewrite {
+            filename: file.filename.clone(),
+            message: format!("its variant.json cannot be read: {e}"),
+        }
+    })?;
+    let found = info
+        .metadata
+        .as_ref()
+        .and_then(|meta| meta.variants.iter().find(|(l, _)| l.as_str() == label))
+        .map(|(_, properties)| properties);
+    if found.is_some() && found == file.locked_variant.as_ref() {
+        return Ok(());
+    }
+    Err(SyncError::VariantMismatch {
+        filename: file.filename.clone(),
+        label: label.clone(),
+        lock: describe(file.locked_variant.as_ref()),
+        wheel: describe(found),
+    })
 }
 
 /// The copy the installer gets: the checked file itself, or for a variant wheel whose
@@ -444,6 +493,7 @@ mod tests {
             project: "demo".to_owned(),
             version: Some("1.0".to_owned()),
             label: None,
+            locked_variant: None,
             filename: name.to_owned(),
             url: Some(url::Url::parse(&format!("http://127.0.0.1:9/{name}")).unwrap()),
             path: None,

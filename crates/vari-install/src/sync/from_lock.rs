@@ -14,6 +14,15 @@ pub enum LoadError {
     /// It could not be read (missing, not a regular file, too large).
     #[error(transparent)]
     Input(#[from] vari_fs::InputError),
+    /// It is larger than a lock may be. Not raised by `max-input-bytes`: what `vari lock`
+    /// writes is bounded by the same ceiling ([`vari_lock::limits`]).
+    #[error("{}: is larger than the {limit} bytes a lock may hold", .path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// [`MAX_LOCK_BYTES`].
+        limit: u64,
+    },
     /// It is not UTF-8.
     #[error("{}: is not UTF-8", .0.display())]
     NotUtf8(PathBuf),
@@ -27,10 +36,19 @@ pub enum LoadError {
     },
 }
 
-/// Reads and checks the lock at `path` (at most [`MAX_LOCK_BYTES`]).
+/// The text of the lock file at `path`: a regular file, at most [`MAX_LOCK_BYTES`], UTF-8.
+/// Every command reads a lock file through here.
+pub fn read_lock_text(path: &Path) -> Result<String, LoadError> {
+    let bytes = vari_fs::read_input_limited(path, MAX_LOCK_BYTES).map_err(|e| match e {
+        vari_fs::InputError::TooLarge { path, limit } => LoadError::TooLarge { path, limit },
+        other => LoadError::Input(other),
+    })?;
+    String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8(path.to_owned()))
+}
+
+/// Reads and checks the lock at `path` ([`read_lock_text`]).
 pub fn load_lock(path: &Path) -> Result<Lock, LoadError> {
-    let bytes = vari_fs::read_input_limited(path, MAX_LOCK_BYTES)?;
-    let text = String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8(path.to_owned()))?;
+    let text = read_lock_text(path)?;
     vari_lock::read_lock(&text).map_err(|error| LoadError::Invalid {
         path: path.to_owned(),
         error,
@@ -83,7 +101,38 @@ pub fn planned_files(
                 // they see the empty label), so every wheel's are evaluated.
                 markers: matches!(planned.file, PlannedFile::Wheel { .. })
                     .then(|| planned.context.clone()),
+                locked_variant: planned.label.as_ref().and_then(|label| {
+                    lock.packages
+                        .get(planned.package)?
+                        .variants_json
+                        .as_ref()?
+                        .variants
+                        .get(label)
+                        .cloned()
+                }),
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lock_over_the_ceiling_names_the_ceiling_and_no_setting_that_does_not_raise_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pylock.toml");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(MAX_LOCK_BYTES + 1).unwrap();
+        let message = read_lock_text(&path).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            format!(
+                "{}: is larger than the {MAX_LOCK_BYTES} bytes a lock may hold",
+                path.display()
+            )
+        );
+        assert!(!message.contains("max-input-bytes"), "{message}");
+    }
 }

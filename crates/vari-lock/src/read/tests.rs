@@ -201,3 +201,149 @@ fn a_newer_minor_version_is_read() {
             .unwrap();
     assert_eq!(lock.lock_version, "1.3");
 }
+
+/// A TOML basic string holding `text` (every character outside printable ASCII escaped).
+fn toml_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            ' '..='~' => out.push(c),
+            _ => out.push_str(&format!("\\U{:08X}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[test]
+fn line_breaks_controls_whitespace_and_comments_in_file_names_are_refused() {
+    // Each would add a line (an option, an unhashed requirement) or a comment to an exported
+    // requirements file: pip splits lines as Python's str.splitlines() does.
+    let hostile = [
+        "\n--index-url=https://evil.example/simple/",
+        "\r--index-url=https://evil.example/simple/",
+        "\u{2028}--index-url=https://evil.example/simple/",
+        "\u{2029}x",
+        "\u{85}x",
+        "\u{b}x",
+        "\u{c}x",
+        "\u{1e}x",
+        "\u{0}x",
+        "\t#",
+        " #",
+        " --hash=sha256:00",
+        "\u{a0}x",
+        "\u{3000}x",
+        "\u{202e}x",
+        "#x",
+    ];
+    for tail in hostile {
+        let path = format!("wheels/a-1.0-py3-none-any.whl{tail}");
+        let text = with_wheel(&format!(
+            "{{ name = \"a-1.0-py3-none-any.whl\", path = {}, hashes = {{ sha256 = \"{SHA}\" }} }}",
+            toml_string(&path)
+        ));
+        let err = rejected(&text);
+        assert!(
+            err.starts_with("packages[0].wheels[0].path: "),
+            "{tail:?}: {err}"
+        );
+        let name = format!("a-1.0-py3-none-any.whl{tail}");
+        let text = with_wheel(&format!(
+            "{{ name = {}, path = \"w/a.whl\", hashes = {{ sha256 = \"{SHA}\" }} }}",
+            toml_string(&name)
+        ));
+        let err = rejected(&text);
+        assert!(
+            err.starts_with("packages[0].wheels[0].name: "),
+            "{tail:?}: {err}"
+        );
+        let url = format!("https://x.org/a-1.0-py3-none-any.whl{tail}");
+        let text = with_wheel(&format!(
+            "{{ url = {}, hashes = {{ sha256 = \"{SHA}\" }} }}",
+            toml_string(&url)
+        ));
+        if !tail.starts_with('#') {
+            let err = rejected(&text);
+            assert!(
+                err.starts_with("packages[0].wheels[0].url: "),
+                "{tail:?}: {err}"
+            );
+        }
+    }
+    // Every other string: no line breaks or controls (whitespace is fine).
+    let marker = "lock-version = \"1.0\"\ncreated-by = \"x\"\n[[packages]]\nname = \"a\"\nmarker = \"python_version >= '3'\\u2028x\"\n";
+    assert!(rejected(marker).starts_with("packages[0].marker: holds the character"));
+    let created =
+        "lock-version = \"1.0\"\ncreated-by = \"vari\\r\\n--index-url x\"\npackages = []\n";
+    assert!(rejected(created).starts_with("created-by: holds the character"));
+    let requirement = "lock-version = \"1.0\"\ncreated-by = \"x\"\npackages = []\n[tool.vari]\nrequirements = [\"a\\nb\"]\n";
+    assert!(rejected(requirement).starts_with("tool.vari.requirements[0]: holds the character"));
+    let time = with_wheel(&format!(
+        "{{ url = \"https://x.org/a-1.0-py3-none-any.whl\", upload-time = \"now\\n-i x\", hashes = {{ sha256 = \"{SHA}\" }} }}"
+    ));
+    assert!(rejected(&time).starts_with("packages[0].wheels[0].upload-time: holds the character"));
+    // Legal names stay legal.
+    let fine = with_wheel(&format!(
+        "{{ name = \"a-1.0-py3-none-any.whl\", path = \"wheels/sub+dir~/ä.whl\", hashes = {{ sha256 = \"{SHA}\" }} }}"
+    ));
+    assert!(read_lock(&fine).is_ok());
+}
+
+/// A variant dependency whose marker names many properties: legal, and far above the 8 KiB a
+/// string was once limited to.
+fn long_marker_lock(properties: usize) -> String {
+    let alternatives: Vec<String> = (0..properties)
+        .map(|i| format!("'nvidia :: sm_arch :: {i}_real' in variant_properties"))
+        .collect();
+    format!(
+        "lock-version = \"1.0\"\ncreated-by = \"x\"\n[[packages]]\nname = \"a\"\nversion = \"1.0\"\n\
+         [packages.tool.vari]\nvariant-dependencies = [\"b ; {}\"]\n",
+        alternatives.join(" or ")
+    )
+}
+
+#[test]
+fn what_the_writer_writes_the_reader_reads_and_the_limits_are_one() {
+    // 118 KB of marker: read, written, read back.
+    let text = long_marker_lock(2_400);
+    assert!(text.len() > 118_000, "{}", text.len());
+    let lock = read_lock(&text).expect("a long legal marker is read");
+    let written = write_lock(&lock).expect("and written");
+    assert_eq!(read_lock(&written).unwrap(), lock);
+    // Past the one limit, both sides refuse, naming the key.
+    let mut over = lock.clone();
+    let info = over.packages[0].vari.as_mut().unwrap();
+    info.variant_dependencies[0].push_str(&" ".repeat(crate::limits::MAX_STRING));
+    let err = write_lock(&over).unwrap_err().to_string();
+    assert!(
+        err.starts_with("packages[0].tool.vari.variant-dependencies[0]: is longer than"),
+        "{err}"
+    );
+    let long = format!(
+        "lock-version = \"1.0\"\ncreated-by = \"{}\"\npackages = []\n",
+        "x".repeat(crate::limits::MAX_STRING + 1)
+    );
+    assert!(rejected(&long).starts_with("created-by: is longer than"));
+    // A character the reader refuses is not written either.
+    let mut hostile = lock.clone();
+    hostile.packages[0].wheels.push(crate::Artifact {
+        name: Some("a-1.0-py3-none-any.whl".into()),
+        url: None,
+        path: Some("w/a.whl\n--index-url=https://evil.example/".into()),
+        size: None,
+        upload_time: None,
+        hashes: [("sha256".to_owned(), SHA.to_owned())].into(),
+    });
+    let err = write_lock(&hostile).unwrap_err().to_string();
+    assert!(err.starts_with("packages[0].wheels[0].path: "), "{err}");
+    // Too many entries: refused by both.
+    let mut many = lock;
+    many.packages = vec![many.packages[0].clone(); crate::MAX_PACKAGES + 1];
+    assert!(write_lock(&many)
+        .unwrap_err()
+        .to_string()
+        .starts_with("packages: has more than"));
+}
