@@ -179,12 +179,12 @@ pub(crate) fn recorded_targets(
                     .and_then(|profile| {
                         let profile = profile.unwrap_or_default();
                         vari_fs::safe_path::join_under(&lock_dir, profile).map_err(|e| {
-                    CliError::invalid(
-                        lock_path,
-                        Some(format!("tool.vari.targets.{}.profile", t.name)),
-                        format!("{e}; a lock names its profiles relative to its directory"),
-                    )
-                })
+                            CliError::invalid(
+                                lock_path,
+                                Some(format!("tool.vari.targets.{}.profile", t.name)),
+                                format!("{e}; a lock names its profiles relative to its directory"),
+                            )
+                        })
                     })?,
             ),
             (None, Some(hash)) => {

@@ -837,6 +837,8 @@ fn a_project_directory_is_locked_again_and_checked_with_no_arguments() {
     ]);
     // Given again, it is the same target.
     in_project(&["-o", "gpu.toml", "--target", &outside, "--check"]).expect_code(0);
+}
+
 /// A directory holding a stand-in `uv` (a shell script with `body`), first on PATH: a broken
 /// or hung installer is hostile input to `vari lock` like any other, and no real uv can be
 /// made to misbehave on purpose.
