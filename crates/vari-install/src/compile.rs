@@ -153,8 +153,10 @@ pub async fn compile_through(
     tracing::debug!("running {command:?}");
     let program = request.uv.clone();
     let waited = tokio::task::spawn_blocking(move || {
-        let mut child = command.spawn()?;
-        if let (Some(text), Some(mut stdin)) = (piped, child.stdin.take()) {
+        // Supervised: a Ctrl-C or SIGTERM reaches uv, and vari exits (its scratch directory
+        // removed) only after uv has (issue 33: uv resolved on for seconds after vari exited).
+        let mut child = vari_fs::interrupt::spawn_supervised(&mut command)?;
+        if let (Some(text), Some(mut stdin)) = (piped, child.child_mut().stdin.take()) {
             std::io::Write::write_all(&mut stdin, text.as_bytes())?;
         }
         child.wait_with_output()

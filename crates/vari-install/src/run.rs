@@ -152,17 +152,8 @@ pub async fn install(
     // Started from this thread, at once; a thread of the blocking pool only waits for it, so
     // the proxy keeps answering meanwhile. (Starting it from that thread made the installer
     // wait until a new thread was first scheduled: tens of milliseconds on a busy machine.)
-    let waited = match command.spawn() {
-        Ok(mut child) => {
-            #[cfg(unix)]
-            let forward = vari_fs::interrupt::forward_to(child.id());
-            tokio::task::spawn_blocking(move || {
-                #[cfg(unix)]
-                let _forward = forward;
-                child.wait()
-            })
-            .await
-        }
+    let waited = match vari_fs::interrupt::spawn_supervised(&mut command) {
+        Ok(child) => tokio::task::spawn_blocking(move || child.wait()).await,
         Err(e) => Ok(Err(e)),
     };
     let journal = proxy.journal();

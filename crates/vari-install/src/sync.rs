@@ -154,7 +154,7 @@ pub enum Store {
     /// paths again).
     Cache(PathBuf),
     /// A temporary directory.
-    Temporary(tempfile::TempDir),
+    Temporary(vari_fs::interrupt::TempDir),
 }
 
 impl Store {
@@ -162,9 +162,7 @@ impl Store {
     pub fn open() -> Result<Self, SyncError> {
         match vari_fs::cache_dir() {
             Some(dir) => Ok(Self::Cache(dir.join(STORE_AREA))),
-            None => tempfile::Builder::new()
-                .prefix(crate::run::TEMPORARY_PREFIX)
-                .tempdir()
+            None => vari_fs::interrupt::TempDir::new(crate::run::TEMPORARY_PREFIX)
                 .map(Self::Temporary)
                 .map_err(|e| SyncError::Store {
                     path: std::env::temp_dir(),
