@@ -40,7 +40,7 @@ pub use cache_layout::LockedCacheLayout;
 pub use early::EarlyInstall;
 pub use fetch::{fetch_locked, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES};
 pub use from_lock::{load_lock, planned_files, LoadError};
-pub use request::{SyncRequest, ENVIRONMENT_LOCK};
+pub use request::{lock_environment, lock_path, waiting_note, SyncRequest, ENVIRONMENT_LOCK};
 
 /// The directory of vari's cache where locked files are kept (`{cache}/locked`), the `locked`
 /// area of `vari cache` ([`LockedCacheLayout`]).

@@ -116,11 +116,7 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
         true => None,
         false => request
             .lock_environment(|path| {
-                eprintln!(
-                    "note: blocking: waiting for the lock {} (another `vari sync` or `vari \
-                     install -r` is changing this environment)",
-                    path.display()
-                );
+                eprintln!("{}", vari_install::sync::waiting_note(path));
             })
             .map_err(|e| CliError::Other(e.to_string()))?,
     };

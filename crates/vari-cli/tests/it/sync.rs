@@ -644,8 +644,8 @@ fn a_sync_waits_for_the_run_that_holds_the_environment_with_a_note() {
     assert_eq!(
         note,
         format!(
-            "note: blocking: waiting for the lock {} (another `vari sync` or `vari install -r` \
-             is changing this environment)\n",
+            "note: blocking: waiting for the lock {} (another vari run is changing this \
+             environment)\n",
             lock_file.display()
         )
     );

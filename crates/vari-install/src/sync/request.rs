@@ -31,44 +31,67 @@ pub struct SyncRequest {
 pub const ENVIRONMENT_LOCK: &str = ".vari-lock";
 
 impl SyncRequest {
-    /// The environment's lock file: in its prefix, else (no prefix known) in its first
-    /// site-packages directory; `None` when neither is known.
+    /// The environment's lock file ([`lock_path`]).
     pub fn lock_path(&self) -> Option<PathBuf> {
-        self.prefix
-            .as_deref()
-            .or_else(|| self.site_packages.first().map(PathBuf::as_path))
-            .map(|dir| dir.join(ENVIRONMENT_LOCK))
+        lock_path(self.prefix.as_deref(), &self.site_packages)
     }
 
-    /// Takes the environment's lock for the rest of the run (released when the value is
-    /// dropped, or by the kernel when the process ends, however it ends). When another run
-    /// holds it, `on_wait` is told once, with the lock file, and this waits for it. An
-    /// environment whose directory this user cannot write to (a system interpreter) is not
-    /// locked: the installer could not change it either, and says so itself.
+    /// Takes the environment's lock ([`lock_environment`]).
     pub fn lock_environment(
         &self,
         on_wait: impl FnOnce(&Path),
     ) -> Result<Option<vari_fs::lock::DirLock>, super::SyncError> {
-        let Some(path) = self.lock_path() else {
-            return Ok(None);
-        };
-        match vari_fs::lock::lock_exclusive(&path, || on_wait(&path)) {
-            Ok(lock) => Ok(Some(lock)),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-                ) =>
-            {
-                tracing::debug!("{}: not locked: {e}", path.display());
-                Ok(None)
-            }
-            Err(e) => Err(super::SyncError::Store {
-                message: format!("cannot lock the environment: {e}"),
-                path,
-            }),
-        }
+        lock_environment(self.prefix.as_deref(), &self.site_packages, on_wait)
     }
+}
+
+/// The lock file of the environment with `prefix` and `site_packages`: in its prefix, else
+/// (no prefix known) in its first site-packages directory; `None` when neither is known.
+pub fn lock_path(prefix: Option<&Path>, site_packages: &[PathBuf]) -> Option<PathBuf> {
+    prefix
+        .or_else(|| site_packages.first().map(PathBuf::as_path))
+        .map(|dir| dir.join(ENVIRONMENT_LOCK))
+}
+
+/// Takes the lock of the environment with `prefix` and `site_packages` for the rest of the
+/// run (released when the value is dropped, or by the kernel when the process ends, however it
+/// ends): every command that changes an environment (`vari sync`, `vari install`, `vari
+/// install -r`) takes it. When another run holds it, `on_wait` is told once, with the lock
+/// file ([`waiting_note`] says it), and this waits for it. An environment whose directory this
+/// user cannot write to (a system interpreter) is not locked: the installer could not change
+/// it either, and says so itself.
+pub fn lock_environment(
+    prefix: Option<&Path>,
+    site_packages: &[PathBuf],
+    on_wait: impl FnOnce(&Path),
+) -> Result<Option<vari_fs::lock::DirLock>, super::SyncError> {
+    let Some(path) = lock_path(prefix, site_packages) else {
+        return Ok(None);
+    };
+    match vari_fs::lock::lock_exclusive(&path, || on_wait(&path)) {
+        Ok(lock) => Ok(Some(lock)),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            ) =>
+        {
+            tracing::debug!("{}: not locked: {e}", path.display());
+            Ok(None)
+        }
+        Err(e) => Err(super::SyncError::Store {
+            message: format!("cannot lock the environment: {e}"),
+            path,
+        }),
+    }
+}
+
+/// The note a run waiting for the environment's lock at `path` prints.
+pub fn waiting_note(path: &Path) -> String {
+    format!(
+        "note: blocking: waiting for the lock {} (another vari run is changing this environment)",
+        path.display()
+    )
 }
 
 /// The installer, started for the environment: `PY -m pip`, `PIP --python PY`, `UV pip`.
