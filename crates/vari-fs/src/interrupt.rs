@@ -112,6 +112,12 @@ fn remove_registered() {
 }
 
 fn clean_up_and_exit(signal: i32) -> ! {
+    // One caller at a time: the signal thread and the release of the last hold can both get
+    // here, and the second must not exit while the first is still removing the paths.
+    static EXITING: Mutex<()> = Mutex::new(());
+    let _exiting = EXITING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     remove_registered();
     std::process::exit(128 + signal)
 }
@@ -316,6 +322,15 @@ impl Supervised {
         };
         self.forward = None;
         drop(held);
+        // A signal is being acted on (another hold keeps the process alive a moment longer):
+        // the caller must not carry on as if the child had failed on its own, and print or
+        // exit with a status of its own. The last hold's release, or the signal thread, ends
+        // the process.
+        if registry().pending.is_some() {
+            loop {
+                std::thread::park();
+            }
+        }
         result
     }
 }
