@@ -73,15 +73,22 @@ pub fn listen() {
 }
 
 fn received(signal: i32) {
-    let hooks: Vec<Hook> = registry().hooks.values().cloned().collect();
+    // Recorded before the hooks run: a hold released while they run (its child has exited,
+    // which a hook waits for) acts on it, instead of letting its owner carry on and exit with
+    // a status of its own.
+    let hooks: Vec<Hook> = {
+        let mut state = registry();
+        state.pending.get_or_insert(signal);
+        state.hooks.values().cloned().collect()
+    };
     for hook in hooks {
         hook(signal);
     }
-    let mut state = registry();
+    let state = registry();
     if state.holds > 0 {
-        state.pending.get_or_insert(signal);
         return;
     }
+    let signal = state.pending.unwrap_or(signal);
     drop(state);
     clean_up_and_exit(signal);
 }
@@ -105,6 +112,12 @@ fn remove_registered() {
 }
 
 fn clean_up_and_exit(signal: i32) -> ! {
+    // One caller at a time: the signal thread and the release of the last hold can both get
+    // here, and the second must not exit while the first is still removing the paths.
+    static EXITING: Mutex<()> = Mutex::new(());
+    let _exiting = EXITING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     remove_registered();
     std::process::exit(128 + signal)
 }
@@ -170,32 +183,193 @@ pub fn on_signal(hook: impl Fn(i32) + Send + Sync + 'static) -> HookGuard {
     HookGuard { id }
 }
 
-/// Forwards SIGINT and SIGTERM to the child process `pid` until dropped (`vari install` and
-/// its installer). Used with a [`Hold`], so that the caller waits for the child before the
-/// process exits. (A Ctrl-C typed in a terminal reaches the whole foreground group, the child
-/// included; it then gets the signal twice, which pip and uv treat as one interruption.)
+/// How long a child told of a signal has to exit before it is killed ([`spawn_supervised`]):
+/// pip and uv stop within a second; one that ignores the signal must not keep vari running.
+pub const CHILD_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A child process started with [`spawn_supervised`]: a SIGINT or SIGTERM that reaches vari
+/// reaches it too, and vari exits (`128 + signal`, registered paths removed) only once it has
+/// exited. Dropping the value without waiting kills the child and waits for it, so no child
+/// outlives the code that started it.
+#[derive(Debug)]
+pub struct Supervised {
+    child: Option<std::process::Child>,
+    forward: Option<HookGuard>,
+    hold: Option<Hold>,
+}
+
+/// Starts `command` as a [`Supervised`] child that the caller waits for at once: the one way
+/// vari runs pip, uv or any other program that works for a while, so that every command
+/// forwards an interruption to it and waits for it instead of leaving it running (and its
+/// temporary files behind). While it runs, a signal is acted on once it has exited, when the
+/// caller's wait returns: the caller never goes on as if the child had failed on its own.
+pub fn spawn_supervised(command: &mut std::process::Command) -> std::io::Result<Supervised> {
+    let held = hold();
+    let mut child = spawn_supervised_in_background(command)?;
+    child.hold = Some(held);
+    Ok(child)
+}
+
+/// [`spawn_supervised`] for a child the caller waits for only later (uv started early, reading
+/// its input while vari works on): a signal is forwarded to it, and vari exits as soon as it
+/// has exited, without waiting for the caller to get to it.
+pub fn spawn_supervised_in_background(
+    command: &mut std::process::Command,
+) -> std::io::Result<Supervised> {
+    listen();
+    let child = command.spawn()?;
+    #[cfg(unix)]
+    let forward = Some(forward_and_wait(child.id()));
+    #[cfg(not(unix))]
+    let forward = None;
+    Ok(Supervised {
+        child: Some(child),
+        forward,
+        hold: None,
+    })
+}
+
+/// The hook of a [`Supervised`] child: forwards the signal, then waits (without reaping: its
+/// owner still waits for it) until it has exited, [`CHILD_GRACE`] at most before killing it.
+/// The registry acts on the signal only after its hooks have run, so vari exits after the
+/// child, and its temporary files are removed once nothing uses them.
 #[cfg(unix)]
-pub fn forward_to(pid: u32) -> HookGuard {
-    let forward = move |signal| {
-        let target = i32::try_from(pid)
-            .ok()
-            .and_then(rustix::process::Pid::from_raw);
+fn forward_and_wait(pid: u32) -> HookGuard {
+    use rustix::process::{kill_process, waitid, Pid, Signal, WaitId, WaitIdOptions};
+    let Some(target) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        return on_signal(|_| {});
+    };
+    let hook = move |signal| {
         let signal = match signal {
-            signal_hook::consts::SIGINT => rustix::process::Signal::INT,
-            _ => rustix::process::Signal::TERM,
+            signal_hook::consts::SIGINT => Signal::INT,
+            _ => Signal::TERM,
         };
-        if let Some(target) = target {
-            // The child may have exited already: nothing to tell it then.
-            let _ = rustix::process::kill_process(target, signal);
+        // The child may have exited already: nothing to tell it then.
+        let _ = kill_process(target, signal);
+        let exited = || {
+            !matches!(
+                waitid(
+                    WaitId::Pid(target),
+                    WaitIdOptions::EXITED | WaitIdOptions::NOWAIT | WaitIdOptions::NOHANG,
+                ),
+                Ok(None)
+            )
+        };
+        let deadline = std::time::Instant::now() + CHILD_GRACE;
+        while !exited() {
+            if std::time::Instant::now() >= deadline {
+                let _ = kill_process(target, Signal::KILL);
+                let _ = waitid(
+                    WaitId::Pid(target),
+                    WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
+                );
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
         }
     };
-    let guard = on_signal(forward);
+    let guard = on_signal(hook);
     // A signal that came while the child was being started is its too.
     let pending = registry().pending;
     if let Some(signal) = pending {
-        forward(signal);
+        hook(signal);
     }
     guard
+}
+
+impl Supervised {
+    /// The child's process id.
+    pub fn id(&self) -> u32 {
+        self.child.as_ref().map_or(0, std::process::Child::id)
+    }
+
+    /// The child, for its pipes.
+    pub fn child_mut(&mut self) -> &mut std::process::Child {
+        self.child
+            .as_mut()
+            .expect("a supervised child is there until waited for")
+    }
+
+    /// Waits for the child to exit (a signal received meanwhile is acted on then: the process
+    /// exits `128 + signal`).
+    pub fn wait(mut self) -> std::io::Result<std::process::ExitStatus> {
+        self.finish(|mut child| child.wait())
+    }
+
+    /// [`Supervised::wait`], collecting what the child writes to its piped stdout and stderr.
+    pub fn wait_with_output(mut self) -> std::io::Result<std::process::Output> {
+        self.finish(std::process::Child::wait_with_output)
+    }
+
+    /// Kills the child and waits for it.
+    pub fn kill(mut self) {
+        let _ = self.finish(|mut child| {
+            let _ = child.kill();
+            child.wait()
+        });
+    }
+
+    /// Runs `wait` on the child under a hold, then lets go of the forwarding and the hold
+    /// (acting on a signal received meanwhile).
+    fn finish<T>(
+        &mut self,
+        wait: impl FnOnce(std::process::Child) -> std::io::Result<T>,
+    ) -> std::io::Result<T> {
+        let held = self.hold.take().unwrap_or_else(hold);
+        let result = match self.child.take() {
+            Some(child) => wait(child),
+            None => Err(std::io::Error::other("the child was waited for already")),
+        };
+        self.forward = None;
+        drop(held);
+        // A signal is being acted on (another hold keeps the process alive a moment longer):
+        // the caller must not carry on as if the child had failed on its own, and print or
+        // exit with a status of its own. The last hold's release, or the signal thread, ends
+        // the process.
+        if registry().pending.is_some() {
+            loop {
+                std::thread::park();
+            }
+        }
+        result
+    }
+}
+
+impl Drop for Supervised {
+    fn drop(&mut self) {
+        if self.child.is_some() {
+            let _ = self.finish(|mut child| {
+                let _ = child.kill();
+                child.wait()
+            });
+        }
+    }
+}
+
+/// A temporary directory (named `{prefix}…` in the system's temporary directory) removed when
+/// dropped, and also when the process is interrupted: the scratch space of a command that runs
+/// a child ([`spawn_supervised`]) is never left behind by a Ctrl-C or a SIGTERM.
+#[derive(Debug)]
+pub struct TempDir {
+    dir: tempfile::TempDir,
+    _registration: Registration,
+}
+
+impl TempDir {
+    /// Makes one.
+    pub fn new(prefix: &str) -> std::io::Result<Self> {
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
+        let registration = remove_on_interrupt(dir.path().to_path_buf());
+        Ok(Self {
+            dir,
+            _registration: registration,
+        })
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &std::path::Path {
+        self.dir.path()
+    }
 }
 
 /// While alive, a SIGINT or SIGTERM is recorded instead of acted on (hooks still run).
@@ -250,16 +424,58 @@ impl Drop for Hold {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_supervised_child_is_told_of_the_signal_and_waited_for() {
+        let mut command = std::process::Command::new("sleep");
+        command.arg("600");
+        let child = spawn_supervised(&mut command).unwrap();
+        let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+        // What the signal thread does on SIGTERM (the process itself is not signalled here:
+        // the registry would exit the test process): every hook runs, this one forwards and
+        // returns only once the child has exited.
+        let id = child.forward.as_ref().unwrap().id;
+        let hook = registry().hooks[&id].clone();
+        hook(signal_hook::consts::SIGTERM);
+        let exited = rustix::process::waitid(
+            rustix::process::WaitId::Pid(pid),
+            rustix::process::WaitIdOptions::EXITED
+                | rustix::process::WaitIdOptions::NOWAIT
+                | rustix::process::WaitIdOptions::NOHANG,
+        )
+        .unwrap();
+        assert!(exited.is_some(), "the child is still running");
+        let status = child.wait().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(signal_hook::consts::SIGTERM));
+    }
+
+    #[test]
+    fn a_dropped_supervised_child_is_killed_and_a_temporary_directory_registered() {
+        let mut command = std::process::Command::new("sleep");
+        command.arg("600");
+        let child = spawn_supervised(&mut command).unwrap();
+        drop(child);
+        let dir = TempDir::new("vari-test-").unwrap();
+        let path = dir.path().to_owned();
+        assert!(registry().paths.values().any(|p| p == &path));
+        drop(dir);
+        assert!(!path.exists());
+        assert!(!registry().paths.values().any(|p| p == &path));
+    }
 
     #[test]
     fn registrations_come_and_go() {
+        // By path, not by count: other tests of this binary register paths at the same time.
         let a = remove_on_interrupt(PathBuf::from("/nonexistent/a"));
         let b = remove_on_interrupt(PathBuf::from("/nonexistent/b"));
-        let count = || registry().paths.len();
-        let before = count();
+        let registered = |path: &str| registry().paths.values().any(|p| p == Path::new(path));
+        assert!(registered("/nonexistent/a") && registered("/nonexistent/b"));
         drop(a);
-        assert_eq!(count(), before - 1);
+        assert!(!registered("/nonexistent/a") && registered("/nonexistent/b"));
         drop(b);
-        assert_eq!(count(), before - 2);
+        assert!(!registered("/nonexistent/b"));
     }
 }

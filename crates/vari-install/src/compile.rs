@@ -287,7 +287,10 @@ fn run_bounded(
     timeout: Duration,
 ) -> Result<BoundedOutput, Ran> {
     let start = Instant::now();
-    let mut child = command.spawn().map_err(Ran::Spawn)?;
+    // Supervised: a Ctrl-C or SIGTERM reaches uv, and vari exits (its scratch directory
+    // removed) only after uv has (issue 33: uv resolved on for seconds after vari exited).
+    let mut supervised = vari_fs::interrupt::spawn_supervised(&mut command).map_err(Ran::Spawn)?;
+    let child = supervised.child_mut();
     if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
         // A thread: a uv that does not read its input must not block the deadline.
         std::thread::spawn(move || {
@@ -324,12 +327,13 @@ fn run_bounded(
             tail
         })
     });
-    let status = wait_until(&mut child, start + timeout);
-    let Some(status) = status else {
-        let _ = child.kill();
-        let _ = child.wait();
+    if wait_until(child, start + timeout).is_none() {
+        supervised.kill();
         return Err(Ran::TimedOut);
-    };
+    }
+    // Reaped already: this returns its status at once, and acts on a signal received
+    // meanwhile (vari exits once uv has).
+    let status = supervised.wait().map_err(Ran::Spawn)?;
     let (stdout, stdout_overflowed) = stdout.and_then(|t| t.join().ok()).unwrap_or_default();
     let stderr = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
     Ok(BoundedOutput {

@@ -172,11 +172,14 @@ impl Installer {
 
 /// Whether `python` can import pip.
 fn imports_pip(python: &Path) -> bool {
-    Command::new(python)
+    let mut command = Command::new(python);
+    command
         .args(["-c", "import pip"])
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
+        .stderr(std::process::Stdio::null());
+    // Supervised, as every program vari waits for: an interruption reaches it too.
+    vari_fs::interrupt::spawn_supervised(&mut command)
+        .and_then(vari_fs::interrupt::Supervised::wait)
         .is_ok_and(|s| s.success())
 }
 

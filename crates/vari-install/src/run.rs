@@ -146,29 +146,19 @@ pub async fn install(
     tracing::debug!("running {command:?}");
     let program = PathBuf::from(command.get_program());
     // SIGINT and SIGTERM are forwarded to the installer and acted on once it has exited: the
-    // process then removes its temporary files and exits 130 or 143 (vari_fs::interrupt).
-    let held = vari_fs::interrupt::hold();
+    // process then removes its temporary files and exits 130 or 143 (vari_fs::interrupt's
+    // supervised child).
     let before = Snapshot::take(site_packages);
     // Started from this thread, at once; a thread of the blocking pool only waits for it, so
     // the proxy keeps answering meanwhile. (Starting it from that thread made the installer
     // wait until a new thread was first scheduled: tens of milliseconds on a busy machine.)
-    let waited = match command.spawn() {
-        Ok(mut child) => {
-            #[cfg(unix)]
-            let forward = vari_fs::interrupt::forward_to(child.id());
-            tokio::task::spawn_blocking(move || {
-                #[cfg(unix)]
-                let _forward = forward;
-                child.wait()
-            })
-            .await
-        }
+    let waited = match vari_fs::interrupt::spawn_supervised(&mut command) {
+        Ok(child) => tokio::task::spawn_blocking(move || child.wait()).await,
         Err(e) => Ok(Err(e)),
     };
     let journal = proxy.journal();
     let upstream_failures = proxy.upstream_failures();
     proxy.shutdown().await;
-    drop(held);
     let status = waited
         .map_err(|e| InstallError::Lost(e.to_string()))?
         .map_err(|source| InstallError::Spawn { program, source })?;

@@ -40,7 +40,7 @@ pub use cache_layout::LockedCacheLayout;
 pub use early::EarlyInstall;
 pub use fetch::{fetch_locked, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES};
 pub use from_lock::{load_lock, planned_files, read_lock_text, LoadError};
-pub use request::SyncRequest;
+pub use request::{lock_environment, lock_path, waiting_note, SyncRequest, ENVIRONMENT_LOCK};
 
 /// The directory of vari's cache where locked files are kept (`{cache}/locked`), the `locked`
 /// area of `vari cache` ([`LockedCacheLayout`]).
@@ -174,7 +174,7 @@ pub enum Store {
     /// paths again).
     Cache(PathBuf),
     /// A temporary directory.
-    Temporary(tempfile::TempDir),
+    Temporary(vari_fs::interrupt::TempDir),
 }
 
 impl Store {
@@ -182,9 +182,7 @@ impl Store {
     pub fn open() -> Result<Self, SyncError> {
         match vari_fs::cache_dir() {
             Some(dir) => Ok(Self::Cache(dir.join(STORE_AREA))),
-            None => tempfile::Builder::new()
-                .prefix(crate::run::TEMPORARY_PREFIX)
-                .tempdir()
+            None => vari_fs::interrupt::TempDir::new(crate::run::TEMPORARY_PREFIX)
                 .map(Self::Temporary)
                 .map_err(|e| SyncError::Store {
                     path: std::env::temp_dir(),

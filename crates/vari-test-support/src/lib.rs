@@ -12,8 +12,10 @@
 //! - [`wheels`]: valid test wheels, variant wheels and `*-variants.json` documents;
 //! - [`fleet`]: a local upstream built like the real indexes (PyTorch-like, NumPy-like, an
 //!   ordinary tree) and the machine classes of a mixed fleet;
-//! - [`garage`]: a real S3 object store (Garage, single node) on 127.0.0.1, with its website
-//!   endpoint;
+//! - [`s3_store`]: the object store the publishing tests use: [`seaweed`] (SeaweedFS from
+//!   PyPI, one server or a cluster of separate processes, a static site in front of a
+//!   bucket), or [`garage`] (Garage, single node, with its website endpoint) where
+//!   `VARI_GARAGE` names one;
 //! - [`nginx`]: nginx from the system's packages serving a directory on 127.0.0.1;
 //! - [`elf`]: ELF files with known machine code and real fat-binary sections, in wheels;
 //! - [`binary`]: the real `vari` binary with a clean environment, its streams captured;
@@ -31,6 +33,8 @@ pub mod nginx;
 pub mod output;
 pub mod paths;
 pub mod raw;
+pub mod s3_store;
+pub mod seaweed;
 pub mod site;
 pub mod venv;
 pub mod wheels;

@@ -53,6 +53,13 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
         ..ProxySettings::new(sources.clone(), selecting.target.clone())
     };
     let target = &selecting.target;
+    // One writer per environment, as `vari sync` (the lock is released when this returns).
+    let _environment = vari_install::sync::lock_environment(
+        target.python.prefix(),
+        &target.python.site_packages,
+        |path| eprintln!("{}", vari_install::sync::waiting_note(path)),
+    )
+    .map_err(|e| CliError::Other(e.to_string()))?;
     let server = server_runtime()?;
     let outcome = server
         .block_on(vari_install::install(

@@ -110,6 +110,16 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
         Some(request) => request,
         None => sync_request(job)?,
     };
+    // One writer per environment: from the survey of what is installed to the end of the
+    // installer, another sync of the same environment waits (a dry run changes nothing).
+    let _environment = match job.dry_run {
+        true => None,
+        false => request
+            .lock_environment(|path| {
+                eprintln!("{}", vari_install::sync::waiting_note(path));
+            })
+            .map_err(|e| CliError::Other(e.to_string()))?,
+    };
     let outcome = vari_install::sync::survey(&request, &planned.files);
     if !job.dry_run {
         let store = Store::open().map_err(|e| CliError::Other(e.to_string()))?;

@@ -1181,3 +1181,46 @@ fn requirements_files_get_a_line_each_and_their_explanation() {
     );
     assert_eq!(listed(&venv), []);
 }
+
+/// One environment, one writer, as for `vari sync`: `vari install` started while another run
+/// holds the environment's lock says so, installs nothing, and proceeds once it is released.
+#[test]
+fn install_waits_for_the_run_that_holds_the_environment_with_a_note() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let venv = bare_venv(dir.path());
+    let cpu = facts(dir.path(), "cpu.toml", CPU_FACTS);
+    let lock_file = venv.join(vari_install::sync::ENVIRONMENT_LOCK);
+    let held = vari_fs::lock::lock_exclusive(&lock_file, || panic!("free")).unwrap();
+    let mut command = install(dir.path(), &venv, &["--installer"]);
+    let mut child = command
+        .arg(uv())
+        .arg("--profile")
+        .arg(&cpu)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut note = String::new();
+    stderr.read_line(&mut note).unwrap();
+    assert_eq!(
+        note,
+        format!(
+            "note: blocking: waiting for the lock {} (another vari run is changing this \
+             environment)\n",
+            lock_file.display()
+        )
+    );
+    assert_eq!(child.try_wait().unwrap(), None);
+    assert_eq!(listed(&venv), []);
+    drop(held);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}: {rest}");
+    assert_eq!(
+        listed(&venv),
+        [("vari-demo".to_owned(), Some("null".to_owned()))]
+    );
+}

@@ -12,6 +12,7 @@ mod hostile_index;
 mod hostile_wheels;
 mod index;
 mod install;
+mod interrupted;
 mod labels;
 mod list;
 mod lock;

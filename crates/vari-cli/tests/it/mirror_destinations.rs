@@ -1,5 +1,6 @@
 //! `vari mirror` to destinations other than a directory, and its store: the fleet's lock
-//! (`crate::mirror`'s upstream) mirrored to a real S3 object store (Garage, started by the test;
+//! (`crate::mirror`'s upstream) mirrored to a real S3 object store (SeaweedFS, or Garage where
+//! `VARI_GARAGE` names one, started by the test;
 //! skipped without it except under CI), read back through the bucket's website endpoint by
 //! `vari index validate`, pip, uv and vari; a re-run that uploads nothing; a download that fails
 //! and publishes nothing; `--keep` and removals. And two runs on one store taking turns.
@@ -10,8 +11,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use vari_test_support::fleet;
-use vari_test_support::garage::Garage;
 use vari_test_support::installers::Installer;
+use vari_test_support::s3_store::S3Store;
 use vari_test_support::site::{get, head};
 use vari_test_support::venv::{bare_venv, uv};
 
@@ -29,11 +30,11 @@ fn s3_url() -> String {
     format!("s3://{BUCKET}/{PREFIX}")
 }
 
-/// [`mirror_command`] to `s3://BUCKET/PREFIX` with `garage`'s credentials and vari's cache
+/// [`mirror_command`] to `s3://BUCKET/PREFIX` with `store`'s credentials and vari's cache
 /// (which holds the store) in `dir/cache`.
-fn mirror_to_s3(garage: &Garage, dir: &Path, lock: &Path, classes: &[&str]) -> Command {
+fn mirror_to_s3(store: &S3Store, dir: &Path, lock: &Path, classes: &[&str]) -> Command {
     let mut command = mirror_command(dir, lock, Path::new(&s3_url()), classes);
-    garage.client_env(&mut command);
+    store.client_env(&mut command);
     command
         .env("HOME", dir.join("no-home"))
         .env("VARI_CACHE_DIR", dir.join("cache"));
@@ -80,17 +81,17 @@ fn kept_labels(site: &str, file: &str) -> Vec<String> {
 
 #[test]
 fn mirrors_two_classes_to_s3_and_installers_install_from_its_website() {
-    let Some(garage) = Garage::start_or_skip() else {
+    let Some(store) = S3Store::start_or_skip() else {
         return;
     };
-    garage.create_bucket(BUCKET);
-    let site = format!("{}/{PREFIX}", garage.website(BUCKET));
+    store.create_bucket(BUCKET);
+    let site = format!("{}/{PREFIX}", store.website(BUCKET));
     let dir = tempfile::tempdir().unwrap();
     let up = upstream(dir.path());
     let lock = write_lock(dir.path(), &fleet_lock(&up));
 
     let first = run(&mut mirror_to_s3(
-        &garage,
+        &store,
         dir.path(),
         &lock,
         &["cpu", "a100"],
@@ -140,7 +141,7 @@ fn mirrors_two_classes_to_s3_and_installers_install_from_its_website() {
     // Nothing changed: nothing is downloaded, nothing uploaded.
     up.server.clear_seen();
     let again = run(&mut mirror_to_s3(
-        &garage,
+        &store,
         dir.path(),
         &lock,
         &["cpu", "a100"],
@@ -178,10 +179,10 @@ fn mirrors_two_classes_to_s3_and_installers_install_from_its_website() {
     assert_plain_install(Installer::NewestPip, &index);
 
     // A class dropped with --keep stays published; without it, its files go, after the pages.
-    let kept = run(mirror_to_s3(&garage, dir.path(), &lock, &["cpu"]).arg("--keep")).expect_code(0);
+    let kept = run(mirror_to_s3(&store, dir.path(), &lock, &["cpu"]).arg("--keep")).expect_code(0);
     assert!(kept.stdout.contains("kept 2 file(s)"), "{}", kept.stdout);
     assert_eq!(file_status(&site, A100_EXTRA[0]), 200);
-    let dropped = run(&mut mirror_to_s3(&garage, dir.path(), &lock, &["cpu"])).expect_code(0);
+    let dropped = run(&mut mirror_to_s3(&store, dir.path(), &lock, &["cpu"])).expect_code(0);
     assert!(
         dropped.stdout.contains("removed 2 file(s)"),
         "{}",
@@ -228,15 +229,15 @@ fn mirrors_two_classes_to_s3_and_installers_install_from_its_website() {
 
 #[test]
 fn a_download_that_fails_publishes_nothing_to_the_object_store() {
-    let Some(garage) = Garage::start_or_skip() else {
+    let Some(store) = S3Store::start_or_skip() else {
         return;
     };
-    garage.create_bucket(BUCKET);
-    let site = format!("{}/{PREFIX}", garage.website(BUCKET));
+    store.create_bucket(BUCKET);
+    let site = format!("{}/{PREFIX}", store.website(BUCKET));
     let dir = tempfile::tempdir().unwrap();
     let up = upstream(dir.path());
     let lock = write_lock(dir.path(), &fleet_lock(&up));
-    run(&mut mirror_to_s3(&garage, dir.path(), &lock, &["cpu"])).expect_code(0);
+    run(&mut mirror_to_s3(&store, dir.path(), &lock, &["cpu"])).expect_code(0);
     let root = get(&format!("{site}/simple/index.html"));
     let page = get(&format!("{site}/simple/vari-demo/index.html"));
 
@@ -244,7 +245,7 @@ fn a_download_that_fails_publishes_nothing_to_the_object_store() {
     let tampered = A100_EXTRA[0];
     std::fs::write(up.dir.join(tampered), b"not the wheel the lock pins").unwrap();
     let refused = run(&mut mirror_to_s3(
-        &garage,
+        &store,
         dir.path(),
         &lock,
         &["cpu", "a100"],
@@ -268,14 +269,14 @@ fn a_download_that_fails_publishes_nothing_to_the_object_store() {
 
 #[test]
 fn an_unreachable_store_fails_before_anything_is_downloaded() {
-    let Some(garage) = Garage::start_or_skip() else {
+    let Some(store) = S3Store::start_or_skip() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let up = upstream(dir.path());
     let lock = write_lock(dir.path(), &fleet_lock(&up));
     // No bucket was created.
-    let refused = run(&mut mirror_to_s3(&garage, dir.path(), &lock, &["cpu"])).expect_code(1);
+    let refused = run(&mut mirror_to_s3(&store, dir.path(), &lock, &["cpu"])).expect_code(1);
     assert!(
         refused.stderr.starts_with(&format!(
             "error: {}: listing failed: not found (HTTP 404)",
@@ -339,4 +340,108 @@ fn a_second_run_on_the_same_store_waits_for_the_first() {
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.starts_with("mirrored 8 files ("), "{stdout}");
     run(vari().args(["index", "validate"]).arg(&site)).expect_code(0);
+}
+
+/// The fleet mirrored to a SeaweedFS cluster (one master, three volume servers, every object on
+/// two of them) that loses a volume server in the middle of a publish and again between two
+/// runs: no page ever names an object that is not there, the re-run completes without
+/// downloading again, and pip and uv install from the site read back.
+#[test]
+fn a_cluster_losing_a_volume_server_never_serves_a_page_naming_a_missing_file() {
+    let Some(binary) = vari_test_support::seaweed::binary_or_skip() else {
+        return;
+    };
+    let mut cluster = vari_test_support::seaweed::Cluster::start(&binary);
+    cluster.create_bucket(BUCKET);
+    let site = format!("{}/{PREFIX}", cluster.website(BUCKET));
+    let endpoint = cluster.s3_endpoint();
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lock = write_lock(dir.path(), &fleet_lock(&up));
+    let mirror = |classes: &[&str]| {
+        let mut command = mirror_command(dir.path(), &lock, Path::new(&s3_url()), classes);
+        vari_test_support::s3_store::set_client_env(&mut command, &endpoint);
+        command
+            .env("HOME", dir.path().join("no-home"))
+            .env("VARI_CACHE_DIR", dir.path().join("cache"));
+        command
+    };
+    // Every file a page links is there.
+    let consistent = |when: &str| {
+        for name in linked(&site) {
+            assert_eq!(
+                file_status(&site, &name),
+                200,
+                "{when}: {name} is linked but missing"
+            );
+        }
+    };
+    let mut both = set(&CPU_FILES);
+    both.extend(set(&A100_EXTRA));
+
+    run(&mut mirror(&["cpu"])).expect_code(0);
+    assert_eq!(linked(&site), set(&CPU_FILES));
+    consistent("first publish");
+
+    // A second class's files go up; once the first of them has landed, a volume server fails.
+    let mut publish = mirror(&["cpu", "a100"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while file_status(&site, A100_EXTRA[0]) != 200 && publish.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "no file was uploaded");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    cluster.stop_volume(1);
+    let interrupted = publish.wait_with_output().unwrap();
+    eprintln!(
+        "publish with a volume server lost: {}\n{}{}",
+        interrupted.status,
+        String::from_utf8_lossy(&interrupted.stdout),
+        String::from_utf8_lossy(&interrupted.stderr)
+    );
+    consistent("a volume server lost during the publish");
+
+    // The server comes back; the re-run completes without downloading anything again.
+    cluster.start_volume(1);
+    up.server.clear_seen();
+    let again = run(&mut mirror(&["cpu", "a100"])).expect_code(0);
+    eprintln!("re-run: {}", again.stdout);
+    assert!(up.downloads().is_empty(), "{:?}", up.downloads());
+    assert_eq!(linked(&site), both);
+    consistent("the re-run");
+
+    // Another server fails between two runs: nothing is uploaded, everything is still read.
+    cluster.stop_volume(2);
+    let unchanged = run(&mut mirror(&["cpu", "a100"])).expect_code(0);
+    assert!(
+        unchanged
+            .stdout
+            .contains("published 0 new or changed site file(s)"),
+        "{}",
+        unchanged.stdout
+    );
+    consistent("a volume server lost between two runs");
+    let index = format!("{site}/simple/");
+    run(vari().args(["index", "validate"]).arg(&index)).expect_code(0);
+
+    // pip and uv install from the site read back from the cluster.
+    assert_plain_install(Installer::NewestPip, &index);
+    let profiles = fleet::write_profiles(&dir.path().join("profiles"));
+    let (_, profile) = profiles.iter().find(|(name, _)| name == "a100").unwrap();
+    let venv = dir.path().join("venv-a100");
+    bare_venv(&venv);
+    run(vari()
+        .args(["install", "app-like", "--index-url", &index, "--installer"])
+        .arg(uv())
+        .arg("--python")
+        .arg(&venv)
+        .arg("--profile")
+        .arg(profile)
+        .env("UV_CACHE_DIR", dir.path().join("uv-cache")))
+    .expect_code(0);
+    assert_eq!(listed(&venv), fleet::installed("a100"));
+    drop(cluster);
 }

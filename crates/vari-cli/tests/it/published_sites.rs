@@ -1,17 +1,18 @@
 //! `vari index build` publishing to real hosts on 127.0.0.1, and real installers reading the
-//! result: an S3 object store (Garage, `-o s3://BUCKET/PREFIX`, read back through its website
-//! endpoint) and nginx from the system's packages (serving a built directory with the
+//! result: an S3 object store (SeaweedFS, or Garage where `VARI_GARAGE` names one;
+//! `-o s3://BUCKET/PREFIX`, read back through a static site in front of the bucket)
+//! and nginx from the system's packages (serving a built directory with the
 //! configuration the README shows, `examples/nginx/vari-site.conf`).
 //!
-//! Garage comes from `scripts/garage-test-env`, nginx from `apt-get install nginx`; without them
+//! SeaweedFS comes from `scripts/seaweedfs-test-env`, nginx from `apt-get install nginx`; without them
 //! these tests skip with a note, except under CI, where they fail.
 
 use std::path::Path;
 
 use crate::common::{run, v3_profile, vari, Run};
-use vari_test_support::garage::Garage;
 use vari_test_support::installers::{install_into_target, Installed, Installer};
 use vari_test_support::nginx::Nginx;
+use vari_test_support::s3_store::S3Store;
 use vari_test_support::site::{get, head};
 use vari_test_support::wheels::{level_variants, one_variant, TestWheel};
 
@@ -45,11 +46,11 @@ fn s3_url() -> String {
     format!("s3://{BUCKET}/{PREFIX}")
 }
 
-/// `vari index build INPUT -o s3://BUCKET/PREFIX --json` with `garage`'s credentials in the
+/// `vari index build INPUT -o s3://BUCKET/PREFIX --json` with `store`'s credentials in the
 /// environment (as a user exports them), plus `extra` variables.
-fn build_to_s3(garage: &Garage, input: &Path, extra: &[(&str, &str)]) -> Run {
+fn build_to_s3(store: &S3Store, input: &Path, extra: &[(&str, &str)]) -> Run {
     let mut cmd = vari();
-    garage.client_env(&mut cmd);
+    store.client_env(&mut cmd);
     cmd.env("HOME", input.join("no-home"));
     for (key, value) in extra {
         cmd.env(key, value);
@@ -120,17 +121,15 @@ fn assert_vari_selects_v3_from(index: &str, scratch: &Path) {
 
 #[test]
 fn index_build_to_s3_is_served_to_pip_uv_and_vari_with_the_right_content_types() {
-    let Some(garage) = Garage::start_or_skip() else {
+    let Some(store) = S3Store::start_or_skip() else {
         return;
     };
-    garage.create_bucket(BUCKET);
-    let web = garage.website(BUCKET);
+    store.create_bucket(BUCKET);
+    let web = store.website(BUCKET);
     let input = tempfile::tempdir().unwrap();
     inputs(input.path());
 
-    let summary = build_to_s3(&garage, input.path(), &[])
-        .expect_code(0)
-        .json();
+    let summary = build_to_s3(&store, input.path(), &[]).expect_code(0).json();
     assert_eq!(
         (summary["projects"].as_u64(), summary["files"].as_u64()),
         (Some(2), Some(5)),
@@ -182,9 +181,7 @@ fn index_build_to_s3_is_served_to_pip_uv_and_vari_with_the_right_content_types()
     assert_vari_selects_v3_from(&index, input.path());
 
     // Nothing changed: nothing is uploaded again.
-    let again = build_to_s3(&garage, input.path(), &[])
-        .expect_code(0)
-        .json();
+    let again = build_to_s3(&store, input.path(), &[]).expect_code(0).json();
     assert_eq!(
         (again["written"].as_u64(), again["reused"].as_u64()),
         (Some(0), Some(5)),
@@ -194,22 +191,20 @@ fn index_build_to_s3_is_served_to_pip_uv_and_vari_with_the_right_content_types()
 
 #[test]
 fn a_release_dropped_from_the_input_is_deleted_from_the_store_after_the_pages() {
-    let Some(garage) = Garage::start_or_skip() else {
+    let Some(store) = S3Store::start_or_skip() else {
         return;
     };
-    garage.create_bucket(BUCKET);
-    let web = garage.website(BUCKET);
+    store.create_bucket(BUCKET);
+    let web = store.website(BUCKET);
     let input = tempfile::tempdir().unwrap();
     inputs(input.path());
     TestWheel::new("plain_pkg-2.0-py3-none-any.whl").write(input.path());
-    build_to_s3(&garage, input.path(), &[]).expect_code(0);
+    build_to_s3(&store, input.path(), &[]).expect_code(0);
     let old = format!("{web}/{PREFIX}/files/plain_pkg-1.0%2Bcpu-py3-none-any.whl");
     assert_eq!(head(&old, None).status, 200);
 
     std::fs::remove_file(input.path().join("plain_pkg-1.0+cpu-py3-none-any.whl")).unwrap();
-    let summary = build_to_s3(&garage, input.path(), &[])
-        .expect_code(0)
-        .json();
+    let summary = build_to_s3(&store, input.path(), &[]).expect_code(0).json();
     // The wheel and its `.metadata`; the project's two pages and nothing else rewritten.
     assert_eq!(
         (summary["removed"].as_u64(), summary["written"].as_u64()),
@@ -231,21 +226,21 @@ fn a_release_dropped_from_the_input_is_deleted_from_the_store_after_the_pages() 
 
 #[test]
 fn a_refused_upload_leaves_the_published_site_as_it_was_with_one_error_line() {
-    let Some(garage) = Garage::start_or_skip() else {
+    let Some(store) = S3Store::start_or_skip() else {
         return;
     };
-    garage.create_bucket(BUCKET);
-    let web = garage.website(BUCKET);
+    store.create_bucket(BUCKET);
+    let web = store.website(BUCKET);
     let input = tempfile::tempdir().unwrap();
     inputs(input.path());
-    build_to_s3(&garage, input.path(), &[]).expect_code(0);
+    build_to_s3(&store, input.path(), &[]).expect_code(0);
     let root = format!("{web}/{PREFIX}/simple/");
     let before = get(&root);
 
     TestWheel::new("new_pkg-1.0-py3-none-any.whl").write(input.path());
     let wrong_secret = "f".repeat(64);
     let refused = build_to_s3(
-        &garage,
+        &store,
         input.path(),
         &[("AWS_SECRET_ACCESS_KEY", wrong_secret.as_str())],
     )
@@ -268,18 +263,18 @@ fn a_refused_upload_leaves_the_published_site_as_it_was_with_one_error_line() {
 
     // A key that may list and read but not write: the listing succeeds, the first upload is
     // refused, and no page changes.
-    garage.allow_read_only(BUCKET);
+    store.allow_read_only(BUCKET);
     let refused = build_to_s3(
-        &garage,
+        &store,
         input.path(),
         &[
             (
                 "AWS_ACCESS_KEY_ID",
-                vari_test_support::garage::READ_ONLY_KEY_ID,
+                vari_test_support::s3_store::READ_ONLY_KEY_ID,
             ),
             (
                 "AWS_SECRET_ACCESS_KEY",
-                vari_test_support::garage::READ_ONLY_SECRET,
+                vari_test_support::s3_store::READ_ONLY_SECRET,
             ),
         ],
     )
@@ -303,7 +298,7 @@ fn a_refused_upload_leaves_the_published_site_as_it_was_with_one_error_line() {
     // A bucket that does not exist is named as such.
     let mut cmd = vari();
     cmd.env("HOME", input.path().join("no-home"));
-    for (key, value) in garage.env() {
+    for (key, value) in store.env() {
         cmd.env(key, value);
     }
     let missing = run(cmd
@@ -330,7 +325,7 @@ fn a_refused_upload_leaves_the_published_site_as_it_was_with_one_error_line() {
     }
     let none = run(cmd
         .env("HOME", input.path().join("no-home"))
-        .env("AWS_ENDPOINT_URL", garage.s3_endpoint())
+        .env("AWS_ENDPOINT_URL", store.s3_endpoint())
         .args(["index", "build"])
         .arg(input.path())
         .args(["-o", &s3_url()]))
@@ -347,11 +342,11 @@ fn a_refused_upload_leaves_the_published_site_as_it_was_with_one_error_line() {
 
 #[test]
 fn credentials_region_and_endpoint_come_from_an_aws_profile() {
-    let Some(garage) = Garage::start_or_skip() else {
+    let Some(store) = S3Store::start_or_skip() else {
         return;
     };
-    garage.create_bucket(BUCKET);
-    let web = garage.website(BUCKET);
+    store.create_bucket(BUCKET);
+    let web = store.website(BUCKET);
     let input = tempfile::tempdir().unwrap();
     inputs(input.path());
     let home = input.path().join("home");
@@ -361,8 +356,8 @@ fn credentials_region_and_endpoint_come_from_an_aws_profile() {
         format!(
             "[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n\
              [garage]\naws_access_key_id = {}\naws_secret_access_key = {}\n",
-            vari_test_support::garage::KEY_ID,
-            vari_test_support::garage::SECRET
+            vari_test_support::s3_store::KEY_ID,
+            vari_test_support::s3_store::SECRET
         ),
     )
     .unwrap();
@@ -370,8 +365,8 @@ fn credentials_region_and_endpoint_come_from_an_aws_profile() {
         home.join(".aws/config"),
         format!(
             "[profile garage]\nregion = {}\nendpoint_url = {}\n",
-            vari_test_support::garage::REGION,
-            garage.s3_endpoint()
+            vari_test_support::s3_store::REGION,
+            store.s3_endpoint()
         ),
     )
     .unwrap();

@@ -669,3 +669,43 @@ fn a_lock_that_relabels_a_cuda_build_is_refused_on_a_cpu_machine() {
     ]);
     assert_eq!(listed(&venv), []);
 }
+
+/// One environment, one writer: a sync started while another run holds the environment's
+/// lock says so on stderr, installs nothing, and proceeds once the lock is released. (The
+/// test holds the lock itself, so nothing depends on which of two syncs comes first.)
+#[test]
+fn a_sync_waits_for_the_run_that_holds_the_environment_with_a_note() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let scratch = dir.path().join("a100");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    let lock_file = venv.join(vari_install::sync::ENVIRONMENT_LOCK);
+    let held = vari_fs::lock::lock_exclusive(&lock_file, || panic!("free")).unwrap();
+    let mut child = sync(&scratch, &fleet.lock, &venv, fleet.profile("a100"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut note = String::new();
+    stderr.read_line(&mut note).unwrap();
+    assert_eq!(
+        note,
+        format!(
+            "note: blocking: waiting for the lock {} (another vari run is changing this \
+             environment)\n",
+            lock_file.display()
+        )
+    );
+    // Waiting: nothing installed while the other run holds the environment.
+    assert_eq!(child.try_wait().unwrap(), None);
+    assert_eq!(listed(&venv), []);
+    drop(held);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}: {rest}");
+    assert_eq!(listed(&venv), fleet::installed("a100"));
+}

@@ -157,7 +157,7 @@ fn merge(known: Vec<Option<LockedRelease>>, listed: Vec<LockedRelease>) -> Vec<L
 /// The scratch directory of uv's input and output files, made when first needed (a
 /// resolution that pipes them makes none) and removed when dropped.
 #[derive(Default)]
-pub(super) struct Scratch(std::sync::Mutex<Option<tempfile::TempDir>>);
+pub(super) struct Scratch(std::sync::Mutex<Option<vari_fs::interrupt::TempDir>>);
 
 impl Scratch {
     /// The directory, made now unless it exists.
@@ -166,13 +166,13 @@ impl Scratch {
         if let Some(dir) = &*made {
             return Ok(dir.path().to_owned());
         }
-        let dir = tempfile::Builder::new()
-            .prefix(TEMPORARY_PREFIX)
-            .tempdir()
-            .map_err(|source| LockingError::Scratch {
+        // Removed on an interruption too (once uv, which reads it, has exited).
+        let dir = vari_fs::interrupt::TempDir::new(TEMPORARY_PREFIX).map_err(|source| {
+            LockingError::Scratch {
                 path: std::env::temp_dir(),
                 source,
-            })?;
+            }
+        })?;
         let path = dir.path().to_owned();
         *made = Some(dir);
         Ok(path)

@@ -169,10 +169,13 @@ fn run(mut command: Command) -> Result<(), SyncError> {
             .join(" ")
     );
     tracing::debug!("running {command:?}");
-    let status = command.status().map_err(|e| SyncError::Installer {
-        program: program.clone(),
-        message: e.to_string(),
-    })?;
+    // Supervised: a Ctrl-C or SIGTERM reaches the installer, and vari exits after it.
+    let status = vari_fs::interrupt::spawn_supervised(&mut command)
+        .and_then(vari_fs::interrupt::Supervised::wait)
+        .map_err(|e| SyncError::Installer {
+            program: program.clone(),
+            message: e.to_string(),
+        })?;
     match status.success() {
         true => Ok(()),
         false => Err(SyncError::Installer {

@@ -17,7 +17,9 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
+
+use vari_fs::interrupt::Supervised;
 
 use super::request::{base, SyncRequest};
 use super::SyncError;
@@ -26,7 +28,7 @@ use crate::installer::InstallerKind;
 /// A `uv pip install` started early, waiting for its files on standard input.
 #[derive(Debug)]
 pub struct EarlyInstall {
-    child: Option<Child>,
+    child: Option<Supervised>,
 }
 
 impl EarlyInstall {
@@ -40,7 +42,9 @@ impl EarlyInstall {
         let mut command = early_command(request);
         command.stdin(Stdio::piped());
         tracing::debug!("starting early {command:?}");
-        match command.spawn() {
+        // Supervised: an interruption reaches it too, and vari exits as soon as it has exited
+        // (it is waited for only once the files are known).
+        match vari_fs::interrupt::spawn_supervised_in_background(&mut command) {
             Ok(child) => Some(Self { child: Some(child) }),
             Err(e) => {
                 tracing::debug!("cannot start the installer early: {e}");
@@ -71,14 +75,13 @@ impl EarlyInstall {
             input.push_str(line);
             input.push('\n');
         }
-        let written = match child.stdin.take() {
+        let written = match child.child_mut().stdin.take() {
             Some(mut stdin) => stdin.write_all(input.as_bytes()),
             None => Err(std::io::Error::other("no standard input")),
         };
         // Written or not, the input is closed (dropped) before waiting.
         if let Err(e) = written {
-            let _ = child.kill();
-            let _ = child.wait();
+            child.kill();
             return Err(failed(format!("cannot give it the files: {e}")));
         }
         let status = child.wait().map_err(|e| failed(e.to_string()))?;
@@ -92,9 +95,8 @@ impl EarlyInstall {
 impl Drop for EarlyInstall {
     /// Not handed any file: stopped before it could install anything.
     fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
+        if let Some(child) = self.child.take() {
+            child.kill();
         }
     }
 }
