@@ -525,7 +525,7 @@ fn without_target_flags_the_lock_s_own_targets_are_mirrored() {
         });
         let lock_path = write_lock(&lock_dir, &lock);
         run(&mut bare(&lock_path)).expect_one_error(&[
-            "tool.vari.targets[0].profile",
+            "tool.vari.targets.cpu.profile",
             "outside the lock's directory",
             "--target",
         ]);
