@@ -65,6 +65,11 @@ fn slim_error(wheel: &std::path::Path, e: SlimError) -> CliError {
         } => CliError::invalid(&wheel, Some(member), problem.to_string()),
         SlimError::Wheel(e) => wheel_error(wheel, &e),
         SlimError::NothingKept { wheel, message } => CliError::invalid(&wheel, None, message),
+        SlimError::Spill {
+            wheel,
+            member,
+            message,
+        } => CliError::invalid(&wheel, Some(member).filter(|m| !m.is_empty()), message),
     }
 }
 
