@@ -74,13 +74,17 @@ impl CliError {
     }
 }
 
-/// Joins lines of `text` with `; ` so that a reason always fits one line.
+/// Joins lines of `text` with `; ` so that a reason always fits one line, and hides the user
+/// information of every URL in it (`vari_core::redact`): whatever a library put in a message,
+/// no password reaches the terminal.
 pub(crate) fn one_line(text: &str) -> String {
-    text.lines()
+    let joined = text
+        .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
-        .join("; ")
+        .join("; ");
+    vari_core::redact::redact_credentials(&joined).into_owned()
 }
 
 /// Prints `warning: <message>` on stderr (one line).
@@ -123,6 +127,24 @@ mod tests {
         assert_eq!(e.to_string(), "a/b.json: bad");
         let e = CliError::invalid("a/b.json", Some(String::new()), "bad");
         assert_eq!(e.to_string(), "a/b.json: bad");
+    }
+
+    #[test]
+    fn no_line_shows_the_credentials_of_a_url() {
+        let e = CliError::Other(
+            "https://alice:s3cret@dav.example/site: upload failed: PUT \
+             https://alice:s3cret@dav.example/site/index.html"
+                .to_owned(),
+        );
+        let line = e.one_line();
+        assert!(
+            !line.contains("s3cret") && !line.contains("alice"),
+            "{line}"
+        );
+        assert!(
+            line.contains("https://****@dav.example/site/index.html"),
+            "{line}"
+        );
     }
 
     #[test]

@@ -92,8 +92,33 @@ fn init_tracing(verbose: u8, quiet: &str) {
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| RedactedStderr(Vec::new()))
         .with_ansi(colour)
         .without_time()
         .init();
+}
+
+/// Where each diagnostic goes: collected, then written to stderr as one piece with the user
+/// information of every URL hidden (`vari_core::redact`), so no log line shows a password.
+struct RedactedStderr(Vec<u8>);
+
+impl std::io::Write for RedactedStderr {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for RedactedStderr {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let text = String::from_utf8_lossy(&self.0);
+        // stderr is best effort: there is nowhere left to report a failure to write to it.
+        let _ =
+            std::io::stderr().write_all(vari_core::redact::redact_credentials(&text).as_bytes());
+    }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256, Sha384, Sha512};
 use url::Url;
 
-use crate::error::{ClientError, HashMismatch};
+use crate::error::{ClientError, HashMismatch, SizeMismatch};
 use crate::http::Http;
 use crate::simple::IndexFile;
 
@@ -105,18 +105,42 @@ pub(crate) fn check_whole(file: &IndexFile, bytes: &[u8]) -> Result<(), Box<Hash
     }))
 }
 
-/// A sink that hashes and counts what it writes to the atomic file.
+/// A sink that hashes and counts what it writes to the atomic file, bounded by the size the
+/// index declares (when it declares one).
 struct Sink<'a> {
     file: vari_fs::AtomicFile,
     hasher: Hasher,
     written: u64,
     dest: &'a Path,
+    /// The declared size: a byte more is refused at once, a byte less when the body ends.
+    declared: Option<u64>,
+    url: &'a Url,
 }
 
-impl Sink<'_> {
+impl<'a> Sink<'a> {
+    fn new(file: &'a IndexFile, dest: &'a Path, hasher: Hasher) -> Result<Self, ClientError> {
+        Ok(Sink {
+            file: vari_fs::AtomicFile::create(dest)?,
+            hasher,
+            written: 0,
+            dest,
+            declared: file.size,
+            url: &file.url,
+        })
+    }
+
     // The file is written synchronously from the async task: each chunk is at most a few
     // kilobytes to the page cache, cheaper than a round trip to a blocking thread.
     fn write(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        let after = self.written + bytes.len() as u64;
+        if let Some(declared) = self.declared.filter(|d| after > *d) {
+            // Dropping `self.file` removes the temporary file.
+            return Err(ClientError::SizeMismatch(Box::new(SizeMismatch {
+                url: self.url.clone(),
+                declared,
+                received: format!("more than {declared}"),
+            })));
+        }
         self.file
             .write_all(bytes)
             .map_err(|source| ClientError::Io {
@@ -134,6 +158,7 @@ impl Sink<'_> {
         expected: Option<(&'static str, String)>,
     ) -> Result<Downloaded, ClientError> {
         let (sha256, digest) = self.hasher.finish();
+        // Other bytes are named by their hash; the right bytes under a wrong size by the size.
         if let Some((algorithm, expected)) = &expected {
             if *expected != digest {
                 // Dropping `self.file` removes the temporary file.
@@ -144,6 +169,13 @@ impl Sink<'_> {
                     actual: digest,
                 })));
             }
+        }
+        if let Some(declared) = self.declared.filter(|d| *d != self.written) {
+            return Err(ClientError::SizeMismatch(Box::new(SizeMismatch {
+                url: url.clone(),
+                declared,
+                received: self.written.to_string(),
+            })));
         }
         self.file.commit()?;
         Ok(Downloaded {
@@ -171,12 +203,7 @@ pub(crate) async fn download(
     // Read before streaming: afterwards the body's size hint counts what is left.
     let announced = streaming.content_length();
     let total = announced.or(file.size);
-    let mut sink = Sink {
-        file: vari_fs::AtomicFile::create(dest)?,
-        hasher,
-        written: 0,
-        dest,
-    };
+    let mut sink = Sink::new(file, dest, hasher)?;
     progress(0, total);
     while let Some(chunk) = streaming.chunk().await? {
         sink.write(&chunk)?;
@@ -211,14 +238,10 @@ fn copy_local(
         path: source_path(&file.url),
         source,
     };
-    let mut input = std::fs::File::open(&source).map_err(io)?;
+    // A regular file, opened without blocking: a FIFO or a device there is refused at once.
+    let mut input = vari_fs::open_input(&source).map_err(|e| io(e.into()))?;
     let total = input.metadata().ok().map(|m| m.len());
-    let mut sink = Sink {
-        file: vari_fs::AtomicFile::create(dest)?,
-        hasher,
-        written: 0,
-        dest,
-    };
+    let mut sink = Sink::new(file, dest, hasher)?;
     let mut buffer = vec![0; 256 * 1024];
     loop {
         let n = input.read(&mut buffer).map_err(io)?;

@@ -123,6 +123,10 @@ pub enum ClientError {
     /// The content does not have the hash the index gave.
     #[error(transparent)]
     HashMismatch(Box<HashMismatch>),
+    /// The file is not the size the index (or the lock) declares: more bytes than it said
+    /// (the transfer is stopped there), or fewer.
+    #[error(transparent)]
+    SizeMismatch(Box<SizeMismatch>),
     /// A wheel (zip archive) could not be read.
     #[error("{url}: {message}")]
     Archive {
@@ -150,6 +154,18 @@ pub enum ClientError {
     /// A downloaded file could not be written.
     #[error(transparent)]
     Write(#[from] vari_fs::WriteError),
+}
+
+/// A file that is not the size declared for it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{url}: {received} bytes arrived, the index declares {declared}")]
+pub struct SizeMismatch {
+    /// The file.
+    pub url: Url,
+    /// The size declared for it.
+    pub declared: u64,
+    /// What arrived (`more than N` for a longer file, stopped at the declared size).
+    pub received: String,
 }
 
 impl ClientError {

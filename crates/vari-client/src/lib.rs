@@ -75,7 +75,7 @@ pub use auth::{NetrcError, NetrcSource};
 pub use client::IndexClient;
 pub use client::{FileStream, ProjectList};
 pub use download::{Downloaded, Progress};
-pub use error::{ClientError, HashMismatch};
+pub use error::{ClientError, HashMismatch, SizeMismatch};
 pub use http::HttpCacheLayout;
 pub use limits::{
     CeilingNames, InvalidLimit, Limits, HTTP_DEADLINE_ENV, LOW_SPEED_BYTES_ENV,

@@ -119,17 +119,9 @@ impl InvalidUrl {
     }
 }
 
-/// Hides the user info of a URL that may not even parse.
+/// Hides the user info of a URL that may not even parse (the one rule, `vari_core::redact`).
 fn redact_text(given: &str) -> String {
-    let Some(scheme_end) = given.find("://") else {
-        return given.to_owned();
-    };
-    let rest = &given[scheme_end + 3..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{}****{}", &given[..scheme_end + 3], &rest[at..]),
-        None => given.to_owned(),
-    }
+    vari_core::redact::redact_credentials(given).into_owned()
 }
 
 /// The URL of a simple-API index (PEP 503/691), such as `https://pypi.org/simple/`.

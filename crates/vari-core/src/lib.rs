@@ -29,6 +29,7 @@ pub mod names;
 pub mod ordering;
 pub mod profile;
 pub mod project;
+pub mod redact;
 pub mod sm_arch;
 mod supported;
 pub mod uv;

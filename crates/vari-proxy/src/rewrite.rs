@@ -21,7 +21,7 @@ use std::time::{Duration, Instant, SystemTime};
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use vari_client::{CoreMetadata, IndexClient, IndexFile};
+use vari_client::{IndexClient, IndexFile};
 use vari_core::markers::VariantMarkerContext;
 
 use crate::error::ServeError;
@@ -283,15 +283,13 @@ async fn build(
     let metadata = match &job.metadata {
         Some(text) => Some(text.clone()),
         None => {
-            let local = IndexFile {
-                url: url::Url::from_file_path(&source)
-                    .map_err(|()| format!("{}: not an absolute path", source.display()))?,
-                core_metadata: CoreMetadata::Absent,
-                ..job.file.clone()
-            };
-            let text = client
-                .core_metadata(&local)
+            // Read from the wheel on disk (the hash-checked download, or the local source) as
+            // a wheel, not as a URL: the client refuses `file:` URLs of a remote index's files,
+            // which made every download of such a wheel a 502.
+            let wheel = source.clone();
+            let text = tokio::task::spawn_blocking(move || vari_wheel::read_core_metadata(&wheel))
                 .await
+                .map_err(|e| e.to_string())?
                 .map_err(|e| e.to_string())?;
             vari_core::metadata::resolve_variant_markers(&text, &job.context)
                 .map_err(|e| format!("its METADATA: {e}"))?
@@ -357,7 +355,7 @@ fn digest(path: &Path) -> Result<(String, u64), String> {
 
 #[cfg(test)]
 mod tests {
-    use vari_client::{ClientSettings, FileKind, FileSource};
+    use vari_client::{ClientSettings, CoreMetadata, FileKind, FileSource};
 
     use super::*;
 

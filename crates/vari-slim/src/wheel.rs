@@ -57,6 +57,16 @@ pub enum SlimError {
         /// What could not be read, and where.
         why: String,
     },
+    /// A rewritten member could not be set aside on disk until the output is written.
+    #[error("{}: {member}: cannot write the rewritten member aside: {message}", .wheel.display())]
+    Spill {
+        /// The wheel.
+        wheel: PathBuf,
+        /// The member.
+        member: String,
+        /// What failed, naming the file.
+        message: String,
+    },
     /// Nothing of the wheel's GPU code runs on what was asked to be kept.
     #[error("{}: {message}", .wheel.display())]
     NothingKept {
@@ -82,8 +92,8 @@ pub struct SlimOptions {
 /// One ELF member after slimming.
 struct Member {
     report: FileReport,
-    /// The new bytes, when they changed.
-    bytes: Option<Vec<u8>>,
+    /// The file holding its new bytes, when they changed (and were kept).
+    spilled: Option<PathBuf>,
     scan: Option<FileScan>,
     /// What of its GPU code cannot be read, when something cannot.
     unreadable: Option<String>,
@@ -94,9 +104,17 @@ struct Member {
 /// libraries a file links do not change when its GPU code does.
 type BaseScans = BTreeMap<String, Option<FileScan>>;
 
-/// Reads and slims every ELF member of `wheel` (nothing is written). `base` holds the fat
-/// build's scans when already read; the members' own scans are added to it otherwise.
-fn slim_members(wheel: &Path, keep: &Keep, base: &mut BaseScans) -> Result<Vec<Member>, SlimError> {
+/// Reads and slims every ELF member of `wheel`. `base` holds the fat build's scans when
+/// already read; the members' own scans are added to it otherwise. With `spill`, each
+/// rewritten member is written to a file of its own in that directory as soon as it is made,
+/// so memory holds one member at a time however many the wheel has; without, the new bytes
+/// are dropped (only the report is wanted).
+fn slim_members(
+    wheel: &Path,
+    keep: &Keep,
+    base: &mut BaseScans,
+    spill: Option<&Path>,
+) -> Result<Vec<Member>, SlimError> {
     let mut members = Vec::new();
     let mut failure = None;
     let read = vari_scan::read_elf_members(wheel, |name, bytes| {
@@ -149,9 +167,25 @@ fn slim_members(wheel: &Path, keep: &Keep, base: &mut BaseScans) -> Result<Vec<M
                 s
             }
         });
+        let spilled = match (changed, spill) {
+            (true, Some(dir)) => {
+                let path = dir.join(format!("member-{}", members.len()));
+                if let Err(e) = std::fs::write(&path, &data) {
+                    failure = Some(SlimError::Spill {
+                        wheel: wheel.to_owned(),
+                        member: name.to_owned(),
+                        message: format!("{}: {e}", path.display()),
+                    });
+                    return Err(stop(wheel));
+                }
+                Some(path)
+            }
+            _ => None,
+        };
+        drop(data);
         members.push(Member {
             report: file_report(name, &outcome),
-            bytes: changed.then_some(data),
+            spilled,
             scan,
             unreadable: outcome.unreadable,
         });
@@ -226,7 +260,18 @@ fn slim_wheel_with(
     // The layout, RECORD and variant.json first: a wheel vari would refuse to copy is refused
     // before its members are read.
     let info = vari_wheel::inspect(wheel)?;
-    let members = slim_members(wheel, keep, base)?;
+    // Rewritten members wait on disk beside the output (a temporary directory may be in
+    // memory), removed when this returns.
+    let spill = tempfile::Builder::new()
+        .prefix(".vari-slim-")
+        .tempdir_in(out_dir)
+        .or_else(|_| tempfile::tempdir())
+        .map_err(|e| SlimError::Spill {
+            wheel: wheel.to_owned(),
+            member: String::new(),
+            message: format!("{}: {e}", out_dir.display()),
+        })?;
+    let members = slim_members(wheel, keep, base, Some(spill.path()))?;
     let kept_any = members
         .iter()
         .flat_map(|m| &m.report.code)
@@ -272,13 +317,15 @@ fn slim_wheel_with(
     let mut files = Vec::new();
     let mut replaced = BTreeMap::new();
     for member in members {
-        if let Some(bytes) = member.bytes {
-            replaced.insert(member.report.path.clone(), bytes);
+        if let Some(path) = member.spilled {
+            replaced.insert(member.report.path.clone(), path);
         }
         files.push(member.report);
     }
     let source_size = std::fs::metadata(wheel).map(|m| m.len()).unwrap_or(0);
-    let written = vari_wheel::derive_variant(wheel, out_dir, replaced, &spec, &options.valid)?;
+    let written =
+        vari_wheel::derive_variant_from_files(wheel, out_dir, replaced, &spec, &options.valid)?;
+    drop(spill);
     Ok(SlimReport {
         wheel: wheel.to_owned(),
         wheel_size: source_size,
@@ -322,7 +369,7 @@ pub fn families(wheel: &Path) -> Result<Vec<u32>, SlimError> {
 
 fn families_with(wheel: &Path, base: &mut BaseScans) -> Result<Vec<u32>, SlimError> {
     // Keeping nothing reads every entry (and writes nothing).
-    let members = slim_members(wheel, &Keep::default(), base)?;
+    let members = slim_members(wheel, &Keep::default(), base, None)?;
     // The families of code that cannot be read are unknown: a wheel per family of the rest
     // would be labelled for GPUs that are not all it serves (cuFFT's 5.x stub).
     if let Some(member) = members.iter().find(|m| m.unreadable.is_some()) {

@@ -58,6 +58,10 @@ pub struct FileAttrs {
     pub wrong_sha256: bool,
     /// Cut the body off after this many bytes (the connection breaks).
     pub truncate_after: Option<usize>,
+    /// Declare this size on the JSON page instead of the real one (a lying index).
+    pub declared_size: Option<u64>,
+    /// Advertise a SHA-256 for `{file}.metadata` that its content does not have.
+    pub wrong_metadata_sha256: bool,
 }
 
 /// The knobs, changeable while the server runs.
@@ -511,6 +515,13 @@ fn html_page(state: &State, knobs: &Knobs, files: &[(String, Vec<u8>)], prefix: 
                 MetadataSpelling::Core => "data-core-metadata",
             };
             let value = metadata_sha256(state, name)
+                .map(|h| {
+                    if attrs.wrong_metadata_sha256 {
+                        sha256_hex(b"other metadata")
+                    } else {
+                        h
+                    }
+                })
                 .map(|h| format!("sha256={h}"))
                 .unwrap_or_else(|| "true".into());
             a.push_str(&format!(" {attr}=\"{value}\""));
@@ -527,7 +538,7 @@ fn json_page(state: &State, knobs: &Knobs, project: &str, files: &[(String, Vec<
         let attrs = knobs.attrs.get(name).cloned().unwrap_or_default();
         let mut entry = format!(
             "{{\"filename\": \"{name}\", \"url\": \"../../files/{name}\", \"size\": {}",
-            content.len()
+            attrs.declared_size.unwrap_or(content.len() as u64)
         );
         if knobs.hashes {
             entry.push_str(&format!(
@@ -551,6 +562,13 @@ fn json_page(state: &State, knobs: &Knobs, project: &str, files: &[(String, Vec<
                 MetadataSpelling::Core => "core-metadata",
             };
             let value = metadata_sha256(state, name)
+                .map(|h| {
+                    if attrs.wrong_metadata_sha256 {
+                        sha256_hex(b"other metadata")
+                    } else {
+                        h
+                    }
+                })
                 .map(|h| format!("{{\"sha256\": \"{h}\"}}"))
                 .unwrap_or_else(|| "true".into());
             entry.push_str(&format!(", \"{key}\": {value}"));

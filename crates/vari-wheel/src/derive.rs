@@ -7,7 +7,8 @@
 //! variant wheel (its `variant.json` and label are replaced).
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 use crate::check::parse_filename;
 use crate::error::{WheelError, WheelErrorKind};
@@ -35,6 +36,30 @@ pub fn derive_variant(
     spec: &VariantSpec,
     valid: &ValidValues,
 ) -> Result<WrittenWheel, WheelError> {
+    derive(wheel, out_dir, replaced, BTreeMap::new(), spec, valid)
+}
+
+/// [`derive_variant`] with the new contents in files (`member → file`), read as they are
+/// written: memory holds buffers, never a member, however large the rewritten binaries. The
+/// files are the caller's (left as they are).
+pub fn derive_variant_from_files(
+    wheel: &Path,
+    out_dir: &Path,
+    replaced: BTreeMap<String, PathBuf>,
+    spec: &VariantSpec,
+    valid: &ValidValues,
+) -> Result<WrittenWheel, WheelError> {
+    derive(wheel, out_dir, BTreeMap::new(), replaced, spec, valid)
+}
+
+fn derive(
+    wheel: &Path,
+    out_dir: &Path,
+    replaced: BTreeMap<String, Vec<u8>>,
+    replaced_from: BTreeMap<String, PathBuf>,
+    spec: &VariantSpec,
+    valid: &ValidValues,
+) -> Result<WrittenWheel, WheelError> {
     let fail = |kind| WheelError::new(wheel, kind);
     let filename = parse_filename(wheel)?;
     let described = describe(spec, valid).map_err(fail)?;
@@ -57,7 +82,7 @@ pub fn derive_variant(
         _ => {}
     }
     let (record_member, record) = read_record_bytes(&mut archive, wheel, &dist_info)?;
-    for name in replaced.keys() {
+    for name in replaced.keys().chain(replaced_from.keys()) {
         let problem = if *name == record_member || *name == variant_member {
             Some("written by vari itself, not replaceable")
         } else if !archive.contains(name) {
@@ -74,11 +99,21 @@ pub fn derive_variant(
     }
 
     let variant_bytes = described.text.into_bytes();
+    let mut rows: std::collections::HashMap<String, String> = replaced
+        .iter()
+        .map(|(name, bytes)| (name.clone(), record_row(name, bytes)))
+        .collect();
+    for (name, path) in &replaced_from {
+        let row = record_row_of_file(name, path).map_err(|e| {
+            fail(WheelErrorKind::Member {
+                member: name.clone(),
+                message: format!("{}: {e}", path.display()),
+            })
+        })?;
+        rows.insert(name.clone(), row);
+    }
     let mut record_edit = RecordEdit {
-        replace: replaced
-            .iter()
-            .map(|(name, bytes)| (name.clone(), record_row(name, bytes)))
-            .collect(),
+        replace: rows,
         insert_before: Some(record_member.clone()),
         ..RecordEdit::default()
     };
@@ -96,6 +131,7 @@ pub fn derive_variant(
 
     let mut edit = ArchiveEdit {
         replace: replaced.into_iter().collect(),
+        replace_from: replaced_from.into_iter().collect(),
         insert_before: Some(record_member.clone()),
         ..ArchiveEdit::default()
     };
@@ -125,4 +161,28 @@ pub fn derive_variant(
         size,
         sha256,
     })
+}
+
+/// The RECORD row of `member` whose contents are the file at `path`, read in blocks.
+fn record_row_of_file(member: &str, path: &Path) -> std::io::Result<String> {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    use sha2::Digest;
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = sha2::Sha256::new();
+    let mut size = 0u64;
+    let mut buffer = vec![0; 256 * 1024];
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+        size += n as u64;
+    }
+    let digest = URL_SAFE_NO_PAD.encode(hasher.finalize());
+    Ok(format!(
+        "{},sha256={digest},{size}",
+        crate::record::csv_field(member)
+    ))
 }

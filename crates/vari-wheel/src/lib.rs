@@ -63,7 +63,7 @@ use vari_core::filename::WheelFilename;
 use vari_core::metadata::VariantMetadata;
 
 pub use crate::check::{check, check_reader, validate, Depth, Validation};
-pub use crate::derive::derive_variant;
+pub use crate::derive::{derive_variant, derive_variant_from_files};
 pub use crate::error::{WheelError, WheelErrorKind};
 pub use crate::limits::{
     max_inflate_ratio, parse_inflate_ratio, set_max_inflate_ratio, MAX_INFLATE_RATIO,

@@ -282,7 +282,13 @@ pub(crate) fn write_wheel<R: Read + Seek>(
     // `open_archive` opens through the zip crate, so this is always there.
     let missing = || write_error("internal error: the wheel was opened for listing".to_owned());
     let zip = archive.zip_mut().ok_or_else(missing)?;
-    let fresh = compress_new_members(zip, edit).map_err(rewrite_error)?;
+    // Beside the output: the new members may be large (rewritten binaries), and a temporary
+    // directory may be in memory.
+    let scratch = match output.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let fresh = compress_new_members(zip, edit, scratch).map_err(rewrite_error)?;
     let input = open(wheel)?;
     // Planned before the output exists: an archive the verbatim copy does not take goes
     // through the zip crate instead.
@@ -304,7 +310,7 @@ pub(crate) fn write_wheel<R: Read + Seek>(
     };
     let file = match verbatim {
         Ok(plan) => plan.write(&input, &fresh, file),
-        Err(_) => rewrite(zip, fresh, file, edit),
+        Err(_) => rewrite(zip, &fresh, file, edit),
     }
     .map_err(rewrite_error)?;
     let sha256 = file.hasher.map(|h| format!("{:x}", h.finalize()));

@@ -946,6 +946,7 @@ fn plan(
         remove: Vec::new(),
         insert: vec![(variant_member, variant_bytes)],
         insert_before: Some(record_member),
+        ..ArchiveEdit::default()
     };
 
     // The filename: new name and version, the original tags, the label.

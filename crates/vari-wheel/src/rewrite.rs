@@ -2,15 +2,17 @@
 //!
 //! Every member the edit leaves alone is copied raw — its compressed bytes as they are, with
 //! their CRC, timestamp and permissions — in the original order; a renamed member is the same
-//! raw copy under its new name. The few members whose contents change (RECORD, METADATA) and
-//! the new ones (`variant.json`) are compressed in a small in-memory archive first and then
-//! raw-copied too, so the output is written strictly front to back: no member of a
+//! raw copy under its new name. The members whose contents change (RECORD, METADATA, binaries
+//! `vari wheel slim` rewrote) and the new ones (`variant.json`) are compressed into an archive
+//! in a temporary file first (streamed from files for large members) and then raw-copied too, so the output is written strictly front to back: no member of a
 //! multi-gigabyte wheel is decompressed or recompressed, and the output may be a pipe or a
 //! device. The new members inherit the timestamp and permissions of the member they sit next
 //! to, so rewriting the same wheel twice gives the same bytes.
 
 use std::collections::HashMap;
-use std::io::{Cursor, Read, Seek, Write};
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, Write};
+use std::path::Path;
 
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
@@ -25,12 +27,21 @@ pub(crate) struct ArchiveEdit {
     pub(crate) rename: HashMap<String, String>,
     /// Source name → new contents (written under the new name when also renamed).
     pub(crate) replace: HashMap<String, Vec<u8>>,
+    /// Source name → a file holding its new contents (large members, never held in memory).
+    pub(crate) replace_from: HashMap<String, std::path::PathBuf>,
     /// Source names left out.
     pub(crate) remove: Vec<String>,
     /// New members, written just before the source member `insert_before` (or at the end).
     pub(crate) insert: Vec<(String, Vec<u8>)>,
     /// The source member new members go before.
     pub(crate) insert_before: Option<String>,
+}
+
+impl ArchiveEdit {
+    /// Whether the edit gives the source member `name` new contents.
+    pub(crate) fn replaces(&self, name: &str) -> bool {
+        self.replace.contains_key(name) || self.replace_from.contains_key(name)
+    }
 }
 
 /// Why the copy failed: reading the source (with the member at fault) or writing.
@@ -49,12 +60,11 @@ pub(crate) enum RewriteError {
 /// for the usual wheel.
 pub(crate) fn rewrite<R: Read + Seek, W: Write>(
     source: &mut ZipArchive<R>,
-    fresh: Vec<u8>,
+    fresh: &File,
     out: W,
     edit: &ArchiveEdit,
 ) -> Result<W, RewriteError> {
-    let mut fresh =
-        ZipArchive::new(Cursor::new(fresh)).map_err(|e| RewriteError::Write(e.to_string()))?;
+    let mut fresh = ZipArchive::new(fresh).map_err(|e| RewriteError::Write(e.to_string()))?;
     let mut writer = ZipWriter::new(ForwardSink::new(COPY_BUFFER, out));
     let write_err = |e: zip::result::ZipError| RewriteError::Write(e.to_string());
     let mut inserted = false;
@@ -98,7 +108,7 @@ fn copy_member<R: Read, F: Read + Seek, W: Write>(
         return Ok(());
     }
     let new_name = edit.rename.get(name).map_or(name, String::as_str);
-    if edit.replace.contains_key(name) {
+    if edit.replaces(name) {
         drop(file);
         return copy_fresh(fresh, writer, new_name);
     }
@@ -139,22 +149,40 @@ fn copy_fresh<F: Read + Seek, W: Write>(
         .map_err(|e| internal(e.to_string()))
 }
 
-/// Compresses the replaced and inserted members into an in-memory archive, each under its
-/// final name, with the timestamp and permissions of the member it replaces (or, for a new
-/// member, of the member it is inserted before).
+/// Compresses the replaced and inserted members into an archive in a temporary file in `dir`
+/// (removed when the file is closed), each under its final name, with the timestamp and
+/// permissions of the member it replaces (or, for a new member, of the member it is inserted
+/// before). Members given as files are streamed: memory holds a buffer, not the member.
 pub(crate) fn compress_new_members<R: Read + Seek>(
     source: &mut ZipArchive<R>,
     edit: &ArchiveEdit,
-) -> Result<Vec<u8>, RewriteError> {
-    let mut writer = ZipWriter::new(Cursor::new(Vec::new()));
+    dir: &Path,
+) -> Result<File, RewriteError> {
+    // Where the output goes, else (a device, a directory this process cannot write) the
+    // system's temporary directory.
+    let temp = tempfile::tempfile_in(dir)
+        .or_else(|_| tempfile::tempfile())
+        .map_err(|e| RewriteError::Write(format!("{}: {e}", dir.display())))?;
+    let mut writer = ZipWriter::new(BufWriter::with_capacity(COPY_BUFFER, temp));
     let internal = |e: zip::result::ZipError| RewriteError::Write(e.to_string());
-    for (name, contents) in &edit.replace {
+    // The same edit gives the same bytes, whatever the maps' order.
+    let mut names: Vec<&String> = edit
+        .replace
+        .keys()
+        .chain(edit.replace_from.keys())
+        .collect();
+    names.sort();
+    for name in names {
         let options = options_like(source, name)?;
         let final_name = edit.rename.get(name).map_or(name.as_str(), String::as_str);
         writer.start_file(final_name, options).map_err(internal)?;
-        writer
-            .write_all(contents)
-            .map_err(|e| RewriteError::Write(e.to_string()))?;
+        let written = match (edit.replace.get(name), edit.replace_from.get(name)) {
+            (Some(bytes), _) => writer.write_all(bytes),
+            (None, Some(path)) => File::open(path)
+                .and_then(|mut file| std::io::copy(&mut file, &mut writer).map(|_| ())),
+            (None, None) => Ok(()),
+        };
+        written.map_err(|e| RewriteError::Write(format!("`{name}`: {e}")))?;
     }
     let neighbour = edit.insert_before.as_deref();
     for (name, contents) in &edit.insert {
@@ -169,7 +197,13 @@ pub(crate) fn compress_new_members<R: Read + Seek>(
             .write_all(contents)
             .map_err(|e| RewriteError::Write(e.to_string()))?;
     }
-    Ok(writer.finish().map_err(internal)?.into_inner())
+    let buffered = writer.finish().map_err(internal)?;
+    let mut file = buffered
+        .into_inner()
+        .map_err(|e| RewriteError::Write(e.into_error().to_string()))?;
+    file.seek(std::io::SeekFrom::Start(0))
+        .map_err(|e| RewriteError::Write(e.to_string()))?;
+    Ok(file)
 }
 
 /// Deflate, with the timestamp and permissions of the source member `name`.

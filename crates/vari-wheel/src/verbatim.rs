@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufWriter, Cursor, Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 
 use crate::central::{
     extra_blocks, u16_at, u32_at, zip64_values, CentralDirectory, Entry, Unsupported, Zip64Fields,
@@ -69,11 +69,11 @@ struct Member<'a> {
     end: u64,
 }
 
-/// Plans the copy of `input` with `edit` applied; `fresh` is the in-memory archive holding the
+/// Plans the copy of `input` with `edit` applied; `fresh` is the archive (a temporary file) holding the
 /// replaced and inserted members under their final names.
-pub(crate) fn plan(input: &File, fresh: &[u8], edit: &ArchiveEdit) -> Result<Plan, Unsupported> {
+pub(crate) fn plan(input: &File, fresh: &File, edit: &ArchiveEdit) -> Result<Plan, Unsupported> {
     let source = CentralDirectory::read(&mut &*input)?;
-    let new = CentralDirectory::read(&mut Cursor::new(fresh))?;
+    let new = CentralDirectory::read(&mut &*fresh)?;
     let fresh_members = members(&new)?;
     let fresh_by_name: HashMap<&str, &Member<'_>> = fresh_members
         .iter()
@@ -104,7 +104,7 @@ pub(crate) fn plan(input: &File, fresh: &[u8], edit: &ArchiveEdit) -> Result<Pla
             continue;
         }
         let new_name = edit.rename.get(name).map(String::as_str);
-        if edit.replace.contains_key(name) {
+        if edit.replaces(name) {
             let final_name = new_name.unwrap_or(name);
             plan.push_fresh(fresh_by_name.get(final_name).copied())?;
             continue;
@@ -234,7 +234,7 @@ impl Plan {
     pub(crate) fn write<W: Write>(
         &self,
         input: &File,
-        fresh: &[u8],
+        fresh: &File,
         out: W,
     ) -> Result<W, RewriteError> {
         let write = |e: std::io::Error| RewriteError::Write(e.to_string());
@@ -249,9 +249,13 @@ impl Plan {
                     input.seek(SeekFrom::Start(*start)).map_err(|e| read(&e))?;
                     copy_exactly(&mut input, *len, &mut block, &mut out)?;
                 }
-                Piece::Fresh { start, len } => out
-                    .write_all(&fresh[*start..*start + *len])
-                    .map_err(write)?,
+                Piece::Fresh { start, len } => {
+                    let mut fresh = fresh;
+                    fresh
+                        .seek(SeekFrom::Start(*start as u64))
+                        .map_err(|e| read(&e))?;
+                    copy_exactly(&mut fresh, *len as u64, &mut block, &mut out)?;
+                }
                 Piece::Made(bytes) => out.write_all(bytes).map_err(write)?,
             }
         }
@@ -271,7 +275,7 @@ impl Plan {
     pub(crate) fn write_file(
         &self,
         input: &File,
-        fresh: &[u8],
+        fresh: &File,
         out: &File,
     ) -> Result<u64, RewriteError> {
         let write = |e: std::io::Error| RewriteError::Write(e.to_string());
@@ -293,9 +297,19 @@ impl Plan {
                         )));
                     }
                 }
-                Piece::Fresh { start, len } => out
-                    .write_all(&fresh[*start..*start + *len])
-                    .map_err(write)?,
+                Piece::Fresh { start, len } => {
+                    let mut fresh = fresh;
+                    fresh
+                        .seek(SeekFrom::Start(*start as u64))
+                        .map_err(|e| read(&e))?;
+                    let copied =
+                        std::io::copy(&mut fresh.take(*len as u64), &mut out).map_err(write)?;
+                    if copied != *len as u64 {
+                        return Err(RewriteError::Write(
+                            "the new members' archive ended early".to_owned(),
+                        ));
+                    }
+                }
                 Piece::Made(bytes) => out.write_all(bytes).map_err(write)?,
             }
         }
@@ -661,7 +675,7 @@ mod tests {
         std::fs::write(&path, input).unwrap();
         let file = File::open(&path).unwrap();
         let mut source = ZipArchive::new(Cursor::new(input)).unwrap();
-        let fresh = compress_new_members(&mut source, edit).unwrap();
+        let fresh = compress_new_members(&mut source, edit, dir.path()).unwrap();
         let plan = plan(&file, &fresh, edit)?;
         let buffered = plan.write(&file, &fresh, Vec::new()).unwrap();
         // The kernel's copy into a file gives the same bytes, and says how many.

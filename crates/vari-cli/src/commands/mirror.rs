@@ -119,11 +119,30 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     for warning in &report.warnings {
         output::warn(warning);
     }
-    if let (Some(path), Some(text)) = (&args.lock_output, &input.lock_text) {
+    if let (Some(path), Some(_)) = (&args.lock_output, &input.lock_text) {
+        // The sizes as the files arrived (the index's, checked, or measured where it gave none).
+        let text = vari_lock::write_lock(&with_received_sizes(&input.lock, &report.received))
+            .map_err(|e| CliError::Other(e.to_string()))?;
         vari_fs::write_atomic(path, text.as_bytes()).map_err(|e| CliError::Other(e.to_string()))?;
     }
     output::print(&format!("{}\n  {}\n", report.summary(), report.activity()))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `lock` with each file's size as it arrived in the mirror (by file name).
+fn with_received_sizes(lock: &Lock, received: &std::collections::BTreeMap<String, u64>) -> Lock {
+    let mut lock = lock.clone();
+    for package in &mut lock.packages {
+        for artifact in package.wheels.iter_mut().chain(package.sdist.iter_mut()) {
+            let size = artifact
+                .file_name()
+                .and_then(|name| received.get(name.as_str()).copied());
+            if size.is_some() {
+                artifact.size = size;
+            }
+        }
+    }
+    lock
 }
 
 /// Where the site goes (`-o DIR|URL`) and where its store is kept (`--store`, else

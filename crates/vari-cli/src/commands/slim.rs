@@ -96,6 +96,11 @@ fn slim_error(wheel: &std::path::Path, e: SlimError) -> CliError {
                  unknown; no wheel is split from it"
             ),
         ),
+        SlimError::Spill {
+            wheel,
+            member,
+            message,
+        } => CliError::invalid(&wheel, Some(member).filter(|m| !m.is_empty()), message),
     }
 }
 

@@ -19,7 +19,7 @@ const PEAK_CEILING_KIB: i64 = 256 * 1024;
 
 /// Runs `cmd` to completion (killed after two minutes, a safety net) and returns what it
 /// printed and its peak resident memory in KiB, from `wait4`.
-fn measured(cmd: &mut Command) -> (Run, i64) {
+pub(crate) fn measured(cmd: &mut Command) -> (Run, i64) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("stdout");
     let err = dir.path().join("stderr");

@@ -1052,3 +1052,45 @@ fn a_local_wheelhouse_is_mirrored_and_installed_from_offline() {
         );
     }
 }
+
+/// An index that lies about a file's size (its hash is right): the mirror fails naming the
+/// file, its URL and both sizes, publishes nothing and writes no lock; before, it succeeded and
+/// every node's `sync` from it then failed on the size the lock recorded.
+#[test]
+fn an_index_that_lies_about_a_size_fails_the_mirror() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lied = "idnalike-3.0-py3-none-any.whl";
+    let real = std::fs::metadata(up.dir.join(lied)).unwrap().len();
+    for declared in [real + 1000, real - 10] {
+        up.server.attrs(
+            lied,
+            vari_test_support::index::FileAttrs {
+                declared_size: Some(declared),
+                ..Default::default()
+            },
+        );
+        let site = dir.path().join(format!("site-{declared}"));
+        let lock = dir.path().join(format!("mirrored-{declared}.toml"));
+        let refused = run(&mut requirements_command(
+            dir.path(),
+            &up,
+            &site,
+            &["cpu"],
+            &["app-like", "--lock-output", lock.to_str().unwrap()],
+        ))
+        .expect_code(1);
+        let url = format!("{}/files/{lied}", up.server.base());
+        assert!(
+            refused
+                .stderr
+                .lines()
+                .any(|l| l.starts_with(&format!("error: {lied} ({url}): "))
+                    && l.contains(&format!("the index declares {declared}"))),
+            "{}",
+            refused.stderr
+        );
+        assert!(!site.join("files").exists() || published(&site).is_empty());
+        assert!(!lock.exists());
+    }
+}

@@ -150,3 +150,48 @@ fn dash_is_standard_input_and_output() {
     // No file named `-` was created.
     assert!(files_in(dir.path()).is_empty());
 }
+
+/// No URL with credentials is ever printed: a WebDAV destination whose server refuses
+/// (its password was printed twice in the error line: the destination, then the store's own
+/// message repeating the URL), and an index URL whose server fails, with debug logs on.
+#[test]
+fn credentials_in_urls_are_never_printed() {
+    use vari_test_support::raw::{head, raw_server};
+    use vari_test_support::wheels::TestWheel;
+    let secret = "s3cretPassw0rd";
+    let refusing = raw_server(|_, _, stream| head(stream, "500 Internal Server Error", &[]));
+    let authority = refusing.trim_start_matches("http://");
+    let dir = tempfile::tempdir().unwrap();
+    TestWheel::new("plain_pkg-1.0-py3-none-any.whl").write(dir.path());
+    let destination = format!("http://alice:{secret}@{authority}/site");
+    let built = crate::common::run(
+        vari()
+            .args(["-v", "index", "build"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&destination),
+    )
+    .expect_code(1);
+    for text in [&built.stdout, &built.stderr] {
+        assert!(!text.contains(secret), "{text}");
+        assert!(!text.contains("alice"), "{text}");
+    }
+    assert!(
+        built
+            .stderr
+            .contains(&format!("error: http://****@{authority}/site")),
+        "{}",
+        built.stderr
+    );
+    // An index URL: neither the error nor the debug log shows its credentials.
+    let index = format!("http://bob:{secret}@{authority}/simple/");
+    let selected = crate::common::run(
+        vari()
+            .args(["-v", "select", "plain-pkg", "--index-url"])
+            .arg(&index),
+    );
+    assert_ne!(selected.code, 0);
+    for text in [&selected.stdout, &selected.stderr] {
+        assert!(!text.contains(secret), "{text}");
+    }
+}

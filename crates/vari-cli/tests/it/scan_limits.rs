@@ -13,14 +13,15 @@ use crate::scan::support::{code, fatbin, wheel, Elf, CUDA12_FATBIN};
 /// Peak memory allowed to a command on hostile input.
 const CEILING_KIB: u64 = 256 << 10;
 
-struct Measured {
-    code: i32,
-    stderr: String,
-    peak_kib: u64,
+pub(crate) struct Measured {
+    pub(crate) code: i32,
+    pub(crate) stderr: String,
+    pub(crate) peak_kib: u64,
 }
 
-/// Runs `vari ARGS` and measures its peak resident memory.
-fn measured(args: &[&str], wheel: &Path) -> Measured {
+/// Runs `vari ARGS WHEEL` and measures its peak resident memory (through a small Python parent:
+/// a child forked from the test process would count the test's own memory).
+pub(crate) fn measured(args: &[&str], wheel: &Path) -> Measured {
     const SCRIPT: &str = "import json, resource, subprocess, sys\n\
         r = subprocess.run(sys.argv[1:], capture_output=True)\n\
         print(json.dumps({'code': r.returncode, 'stderr': r.stderr.decode('utf-8', 'replace'),\n\

@@ -511,3 +511,83 @@ fn a_split_build_needs_a_label_and_writes_nothing_without() {
     .expect_code(1)
     .expect_one_error(&["build[0].split", "only `nvidia :: sm_arch` can be split"]);
 }
+
+/// Ten libraries of 12 MiB each (a fat binary, then padding), stored: `slim` rewrites every one,
+/// and held them all in memory until the output was written (a 57 MB wheel of large ELF
+/// members took 4 GB). Each rewritten member now waits on disk: the peak memory of `vari`
+/// (read from `wait4`) stays under two thirds of what the ten take.
+#[test]
+fn slim_memory_is_bounded_by_one_member_whatever_the_wheel_holds() {
+    const MEMBERS: usize = 10;
+    const PADDING: usize = 12 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let s12 = fatbin(CUDA12_FATBIN);
+    let lib = Elf {
+        fatbin: Some((".nv_fatbin", &s12)),
+        needed: &["libcudart.so.12"],
+        ..Elf::x86_64_library(code::RET)
+    }
+    .build();
+    let info = "demo-1.0.dist-info";
+    let mut all: Vec<(String, Vec<u8>)> = Vec::new();
+    for i in 0..MEMBERS {
+        // Padding the scan skips and the rewrite keeps: different in each member.
+        let mut bytes = lib.clone();
+        bytes.extend((0..PADDING).map(|j| (j as u32).wrapping_mul(2_654_435_761 + i as u32) as u8));
+        all.push((format!("demo/_lib{i}.so"), bytes));
+    }
+    all.push((
+        format!("{info}/METADATA"),
+        b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n\n".to_vec(),
+    ));
+    all.push((
+        format!("{info}/WHEEL"),
+        b"Wheel-Version: 1.0\nGenerator: vari-tests\nRoot-Is-Purelib: false\nTag: cp312-cp312-manylinux_2_28_x86_64\n".to_vec(),
+    ));
+    let wheel = dir
+        .path()
+        .join("demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&wheel).unwrap());
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let mut record = String::new();
+    for (member, bytes) in &all {
+        let digest =
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(bytes));
+        record.push_str(&format!("{member},sha256={digest},{}\n", bytes.len()));
+        zip.start_file(member.as_str(), stored).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    record.push_str(&format!("{info}/RECORD,,\n"));
+    zip.start_file(format!("{info}/RECORD"), stored).unwrap();
+    zip.write_all(record.as_bytes()).unwrap();
+    zip.finish().unwrap();
+    drop(all);
+
+    let out = dir.path().join("out");
+    let out_arg = out.to_str().unwrap();
+    let run = crate::scan_limits::measured(
+        &["wheel", "slim", "--keep", "9.0", "-o", out_arg, "--json"],
+        &wheel,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let peak_kib = run.peak_kib as i64;
+    // Only the output is left in the output directory (no member set aside stays), and it
+    // holds every library rewritten and whole.
+    let written = files_in(&out);
+    assert_eq!(written.len(), 1, "{written:?}");
+    let slim = out.join(&written[0]);
+    let slim_members = members(&slim);
+    for i in 0..MEMBERS {
+        let name = format!("demo/_lib{i}.so");
+        let (_, bytes) = slim_members.iter().find(|(n, _)| *n == name).unwrap();
+        assert_eq!(bytes.len(), lib.len() + PADDING, "{name}");
+        assert_ne!(bytes[..lib.len()], lib[..], "{name} was rewritten");
+    }
+    let all_members_kib = (MEMBERS * PADDING / 1024) as i64;
+    eprintln!("slim: peak RSS {} MiB", peak_kib / 1024);
+    assert!(
+        peak_kib < all_members_kib * 2 / 3,
+        "peak RSS {peak_kib} KiB: the rewritten members ({all_members_kib} KiB) were held"
+    );
+}

@@ -709,3 +709,79 @@ fn a_sync_waits_for_the_run_that_holds_the_environment_with_a_note() {
     assert!(status.success(), "{status}: {rest}");
     assert_eq!(listed(&venv), fleet::installed("a100"));
 }
+
+/// A lock whose wheel `path` names a FIFO (through a committed link, as a repository can hold
+/// one) or a device: `vari sync` and `vari install -r` refuse it at once, naming the file, and
+/// install nothing. Before the input rule the FIFO's open waited for a writer forever: the
+/// runs are watched, and one still running after two minutes is killed and fails the test.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_fifo_or_a_device_at_a_lock_path_is_refused_without_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let wheels = dir.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    let fifo = dir.path().join("a-fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let text = std::fs::read_to_string(&fleet.lock).unwrap();
+    for (target, what) in [
+        (fifo.as_path(), "is a FIFO, not a regular file"),
+        (
+            Path::new("/dev/zero"),
+            "is a character device, not a regular file",
+        ),
+    ] {
+        let mut lock = vari_lock::read_lock(&text).unwrap();
+        // Every wheel is a path: whichever the machine installs first meets the link.
+        for package in &mut lock.packages {
+            for wheel in &mut package.wheels {
+                let name = wheel
+                    .url
+                    .take()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_owned();
+                let link = wheels.join(&name);
+                let _ = std::fs::remove_file(&link);
+                std::os::unix::fs::symlink(target, &link).unwrap();
+                wheel.path = Some(format!("wheels/{name}"));
+            }
+        }
+        let hostile = dir.path().join("pylock.toml");
+        std::fs::write(&hostile, vari_lock::write_lock(&lock).unwrap()).unwrap();
+        let scratch = dir.path().join("cpu");
+        let venv = scratch.join("venv");
+        if !venv.exists() {
+            bare_venv(&venv);
+        }
+        let (synced, _) = crate::hostile_index::measured(&mut sync(
+            &scratch,
+            &hostile,
+            &venv,
+            fleet.profile("cpu"),
+        ));
+        synced.expect_one_error(&["wheels/", what]);
+        let mut install = vari();
+        install
+            .env("VARI_CACHE_DIR", scratch.join("cache"))
+            .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+            .env("UV_NO_CONFIG", "1")
+            .args(["install", "-r"])
+            .arg(&hostile)
+            .arg("--python")
+            .arg(&venv)
+            .arg("--profile")
+            .arg(fleet.profile("cpu"))
+            .arg("--installer")
+            .arg(uv());
+        let (installed, _) = crate::hostile_index::measured(&mut install);
+        installed.expect_one_error(&["wheels/", what]);
+        assert_eq!(listed(&venv), []);
+    }
+}

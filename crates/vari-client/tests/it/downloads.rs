@@ -126,3 +126,40 @@ async fn a_broken_transfer_leaves_nothing_behind() {
     assert!(matches!(err, ClientError::Transport { .. }), "{err:?}");
     assert!(entries(out.path()).is_empty(), "{:?}", entries(out.path()));
 }
+
+/// An index that lies about a file's size (the hash is right): more bytes than declared stop
+/// the transfer, fewer fail at the end; either way nothing is left behind, and the message
+/// names the URL and both sizes.
+#[tokio::test]
+async fn a_size_the_index_lies_about_is_refused() {
+    let (dir, server) = setup().await;
+    let big = "test_package-0-py3-none-any-big.whl";
+    let real = std::fs::metadata(dir.path().join(big)).unwrap().len();
+    for declared in [real - 1000, real + 1000] {
+        server.attrs(
+            big,
+            FileAttrs {
+                declared_size: Some(declared),
+                ..FileAttrs::default()
+            },
+        );
+        let (client, file) = file(&server, big).await;
+        assert_eq!(file.size, Some(declared));
+        let out = tempfile::tempdir().unwrap();
+        let err = client
+            .download(&file, &out.path().join(big), &|_, _| {})
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ClientError::SizeMismatch(m) if m.declared == declared),
+            "{err:?}"
+        );
+        let text = err.to_string();
+        assert!(text.contains(big), "{text}");
+        assert!(
+            text.contains(&format!("the index declares {declared}")),
+            "{text}"
+        );
+        assert!(entries(out.path()).is_empty(), "{:?}", entries(out.path()));
+    }
+}

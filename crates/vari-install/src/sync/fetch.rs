@@ -316,10 +316,13 @@ fn context_key(context: &vari_core::markers::VariantMarkerContext) -> String {
     format!("m-{}", &hex::encode(hasher.finalize())[..16])
 }
 
+/// Opens a local copy (a wheelhouse's, or the lock's `path`) through the input rule: a regular
+/// file, opened without blocking, so a FIFO or a device there (or a committed link to one) is
+/// refused at once instead of hanging `sync`. `copy_into` bounds what is read by the lock's size.
 fn open_local(file: &LockedFile, path: &Path) -> Result<std::fs::File, SyncError> {
-    std::fs::File::open(path).map_err(|e| SyncError::Unavailable {
+    vari_fs::open_input(path).map_err(|e| SyncError::Unavailable {
         filename: file.filename.clone(),
-        message: format!("{}: {e}", path.display()),
+        message: e.to_string(),
     })
 }
 
@@ -571,6 +574,58 @@ mod tests {
                 .contains("larger than the 21 bytes the lock says"),
             "{error}"
         );
+    }
+
+    /// A lock `path` naming a FIFO (directly or through a link, as a repository can commit)
+    /// or a device is refused at once. Before the input rule the FIFO's open waited for a
+    /// writer forever: the fetch runs in a thread, and if it has not answered after a
+    /// generous while the guard opens the FIFO for writing so the test fails instead of hanging.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fifo_or_a_device_at_a_lock_path_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store");
+        let fifo = dir.path().join("demo-1.0-py3-none-any.whl");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let link = dir.path().join("linked.whl");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        let cases = [
+            (fifo.clone(), "is a FIFO, not a regular file"),
+            (link, "is a FIFO, not a regular file"),
+            (
+                PathBuf::from("/dev/zero"),
+                "is a character device, not a regular file",
+            ),
+        ];
+        for (path, expected) in cases {
+            let mut file = locked("demo-1.0-py3-none-any.whl", b"the locked bytes");
+            file.url = None;
+            file.path = Some(path.clone());
+            let options = options(&store, &dir.path().join("no-wheelhouse"));
+            let (send, receive) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = send.send(fetch(&[file], &options).map(|_| ()));
+            });
+            let outcome = match receive.recv_timeout(std::time::Duration::from_secs(120)) {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    // Release the blocked open, then fail.
+                    drop(std::fs::OpenOptions::new().write(true).open(&fifo));
+                    panic!("{}: the fetch blocked", path.display());
+                }
+            };
+            let error = outcome.unwrap_err().to_string();
+            assert!(error.contains(expected), "{}: {error}", path.display());
+            assert!(
+                error.contains(&path.display().to_string()),
+                "names the path: {error}"
+            );
+        }
+        assert!(!store.exists() || std::fs::read_dir(&store).unwrap().next().is_none());
     }
 
     #[test]

@@ -760,3 +760,47 @@ async fn served_metadata_is_kept_as_long_as_its_page() {
         proxy.shutdown().await;
     }
 }
+
+/// An index whose PEP 658 `.metadata` does not match the hash it advertises: the proxy lists
+/// the chosen wheel without promises and reads its METADATA from the downloaded wheel. That
+/// read went through the client's rule for remote files (a `file:` URL of its own scratch
+/// copy, refused), so every download of such a wheel was a 502.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wheel_whose_advertised_metadata_lies_is_still_served() {
+    let (dir, index) = upstream(&[fastpkg_release]).await;
+    serve_pep_658(dir.path(), &index, "fastpkg-");
+    for level in ["v1", "v3", "v4"] {
+        index.attrs(
+            &format!("fastpkg-1.0-py3-none-any-{level}.whl"),
+            FileAttrs {
+                core_metadata: Some(MetadataSpelling::Core),
+                wrong_metadata_sha256: true,
+                ..FileAttrs::default()
+            },
+        );
+    }
+    let (proxy, _scratch) = proxy_over(&index, cpu_target).await;
+    let addr = proxy.local_addr();
+    let page = get_json(addr, "/simple/fastpkg/").await.json();
+    let listed = file(&page, "fastpkg-1.0-py3-none-any.whl");
+    assert!(listed.get("core-metadata").is_none(), "{listed}");
+    assert_logged("cannot read its METADATA");
+    let url = path_of(listed["url"].as_str().unwrap());
+    let reply = request(addr, "GET", &url, &[]).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let upstream: Vec<Vec<u8>> = ["v1", "v3", "v4"]
+        .iter()
+        .map(|level| {
+            std::fs::read(
+                dir.path()
+                    .join(format!("fastpkg-1.0-py3-none-any-{level}.whl")),
+            )
+            .unwrap()
+        })
+        .collect();
+    assert!(
+        upstream.contains(&reply.body),
+        "the served wheel is an upstream build"
+    );
+    proxy.shutdown().await;
+}

@@ -34,7 +34,7 @@ mod plan;
 mod publish;
 mod store;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -108,10 +108,42 @@ pub fn default_store(destination: &Destination, cache: Option<&Path>) -> Option<
     }
 }
 
+/// The lock file of a destination: beside a directory site's pages
+/// ([`DESTINATION_LOCK_FILE`]); for an object store, in the cache directory, named by the
+/// store's key (so that runs on this machine take turns; `None` without a cache directory).
+pub fn destination_lock(destination: &Destination) -> Option<PathBuf> {
+    match destination {
+        Destination::Directory(dir) => Some(dir.join(DESTINATION_LOCK_FILE)),
+        Destination::ObjectStore(url) => Some(
+            vari_fs::cache_dir()?
+                .join(STORES_DIR)
+                .join(format!("{}.lock", store_key(url))),
+        ),
+    }
+}
+
+/// The name of a directory site's lock file, which a mirror holds while it runs.
+pub const DESTINATION_LOCK_FILE: &str = ".vari-mirror.lock";
+
+fn lock_destination(
+    path: &Path,
+    progress: &dyn MirrorProgress,
+) -> Result<vari_fs::lock::DirLock, MirrorError> {
+    let store_error = |path: &Path, source| MirrorError::Store {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| store_error(dir, e))?;
+    }
+    vari_fs::lock::lock_exclusive(path, || progress.blocked(path)).map_err(|e| store_error(path, e))
+}
+
 /// `{scheme}-{host}-{16 hex digits of the SHA-256 of the URL}`, the host reduced to the
 /// characters a file name can always hold (the hash alone tells stores apart).
 fn store_key(url: &url::Url) -> String {
-    let text = Destination::ObjectStore(url.clone()).to_string();
+    // The URL as given (not as shown: `Display` hides credentials).
+    let text = url.as_str().trim_end_matches('/');
     let readable: String = format!("{}-{}", url.scheme(), url.host_str().unwrap_or_default())
         .chars()
         .map(|c| {
@@ -152,6 +184,9 @@ pub struct MirrorReport {
     pub variants_json: Vec<String>,
     /// What needs the operator's attention (from building the site), one sentence each.
     pub warnings: Vec<String>,
+    /// The size of each file the targets need, by file name, as it arrived (checked against
+    /// the size the lock declares, when it declares one): what a lock of the mirror records.
+    pub received: BTreeMap<String, u64>,
 }
 
 impl MirrorReport {
@@ -225,8 +260,15 @@ pub fn mirror(
     plan: &MirrorPlan,
     options: &MirrorOptions<'_>,
 ) -> Result<MirrorReport, MirrorError> {
-    // 0. One run at a time on a store; the destination is reachable before anything is fetched.
+    // 0. One run at a time on a store, and on a destination (two runs with different stores
+    // would otherwise publish over each other); the destination is reachable before anything
+    // is fetched. Always the store first, then the destination: no two runs wait on each
+    // other.
     let _lock = Store::lock(&options.store, |path| options.progress.blocked(path))?;
+    let _destination_lock = match destination_lock(&options.destination) {
+        Some(path) => Some(lock_destination(&path, options.progress)?),
+        None => None,
+    };
     let mut store = Store::open(&options.store)?;
     let site = publish::open(&options.destination)?;
 
@@ -302,9 +344,11 @@ pub fn mirror(
         ));
     }
     for file in &plan.files {
-        let size = std::fs::metadata(store.path(&file.filename))
-            .map(|m| m.len())
-            .unwrap_or(file.size.unwrap_or(0));
+        let received = std::fs::metadata(store.path(&file.filename)).map(|m| m.len());
+        if let Ok(received) = received {
+            report.received.insert(file.filename.clone(), received);
+        }
+        let size = received.unwrap_or(file.size.unwrap_or(0));
         report.files.0 += 1;
         report.files.1 += size;
     }

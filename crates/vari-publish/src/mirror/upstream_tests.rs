@@ -267,3 +267,72 @@ fn metadata_that_disagrees_with_the_lock_is_a_warning_naming_the_label() {
         report.warnings
     );
 }
+
+/// Tells a channel that the run is blocked, and on which lock.
+struct Blocked(std::sync::Mutex<std::sync::mpsc::Sender<std::path::PathBuf>>);
+
+impl MirrorProgress for Blocked {
+    fn blocked(&self, lock: &Path) {
+        let _ = self.0.lock().unwrap().send(lock.to_owned());
+    }
+}
+
+/// Two runs with different stores on one destination took no turns and published over each
+/// other. While another run holds the destination, a run with a store of its own waits for
+/// it, says so, and completes once it is released.
+#[test]
+fn runs_with_different_stores_on_one_destination_take_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lock = lock(&up);
+    let dest = dir.path().join("site");
+    std::fs::create_dir_all(&dest).unwrap();
+    let lock_file = dest.join(DESTINATION_LOCK_FILE);
+    let held = vari_fs::lock::lock_exclusive(&lock_file, || panic!("nobody holds it yet")).unwrap();
+    let (send, blocked) = std::sync::mpsc::channel();
+    let (done_send, done) = std::sync::mpsc::channel();
+    let other_store = dir.path().join("another-store");
+    let run_dest = dest.clone();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = std::sync::Arc::new(
+            IndexClient::new(ClientSettings {
+                cache_dir: None,
+                retries: 0,
+                ..ClientSettings::default()
+            })
+            .unwrap(),
+        );
+        let plan = MirrorPlan::new(&lock, None, &targets(false)).unwrap();
+        let progress = Blocked(std::sync::Mutex::new(send));
+        let result = mirror(
+            &client,
+            &runtime,
+            &plan,
+            &MirrorOptions {
+                destination: Destination::Directory(run_dest),
+                store: other_store,
+                keep: false,
+                progress: &progress,
+            },
+        );
+        let _ = done_send.send(result.map(|_| ()).map_err(|e| e.to_string()));
+    });
+    // A generous guard, not a timing assertion: the run must report that it waits.
+    let waited_on = blocked
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the second run waits for the destination");
+    assert_eq!(waited_on, lock_file);
+    assert!(
+        !dest.join("simple").exists(),
+        "nothing published while waiting"
+    );
+    drop(held);
+    done.recv_timeout(std::time::Duration::from_secs(300))
+        .expect("the run ends once the destination is free")
+        .unwrap();
+    assert!(!site_files(&dest).is_empty());
+}

@@ -6,6 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use url::Url;
+use vari_core::redact::redact_credentials;
 
 use super::{DirectoryStore, ObjectSite, SiteStore};
 use crate::error::{BuildError, DestinationError};
@@ -46,12 +47,12 @@ impl Destination {
         let text = text.to_str().unwrap_or_default();
         if scheme.eq_ignore_ascii_case("file") {
             let url = Url::parse(text).map_err(|e| DestinationError::BadUrl {
-                url: text.to_owned(),
+                url: redact_credentials(text).into_owned(),
                 problem: e.to_string(),
             })?;
             return url.to_file_path().map(Self::Directory).map_err(|()| {
                 DestinationError::BadUrl {
-                    url: text.to_owned(),
+                    url: redact_credentials(text).into_owned(),
                     problem: "not a local path".to_owned(),
                 }
             });
@@ -60,21 +61,23 @@ impl Destination {
             .iter()
             .any(|known| known.eq_ignore_ascii_case(scheme))
         {
-            return Err(DestinationError::UnsupportedScheme(text.to_owned()));
+            return Err(DestinationError::UnsupportedScheme(
+                redact_credentials(text).into_owned(),
+            ));
         }
         let url = Url::parse(text).map_err(|e| DestinationError::BadUrl {
-            url: text.to_owned(),
+            url: redact_credentials(text).into_owned(),
             problem: e.to_string(),
         })?;
         if url.host_str().is_none_or(str::is_empty) {
             return Err(DestinationError::BadUrl {
-                url: text.to_owned(),
+                url: redact_credentials(text).into_owned(),
                 problem: "names no bucket (or host)".to_owned(),
             });
         }
         if url.query().is_some() || url.fragment().is_some() {
             return Err(DestinationError::BadUrl {
-                url: text.to_owned(),
+                url: redact_credentials(text).into_owned(),
                 problem: "a destination has no query or fragment".to_owned(),
             });
         }
@@ -116,7 +119,12 @@ impl fmt::Display for Destination {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Directory(path) => write!(f, "{}", path.display()),
-            Self::ObjectStore(url) => write!(f, "{}", url.as_str().trim_end_matches('/')),
+            // Never the user information: a WebDAV URL may carry a password.
+            Self::ObjectStore(url) => write!(
+                f,
+                "{}",
+                redact_credentials(url.as_str().trim_end_matches('/'))
+            ),
         }
     }
 }

@@ -5,7 +5,9 @@
 //! 1. the immutable files (distributions, `*.metadata`, `*-variants.json`), in parallel;
 //! 2. the project pages that link them;
 //! 3. the root pages (`simple/index.html`, `simple/index.json`), which link the projects;
-//! 4. deletions of what the earlier site had and this one does not, last;
+//! 4. deletions of what the earlier site had and this one does not, last: first the pages (a
+//!    removed project's pages still link its files, and a client may still ask for them by
+//!    name), then, once no page names them, the files;
 //!
 //! so that no page ever points at a file not yet (or no longer) there. A failure stops the
 //! sequence where it is: what was there before stays linked and whole.
@@ -19,6 +21,8 @@ mod aws_profile;
 mod destination;
 mod directory;
 mod object;
+#[cfg(test)]
+mod order_tests;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -172,8 +176,18 @@ pub fn publish(
             stats.stamps.insert(file.path.clone(), put.stamp().clone());
         }
     }
-    stats.removed = store.remove_all(stale)?;
+    // Pages before files: a run stopped between the two leaves files no page names (harmless),
+    // never a page naming a file that is gone.
+    let (pages, files): (Vec<&str>, Vec<&str>) = stale.iter().partition(|path| is_page(path));
+    stats.removed = store.remove_all(&pages)?;
+    stats.removed += store.remove_all(&files)?;
     Ok(stats)
+}
+
+/// Whether `path` is a page of the site (`simple/…`), which links files.
+fn is_page(path: &str) -> bool {
+    path.strip_prefix(crate::site::SIMPLE_DIR)
+        .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// The `Content-Type` a site file is served with, from its path: PEP 503 pages as HTML, PEP 691
@@ -268,17 +282,27 @@ mod tests {
             },
         );
         let store = Recorder::default();
-        let stats = publish(&store, &plan, &previous, &["files/a-0.whl"]).unwrap();
+        // A removed project `b`: its pages go before its files, whatever order they are given.
+        let stale = [
+            "files/a-0.whl",
+            "files/b-1.whl",
+            "simple/b/index.html",
+            "simple/b/index.json",
+        ];
+        let stats = publish(&store, &plan, &previous, &stale).unwrap();
         assert_eq!(
             *store.0.lock().unwrap(),
             [
                 "put files/a-2.whl",
                 "put simple/a/index.html",
                 "put simple/index.html",
-                "remove files/a-0.whl"
+                "remove simple/b/index.html",
+                "remove simple/b/index.json",
+                "remove files/a-0.whl",
+                "remove files/b-1.whl",
             ]
         );
-        assert_eq!((stats.written, stats.removed), (3, 1));
+        assert_eq!((stats.written, stats.removed), (3, 4));
         assert_eq!(stats.stamps.len(), 4);
     }
 

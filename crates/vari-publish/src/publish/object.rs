@@ -65,7 +65,9 @@ impl std::fmt::Debug for ObjectSite {
 impl ObjectSite {
     /// Connects to the store `url` names and lists what its prefix holds.
     pub fn open(url: &Url) -> Result<Self, BuildError> {
-        let base = url.as_str().trim_end_matches('/').to_owned();
+        // For messages: never the user information (a WebDAV URL may carry a password).
+        let base =
+            vari_core::redact::redact_credentials(url.as_str().trim_end_matches('/')).into_owned();
         let fail = |problem: String| BuildError::Store {
             location: base.clone(),
             problem,
@@ -485,6 +487,11 @@ fn s3_builder() -> Result<object_store::aws::AmazonS3Builder, String> {
 /// `{action}: {reason}` on one line: the HTTP status as a phrase a user can act on, and the
 /// store's own error code and message when it sent them.
 fn describe(action: &str, error: &object_store::Error) -> String {
+    // The store's own messages repeat the URL it was given, user information included.
+    vari_core::redact::redact_credentials(&describe_raw(action, error)).into_owned()
+}
+
+fn describe_raw(action: &str, error: &object_store::Error) -> String {
     let mut chain = error.to_string();
     let mut source = std::error::Error::source(error);
     while let Some(inner) = source {

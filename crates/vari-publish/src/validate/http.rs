@@ -10,7 +10,7 @@ use url::Url;
 use vari_client::{ClientError, ClientSettings, IndexClient, IndexUrl};
 use vari_core::metadata::{read_json, SourceKind, VariantMetadata};
 
-use super::reader::{FetchError, SiteReader};
+use super::reader::{FetchError, HtmlPage, SiteReader};
 use super::ValidateError;
 
 /// The PEP 691 JSON form, asked for by content negotiation.
@@ -107,6 +107,36 @@ impl HttpSite {
     }
 }
 
+impl HttpSite {
+    /// A page's HTML, as a client asking for HTML gets it: by negotiation, else the
+    /// directory's `index.html`; not checked when the server answers with something else.
+    fn html(&self, relative: &str) -> Result<HtmlPage, FetchError> {
+        let directory = join(&self.simple, relative)?;
+        let fetched = self
+            .runtime
+            .block_on(self.client.fetch(&directory, ACCEPT_HTML))
+            .map_err(failed(&directory))?;
+        Ok(match fetched {
+            None => HtmlPage::Missing,
+            Some(page) if is_html(page.content_type.as_deref()) => {
+                HtmlPage::Found(page.url, page.body)
+            }
+            Some(_) => HtmlPage::NotChecked,
+        })
+    }
+}
+
+/// The PEP 503 HTML form.
+const ACCEPT_HTML: &str = "text/html";
+
+fn is_html(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|t| {
+        let essence = t.split(';').next().unwrap_or_default().trim();
+        essence.eq_ignore_ascii_case("text/html")
+            || essence.eq_ignore_ascii_case("application/vnd.pypi.simple.v1+html")
+    })
+}
+
 fn join(base: &Url, relative: &str) -> Result<Url, FetchError> {
     base.join(relative).map_err(|e| FetchError::Failed {
         url: base.to_string(),
@@ -156,6 +186,10 @@ impl SiteReader for HttpSite {
 
     fn project_page(&self, project: &str) -> Result<Option<(Url, Vec<u8>)>, FetchError> {
         self.page(&format!("{project}/"))
+    }
+
+    fn html_page(&self, project: Option<&str>) -> Result<HtmlPage, FetchError> {
+        self.html(&project.map_or(String::new(), |p| format!("{p}/")))
     }
 
     fn fetch(&self, url: &Url) -> Result<Option<Vec<u8>>, FetchError> {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use url::Url;
 use vari_core::metadata::VariantMetadata;
 
-use super::reader::{read_wheel_variant, FetchError, SiteReader};
+use super::reader::{read_wheel_variant, FetchError, HtmlPage, SiteReader};
 use super::ValidateError;
 
 /// Reads a site directory: `simple/index.json`, `simple/{project}/index.json`, and the files
@@ -106,6 +106,43 @@ impl SiteReader for LocalSite {
         let read =
             vari_fs::read_input(&path, vari_fs::InputKind::Metadata).map_err(std::io::Error::from);
         not_found_is_none(read, &path, url)
+    }
+
+    fn html_page(&self, project: Option<&str>) -> Result<HtmlPage, FetchError> {
+        let relative = project.map_or(String::new(), |p| format!("{p}/"));
+        let base = self
+            .simple
+            .join(&relative)
+            .map_err(|e| FetchError::Failed {
+                url: relative.clone(),
+                message: format!("{relative}: {e}"),
+            })?;
+        let index = base.join("index.html").map_err(|e| FetchError::Failed {
+            url: base.to_string(),
+            message: e.to_string(),
+        })?;
+        Ok(match self.fetch(&index)? {
+            Some(bytes) => HtmlPage::Found(base, bytes),
+            None => HtmlPage::Missing,
+        })
+    }
+
+    fn unlisted_pages(&self, listed: &std::collections::BTreeSet<String>) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.root.join("simple")) else {
+            return Vec::new();
+        };
+        let mut unlisted: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter(|name| {
+                let dir = self.root.join("simple").join(name);
+                !listed.contains(name)
+                    && (dir.join("index.json").is_file() || dir.join("index.html").is_file())
+            })
+            .collect();
+        unlisted.sort();
+        unlisted
     }
 
     fn file_sha256(&self, url: &Url) -> Result<Option<String>, FetchError> {

@@ -5,7 +5,13 @@
 //!   valid index-level metadata;
 //! - it agrees with each variant wheel's `variant.json` (combining them changes nothing) and
 //!   covers every wheel's label; a label no wheel carries is a warning;
-//! - every linked file, and every PEP 658 `.metadata` file, has the hash the page gives.
+//! - every linked file, and every PEP 658 `.metadata` file, has the hash the page gives;
+//! - its PEP 503 HTML page (what pip asks for) is there, every file it links is there with the
+//!   hash it gives, and it links what the JSON page links (a difference is a warning: a publish
+//!   writes one page, then the other), as the HTML project list names what the JSON one names;
+//! - a page the project list does not name but a client can still ask for (a site directory's
+//!   `simple/{project}/`, left by an interrupted run) is checked as well: none may link a file
+//!   that is not there.
 //!
 //! Where the pages and files come from is a [`SiteReader`]: [`LocalSite`] reads a built site
 //! directory; [`HttpSite`] reads a served index with the index client (range reads for each
@@ -33,7 +39,7 @@ use vari_simple::{CoreMetadata, PageFormat, SkippedLink};
 
 pub use http::HttpSite;
 pub use local::LocalSite;
-pub use reader::{FetchError, SiteReader};
+pub use reader::{FetchError, HtmlPage, SiteReader};
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -156,9 +162,20 @@ pub fn validate_with(
         .iter()
         .map(|name| vari_core::project::normalize(name))
         .collect();
-    let checked: Vec<(usize, Vec<Problem>)> = names
+    // Projects only the HTML list names are requested by clients too.
+    let html_only = check_root_html(reader, &names, &mut report.problems);
+    let mut known = names.clone();
+    known.extend(html_only.iter().cloned());
+    let mut unlisted: Vec<String> = html_only.into_iter().collect();
+    unlisted.extend(reader.unlisted_pages(&known));
+    let all: Vec<(&str, bool)> = names
+        .iter()
+        .map(|name| (name.as_str(), true))
+        .chain(unlisted.iter().map(|name| (name.as_str(), false)))
+        .collect();
+    let checked: Vec<(usize, Vec<Problem>)> = all
         .par_iter()
-        .map(|name| ProjectCheck::new(reader, name, *options).run())
+        .map(|(name, listed)| ProjectCheck::new(reader, name, *options, *listed).run())
         .collect();
     report.projects = names.len();
     for (files, problems) in checked {
@@ -166,6 +183,55 @@ pub fn validate_with(
         report.problems.extend(problems);
     }
     Ok(report)
+}
+
+/// The HTML project list: there (an error when not), naming the projects the JSON one names
+/// (a warning when not: a publish writes the two one after the other, and a run stopped
+/// between them leaves them apart, each naming pages that are there). Returns the projects
+/// only it names, whose pages are checked too.
+fn check_root_html(
+    reader: &dyn SiteReader,
+    names: &BTreeSet<String>,
+    problems: &mut Vec<Problem>,
+) -> BTreeSet<String> {
+    const PAGE: &str = "simple/index.html";
+    let (base, bytes) = match reader.html_page(None) {
+        Ok(HtmlPage::Found(base, bytes)) => (base, bytes),
+        Ok(HtmlPage::NotChecked) => return BTreeSet::new(),
+        Ok(HtmlPage::Missing) => {
+            let message = "missing: a client asking for HTML gets nothing";
+            problems.push(error(PAGE, None, message));
+            return BTreeSet::new();
+        }
+        Err(e) => {
+            problems.push(error(PAGE, None, e.to_string()));
+            return BTreeSet::new();
+        }
+    };
+    let listed = std::str::from_utf8(&bytes)
+        .map_err(|_| "it is not UTF-8".to_owned())
+        .and_then(|text| vari_simple::parse_root(&base, PageFormat::Html, text));
+    let listed = match listed {
+        Ok(listed) => listed,
+        Err(e) => {
+            let message = format!("not a PEP 503 project list: {e}");
+            problems.push(error(PAGE, None, message));
+            return BTreeSet::new();
+        }
+    };
+    let html: BTreeSet<String> = listed
+        .iter()
+        .map(|name| vari_core::project::normalize(name))
+        .collect();
+    for name in html.difference(names) {
+        let message = format!("lists `{name}`, which {ROOT_PAGE} does not");
+        problems.push(warning(PAGE, None, message));
+    }
+    for name in names.difference(&html) {
+        let message = format!("does not list `{name}`, which {ROOT_PAGE} does");
+        problems.push(warning(PAGE, None, message));
+    }
+    html.difference(names).cloned().collect()
 }
 
 fn problem(
@@ -199,6 +265,8 @@ struct ProjectCheck<'a> {
     /// Files the reader cannot reach (hosted elsewhere).
     unreachable: usize,
     options: ValidateOptions,
+    /// Whether the project list names the project (else its pages were found on the site).
+    listed: bool,
 }
 
 /// A variant wheel linked from the page.
@@ -209,7 +277,12 @@ struct LinkedWheel<'a> {
 }
 
 impl<'a> ProjectCheck<'a> {
-    fn new(reader: &'a dyn SiteReader, name: &'a str, options: ValidateOptions) -> Self {
+    fn new(
+        reader: &'a dyn SiteReader,
+        name: &'a str,
+        options: ValidateOptions,
+        listed: bool,
+    ) -> Self {
         Self {
             reader,
             name,
@@ -217,6 +290,7 @@ impl<'a> ProjectCheck<'a> {
             problems: Vec::new(),
             unreachable: 0,
             options,
+            listed,
         }
     }
 
@@ -235,7 +309,13 @@ impl<'a> ProjectCheck<'a> {
                 }
             }
             Ok(None) => {
-                self.error_on_page("missing, but the project list links it".to_owned());
+                let message = match self.listed {
+                    true => "missing, but the project list links it",
+                    false => "missing, but the project's HTML page is there",
+                };
+                self.error_on_page(message.to_owned());
+                // What the HTML page links must be there all the same.
+                self.check_html(&[]);
                 return (0, self.problems);
             }
             Err(e) => {
@@ -261,6 +341,7 @@ impl<'a> ProjectCheck<'a> {
         for file in &page.files {
             self.check_hashes(file);
         }
+        self.check_html(&page.files);
         self.check_releases(&page.files);
         if self.unreachable > 0 {
             let page_path = self.page_path.clone();
@@ -274,6 +355,82 @@ impl<'a> ProjectCheck<'a> {
             ));
         }
         (page.files.len(), self.problems)
+    }
+
+    /// The project's HTML page: there (an error when not), and linking what the JSON page
+    /// (`json`) links with the same hashes (a warning when not: the two are written one after
+    /// the other, so a publish stopped between them leaves them apart); a file only it links,
+    /// or links otherwise, is checked like the JSON page's (a missing file is an error).
+    fn check_html(&mut self, json: &[PageFile]) {
+        let html_path = format!("simple/{}/index.html", self.name);
+        let (base, bytes) = match self.reader.html_page(Some(self.name)) {
+            Ok(HtmlPage::Found(base, bytes)) => (base, bytes),
+            Ok(HtmlPage::NotChecked) => return,
+            Ok(HtmlPage::Missing) => {
+                // A page no list names may be gone: nothing leads a client to it.
+                if self.listed {
+                    self.problems.push(error(
+                        &html_path,
+                        None,
+                        "missing: a client asking for HTML (pip) gets nothing",
+                    ));
+                }
+                return;
+            }
+            Err(e) => {
+                self.problems.push(error(&html_path, None, e.to_string()));
+                return;
+            }
+        };
+        let page = std::str::from_utf8(&bytes)
+            .map_err(|_| "it is not UTF-8".to_owned())
+            .and_then(|text| vari_simple::parse_project(&base, PageFormat::Html, text));
+        let page = match page {
+            Ok(page) => page,
+            Err(e) => {
+                self.problems.push(error(
+                    &html_path,
+                    None,
+                    format!("not a PEP 503 project page: {e}"),
+                ));
+                return;
+            }
+        };
+        let json_path = std::mem::replace(&mut self.page_path, html_path.clone());
+        for file in &page.files {
+            let same = json.iter().find(|j| j.filename == file.filename);
+            match same {
+                Some(j) if j.url == file.url && j.hashes.sha256() == file.hashes.sha256() => {}
+                Some(_) => {
+                    self.problems.push(warning(
+                        &html_path,
+                        Some(format!("files.{}", file.filename)),
+                        format!("links it otherwise than {json_path} (URL or hash)"),
+                    ));
+                    self.check_hashes(file);
+                }
+                None => {
+                    if self.listed || !json.is_empty() {
+                        self.problems.push(warning(
+                            &html_path,
+                            Some(format!("files.{}", file.filename)),
+                            format!("linked here but not from {json_path}"),
+                        ));
+                    }
+                    self.check_hashes(file);
+                }
+            }
+        }
+        for file in json {
+            if !page.files.iter().any(|h| h.filename == file.filename) {
+                self.problems.push(warning(
+                    &html_path,
+                    Some(format!("files.{}", file.filename)),
+                    format!("not linked here but from {json_path}"),
+                ));
+            }
+        }
+        self.page_path = json_path;
     }
 
     fn error_on_page(&mut self, message: String) {

@@ -25,6 +25,17 @@ pub enum FetchError {
     },
 }
 
+/// A PEP 503 HTML page, as a reader finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HtmlPage {
+    /// The page, and the URL its relative links resolve against.
+    Found(Url, Vec<u8>),
+    /// Nothing there: a client asking for HTML (pip, by default) gets nothing.
+    Missing,
+    /// This reader cannot tell (a server that answers a request for HTML with JSON).
+    NotChecked,
+}
+
 /// Access to an index for [`crate::validate`]. [`crate::LocalSite`] reads a site directory; an
 /// HTTP implementation requests the pages with `Accept: application/vnd.pypi.simple.v1+json`
 /// and reads `variant.json` with range requests.
@@ -38,6 +49,21 @@ pub trait SiteReader: Sync {
 
     /// The bytes at `url`; `None` when there is nothing there.
     fn fetch(&self, url: &Url) -> Result<Option<Vec<u8>>, FetchError>;
+
+    /// The PEP 503 HTML page of `project` (PEP 503 normalised), or of the project list for
+    /// `None`. By default not checked.
+    fn html_page(&self, project: Option<&str>) -> Result<HtmlPage, FetchError> {
+        let _ = project;
+        Ok(HtmlPage::NotChecked)
+    }
+
+    /// Projects whose pages the site holds although its project list does not name them: a
+    /// client asking for them by name still gets them (a reader that cannot list the site
+    /// returns none).
+    fn unlisted_pages(&self, listed: &std::collections::BTreeSet<String>) -> Vec<String> {
+        let _ = listed;
+        Vec::new()
+    }
 
     /// The lowercase hex SHA-256 of the file at `url`; `None` when there is nothing there.
     /// By default the file is fetched whole; a reader may stream it instead.

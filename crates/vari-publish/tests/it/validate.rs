@@ -42,8 +42,13 @@ fn edit_page(site: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
 
 /// Replaces the variants.json and fixes its hash on the page, so only its content is at fault.
 pub(crate) fn replace_variants_json(site: &Path, text: &str) {
+    let old = sha256_hex(&std::fs::read(site.join("files/pkg-1.0-variants.json")).unwrap());
     std::fs::write(site.join("files/pkg-1.0-variants.json"), text).unwrap();
     let hash = sha256_hex(text.as_bytes());
+    // The HTML page links it with its hash too.
+    let html = site.join("simple/pkg/index.html");
+    let page = std::fs::read_to_string(&html).unwrap();
+    std::fs::write(&html, page.replace(&old, &hash)).unwrap();
     edit_page(site, |page| {
         for file in page["files"].as_array_mut().unwrap() {
             if file["filename"] == "pkg-1.0-variants.json" {
