@@ -24,7 +24,7 @@ use vari_select::{
     select_all, IndexOptions, Outcome, Request, SelectError, Target, TargetError, TargetSettings,
 };
 
-use crate::cli::{IndexArgs, SelectionArgs, TargetArgs};
+use crate::cli::{FamilyFileArgs, IndexArgs, SelectionArgs, TargetArgs};
 use crate::error::{warn, CliError};
 
 /// What a selecting command resolved from its flags, the configuration and the environment.
@@ -38,6 +38,8 @@ pub(crate) struct Selecting {
     pub(crate) target_settings: TargetSettings,
     /// The selection options: the command line's lists over the configured ones.
     pub(crate) selection: SelectionOptions,
+    /// The build-family catalog in effect (its user files read and checked already).
+    pub(crate) families: FamilySettings,
 }
 
 impl Selecting {
@@ -58,12 +60,14 @@ impl Selecting {
     ) -> Result<Self, CliError> {
         let target_settings = configured_target_settings(target, Some(&config))?;
         let target = resolve_target(&target_settings)?;
+        let families = FamilySettings::resolve(&selection.families, &config)?;
         let selection = config.selection(selection_options(selection));
         Ok(Self {
             config,
             target,
             target_settings,
             selection,
+            families,
         })
     }
 
@@ -228,6 +232,87 @@ pub(crate) fn target_error(error: TargetError) -> CliError {
         TargetError::Python(e) => CliError::Other(format!("{e} (see --python)")),
         other => CliError::Other(other.to_string()),
     }
+}
+
+/// The build-family catalog a command uses (issue 35): the built-in one with the user's files
+/// over it, or none. The files are the command line's `--families` (or `VARI_FAMILIES`), else
+/// vari.toml's `families`; `--no-families` (`VARI_NO_FAMILIES`) or `no-families = true` turns
+/// the catalog off. The user's files are read and checked when the settings are resolved, so
+/// that a bad file stops every selecting command with one line naming it; the built-in catalog
+/// is read on first use only, and a command that never asks costs nothing.
+pub(crate) struct FamilySettings {
+    /// Whether the catalog applies at all.
+    pub(crate) enabled: bool,
+    /// The user's files, weakest first, as read.
+    pub(crate) user: Vec<(std::path::PathBuf, vari_family::Catalog)>,
+}
+
+impl FamilySettings {
+    /// Resolves the catalog settings and reads the user's files.
+    pub(crate) fn resolve(args: &FamilyFileArgs, config: &Config) -> Result<Self, CliError> {
+        let enabled = !(args.no_families || config.no_families());
+        if !enabled {
+            return Ok(Self {
+                enabled,
+                user: Vec::new(),
+            });
+        }
+        let files = match args.files.is_empty() {
+            true => config.families().to_vec(),
+            false => args.files.clone(),
+        };
+        let user = files
+            .into_iter()
+            .map(|path| read_catalog_file(&path).map(|catalog| (path, catalog)))
+            .collect::<Result<_, _>>()?;
+        let settings = Self { enabled, user };
+        // Checks how the files combine with the built-in catalog (a family claiming another's
+        // distribution, a group naming no family) now rather than at first use.
+        if !settings.user.is_empty() {
+            settings.catalog()?;
+        }
+        Ok(settings)
+    }
+
+    /// The catalog in effect: `None` when turned off.
+    pub(crate) fn catalog(&self) -> Result<Option<vari_family::Catalog>, CliError> {
+        if !self.enabled {
+            return Ok(None);
+        }
+        let layers = self.user.iter().map(|(_, c)| c.clone()).collect();
+        vari_family::layered(vari_family::builtin().clone(), layers)
+            .map(Some)
+            .map_err(|d| {
+                // The problem is in a user's file: the last one that names the family or group.
+                let path = self
+                    .user
+                    .iter()
+                    .rev()
+                    .find(|(_, c)| {
+                        c.families
+                            .iter()
+                            .any(|f| d.path.contains(&format!("[{}]", f.name)))
+                            || c.groups
+                                .iter()
+                                .any(|g| d.path.contains(&format!("[{}]", g.name)))
+                    })
+                    .or(self.user.last())
+                    .map(|(p, _)| p.clone())
+                    .unwrap_or_default();
+                CliError::invalid(path, Some(d.path), d.message)
+            })
+    }
+}
+
+/// Reads and checks one catalog file (bounded; hostile input like every other file).
+pub(crate) fn read_catalog_file(path: &std::path::Path) -> Result<vari_family::Catalog, CliError> {
+    let bytes = vari_fs::input::read_input_limited(path, vari_family::MAX_CATALOG_BYTES as u64)
+        .map_err(|e| CliError::invalid(e.path(), None, e.problem()))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| CliError::invalid(path, None, "is not UTF-8 text"))?;
+    let origin = vari_family::Origin::File(path.display().to_string());
+    vari_family::read_catalog(&text, origin)
+        .map_err(|d| CliError::invalid(path, Some(d.path), d.message))
 }
 
 /// The command line's selection options (before the configured ones are put under them).

@@ -383,6 +383,48 @@ pub fn choose(
     }
 }
 
+/// Which builds of `family` fit the target, best first, and why the others do not, without
+/// looking at versions (`vari families show`): the ranking [`choose`] starts from. The
+/// reports carry no versions; `chosen` is the best build.
+pub fn rank_builds(
+    family: &Family,
+    profile: &Profile,
+    env: &TargetEnvironment,
+    options: &FamilyOptions,
+) -> FamilyChoice {
+    let available: BTreeMap<String, Vec<Offer>> = family
+        .builds
+        .iter()
+        .map(|b| {
+            let text = match &b.local {
+                Some(tag) => format!("0+{tag}"),
+                None => "0".to_owned(),
+            };
+            let offers = text.parse().map(Offer::new).into_iter().collect();
+            (b.name.clone(), offers)
+        })
+        .collect();
+    let mut choice = choose(
+        family,
+        &available,
+        &VersionSpecifiers::default(),
+        profile,
+        env,
+        &FamilyOptions {
+            pre: true,
+            ..options.clone()
+        },
+    );
+    for report in &mut choice.builds {
+        report.newest = None;
+        report.newer_than_chosen = false;
+    }
+    if let Some(chosen) = &mut choice.chosen {
+        chosen.version.clear();
+    }
+    choice
+}
+
 /// Why the user's build options rule `build` out, if they do.
 fn not_wanted(build: &Build, options: &FamilyOptions) -> Option<String> {
     if let Some(only) = &options.only_build {

@@ -39,8 +39,8 @@ mod sources;
 
 pub use builtin::{builtin, BUILTIN_TEXT};
 pub use choose::{
-    carries_local, choose, verdict_text, BuildReport, Chosen, FamilyChoice, FamilyOptions, Offer,
-    Verdict,
+    carries_local, choose, rank_builds, verdict_text, BuildReport, Chosen, FamilyChoice,
+    FamilyOptions, Offer, Verdict,
 };
 pub use layers::layered;
 pub use line::{cuda_line, CudaLine, TOOLKIT_VERSIONED};
