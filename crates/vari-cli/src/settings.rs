@@ -118,6 +118,67 @@ impl FromIndexes {
         &self.selecting.target
     }
 
+    /// Replaces each request on a build family's name (`cupy`) with the build the family
+    /// chooses for the target (`cupy-cuda12x==14.2.0`), and returns what was chosen and why.
+    /// Families whose builds all live on indexes of their own are left to a later step, and a
+    /// family none of whose builds the sources list does not apply (a PEP 825 release under the
+    /// family's name): those requests select as before. A family with builds but none that fits
+    /// is an error naming every build's reason. Requests naming a build (`cupy-cuda12x`) are the user's explicit choice
+    /// and are left alone.
+    pub(crate) fn through_families(
+        &mut self,
+        runtime: &tokio::runtime::Runtime,
+    ) -> Result<Vec<FamilyStep>, CliError> {
+        let Some(catalog) = self.selecting.families.catalog()? else {
+            return Ok(Vec::new());
+        };
+        let options = vari_family::FamilyOptions {
+            selection: self.options.selection.clone(),
+            pre: self.options.pre,
+            ..vari_family::FamilyOptions::default()
+        };
+        let target = &self.selecting.target;
+        let mut steps = Vec::new();
+        for request in &mut self.requests {
+            let Some(family) = catalog.family(request.name().as_str()) else {
+                continue;
+            };
+            if !family.builds.iter().any(|b| b.source.is_none()) || !request.applies_to(target) {
+                continue;
+            }
+            let choice = runtime
+                .block_on(vari_select::choose_in_family(
+                    &self.client,
+                    family,
+                    request,
+                    target,
+                    &options,
+                ))
+                .map_err(|e| CliError::Other(format!("{}: {e}", request.as_str())))?;
+            // The sources list none of its builds: the request selects as itself.
+            let Some(choice) = choice else {
+                continue;
+            };
+            let original = request.as_str().to_owned();
+            match vari_select::build_request(&choice, request) {
+                Some(Ok(chosen)) => *request = chosen,
+                Some(Err(e)) => return Err(CliError::Other(e.to_string())),
+                None => {
+                    return Err(CliError::Other(format!(
+                        "{original}: {} (a build asked for by name, or --no-families, selects \
+                         without the family catalog)",
+                        choice.why_nothing()
+                    )))
+                }
+            }
+            steps.push(FamilyStep {
+                requirement: original,
+                choice,
+            });
+        }
+        Ok(steps)
+    }
+
     /// Selects for every request, in their order, on `runtime`: the one the client's later
     /// requests (downloads) run on too, since its pooled connections belong to it.
     pub(crate) fn select_all(
@@ -131,6 +192,14 @@ impl FromIndexes {
             &self.options,
         ))
     }
+}
+
+/// A request chosen through a build family: the requirement as given and the choice.
+pub(crate) struct FamilyStep {
+    /// The requirement as the user wrote it (`cupy`).
+    pub(crate) requirement: String,
+    /// The family's choice, with every build's reason.
+    pub(crate) choice: vari_family::FamilyChoice,
 }
 
 /// The merged configuration of this process's environment and current directory; files that

@@ -459,55 +459,55 @@ fn entries<'f>(family: &'f Family, available: &'f BTreeMap<String, Vec<Offer>>) 
             });
             continue;
         }
-        // Group the versions by the line their requirements name, in order of first
-        // appearance of the newest version (so that the newest line comes first).
+        // Group the versions by what they require once their line is read (versions that name
+        // no line keep the build's own `requires`, and join the versions whose line says the
+        // same), in order of each group's newest version.
         let mut sorted = offers;
         sorted.sort_by(|a, b| b.version.cmp(&a.version));
-        let mut lines: Vec<(Option<Property>, Option<String>, Vec<&Offer>)> = Vec::new();
+        let mut groups: Vec<(Vec<Property>, Option<String>, Vec<&Offer>)> = Vec::new();
         for offer in sorted {
-            let (property, unknown) = match &offer.line {
-                Some(line @ CudaLine::Major { .. }) => (line.property(), None),
-                Some(CudaLine::Conflicting(found)) => (
-                    None,
-                    Some(format!(
+            let mut requires: Vec<Property> = build.requires.clone();
+            let mut unknown = None;
+            match &offer.line {
+                Some(line @ CudaLine::Major { .. }) => {
+                    if let Some(p) = line.property() {
+                        requires
+                            .retain(|r| !(r.namespace == p.namespace && r.feature == p.feature));
+                        requires.push(p);
+                    }
+                }
+                Some(CudaLine::Conflicting(found)) => {
+                    unknown = Some(format!(
                         "its requirements name several CUDA lines ({})",
                         found
                             .iter()
                             .map(|(_, r)| r.as_str())
                             .collect::<Vec<_>>()
                             .join(", ")
-                    )),
-                ),
-                Some(CudaLine::Unknown) | None if build.requires.is_empty() => (
-                    None,
-                    Some("its CUDA line could not be read from its requirements".to_owned()),
-                ),
-                Some(CudaLine::Unknown) | None => (None, None),
-            };
-            match lines
+                    ));
+                }
+                Some(CudaLine::Unknown) | None => {}
+            }
+            if unknown.is_none() && requires.is_empty() {
+                unknown = Some("its CUDA line could not be read from its requirements".to_owned());
+            }
+            requires.sort();
+            match groups
                 .iter_mut()
-                .find(|(p, u, _)| *p == property && *u == unknown)
+                .find(|(r, u, _)| *r == requires && *u == unknown)
             {
                 Some((_, _, list)) => list.push(offer),
-                None => lines.push((property, unknown, vec![offer])),
+                None => groups.push((requires, unknown, vec![offer])),
             }
         }
-        if lines.is_empty() {
-            lines.push((None, None, Vec::new()));
+        if groups.is_empty() {
+            let unknown = build
+                .requires
+                .is_empty()
+                .then(|| "its CUDA line could not be read from its requirements".to_owned());
+            groups.push((build.requires.clone(), unknown, Vec::new()));
         }
-        for (property, unknown, offers) in lines {
-            let mut requires: Vec<Property> = build.requires.clone();
-            if let Some(p) = property {
-                requires.retain(|r| !(r.namespace == p.namespace && r.feature == p.feature));
-                requires.push(p);
-            }
-            let unknown_line = match (&unknown, requires.is_empty()) {
-                (Some(_), _) => unknown,
-                (None, true) => {
-                    Some("its CUDA line could not be read from its requirements".to_owned())
-                }
-                (None, false) => None,
-            };
+        for (requires, unknown_line, offers) in groups {
             out.push(Entry {
                 build,
                 requires,

@@ -519,6 +519,8 @@ fn a_line_read_from_requirements_splits_a_build() {
                 "1.30.0",
                 Some("nvidia-cuda-runtime-cu12~=12.0; extra == \"cuda\""),
             ),
+            // Names no library: the build's own `requires` (CUDA 12), one line with 1.30.0.
+            gpu("1.30.5", Some("numpy")),
             gpu("1.18.0", None),
         ],
     );
@@ -538,8 +540,9 @@ fn a_line_read_from_requirements_splits_a_build() {
     );
     assert_eq!(
         chosen(&choice),
-        Some(("onnxruntime-gpu".into(), "1.30.0".into()))
+        Some(("onnxruntime-gpu".into(), "1.30.5".into()))
     );
+    assert_eq!(choice.builds.len(), 3, "{:?}", choice.builds);
     let lines = choice.explanation();
     assert!(
         lines

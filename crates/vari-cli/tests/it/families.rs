@@ -334,3 +334,123 @@ fn the_readme_table_lists_the_builtin_catalog() {
         "README.md's families table differs from the catalog"
     );
 }
+
+/// `vari select cupy` against a stand-in index on 127.0.0.1 with small stand-in wheels of
+/// CuPy's three builds: a CUDA 13 machine gets cupy-cuda13x, a CUDA 12 machine cupy-cuda12x, a
+/// CPU machine an error naming each build's reason. A build asked for by name is selected as
+/// asked, and `--no-families` selects `cupy` itself.
+#[test]
+fn select_chooses_a_by_name_build_for_the_machine() {
+    use vari_test_support::site::{SiteOptions, StaticSite};
+    use vari_test_support::wheels::TestWheel;
+
+    let dir = tempfile::tempdir().unwrap();
+    let wheels = dir.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    for name in [
+        "cupy_cuda13x-14.2.0-py3-none-any.whl",
+        "cupy_cuda12x-13.6.0-py3-none-any.whl",
+        "cupy_cuda12x-14.2.0-py3-none-any.whl",
+        "cupy_cuda11x-13.6.0-py3-none-any.whl",
+    ] {
+        TestWheel::new(name).write(&wheels);
+    }
+    let site = dir.path().join("site");
+    run(vari()
+        .args(["index", "build"])
+        .arg(&wheels)
+        .arg("-o")
+        .arg(&site))
+    .expect_code(0);
+    let host = StaticSite::serve(&site, SiteOptions::default());
+    let index = format!("{}/simple/", host.base);
+    let select = |requirement: &str, profile: &Path| {
+        let mut cmd = vari();
+        cmd.args([
+            "select",
+            "--no-deps",
+            "--json",
+            requirement,
+            "--index-url",
+            &index,
+        ])
+        .arg("--profile")
+        .arg(profile);
+        run(&mut cmd)
+    };
+    let chosen = |json: &serde_json::Value| {
+        (
+            json["selections"][0]["name"].as_str().unwrap().to_owned(),
+            json["selections"][0]["version"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        )
+    };
+
+    let h100 = gpu(dir.path(), "h100", "13.0", "9.0");
+    let json = select("cupy", &h100).expect_code(0).json();
+    assert_eq!(chosen(&json), ("cupy-cuda13x".into(), "14.2.0".into()));
+    assert_eq!(json["families"][0]["requirement"], "cupy");
+    assert_eq!(json["families"][0]["choice"]["chosen"]["build"], "cu13");
+
+    let a100 = gpu(dir.path(), "a100", "12.8", "8.0");
+    let json = select("cupy", &a100).expect_code(0).json();
+    assert_eq!(chosen(&json), ("cupy-cuda12x".into(), "14.2.0".into()));
+    // A pin moves the version within the build.
+    let json = select("cupy==13.6.0", &a100).expect_code(0).json();
+    assert_eq!(chosen(&json), ("cupy-cuda12x".into(), "13.6.0".into()));
+
+    // Text: the family's line, then the selection; --explain says why the others lost.
+    let mut cmd = vari();
+    cmd.args([
+        "select",
+        "--no-deps",
+        "--explain",
+        "cupy",
+        "--index-url",
+        &index,
+    ])
+    .arg("--profile")
+    .arg(&a100);
+    let text = run(&mut cmd).expect_code(0).stdout;
+    assert!(
+        text.starts_with(
+            "cupy: family cupy chooses build cu12 (cupy-cuda12x 14.2.0): the best of 2 builds that fit\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  - cu13 (cupy-cuda13x): no supported value for `nvidia :: cuda_version_lower_bound`"
+        ),
+        "{text}"
+    );
+
+    let cpu = cpu(dir.path());
+    select("cupy", &cpu).expect_one_error(&[
+        "cupy: no build of cupy fits: cu13 (cupy-cuda13x): namespace `nvidia` is not supported",
+        "cu12 (cupy-cuda12x): ",
+        "cu11 (cupy-cuda11x): ",
+    ]);
+
+    // Asked for by name: exactly that build, no family step.
+    let json = select("cupy-cuda12x", &h100).expect_code(0).json();
+    assert_eq!(chosen(&json), ("cupy-cuda12x".into(), "14.2.0".into()));
+    assert_eq!(json["families"], serde_json::json!([]));
+    // The catalog off: `cupy` is looked up as itself (the stand-in index has no such project).
+    let mut cmd = vari();
+    cmd.args([
+        "select",
+        "--no-deps",
+        "--no-families",
+        "cupy",
+        "--index-url",
+        &index,
+    ])
+    .arg("--profile")
+    .arg(&h100);
+    let off = run(&mut cmd);
+    assert_ne!(off.code, 0, "{}", off.stdout);
+    assert!(!off.stderr.contains("family"), "{}", off.stderr);
+}
