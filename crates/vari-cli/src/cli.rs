@@ -89,6 +89,63 @@ pub(crate) enum Command {
     /// result, the proxy's rewritten wheels.
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// Build families: today's split GPU packages (per-CUDA indexes, `-cu12` names, `[cuda12]`
+    /// extras) read as the builds of one project. Without a subcommand, list them.
+    Families(FamiliesArgs),
+}
+
+/// `vari families`.
+#[derive(Debug, Args)]
+pub(crate) struct FamiliesArgs {
+    #[command(subcommand)]
+    pub command: Option<FamiliesCommand>,
+
+    #[command(flatten)]
+    pub catalog: FamilyFileArgs,
+
+    /// Print `{"families": [{"name", "origin", "same_name", "layouts", "builds", "groups", …}]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vari families` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum FamiliesCommand {
+    /// One family's builds, and which fits this machine (or a profile) and why the others do
+    /// not.
+    Show(Box<FamiliesShowArgs>),
+    /// Validate a catalog file (over the built-in one); one line naming the key on error.
+    Check(FamiliesCheckArgs),
+}
+
+/// `vari families show`.
+#[derive(Debug, Args)]
+pub(crate) struct FamiliesShowArgs {
+    /// The family's name (or any of its builds' distribution names).
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+
+    /// Print `{"family": {…}, "target", "best", "builds": [{"build", "fits", "verdict", …}]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vari families check`.
+#[derive(Debug, Args)]
+pub(crate) struct FamiliesCheckArgs {
+    /// The catalog file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Print `{"file", "valid", "families", "groups", "error": {"key", "message"}}`.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The target a selecting command chooses for: its hardware and its Python environment.
@@ -177,6 +234,22 @@ pub(crate) struct SelectionArgs {
     /// Turn on an optional provider namespace (repeatable).
     #[arg(long, value_name = "NS")]
     pub enable_optional: Vec<Namespace>,
+
+    #[command(flatten)]
+    pub families: FamilyFileArgs,
+}
+
+/// Which build-family catalog applies (`vari families`; issue 35).
+#[derive(Debug, Args)]
+pub(crate) struct FamilyFileArgs {
+    /// A build-family catalog file put over the built-in one (repeatable; a family of the same
+    /// name replaces the built-in one) [default: `families` in vari.toml].
+    #[arg(long = "families", value_name = "FILE", env = "VARI_FAMILIES")]
+    pub files: Vec<PathBuf>,
+
+    /// Turn the build-family catalog off: the built-in one and every file (`VARI_NO_FAMILIES=1`).
+    #[arg(long, env = "VARI_NO_FAMILIES", value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_families: bool,
 }
 
 /// `vari rank`.

@@ -24,7 +24,7 @@ use vari_select::{
     select_all, IndexOptions, Outcome, Request, SelectError, Target, TargetError, TargetSettings,
 };
 
-use crate::cli::{IndexArgs, SelectionArgs, TargetArgs};
+use crate::cli::{FamilyFileArgs, IndexArgs, SelectionArgs, TargetArgs};
 use crate::error::{warn, CliError};
 
 /// What a selecting command resolved from its flags, the configuration and the environment.
@@ -38,6 +38,8 @@ pub(crate) struct Selecting {
     pub(crate) target_settings: TargetSettings,
     /// The selection options: the command line's lists over the configured ones.
     pub(crate) selection: SelectionOptions,
+    /// The build-family catalog in effect (its user files read and checked already).
+    pub(crate) families: FamilySettings,
 }
 
 impl Selecting {
@@ -58,12 +60,14 @@ impl Selecting {
     ) -> Result<Self, CliError> {
         let target_settings = configured_target_settings(target, Some(&config))?;
         let target = resolve_target(&target_settings)?;
+        let families = FamilySettings::resolve(&selection.families, &config)?;
         let selection = config.selection(selection_options(selection));
         Ok(Self {
             config,
             target,
             target_settings,
             selection,
+            families,
         })
     }
 
@@ -114,6 +118,67 @@ impl FromIndexes {
         &self.selecting.target
     }
 
+    /// Replaces each request on a build family's name (`cupy`) with the build the family
+    /// chooses for the target (`cupy-cuda12x==14.2.0`), and returns what was chosen and why.
+    /// Families whose builds all live on indexes of their own are left to a later step, and a
+    /// family none of whose builds the sources list does not apply (a PEP 825 release under the
+    /// family's name): those requests select as before. A family with builds but none that fits
+    /// is an error naming every build's reason. Requests naming a build (`cupy-cuda12x`) are the user's explicit choice
+    /// and are left alone.
+    pub(crate) fn through_families(
+        &mut self,
+        runtime: &tokio::runtime::Runtime,
+    ) -> Result<Vec<FamilyStep>, CliError> {
+        let Some(catalog) = self.selecting.families.catalog()? else {
+            return Ok(Vec::new());
+        };
+        let options = vari_family::FamilyOptions {
+            selection: self.options.selection.clone(),
+            pre: self.options.pre,
+            ..vari_family::FamilyOptions::default()
+        };
+        let target = &self.selecting.target;
+        let mut steps = Vec::new();
+        for request in &mut self.requests {
+            let Some(family) = catalog.family(request.name().as_str()) else {
+                continue;
+            };
+            if !family.builds.iter().any(|b| b.source.is_none()) || !request.applies_to(target) {
+                continue;
+            }
+            let choice = runtime
+                .block_on(vari_select::choose_in_family(
+                    &self.client,
+                    family,
+                    request,
+                    target,
+                    &options,
+                ))
+                .map_err(|e| CliError::Other(format!("{}: {e}", request.as_str())))?;
+            // The sources list none of its builds: the request selects as itself.
+            let Some(choice) = choice else {
+                continue;
+            };
+            let original = request.as_str().to_owned();
+            match vari_select::build_request(&choice, request) {
+                Some(Ok(chosen)) => *request = chosen,
+                Some(Err(e)) => return Err(CliError::Other(e.to_string())),
+                None => {
+                    return Err(CliError::Other(format!(
+                        "{original}: {} (a build asked for by name, or --no-families, selects \
+                         without the family catalog)",
+                        choice.why_nothing()
+                    )))
+                }
+            }
+            steps.push(FamilyStep {
+                requirement: original,
+                choice,
+            });
+        }
+        Ok(steps)
+    }
+
     /// Selects for every request, in their order, on `runtime`: the one the client's later
     /// requests (downloads) run on too, since its pooled connections belong to it.
     pub(crate) fn select_all(
@@ -127,6 +192,14 @@ impl FromIndexes {
             &self.options,
         ))
     }
+}
+
+/// A request chosen through a build family: the requirement as given and the choice.
+pub(crate) struct FamilyStep {
+    /// The requirement as the user wrote it (`cupy`).
+    pub(crate) requirement: String,
+    /// The family's choice, with every build's reason.
+    pub(crate) choice: vari_family::FamilyChoice,
 }
 
 /// The merged configuration of this process's environment and current directory; files that
@@ -246,6 +319,87 @@ pub(crate) fn target_error(error: TargetError) -> CliError {
         TargetError::Python(e) => CliError::Other(format!("{e} (see --python)")),
         other => CliError::Other(other.to_string()),
     }
+}
+
+/// The build-family catalog a command uses (issue 35): the built-in one with the user's files
+/// over it, or none. The files are the command line's `--families` (or `VARI_FAMILIES`), else
+/// vari.toml's `families`; `--no-families` (`VARI_NO_FAMILIES`) or `no-families = true` turns
+/// the catalog off. The user's files are read and checked when the settings are resolved, so
+/// that a bad file stops every selecting command with one line naming it; the built-in catalog
+/// is read on first use only, and a command that never asks costs nothing.
+pub(crate) struct FamilySettings {
+    /// Whether the catalog applies at all.
+    pub(crate) enabled: bool,
+    /// The user's files, weakest first, as read.
+    pub(crate) user: Vec<(std::path::PathBuf, vari_family::Catalog)>,
+}
+
+impl FamilySettings {
+    /// Resolves the catalog settings and reads the user's files.
+    pub(crate) fn resolve(args: &FamilyFileArgs, config: &Config) -> Result<Self, CliError> {
+        let enabled = !(args.no_families || config.no_families());
+        if !enabled {
+            return Ok(Self {
+                enabled,
+                user: Vec::new(),
+            });
+        }
+        let files = match args.files.is_empty() {
+            true => config.families().to_vec(),
+            false => args.files.clone(),
+        };
+        let user = files
+            .into_iter()
+            .map(|path| read_catalog_file(&path).map(|catalog| (path, catalog)))
+            .collect::<Result<_, _>>()?;
+        let settings = Self { enabled, user };
+        // Checks how the files combine with the built-in catalog (a family claiming another's
+        // distribution, a group naming no family) now rather than at first use.
+        if !settings.user.is_empty() {
+            settings.catalog()?;
+        }
+        Ok(settings)
+    }
+
+    /// The catalog in effect: `None` when turned off.
+    pub(crate) fn catalog(&self) -> Result<Option<vari_family::Catalog>, CliError> {
+        if !self.enabled {
+            return Ok(None);
+        }
+        let layers = self.user.iter().map(|(_, c)| c.clone()).collect();
+        vari_family::layered(vari_family::builtin().clone(), layers)
+            .map(Some)
+            .map_err(|d| {
+                // The problem is in a user's file: the last one that names the family or group.
+                let path = self
+                    .user
+                    .iter()
+                    .rev()
+                    .find(|(_, c)| {
+                        c.families
+                            .iter()
+                            .any(|f| d.path.contains(&format!("[{}]", f.name)))
+                            || c.groups
+                                .iter()
+                                .any(|g| d.path.contains(&format!("[{}]", g.name)))
+                    })
+                    .or(self.user.last())
+                    .map(|(p, _)| p.clone())
+                    .unwrap_or_default();
+                CliError::invalid(path, Some(d.path), d.message)
+            })
+    }
+}
+
+/// Reads and checks one catalog file (bounded; hostile input like every other file).
+pub(crate) fn read_catalog_file(path: &std::path::Path) -> Result<vari_family::Catalog, CliError> {
+    let bytes = vari_fs::input::read_input_limited(path, vari_family::MAX_CATALOG_BYTES as u64)
+        .map_err(|e| CliError::invalid(e.path(), None, e.problem()))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| CliError::invalid(path, None, "is not UTF-8 text"))?;
+    let origin = vari_family::Origin::File(path.display().to_string());
+    vari_family::read_catalog(&text, origin)
+        .map_err(|d| CliError::invalid(path, Some(d.path), d.message))
 }
 
 /// The command line's selection options (before the configured ones are put under them).

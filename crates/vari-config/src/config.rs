@@ -206,6 +206,20 @@ impl Config {
         self.settings.profile()
     }
 
+    /// The build-family catalog files (`families`), absolute, weakest first as listed.
+    pub fn families(&self) -> &[PathBuf] {
+        self.settings
+            .families
+            .as_ref()
+            .map(|s| s.value.as_slice())
+            .unwrap_or(&[])
+    }
+
+    /// Whether `no-families = true` turns the build-family catalog off.
+    pub fn no_families(&self) -> bool {
+        self.settings.no_families.as_ref().is_some_and(|s| s.value)
+    }
+
     /// The index client's settings with the configuration's index settings put over `base`:
     /// `index-url` replaces the first index, `extra-index-url` follows it, `find-links`,
     /// `index-strategy`, `offline` and the limits (`max-page-bytes`,
@@ -298,9 +312,10 @@ fn default_value(key: Key) -> Option<Shown> {
         | Key::EnableOptional
         | Key::ExtraIndexUrl
         | Key::FindLinks
-        | Key::ProxyTargets => Shown::List(Vec::new()),
+        | Key::ProxyTargets
+        | Key::Families => Shown::List(Vec::new()),
         Key::Profile => return None,
-        Key::NoVariants | Key::Offline => Shown::Bool(false),
+        Key::NoVariants | Key::Offline | Key::NoFamilies => Shown::Bool(false),
         // The same answer the commands use; a variable that is not a URL is shown as given
         // (the commands refuse it, naming it).
         Key::IndexUrl => Shown::Text(

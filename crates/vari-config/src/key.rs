@@ -45,11 +45,15 @@ pub enum Key {
     /// `[proxy.targets]`: machine classes (`NAME = "PROFILE"`) `vari proxy` serves side by side
     /// and `vari detect --class` matches this machine against.
     ProxyTargets,
+    /// `families`: build-family catalog files (issue 35) put over the built-in catalog.
+    Families,
+    /// `no-families`: turn the build-family catalog off (built-in and files).
+    NoFamilies,
 }
 
 impl Key {
     /// Every key, in the order they are shown.
-    pub const ALL: [Key; 19] = [
+    pub const ALL: [Key; 21] = [
         Key::Prefer,
         Key::Forbid,
         Key::EnableOptional,
@@ -69,6 +73,8 @@ impl Key {
         Key::MaxInputBytes,
         Key::MaxInflateRatio,
         Key::ProxyTargets,
+        Key::Families,
+        Key::NoFamilies,
     ];
 
     /// The key as written in a file.
@@ -93,6 +99,8 @@ impl Key {
             Key::MaxInputBytes => "max-input-bytes",
             Key::MaxInflateRatio => "max-inflate-ratio",
             Key::ProxyTargets => "proxy.targets",
+            Key::Families => "families",
+            Key::NoFamilies => "no-families",
         }
     }
 
@@ -109,7 +117,8 @@ impl Key {
             }
             Key::EnableOptional => "a list of namespaces",
             Key::Profile => "a path (relative to this file)",
-            Key::NoVariants | Key::Offline => "true or false",
+            Key::NoVariants | Key::Offline | Key::NoFamilies => "true or false",
+            Key::Families => "a list of catalog files (relative to this file)",
             Key::IndexUrl => "a URL",
             Key::ExtraIndexUrl => "a list of URLs",
             Key::FindLinks => "a list of URLs or paths (relative to this file)",

@@ -25,6 +25,8 @@
 //! find-links = ["wheels"]                # URLs, or paths relative to this file
 //! index-strategy = "first-index"         # or "unsafe-best-match"
 //! offline = false
+//! families = ["families.toml"]           # build-family catalogs over the built-in one
+//! no-families = false
 //!
 //! [proxy.targets]                        # machine classes: `vari proxy`, `vari detect --class`
 //! cpu = "profiles/cpu.toml"              # NAME = PROFILE, relative to this file

@@ -177,6 +177,17 @@ impl Reader<'_> {
                 settings.profile = self.sourced(self.base.join(text));
             }
             Key::NoVariants => settings.no_variants = self.sourced(self.flag(key, item, at)?),
+            Key::NoFamilies => settings.no_families = self.sourced(self.flag(key, item, at)?),
+            Key::Families => {
+                let mut paths = Vec::new();
+                for entry in self.strings(key, item, at)? {
+                    if entry.text.is_empty() {
+                        return Err(self.error(&entry.at, entry.span, "the path is empty"));
+                    }
+                    paths.push(self.base.join(entry.text));
+                }
+                settings.families = self.sourced(paths);
+            }
             Key::Offline => settings.offline = self.sourced(self.flag(key, item, at)?),
             Key::MaxPageBytes => settings.max_page_bytes = self.sourced(self.bytes(key, item, at)?),
             Key::MaxVariantsJsonBytes => {
@@ -422,6 +433,22 @@ offline = true
     }
 
     #[test]
+    fn families_are_paths_relative_to_the_file() {
+        let settings =
+            read("families = [\"acme.toml\", \"../b.toml\"]\nno-families = true\n").unwrap();
+        let files = settings.families.unwrap().value;
+        assert_eq!(
+            files,
+            [Path::new("/c/acme.toml"), Path::new("/c/../b.toml")]
+        );
+        assert!(settings.no_families.unwrap().value);
+        let e = read("families = \"acme.toml\"").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("families"));
+        let e = read("families = [\"\"]").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("families[0]"));
+    }
+
+    #[test]
     fn errors_name_the_key_path_and_line() {
         let e = read("prefer = [\"nvidia\",\n  \"nv idia\"]\n").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("prefer[1]"));
@@ -433,7 +460,7 @@ offline = true
              enable-optional, profile, no-variants, index-url, extra-index-url, find-links, \
              index-strategy, offline, max-page-bytes, max-variants-json-bytes, \
              max-metadata-bytes, http-deadline, low-speed-bytes, low-speed-seconds, \
-             max-input-bytes, max-inflate-ratio, proxy.targets) (line 3)"
+             max-input-bytes, max-inflate-ratio, proxy.targets, families, no-families) (line 3)"
         );
         let e = read("offline = \"yes\"").unwrap_err();
         assert_eq!(

@@ -129,6 +129,11 @@ pub struct Settings {
     /// directory of the file that set it), in the file's order. The names are the front-end's
     /// to check (`vari_proxy::ClassName`); a stronger layer's table replaces the whole table.
     pub proxy_targets: Option<Sourced<Vec<(String, PathBuf)>>>,
+    /// `families`: build-family catalog files, made absolute against the directory of the file
+    /// that set them.
+    pub families: Option<Sourced<Vec<PathBuf>>>,
+    /// `no-families`.
+    pub no_families: Option<Sourced<bool>>,
 }
 
 impl Settings {
@@ -159,6 +164,8 @@ impl Settings {
             max_input_bytes,
             max_inflate_ratio,
             proxy_targets,
+            families,
+            no_families,
         } = stronger;
         put(&mut self.prefer, prefer);
         put(&mut self.forbid, forbid);
@@ -179,6 +186,8 @@ impl Settings {
         put(&mut self.max_input_bytes, max_input_bytes);
         put(&mut self.max_inflate_ratio, max_inflate_ratio);
         put(&mut self.proxy_targets, proxy_targets);
+        put(&mut self.families, families);
+        put(&mut self.no_families, no_families);
     }
 
     /// The value of `key` as shown to the user, with its source; `None` when no layer sets it.
@@ -234,6 +243,11 @@ impl Settings {
                     .collect();
                 (Shown::List(items), &s.source)
             }),
+            Key::Families => self.families.as_ref().map(|s| {
+                let items = s.value.iter().map(|p| p.display().to_string()).collect();
+                (Shown::List(items), &s.source)
+            }),
+            Key::NoFamilies => flag(&self.no_families),
         }
     }
 

@@ -6,6 +6,7 @@ mod detect;
 mod detect_class;
 mod download;
 mod export;
+mod families;
 mod index;
 mod install;
 mod list;
@@ -24,7 +25,8 @@ mod wheel;
 use std::process::ExitCode;
 
 use crate::cli::{
-    CacheCommand, Command, ConfigCommand, IndexCommand, MetadataCommand, WheelCommand,
+    CacheCommand, Command, ConfigCommand, FamiliesCommand, IndexCommand, MetadataCommand,
+    WheelCommand,
 };
 use crate::error::CliError;
 
@@ -67,5 +69,10 @@ pub(crate) fn run(command: Command, verbose: bool) -> Result<ExitCode, CliError>
         Command::Cache(CacheCommand::Info(args)) => cache::info(&args),
         Command::Cache(CacheCommand::Clean(args)) => cache::clean(&args),
         Command::Cache(CacheCommand::Prune(args)) => cache::prune(&args),
+        Command::Families(args) => match &args.command {
+            None => families::list(&args),
+            Some(FamiliesCommand::Show(show)) => families::show(show),
+            Some(FamiliesCommand::Check(check)) => families::check(check),
+        },
     }
 }

@@ -9,13 +9,14 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
+use vari_family::Verdict;
 use vari_select::{CandidateFate, Target, VersionReport};
 
 use crate::cli::SelectArgs;
 use crate::error::CliError;
 use crate::explain::{examples, group_key, skipped_text, why, Choice, Choices};
 use crate::output;
-use crate::settings::{runtime, FromIndexes};
+use crate::settings::{runtime, FamilyStep, FromIndexes};
 use crate::table::count;
 
 /// Installable candidates listed one by one in `--explain` before the rest are counted.
@@ -24,14 +25,16 @@ const CANDIDATES_SHOWN: usize = 10;
 /// Selects a wheel for every requirement and prints the choices; the requirements that failed
 /// get an `error:` line each, and make the command fail.
 pub(super) fn run(args: &SelectArgs) -> Result<ExitCode, CliError> {
-    let session = FromIndexes::resolve(
+    let mut session = FromIndexes::resolve(
         &args.requirements,
         &args.index,
         &args.target,
         &args.selection,
         !args.no_deps,
     )?;
-    let outcomes = session.select_all(&runtime()?);
+    let runtime = runtime()?;
+    let families = session.through_families(&runtime)?;
+    let outcomes = session.select_all(&runtime);
     let choices = Choices::new(&session.requests, outcomes, session.target());
     if args.json {
         let selections: Vec<Value> = choices
@@ -39,13 +42,51 @@ pub(super) fn run(args: &SelectArgs) -> Result<ExitCode, CliError> {
             .iter()
             .map(|(request, choice)| choice.json(request, session.target()))
             .collect();
+        let families: Vec<Value> = families
+            .iter()
+            .map(|step| json!({ "requirement": step.requirement, "choice": step.choice }))
+            .collect();
         output::print_data(&crate::output::json_text(
-            &json!({ "selections": selections }),
+            &json!({ "selections": selections, "families": families }),
         ))?;
     } else {
-        output::print(&human(&choices, session.target(), args.explain))?;
+        let mut text = String::new();
+        for step in &families {
+            text.push_str(&family_text(step, args.explain));
+        }
+        text.push_str(&human(&choices, session.target(), args.explain));
+        output::print(&text)?;
     }
     Ok(choices.status())
+}
+
+/// The line saying a request was chosen through a build family, and with `--explain` every other
+/// build's reason.
+fn family_text(step: &FamilyStep, explain: bool) -> String {
+    let Some(chosen) = &step.choice.chosen else {
+        return String::new();
+    };
+    let fitting = step
+        .choice
+        .builds
+        .iter()
+        .filter(|b| matches!(b.verdict, Verdict::Chosen | Verdict::RanksBelow { .. }))
+        .count();
+    let mut text = format!(
+        "{}: family {} chooses build {} ({} {}): the best of {} that fit\n",
+        step.requirement,
+        step.choice.family,
+        chosen.build,
+        chosen.requirement,
+        chosen.version,
+        count(fitting, "build"),
+    );
+    if explain {
+        for line in step.choice.explanation() {
+            text.push_str(&format!("  - {line}\n"));
+        }
+    }
+    text
 }
 
 fn human(choices: &Choices, target: &Target, explain: bool) -> String {

@@ -141,7 +141,8 @@ fn without_files_every_key_is_a_default() {
     let s = Scratch::new();
     let shown = run(&mut s.vari(&["--json"])).expect_code(0).json();
     let settings = shown["settings"].as_object().unwrap();
-    assert_eq!(settings.len(), 19);
+    // 19 keys, and the build-family catalog's two (issue 35).
+    assert_eq!(settings.len(), 21);
     assert!(
         settings.values().all(|v| v["layer"] == "default"),
         "{shown}"
@@ -157,6 +158,9 @@ fn without_files_every_key_is_a_default() {
     assert_eq!(settings["max-inflate-ratio"]["value"], "200");
     // No machine classes.
     assert_eq!(settings["proxy.targets"]["value"], json!([]));
+    // The built-in family catalog alone.
+    assert_eq!(settings["families"]["value"], json!([]));
+    assert_eq!(settings["no-families"]["value"], false);
     assert_eq!(
         shown["files"],
         json!([{"layer": "user", "path": text(&s.user_file()), "found": false}])

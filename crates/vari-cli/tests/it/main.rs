@@ -7,6 +7,7 @@ mod config;
 mod counting_index;
 mod detect;
 mod export;
+mod families;
 mod fs_guard;
 mod hostile_index;
 mod hostile_wheels;

@@ -9,6 +9,7 @@
 //! metadata read from the index.
 
 mod dependencies;
+mod family;
 mod listed;
 mod need_text;
 mod needs;
@@ -22,6 +23,7 @@ mod tag_sets;
 mod version;
 
 pub use dependencies::requires_dist;
+pub use family::{build_request, choose_in_family, family_offers};
 pub use listed::{judge_listed, Listed};
 pub use need_text::NeedText;
 pub use present::present;
