@@ -45,6 +45,7 @@
 
 mod changes;
 mod compile;
+mod environment;
 mod index_source;
 mod ini;
 mod installer;
@@ -63,6 +64,7 @@ mod uv_config;
 pub use compile::{
     compile, compile_through, read_pins, read_via, CompileError, CompileRequest, Pin,
 };
+pub use environment::{environment_to_change, ChangedEnvironment, EnvironmentRuleError};
 pub use index_source::{
     installer_indexes, pip_config_files, IndexSourceError, InstallerEnv, InstallerIndexes, Origin,
     Sourced,
