@@ -511,3 +511,33 @@ fn a_split_build_needs_a_label_and_writes_nothing_without() {
     .expect_code(1)
     .expect_one_error(&["build[0].split", "only `nvidia :: sm_arch` can be split"]);
 }
+
+#[test]
+fn keep_takes_the_property_form_and_scan_lists_architectures_in_numeric_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let fat = fat_wheel(dir.path());
+    let by_capability = slim_json(&fat, &dir.path().join("a"), &["9.0"]);
+    let by_property = slim_json(
+        &fat,
+        &dir.path().join("b"),
+        &["nvidia :: sm_arch :: 90_real"],
+    );
+    assert_eq!(
+        by_property["wheels"][0]["properties"],
+        by_capability["wheels"][0]["properties"]
+    );
+    // sm_50 … sm_120: by architecture number, not as text (`100_real` after `90_virtual`).
+    let properties = scan_properties(&fat);
+    let arch: Vec<&str> = properties
+        .iter()
+        .filter_map(|p| p.strip_prefix("nvidia :: sm_arch :: "))
+        .collect();
+    let numbers: Vec<u32> = arch
+        .iter()
+        .map(|v| v.split('_').next().unwrap().parse().unwrap())
+        .collect();
+    let mut sorted = numbers.clone();
+    sorted.sort();
+    assert_eq!(numbers, sorted, "{arch:?}");
+    assert!(numbers.contains(&50) && numbers.contains(&120), "{arch:?}");
+}
