@@ -183,8 +183,16 @@ fn profile_platform(
             ))),
         };
     }
-    let Some(name) = PlatformName::for_profile(platform).map_err(|e| at(e.to_string()))? else {
-        return Ok(None);
+    let name = match PlatformName::for_profile(platform) {
+        Ok(Some(name)) => name,
+        Ok(None) => return Ok(None),
+        // A snapshot of a machine whose platform uv has no name for (ppc64le, s390x) keeps
+        // the Python's platform, as before; a profile written for a target must name one.
+        Err(e) if matches!(hardware.source, HardwareSource::Sysroot(_)) => {
+            tracing::debug!("{}: {e}: the Python's platform is used", hardware.source);
+            return Ok(None);
+        }
+        Err(e) => return Err(at(e.to_string())),
     };
     let theirs = name.platform(None);
     let same_machine =
