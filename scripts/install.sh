@@ -43,7 +43,7 @@ detect_target() {
       fi
       ;;
     Darwin) echo "$arch-apple-darwin" ;;
-    *) err "no standalone vari binary for $(uname -s); use \`pip install vari\` or \`uv tool install vari\`" ;;
+    *) err "no standalone vari binary for $(uname -s); use \`pip install vari-cli\` or \`uv tool install vari-cli\`" ;;
   esac
 }
 

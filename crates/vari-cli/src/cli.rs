@@ -522,6 +522,12 @@ pub(crate) struct InstallArgs {
     #[command(flatten)]
     pub selection: SelectionArgs,
 
+    /// Change an interpreter that is not a virtual environment although it was only found
+    /// (the `python3` on PATH: the system's or a base Python). Not needed for a virtual
+    /// environment, the active conda environment, or an interpreter named with --python.
+    #[arg(long)]
+    pub system: bool,
+
     /// Show the variant each requirement would be installed as; install nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -578,6 +584,15 @@ pub(crate) struct LockChoiceArgs {
     /// A dependency group the lock offers (repeatable) [default: the lock's `default-groups`].
     #[arg(long = "group", value_name = "NAME")]
     pub groups: Vec<String>,
+
+    /// Leave out the lock's `default-groups` (install only the groups --group names).
+    #[arg(long)]
+    pub no_default_groups: bool,
+
+    /// Leave out this dependency group (repeatable), even when it is a default or --group
+    /// names it.
+    #[arg(long = "no-group", value_name = "NAME")]
+    pub no_groups: Vec<String>,
 }
 
 /// `vari sync`.
@@ -597,6 +612,12 @@ pub(crate) struct SyncArgs {
     /// target Python's pip].
     #[arg(long, value_name = "pip|uv|PATH")]
     pub installer: Option<vari_install::InstallerChoice>,
+
+    /// Change an interpreter that is not a virtual environment although it was only found
+    /// (the `python3` on PATH: the system's or a base Python). Not needed for a virtual
+    /// environment, the active conda environment, or an interpreter named with --python.
+    #[arg(long)]
+    pub system: bool,
 
     /// Keep the installed packages the lock does not list.
     #[arg(long)]
@@ -656,6 +677,12 @@ pub(crate) struct ExportArgs {
     /// there: what pip and uv without variant support install.
     #[arg(long, value_name = "DIR")]
     pub wheelhouse: Option<PathBuf>,
+
+    /// Name variant wheels by their URLs (`name @ URL`), for installers that read variant
+    /// wheels. Without it or --wheelhouse, a requirements file with a variant wheel is refused:
+    /// plain pip and uv refuse those names.
+    #[arg(long, conflicts_with = "wheelhouse")]
+    pub variant_urls: bool,
 
     #[command(flatten)]
     pub files: LockFilesArgs,
@@ -786,7 +813,8 @@ pub(crate) struct SlimArgs {
     /// What to keep (repeatable): a compute capability (`8.6`, `86`, `sm_86`, `86_real`): the
     /// SASS that runs on it, or the PTX the driver would JIT there when no SASS does; a family
     /// (`8.x`): every compute capability of that major; a PTX target (`compute_90`,
-    /// `90_virtual`): the PTX a GPU of that architecture or later would JIT.
+    /// `90_virtual`): the PTX a GPU of that architecture or later would JIT. The property form
+    /// (`nvidia :: sm_arch :: 80_real`) means its value.
     #[arg(long, value_name = "SPEC", required = true, num_args = 1..)]
     pub keep: Vec<vari_slim::KeepSpec>,
 
@@ -883,6 +911,17 @@ pub(crate) struct MakeVariantArgs {
     /// Add the properties the wheel's binaries need (CUDA architectures, x86-64 level).
     #[arg(long)]
     pub infer: bool,
+
+    /// Write metadata this installer installs as intended, as `repack --for uv` does: `uv`
+    /// (PEP 850 providers naming uv's vendored providers). Implies `--schema 0.2`. Without
+    /// it, a warning says when uv would not select the variant.
+    #[arg(
+        long = "for",
+        value_name = "INSTALLER",
+        value_enum,
+        conflicts_with = "schema"
+    )]
+    pub for_installer: Option<Installer>,
 
     /// The directory to write the variant wheel to.
     #[arg(short, long, value_name = "DIR")]

@@ -53,7 +53,16 @@ pub(crate) fn plan_lock(
         true => lock.extras.clone(),
         false => choice.extras.clone(),
     };
-    let groups = (!choice.groups.is_empty()).then_some(choice.groups.as_slice());
+    let groups = vari_lock::chosen_groups(
+        &lock,
+        &vari_lock::GroupChoice {
+            groups: &choice.groups,
+            no_default_groups: choice.no_default_groups,
+            no_groups: &choice.no_groups,
+        },
+    )
+    .map_err(Failure::Plan)?;
+    let groups = Some(groups.as_slice());
     let plan = vari_lock::plan(
         &lock,
         &PlanRequest {

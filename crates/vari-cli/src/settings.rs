@@ -518,3 +518,23 @@ pub(crate) fn apply_file_limits() -> Result<(), CliError> {
     }
     Ok(())
 }
+
+/// The environment a command is about to change: refused, before anything is read or run,
+/// when `vari_install`'s rule does not allow changing it (an interpreter only found on PATH
+/// that is not a virtual environment, without `--system`). The command names it
+/// ([`name_environment`]) on its first line once it is about to change it, so that a command
+/// that fails before (a lock that does not fit, a tampered file) still prints one error line.
+pub(crate) fn environment_to_change(
+    target: &Target,
+    system: bool,
+) -> Result<Option<vari_install::ChangedEnvironment>, CliError> {
+    vari_install::environment_to_change(&target.python, system)
+        .map_err(|e| CliError::Other(e.to_string()))
+}
+
+/// `note: Using Python 3.12.3 environment at /work/.venv`.
+pub(crate) fn name_environment(environment: Option<&vari_install::ChangedEnvironment>) {
+    if let Some(environment) = environment {
+        crate::error::note(&environment.to_string());
+    }
+}

@@ -142,12 +142,26 @@ pub enum CompileError {
     },
 }
 
+/// uv's variable for whether it may download Pythons (`automatic`, `manual`, `never`).
+pub(crate) const PYTHON_DOWNLOADS_VARIABLE: &str = "UV_PYTHON_DOWNLOADS";
+
+/// Whether the user asked uv for Python downloads themselves (`UV_PYTHON_DOWNLOADS` set to
+/// anything): then uv's own setting stands; else vari passes `--no-python-downloads`.
+fn python_downloads_asked(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| !v.is_empty())
+}
+
 impl CompileRequest {
     /// The command line against the index at `index`.
     pub fn command(&self, index: &url::Url) -> std::process::Command {
         let mut command = std::process::Command::new(&self.uv);
+        command.args(["pip", "compile", "--quiet", "--no-config", "--no-header"]);
+        // A Python version not on this machine is only a description for a resolution: uv
+        // would spend seconds trying to download one. Unless the user asks for downloads.
+        if !python_downloads_asked(std::env::var_os(PYTHON_DOWNLOADS_VARIABLE).as_deref()) {
+            command.arg("--no-python-downloads");
+        }
         command
-            .args(["pip", "compile", "--quiet", "--no-config", "--no-header"])
             .args(match self.annotate {
                 true => ["--annotation-style", "line"].as_slice(),
                 false => ["--no-annotate"].as_slice(),
@@ -502,6 +516,16 @@ mod tests {
             .get_args()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
+        let downloads: &[&str] =
+            match python_downloads_asked(std::env::var_os(PYTHON_DOWNLOADS_VARIABLE).as_deref()) {
+                true => &[],
+                false => &["--no-python-downloads"],
+            };
+        let args: Vec<String> = args
+            .iter()
+            .filter(|a| !downloads.contains(&a.as_str()))
+            .cloned()
+            .collect();
         assert_eq!(
             args,
             [
@@ -573,6 +597,30 @@ mod tests {
             "/bin/uv did not finish within 2.5 s and was stopped (set VARI_RESOLVE_TIMEOUT to \
              allow longer)"
         );
+    }
+
+    #[test]
+    fn python_downloads_are_off_unless_the_user_asks() {
+        assert!(!python_downloads_asked(None));
+        assert!(!python_downloads_asked(Some(std::ffi::OsStr::new(""))));
+        assert!(python_downloads_asked(Some(std::ffi::OsStr::new(
+            "automatic"
+        ))));
+        if std::env::var_os(PYTHON_DOWNLOADS_VARIABLE).is_none() {
+            let request = CompileRequest {
+                uv: "/bin/uv".into(),
+                input: "in.txt".into(),
+                output: "out.txt".into(),
+                python_version: Some("3.7".into()),
+                python_platform: None,
+                pre: false,
+                annotate: false,
+                piped: None,
+            };
+            let url = url::Url::parse("http://127.0.0.1:1/simple/").unwrap();
+            let command = request.command(&url);
+            assert!(command.get_args().any(|a| a == "--no-python-downloads"));
+        }
     }
 
     #[test]

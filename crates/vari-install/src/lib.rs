@@ -45,6 +45,7 @@
 
 mod changes;
 mod compile;
+mod environment;
 mod index_source;
 mod ini;
 mod installer;
@@ -64,6 +65,7 @@ pub use compile::{
     compile, compile_through, read_pins, read_via, resolve_timeout_from, CompileError,
     CompileRequest, Pin, DEFAULT_RESOLVE_TIMEOUT, RESOLVE_TIMEOUT_ENV,
 };
+pub use environment::{environment_to_change, ChangedEnvironment, EnvironmentRuleError};
 pub use index_source::{
     installer_indexes, pip_config_files, IndexSourceError, InstallerEnv, InstallerIndexes, Origin,
     Sourced,

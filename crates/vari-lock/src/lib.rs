@@ -1,7 +1,8 @@
 //! # vari-lock
 //!
 //! The `pylock.toml` model: PEP 751's lock file with PEP 825's `[packages.variants-json]`
-//! (`../shared/spec/pep-0751.rst`, `pep-0825.rst` "Integration with pylock.toml"), and what
+//! ([PEP 751](https://peps.python.org/pep-0751/), [PEP 825](https://peps.python.org/pep-0825/)
+//! "Integration with pylock.toml"), and what
 //! vari adds under `[tool.vari]` and `[packages.tool.vari]`. No I/O: callers read the file
 //! (bounded by [`MAX_LOCK_BYTES`]) and write it atomically.
 //!
@@ -56,6 +57,8 @@ pub use limits::{MAX_LOCK_BYTES, MAX_PACKAGES, MAX_WHEELS_PER_PACKAGE};
 pub use model::{
     Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo, LOCK_VERSION,
 };
-pub use plan::{plan, Plan, PlanError, PlanRequest, Planned, PlannedFile};
+pub use plan::{
+    chosen_groups, plan, GroupChoice, Plan, PlanError, PlanRequest, Planned, PlannedFile,
+};
 pub use read::read_lock;
 pub use write::write_lock;

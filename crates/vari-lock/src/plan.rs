@@ -19,6 +19,7 @@
 
 mod choose;
 mod closure;
+mod groups;
 
 use pep440_rs::Version;
 use url::Url;
@@ -30,6 +31,7 @@ use vari_select::{ChosenBecause, Target, VersionReport};
 use crate::model::{Artifact, Lock};
 
 pub use closure::plan;
+pub use groups::{chosen_groups, GroupChoice};
 
 /// What to plan for.
 #[derive(Debug, Clone, Copy)]

@@ -12,8 +12,11 @@
 //! keeps the port stable across runs (`vari install`, so that uv's cache is reused) must not
 //! hand uv the first index's wheel for the second.
 //!
-//! Where the hardware came from (a profile's path, detection) is left out: the same facts
-//! give the same choices, so they may share a cache.
+//! Only facts that can change a choice are in it. Where the hardware came from (a profile's
+//! path, detection) is left out, and so is each namespace's `source` line (`NVML 570.86.15`,
+//! the `abi_dependency` provider's site-packages path): the same facts give the same choices,
+//! so they share a URL, and uv's cache. A new virtual environment (every CI job, every Docker
+//! build) at another path gets the URL the last one had.
 
 use sha2::{Digest, Sha256};
 use vari_client::ClientSettings;
@@ -65,6 +68,16 @@ fn hash_tags(hash: &mut Sha256, target: &Target) {
     hash.update(&lines);
 }
 
+/// The profile as far as it can change a choice: without the `source` of each namespace
+/// (where its facts were read: a driver version string, a path), which no selection reads.
+fn choice_facts(profile: &vari_core::Profile) -> vari_core::Profile {
+    let mut facts = profile.clone();
+    for namespace in &mut facts.namespaces {
+        namespace.source = None;
+    }
+    facts
+}
+
 /// The fingerprint of `target` chosen for with `selection` from `sources`.
 pub(crate) fn fingerprint(
     target: &Target,
@@ -83,7 +96,7 @@ pub(crate) fn fingerprint(
     for links in &sources.find_links {
         hash.update(format!("find-links {}\n", links.location()).as_bytes());
     }
-    hash.update(target.hardware.profile.to_json().as_bytes());
+    hash.update(choice_facts(&target.hardware.profile).to_json().as_bytes());
     hash.update(b"\nmarkers\n");
     for (name, value) in target.markers.values() {
         hash.update(format!("{name}={value:?}\n").as_bytes());
@@ -112,6 +125,57 @@ pub(crate) fn fingerprint(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn described_target() -> Target {
+        let empty = tempfile::tempdir().unwrap();
+        let mut settings = vari_select::TargetSettings::from_process_env();
+        settings.env.clear();
+        settings.use_cache = false;
+        settings.sysroot = Some(empty.path().to_path_buf());
+        settings.python.version = Some("3.12".parse().unwrap());
+        settings.python.platform = Some("x86_64-manylinux_2_28".parse().unwrap());
+        Target::resolve(&settings).unwrap()
+    }
+
+    #[test]
+    fn where_facts_were_read_does_not_change_the_fingerprint_but_the_facts_do() {
+        let mut first = described_target();
+        let abi = vari_core::NamespaceSupport {
+            namespace: "abi_dependency".parse().unwrap(),
+            source: Some("/tmp/ci-job-1/venv/lib/python3.12/site-packages".to_owned()),
+            features: vec![vari_core::FeatureSupport {
+                name: "torch".parse().unwrap(),
+                values: vec!["2.8".parse().unwrap()],
+                multi_value: false,
+            }],
+        };
+        first.hardware.profile.namespaces.push(abi);
+        let mut second = first.clone();
+        second
+            .hardware
+            .profile
+            .namespaces
+            .last_mut()
+            .unwrap()
+            .source = Some("/tmp/ci-job-2/venv/lib/python3.12/site-packages".to_owned());
+        let (selection, sources) = (SelectionOptions::default(), ClientSettings::default());
+        assert_eq!(
+            fingerprint(&first, &selection, &sources),
+            fingerprint(&second, &selection, &sources)
+        );
+        second
+            .hardware
+            .profile
+            .namespaces
+            .last_mut()
+            .unwrap()
+            .features[0]
+            .values = vec!["2.9".parse().unwrap()];
+        assert_ne!(
+            fingerprint(&first, &selection, &sources),
+            fingerprint(&second, &selection, &sources)
+        );
+    }
 
     #[test]
     fn the_tags_are_hashed_as_they_display() {

@@ -51,7 +51,9 @@ pub use discover::{find_interpreter, Found};
 pub use env::{DiscoveryEnv, Source};
 pub use error::PythonError;
 pub use platform::{Os, TargetPlatform};
-pub use platform_name::{PlatformName, DEFAULT_MACOS_VERSION};
+pub use platform_name::{
+    PlatformName, ProfilePlatformError, DEFAULT_MACOS_VERSION, PROFILE_BASELINE_GLIBC_MINOR,
+};
 pub use query_cache_layout::PythonCacheLayout;
 pub use shim::{Shim, ShimKind};
 pub use tags::{platform_tags, TagRef, Tags};

@@ -178,6 +178,123 @@ impl FromStr for PlatformName {
     }
 }
 
+/// The glibc level a profile's Linux platform means when it names no C library: uv's
+/// `ARCH-unknown-linux-gnu` (glibc 2.28), what current manylinux wheels are built for.
+pub const PROFILE_BASELINE_GLIBC_MINOR: u16 = 28;
+
+/// Why a profile's platform names no target platform uv and vari know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ProfilePlatformError(pub String);
+
+/// `x86_64`, `aarch64` as platform tags spell them for Linux, from `platform.machine()`
+/// spellings (`AMD64`, `arm64`).
+fn linux_arch(machine: &str) -> Option<LinuxArch> {
+    match machine.to_ascii_lowercase().as_str() {
+        "x86_64" | "amd64" | "x64" => Some(LinuxArch::X86_64),
+        "aarch64" | "arm64" => Some(LinuxArch::Aarch64),
+        "riscv64" => Some(LinuxArch::Riscv64),
+        _ => None,
+    }
+}
+
+impl PlatformName {
+    /// The platform a profile's `platform` table names (`system`, `machine`, `libc`), as a
+    /// name uv knows: Linux (the default system) with `glibc 2.N` is `ARCH-manylinux_2_M` for
+    /// the highest level uv accepts that is at most N, with `musl …` `ARCH-unknown-linux-musl`,
+    /// with no C library the baseline `ARCH-manylinux_2_28` ([`PROFILE_BASELINE_GLIBC_MINOR`]);
+    /// `Darwin` and `Windows` their `ARCH-apple-darwin` and `ARCH-pc-windows-msvc`. `Ok(None)`
+    /// when the profile names no machine (its platform is then the Python's own).
+    pub fn for_profile(
+        platform: &vari_core::Platform,
+    ) -> Result<Option<PlatformName>, ProfilePlatformError> {
+        let Some(machine) = platform.machine.as_deref().map(str::trim) else {
+            return Ok(None);
+        };
+        let system = platform.system.as_deref().unwrap_or("Linux").trim();
+        let unknown = || {
+            ProfilePlatformError(format!(
+                "{system} on {machine} is not a platform vari can lock or select for \
+                 (known: Linux on x86_64, aarch64 or riscv64; Darwin and Windows on x86_64 or arm64)"
+            ))
+        };
+        let name = match system.to_ascii_lowercase().as_str() {
+            "linux" => {
+                let arch = linux_arch(machine).ok_or_else(unknown)?;
+                let libc = platform.libc.as_deref().map(str::trim).unwrap_or("");
+                match (arch, libc.split_once(' ')) {
+                    (LinuxArch::Riscv64, _) => "riscv64-unknown-linux".to_owned(),
+                    (_, Some((kind, _))) if kind.eq_ignore_ascii_case("musl") => {
+                        format!("{}-unknown-linux-musl", arch.as_str())
+                    }
+                    (_, Some((kind, version))) if kind.eq_ignore_ascii_case("glibc") => {
+                        let minor = version
+                            .trim()
+                            .strip_prefix("2.")
+                            .and_then(|m| m.split('.').next())
+                            .and_then(|m| m.parse::<u16>().ok())
+                            .ok_or_else(|| {
+                                ProfilePlatformError(format!(
+                                    "libc {libc:?} is not `glibc 2.N` or `musl 1.N`"
+                                ))
+                            })?;
+                        let level = MANYLINUX_MINORS
+                            .iter()
+                            .copied()
+                            .filter(|&m| m <= minor)
+                            .max()
+                            .ok_or_else(|| {
+                                ProfilePlatformError(format!(
+                                    "libc {libc:?} is older than glibc 2.17, the oldest \
+                                     manylinux level"
+                                ))
+                            })?;
+                        format!("{}-manylinux_2_{level}", arch.as_str())
+                    }
+                    (_, _) if libc.is_empty() => format!(
+                        "{}-manylinux_2_{PROFILE_BASELINE_GLIBC_MINOR}",
+                        arch.as_str()
+                    ),
+                    _ => {
+                        return Err(ProfilePlatformError(format!(
+                            "libc {libc:?} is not `glibc 2.N` or `musl 1.N`"
+                        )))
+                    }
+                }
+            }
+            "darwin" | "macos" => match linux_arch(machine) {
+                Some(LinuxArch::Aarch64) => "aarch64-apple-darwin".to_owned(),
+                Some(LinuxArch::X86_64) => "x86_64-apple-darwin".to_owned(),
+                _ => return Err(unknown()),
+            },
+            "windows" => match linux_arch(machine) {
+                Some(LinuxArch::Aarch64) => "aarch64-pc-windows-msvc".to_owned(),
+                Some(LinuxArch::X86_64) => "x86_64-pc-windows-msvc".to_owned(),
+                _ => return Err(unknown()),
+            },
+            _ => return Err(unknown()),
+        };
+        name.parse()
+            .map(Some)
+            .map_err(|e: PythonError| ProfilePlatformError(e.to_string()))
+    }
+
+    /// Whether this name and a profile's platform table describe the same system and machine
+    /// (the C library is not compared: a name's level is the more precise).
+    pub fn agrees_with(&self, platform: &vari_core::Platform) -> bool {
+        let Ok(Some(profile)) = Self::for_profile(&vari_core::Platform {
+            libc: None,
+            ..platform.clone()
+        }) else {
+            // No machine named: nothing to contradict. An unknown one cannot agree.
+            return platform.machine.is_none();
+        };
+        let mine = self.platform(None);
+        let theirs = profile.platform(None);
+        mine.arch == theirs.arch && mine.system() == theirs.system()
+    }
+}
+
 /// `x86_64-manylinux_2_28`, `manylinux_2_28_x86_64`, `x86_64-manylinux2014`,
 /// `manylinux2014_x86_64` (for the architectures and versions uv accepts).
 fn parse_manylinux(name: &str) -> Option<Kind> {
@@ -292,5 +409,74 @@ mod tests {
             let err = bad.parse::<PlatformName>().unwrap_err().to_string();
             assert!(err.contains("x86_64-manylinux_2_28"), "{bad}: {err}");
         }
+    }
+    fn profile(system: Option<&str>, machine: &str, libc: Option<&str>) -> vari_core::Platform {
+        vari_core::Platform {
+            system: system.map(str::to_owned),
+            machine: Some(machine.to_owned()),
+            libc: libc.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_profiles_platform_is_a_name_uv_knows() {
+        let name = |p: vari_core::Platform| {
+            PlatformName::for_profile(&p)
+                .unwrap()
+                .map(|n| n.to_string())
+        };
+        assert_eq!(
+            name(profile(Some("Linux"), "aarch64", None)).as_deref(),
+            Some("aarch64-manylinux_2_28")
+        );
+        assert_eq!(
+            name(profile(None, "x86_64", Some("glibc 2.39"))).as_deref(),
+            Some("x86_64-manylinux_2_39")
+        );
+        // The highest level uv accepts at or below the profile's glibc.
+        assert_eq!(
+            name(profile(Some("Linux"), "aarch64", Some("glibc 2.30"))).as_deref(),
+            Some("aarch64-manylinux_2_28")
+        );
+        assert_eq!(
+            name(profile(Some("Linux"), "aarch64", Some("glibc 2.45"))).as_deref(),
+            Some("aarch64-manylinux_2_40")
+        );
+        assert_eq!(
+            name(profile(Some("Linux"), "x86_64", Some("musl 1.2"))).as_deref(),
+            Some("x86_64-unknown-linux-musl")
+        );
+        assert_eq!(
+            name(profile(Some("Darwin"), "arm64", None)).as_deref(),
+            Some("aarch64-apple-darwin")
+        );
+        assert_eq!(
+            name(profile(Some("Windows"), "AMD64", None)).as_deref(),
+            Some("x86_64-pc-windows-msvc")
+        );
+        let no_machine = vari_core::Platform {
+            system: Some("Linux".to_owned()),
+            machine: None,
+            libc: None,
+        };
+        assert_eq!(name(no_machine), None);
+        for bad in [
+            profile(Some("Linux"), "sparc", None),
+            profile(Some("Linux"), "x86_64", Some("glibc 2.5")),
+            profile(Some("Linux"), "x86_64", Some("bionic")),
+            profile(Some("Plan9"), "x86_64", None),
+        ] {
+            assert!(PlatformName::for_profile(&bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_named_platform_agrees_with_a_profile_of_the_same_machine_only() {
+        let x86: PlatformName = "x86_64-manylinux_2_28".parse().unwrap();
+        assert!(x86.agrees_with(&profile(Some("Linux"), "x86_64", Some("glibc 2.39"))));
+        assert!(!x86.agrees_with(&profile(Some("Linux"), "aarch64", None)));
+        assert!(!x86.agrees_with(&profile(Some("Darwin"), "x86_64", None)));
+        let mac: PlatformName = "aarch64-apple-darwin".parse().unwrap();
+        assert!(mac.agrees_with(&profile(Some("Darwin"), "arm64", None)));
     }
 }

@@ -65,7 +65,7 @@ impl WheelScan {
         if let Some(level) = self.required_x86_64_level().filter(|&l| l > X86Level::V1) {
             properties.extend(property("x86_64", "level", level.as_str()));
         }
-        properties.sort();
+        properties.sort_by(|a, b| property_order(a).cmp(&property_order(b)));
         properties.dedup();
         properties
     }
@@ -103,5 +103,50 @@ impl WheelScan {
             (_, Some(_)) => None,
             (r, None) => r,
         }
+    }
+}
+
+/// The order properties are listed in: by namespace and feature, then values by their leading
+/// number (`50_real` before `100_real`, as architectures go), then as text.
+fn property_order(property: &Property) -> (&str, &str, Option<u64>, &str) {
+    let value = property.value.as_str();
+    let digits = value.len() - value.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    (
+        property.namespace.as_str(),
+        property.feature.as_str(),
+        value[..digits].parse().ok(),
+        value,
+    )
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::*;
+
+    #[test]
+    fn architectures_are_listed_in_numeric_order() {
+        let mut values: Vec<Property> =
+            ["100_real", "50_real", "90_virtual", "90_real", "120_real"]
+                .iter()
+                .map(|v| format!("nvidia :: sm_arch :: {v}").parse().unwrap())
+                .collect();
+        values.push(
+            "nvidia :: cuda_version_lower_bound :: 12.0"
+                .parse()
+                .unwrap(),
+        );
+        values.sort_by(|a, b| property_order(a).cmp(&property_order(b)));
+        let text: Vec<String> = values.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "nvidia :: cuda_version_lower_bound :: 12.0",
+                "nvidia :: sm_arch :: 50_real",
+                "nvidia :: sm_arch :: 90_real",
+                "nvidia :: sm_arch :: 90_virtual",
+                "nvidia :: sm_arch :: 100_real",
+                "nvidia :: sm_arch :: 120_real",
+            ]
+        );
     }
 }

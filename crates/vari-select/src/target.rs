@@ -13,7 +13,7 @@ use vari_core::markers::TargetEnvironment;
 use vari_core::{Platform, Profile};
 use vari_detect::facts::{profile_from_facts, FactsError};
 use vari_detect::{detect, DetectContext, DetectOptions, Detection, Sysroot};
-use vari_python::{DiscoveryEnv, PythonRequest, ResolveOptions, TargetPython};
+use vari_python::{DiscoveryEnv, PlatformName, PythonRequest, ResolveOptions, TargetPython};
 
 use crate::error::InputError;
 pub use crate::hardware::{Hardware, HardwareSource};
@@ -100,7 +100,8 @@ impl Target {
             cache_dir: vari_fs::cache_dir_with(|name| settings.env.get(name).cloned()),
             timeout: ResolveOptions::DEFAULT_TIMEOUT,
         };
-        let python = vari_python::resolve(&settings.python, &discovery, &host_platform, &options)?;
+        let mut python =
+            vari_python::resolve(&settings.python, &discovery, &host_platform, &options)?;
         tracing::debug!(python = %python.origin, "target Python");
         // abi_dependency reads the packages installed where this Python installs.
         context.python = python
@@ -110,6 +111,19 @@ impl Target {
             .or_else(|| python.prefix().map(Path::to_path_buf));
         let mut hardware = resolve_hardware(settings, context)?;
         let mut notes = Vec::new();
+        // A profile's platform decides the target's platform: its tags, and the name uv is
+        // given. It must agree with `--python-platform` when both are given.
+        if let Some(name) = profile_platform(settings, &hardware, &python)? {
+            notes.push(format!(
+                "platform {name} from {} (its [platform])",
+                hardware.source
+            ));
+            let request = PythonRequest {
+                platform: Some(name),
+                ..settings.python.clone()
+            };
+            python = vari_python::resolve(&request, &discovery, &host_platform, &options)?;
+        }
         // Another architecture's target: this machine's CPU facts cannot describe it.
         if let Some(platform) = &settings.python.platform {
             let target_arch = platform.platform(None).arch;
@@ -132,6 +146,61 @@ impl Target {
             notes,
         })
     }
+}
+
+/// The platform a profile (or facts file, or snapshot) decides, when it is not the Python's
+/// own: its `platform` table as a name uv knows ([`PlatformName::for_profile`]: the glibc
+/// level it gives, else the documented baseline). `None` for this machine's hardware, a
+/// profile that names no machine, a `--python-platform` that agrees with it, or a profile of
+/// the Python's own system and machine that gives no C library. A profile that contradicts
+/// `--python-platform` is an error naming both.
+fn profile_platform(
+    settings: &TargetSettings,
+    hardware: &Hardware,
+    python: &TargetPython,
+) -> Result<Option<PlatformName>, TargetError> {
+    if matches!(hardware.source, HardwareSource::Host { .. }) {
+        return Ok(None);
+    }
+    let Some(platform) = &hardware.profile.platform else {
+        return Ok(None);
+    };
+    let at = |message: String| {
+        TargetError::Input(InputError::at(
+            source_path(&hardware.source),
+            "platform",
+            message,
+        ))
+    };
+    if let Some(named) = &settings.python.platform {
+        return match named.agrees_with(platform) {
+            true => Ok(None),
+            false => Err(at(format!(
+                "{} {} contradicts --python-platform {named}: give one or the other, or \
+                 a profile of that platform",
+                platform.system.as_deref().unwrap_or("Linux"),
+                platform.machine.as_deref().unwrap_or("?"),
+            ))),
+        };
+    }
+    let name = match PlatformName::for_profile(platform) {
+        Ok(Some(name)) => name,
+        Ok(None) => return Ok(None),
+        // A snapshot of a machine whose platform uv has no name for (ppc64le, s390x) keeps
+        // the Python's platform, as before; a profile written for a target must name one.
+        Err(e) if matches!(hardware.source, HardwareSource::Sysroot(_)) => {
+            tracing::debug!("{}: {e}: the Python's platform is used", hardware.source);
+            return Ok(None);
+        }
+        Err(e) => return Err(at(e.to_string())),
+    };
+    let theirs = name.platform(None);
+    let same_machine =
+        theirs.arch == python.platform.arch && theirs.system() == python.platform.system();
+    if same_machine && (platform.libc.is_none() || theirs.os == python.platform.os) {
+        return Ok(None);
+    }
+    Ok(Some(name))
 }
 
 /// The marker environment: the Python's own; the platform from `--python-platform` when

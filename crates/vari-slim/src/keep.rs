@@ -79,6 +79,22 @@ impl FromStr for KeepSpec {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = || KeepSpecError(s.to_owned());
         let text = s.trim();
+        // The property form every other option takes: `nvidia :: sm_arch :: 80_real`.
+        let text = match text
+            .split("::")
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .as_slice()
+        {
+            [namespace, feature, value] => {
+                if *namespace != "nvidia" || *feature != "sm_arch" {
+                    return Err(bad());
+                }
+                *value
+            }
+            [_] => text,
+            _ => return Err(bad()),
+        };
         if let Some(rest) = text.strip_prefix("compute_") {
             return arch_number(rest).map(Self::Ptx).ok_or_else(bad);
         }
@@ -203,6 +219,27 @@ mod tests {
     fn ptx(arch: u32) -> FatbinEntry {
         entry(CodeKind::Ptx, arch, false)
     }
+    #[test]
+    fn the_property_form_means_its_value() {
+        for (property, value) in [
+            ("nvidia :: sm_arch :: 80_real", "80_real"),
+            ("nvidia::sm_arch::90_virtual", "90_virtual"),
+        ] {
+            assert_eq!(
+                property.parse::<KeepSpec>().unwrap(),
+                value.parse::<KeepSpec>().unwrap()
+            );
+        }
+        for bad in [
+            "x86_64 :: level :: v3",
+            "nvidia :: cuda_version_lower_bound :: 12.0",
+            "nvidia :: sm_arch",
+            "a :: b :: c :: d",
+        ] {
+            assert!(bad.parse::<KeepSpec>().is_err(), "{bad}");
+        }
+    }
+
     fn keep(specs: &[&str]) -> Keep {
         Keep::new(specs.iter().map(|s| s.parse::<KeepSpec>().unwrap()))
     }

@@ -44,6 +44,29 @@ pub struct VariantSpec {
     pub skip_validation: bool,
 }
 
+impl VariantSpec {
+    /// This spec with its metadata rewritten so that uv 0.13 installs the wheel as intended
+    /// (`make-variant --for uv`, as `repack` and `metadata convert` have it): schema 0.2.x
+    /// under PEP 850's URL, each namespace declared with the provider uv vendors
+    /// ([`vari_core::uv::for_uv`]); with the warnings for what uv cannot express. A null
+    /// variant without metadata is left as it is (describing it fails, naming what is missing).
+    pub fn for_uv(&self) -> (VariantSpec, Vec<String>) {
+        let properties = properties_of_spec(self);
+        let metadata = match &self.metadata {
+            Some(given) => given.clone(),
+            None if properties.is_empty() => return (self.clone(), Vec::new()),
+            None => fresh_metadata(&properties),
+        };
+        let (converted, warnings) = vari_core::uv::for_uv(&metadata);
+        let spec = VariantSpec {
+            metadata: Some(converted),
+            schema: Some(SchemaGeneration::V0_2),
+            ..self.clone()
+        };
+        (spec, warnings)
+    }
+}
+
 /// A described variant, ready to write.
 #[derive(Debug, Clone)]
 pub(crate) struct Described {

@@ -8,7 +8,9 @@
 //! in DIR as `vari sync` hands it to the installer (under its name without the label, its
 //! variant markers evaluated for the class), and the output names it there by a path relative
 //! to the output file's directory (pip and uv run from there). Without it, files are named by
-//! their URLs and the lock's hashes, for installers that read variant wheels.
+//! their URLs and the lock's hashes; a requirements file that would name a variant wheel so is
+//! refused before anything is written unless `--variant-urls` asks for it (for installers that
+//! read variant wheels).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -62,13 +64,7 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
                     })
                     .collect(),
                 None => {
-                    let variants = planned.files.iter().filter(|f| f.label.is_some()).count();
-                    if variants > 0 {
-                        output::note(&format!(
-                            "{variants} variant wheel(s) named by URL: pip and uv without variant \
-                             support refuse their names and markers (give --wheelhouse DIR)"
-                        ));
-                    }
+                    refuse_variant_names(args, &planned)?;
                     planned
                         .files
                         .iter()
@@ -122,6 +118,35 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
         None => output::print_data(&text)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A requirements file naming variant wheels by URL is one plain pip and uv refuse (the label
+/// in the file name, the variant markers in its METADATA): refused before anything is written,
+/// naming the wheels and the ways out, unless `--variant-urls` asks for exactly that.
+fn refuse_variant_names(args: &ExportArgs, planned: &LockPlan) -> Result<(), CliError> {
+    let variants: Vec<String> = planned
+        .files
+        .iter()
+        .filter(|f| f.label.is_some())
+        .map(|f| f.filename.clone())
+        .collect();
+    if variants.is_empty() || args.variant_urls {
+        return Ok(());
+    }
+    let shown: Vec<&str> = variants.iter().take(3).map(String::as_str).collect();
+    let more = match variants.len() > shown.len() {
+        true => format!(" and {} more", variants.len() - shown.len()),
+        false => String::new(),
+    };
+    Err(CliError::Other(format!(
+        "{}: {} variant wheel(s) ({}{more}) cannot be named for pip or uv without variant \
+         support (they refuse the label in the name); give --wheelhouse DIR (the checked files \
+         under names they install), or --variant-urls to name them by URL for installers that \
+         read variant wheels",
+        args.lock.display(),
+        variants.len(),
+        shown.join(", ")
+    )))
 }
 
 /// `vari export of LOCK for TARGET`: what the file is, in its first comment lines.

@@ -23,14 +23,23 @@ use crate::error::{error_line, CliError};
 use crate::explain::{choice_line, chosen_text, nothing_fits, skipped_text, why, Choice, Choices};
 use crate::output;
 use crate::settings::{
-    client_settings_over, names_sources, parse_requests, runtime, server_runtime, Selecting,
+    client_settings_over, environment_to_change, name_environment, names_sources, parse_requests,
+    runtime, server_runtime, Selecting,
 };
 
 /// Installs (or with `--dry-run`, shows the choices).
 pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
     let selecting = Selecting::resolve(&args.target, &args.selection)?;
+    // A dry run only shows the choices (as `vari select` does); anything else changes the
+    // environment, which is refused unless the rule allows it, and named once the installer
+    // is found.
+    let environment = match args.dry_run {
+        true => None,
+        false => environment_to_change(&selecting.target, args.system)?,
+    };
     let plan =
         Plan::find(args.installer.as_ref(), &selecting.target, args.dry_run).map_err(plan_error)?;
+    name_environment(environment.as_ref());
     let sources = sources(args, &selecting.config, &plan)?;
     let kind = plan.installer.kind;
     // Dependencies are left to the installer.

@@ -24,7 +24,7 @@ use crate::error::CliError;
 use crate::explain::{choice_line, plan_error_text, planned_text};
 use crate::lock_plan::{plan_lock, Failure, LockPlan};
 use crate::output;
-use crate::settings::{runtime, Selecting};
+use crate::settings::{environment_to_change, name_environment, runtime, Selecting};
 
 /// `vari sync`.
 pub(super) fn run(args: &SyncArgs) -> Result<ExitCode, CliError> {
@@ -38,6 +38,7 @@ pub(super) fn run(args: &SyncArgs) -> Result<ExitCode, CliError> {
         exact: !args.inexact,
         dry_run: args.dry_run,
         json: args.json,
+        system: args.system,
         selecting: &selecting,
     })
 }
@@ -67,6 +68,7 @@ pub(super) fn install_lock(args: &InstallArgs) -> Result<ExitCode, CliError> {
         exact: false,
         dry_run: args.dry_run,
         json: args.json,
+        system: args.system,
         selecting: &selecting,
     })
 }
@@ -81,11 +83,16 @@ struct Job<'a> {
     exact: bool,
     dry_run: bool,
     json: bool,
+    /// `--system`: an interpreter that is not a virtual environment may be changed.
+    system: bool,
     selecting: &'a Selecting,
 }
 
 fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
     let target = &job.selecting.target;
+    // Refused (a dry run too: it lists what would be removed from an interpreter nobody
+    // chose) unless the rule allows changing it; named just before it changes.
+    let environment = environment_to_change(target, job.system)?;
     // The environment and its installer, when they can be found: uv starts now, while the
     // lock is read, planned and its files checked (`EarlyInstall`: it gets them on its input,
     // and is stopped, having installed nothing, if this returns early). Their errors are
@@ -121,7 +128,9 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::Other(e.to_string()))?,
     };
     let outcome = vari_install::sync::survey(&request, &planned.files);
-    if !job.dry_run {
+    if job.dry_run {
+        name_environment(environment.as_ref());
+    } else {
         let store = Store::open().map_err(|e| CliError::Other(e.to_string()))?;
         let options = FetchOptions {
             client: job
@@ -144,6 +153,8 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
         let staged = runtime()?
             .block_on(fetch_locked(&wanted, &options))
             .map_err(|e| CliError::Other(e.to_string()))?;
+        // Every file is here and checked: what follows changes the environment.
+        name_environment(environment.as_ref());
         vari_install::sync::apply(&request, &planned.files, &staged, &outcome, early)
             .map_err(|e| CliError::Other(e.to_string()))?;
     }

@@ -296,13 +296,20 @@ pub(super) fn make_variant(args: &MakeVariantArgs) -> Result<ExitCode, CliError>
         .as_deref()
         .map(load::read_metadata)
         .transpose()?;
-    let spec = VariantSpec {
+    let mut spec = VariantSpec {
         properties,
         label,
         metadata,
         schema: args.schema,
         skip_validation: args.skip_validation,
     };
+    if args.for_installer == Some(crate::cli::Installer::Uv) {
+        let (for_uv, warnings) = spec.for_uv();
+        for warning in warnings {
+            output::warn(&format!("{}: {warning}", args.wheel.display()));
+        }
+        spec = for_uv;
+    }
     let made = vari_wheel::make_variant(
         &args.wheel,
         &args.output,
@@ -313,8 +320,41 @@ pub(super) fn make_variant(args: &MakeVariantArgs) -> Result<ExitCode, CliError>
     for warning in &made.warnings {
         output::warn(warning);
     }
+    if args.for_installer.is_none() {
+        if let Some(why) = made.metadata.as_ref().and_then(not_selected_by_uv) {
+            output::warn(&format!(
+                "{}: {why}; --for uv writes metadata uv reads",
+                made.path.display()
+            ));
+        }
+    }
     output::print_data(&format!("{}\n", made.path.display()))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why uv 0.13 would not select a made variant as vari does (`vari_core::uv`'s model of uv):
+/// it cannot read the metadata, or it has no provider for a namespace the variant uses.
+fn not_selected_by_uv(meta: &vari_core::metadata::VariantMetadata) -> Option<String> {
+    let view = vari_core::uv::UvView::of(meta);
+    if let Some(rejected) = view.rejected {
+        return Some(format!("uv 0.13 cannot read its variant.json ({rejected})"));
+    }
+    let unusable: Vec<String> = meta
+        .variants
+        .values()
+        .flat_map(|v| v.keys())
+        .filter(|ns| !ns.is_abi_dependency() && !view.usable.contains(*ns))
+        .map(ToString::to_string)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    (!unusable.is_empty()).then(|| {
+        format!(
+            "uv 0.13 ignores namespace(s) {} as written (no provider it uses), so uv installs \
+             another build than this one where it fits",
+            unusable.join(", ")
+        )
+    })
 }
 
 /// A make-variant failure, with the hint the library cannot give (it names no flag).

@@ -84,8 +84,22 @@ fn the_export_installs_with_plain_pip_and_plain_uv_checking_hashes() {
 fn the_export_is_deterministic_and_names_only_the_class_files() {
     let dir = tempfile::tempdir().unwrap();
     let fleet = Fleet::new(dir.path());
-    let first = run(&mut export(dir.path(), &fleet, "cpu")).expect_code(0);
-    let again = run(&mut export(dir.path(), &fleet, "cpu")).expect_code(0);
+    // By default a variant wheel is not named by URL (plain pip refuses the name): refused
+    // before anything is written, with the ways out.
+    let output = dir.path().join("cpu.txt");
+    let refused = run(export(dir.path(), &fleet, "cpu").arg("-o").arg(&output));
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains(" variant wheel(s) (")
+            && refused.stderr.contains("-null.whl")
+            && refused.stderr.contains("--wheelhouse DIR")
+            && refused.stderr.contains("--variant-urls"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!output.exists());
+    let first = run(export(dir.path(), &fleet, "cpu").arg("--variant-urls")).expect_code(0);
+    let again = run(export(dir.path(), &fleet, "cpu").arg("--variant-urls")).expect_code(0);
     assert_eq!(first.stdout, again.stdout);
     let lock = vari_lock::read_lock(&std::fs::read_to_string(&fleet.lock).unwrap()).unwrap();
     let demo = lock
@@ -105,11 +119,6 @@ fn the_export_is_deterministic_and_names_only_the_class_files() {
     );
     assert!(first.stdout.contains(&line), "{}", first.stdout);
     assert!(!first.stdout.contains("cuda_runtime"), "{}", first.stdout);
-    assert!(
-        first.stderr.contains("variant wheel(s) named by URL"),
-        "{}",
-        first.stderr
-    );
     let lines = first.stdout.lines().filter(|l| !l.starts_with('#')).count();
     assert_eq!(lines, 5, "{}", first.stdout);
 

@@ -674,6 +674,38 @@ fn a_second_install_with_uv_reuses_uvs_cache_and_downloads_nothing() {
     assert!(!second.stderr.contains("Prepared"), "{}", second.stderr);
 }
 
+/// The same with environments that hold a distribution already, so that the target's profile
+/// has an `abi_dependency` namespace whose source is each environment's site-packages path
+/// (every CI job's fresh venv): the proxy's URL must not change with that path, or uv unpacks
+/// and caches every wheel again.
+#[test]
+fn two_fresh_environments_at_different_paths_share_uvs_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = crate::counting_index::CountingIndex::start(&demo());
+    let mut runs = Vec::new();
+    for name in ["ci-job-1", "ci-job-2"] {
+        let venv = bare_venv(&dir.path().join(name));
+        let dist_info = vari_test_support::venv::site_packages(&venv).join("basepkg-1.0.dist-info");
+        std::fs::create_dir_all(&dist_info).unwrap();
+        std::fs::write(
+            dist_info.join("METADATA"),
+            "Metadata-Version: 2.1\nName: basepkg\nVersion: 1.0\n",
+        )
+        .unwrap();
+        let installed =
+            run(&mut install_from(dir.path(), &venv, &index.url, &uv(), &[])).expect_code(0);
+        assert_installed(&installed, &venv, Some("cu128"), true, name);
+        runs.push((index.wheel_downloads(), installed.stderr));
+    }
+    assert!(runs[0].0 > 0, "{}", runs[0].1);
+    assert_eq!(
+        runs[1].0, runs[0].0,
+        "the second environment's install downloaded wheels again\n{}",
+        runs[1].1
+    );
+    assert!(!runs[1].1.contains("Prepared"), "{}", runs[1].1);
+}
+
 /// An earlier install of the same version is in place and the installer fails this time: vari
 /// reports nothing as installed, and exits with the installer's failure.
 #[test]

@@ -112,14 +112,15 @@ fn several_wheels_keep_their_own_properties() {
     assert_eq!(wheels[0]["files"].as_array().unwrap().len(), 2);
     assert_eq!(
         wheels[1]["properties"],
+        // Architectures in numeric order (issue 33: text order put 100_real before 75_real).
         json!([
             "nvidia :: cuda_version_lower_bound :: 13.0",
-            "nvidia :: sm_arch :: 100_real",
-            "nvidia :: sm_arch :: 120_real",
-            "nvidia :: sm_arch :: 120_virtual",
             "nvidia :: sm_arch :: 75_real",
             "nvidia :: sm_arch :: 80_real",
             "nvidia :: sm_arch :: 90_real",
+            "nvidia :: sm_arch :: 100_real",
+            "nvidia :: sm_arch :: 120_real",
+            "nvidia :: sm_arch :: 120_virtual",
         ])
     );
 }

@@ -211,9 +211,9 @@ fn wheel_is_tagged_manylinux2014_and_its_metadata_is_complete() {
     let name = wheel.file_name().unwrap().to_str().unwrap();
     assert_eq!(
         name,
-        format!("vari-{VERSION}-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl")
+        format!("vari_cli-{VERSION}-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl")
     );
-    let dist_info = format!("vari-{VERSION}.dist-info");
+    let dist_info = format!("vari_cli-{VERSION}.dist-info");
     let wheel_file = wheel_member(wheel, &format!("{dist_info}/WHEEL"));
     assert!(
         wheel_file.contains("Root-Is-Purelib: false"),
@@ -246,7 +246,9 @@ fn wheel_is_tagged_manylinux2014_and_its_metadata_is_complete() {
             .map(|(_, v)| *v)
             .collect()
     };
-    assert_eq!(values("Name"), ["vari"]);
+    // The distribution is `vari-cli` on PyPI (`vari` there is another project); the command
+    // and the module stay `vari`.
+    assert_eq!(values("Name"), ["vari-cli"]);
     assert_eq!(values("Version"), [VERSION]);
     assert!(
         values("Summary")[0].starts_with("Wheel variants"),
@@ -281,7 +283,7 @@ fn wheel_is_tagged_manylinux2014_and_its_metadata_is_complete() {
 
     let names = wheel_names(wheel);
     for expected in [
-        format!("vari-{VERSION}.data/scripts/vari"),
+        format!("vari_cli-{VERSION}.data/scripts/vari"),
         "vari/__init__.py".to_owned(),
         "vari/__main__.py".to_owned(),
         format!("{dist_info}/licenses/LICENSE-APACHE"),
@@ -298,9 +300,9 @@ fn wheel_is_tagged_manylinux2014_and_its_metadata_is_complete() {
         "{shown}"
     );
     let dir = scratch();
-    let lying = dir
-        .path()
-        .join(format!("vari-{VERSION}-py3-none-manylinux_2_5_x86_64.whl"));
+    let lying = dir.path().join(format!(
+        "vari_cli-{VERSION}-py3-none-manylinux_2_5_x86_64.whl"
+    ));
     std::fs::copy(wheel, &lying).unwrap();
     check_fails(script("check-wheel").arg(&lying));
 }
@@ -517,7 +519,7 @@ fn sdist_holds_what_a_build_from_it_needs() {
             .arg("--out")
             .arg(dir.path()),
     );
-    let sdist = dir.path().join(format!("vari-{VERSION}.tar.gz"));
+    let sdist = dir.path().join(format!("vari_cli-{VERSION}.tar.gz"));
     let listing = check(Command::new("tar").arg("-tzf").arg(&sdist));
     for expected in [
         "pyproject.toml",
@@ -534,7 +536,7 @@ fn sdist_holds_what_a_build_from_it_needs() {
         "crates/vari-detect/data/hardware-ranges.toml",
         "crates/vari-python/src/query.py",
     ] {
-        let path = format!("vari-{VERSION}/{expected}");
+        let path = format!("vari_cli-{VERSION}/{expected}");
         assert!(
             listing.lines().any(|line| line == path),
             "{path} not in\n{listing}"

@@ -591,3 +591,33 @@ fn slim_memory_is_bounded_by_one_member_whatever_the_wheel_holds() {
         "peak RSS {peak_kib} KiB: the rewritten members ({all_members_kib} KiB) were held"
     );
 }
+
+#[test]
+fn keep_takes_the_property_form_and_scan_lists_architectures_in_numeric_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let fat = fat_wheel(dir.path());
+    let by_capability = slim_json(&fat, &dir.path().join("a"), &["9.0"]);
+    let by_property = slim_json(
+        &fat,
+        &dir.path().join("b"),
+        &["nvidia :: sm_arch :: 90_real"],
+    );
+    assert_eq!(
+        by_property["wheels"][0]["properties"],
+        by_capability["wheels"][0]["properties"]
+    );
+    // sm_50 … sm_120: by architecture number, not as text (`100_real` after `90_virtual`).
+    let properties = scan_properties(&fat);
+    let arch: Vec<&str> = properties
+        .iter()
+        .filter_map(|p| p.strip_prefix("nvidia :: sm_arch :: "))
+        .collect();
+    let numbers: Vec<u32> = arch
+        .iter()
+        .map(|v| v.split('_').next().unwrap().parse().unwrap())
+        .collect();
+    let mut sorted = numbers.clone();
+    sorted.sort();
+    assert_eq!(numbers, sorted, "{arch:?}");
+    assert!(numbers.contains(&50) && numbers.contains(&120), "{arch:?}");
+}

@@ -347,3 +347,100 @@ fn uv_and_vari_choose_the_same_x86_64_level_on_this_machine() {
     println!("| levels | (this machine's x86-64 level) | - | {by_uv} | {by_vari} |");
     assert!(!by_vari.ends_with("-null.whl"), "{by_vari}");
 }
+
+/// `vari wheel make-variant` of `plain` with `args` into `site`: the wheel's path and stderr.
+fn make_variant(plain: &Path, site: &Path, args: &[&str]) -> (PathBuf, String) {
+    let mut command = vari();
+    command
+        .args(["wheel", "make-variant"])
+        .arg(plain)
+        .args(args)
+        .arg("-o")
+        .arg(site);
+    let made = run(&mut command).expect_code(0);
+    (PathBuf::from(made.stdout.trim()), made.stderr)
+}
+
+/// A release of a cu128 build and the null build made one wheel at a time with make-variant
+/// (`for_uv`: with `--for uv`), and its `*-variants.json` merged from them, in `dir/site`.
+fn made_release(dir: &Path, for_uv: bool) -> (PathBuf, String) {
+    let builds = dir.join("builds");
+    let site = dir.join("site");
+    std::fs::create_dir_all(&builds).unwrap();
+    let plain = plain_wheel(&builds, "made_demo", "1.0", &[]);
+    let for_args: &[&str] = if for_uv { &["--for", "uv"] } else { &[] };
+    let (cu128, stderr) = make_variant(
+        &plain,
+        &site,
+        &[
+            &[
+                "-p",
+                "nvidia :: cuda_version_lower_bound :: 12.8",
+                "--label",
+                "cu128",
+            ],
+            for_args,
+        ]
+        .concat(),
+    );
+    let variants = site.join("made_demo-1.0-variants.json");
+    vari_run([
+        Path::new("metadata"),
+        Path::new("merge"),
+        &cu128,
+        Path::new("-o"),
+        &variants,
+    ])
+    .expect_code(0);
+    let (null, _) = make_variant(
+        &plain,
+        &site,
+        &[
+            &["--null", "--metadata", variants.to_str().unwrap()],
+            for_args,
+        ]
+        .concat(),
+    );
+    vari_run([
+        Path::new("metadata"),
+        Path::new("merge"),
+        &cu128,
+        &null,
+        Path::new("-o"),
+        &variants,
+    ])
+    .expect_code(0);
+    (site, stderr)
+}
+
+#[test]
+fn make_variant_for_uv_is_selected_by_uv_and_otherwise_says_uv_would_not() {
+    let uv = uv();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("uv-cache");
+    let on_cuda = [(FORCE_DRIVER, "12.8"), (FORCE_SM, "9.0")];
+
+    // As PEP 825 alone: uv 0.13.9 has no provider for nvidia and installs the null build on a
+    // CUDA 12.8 machine; make-variant says so.
+    let plain_dir = dir.path().join("plain");
+    let (site, stderr) = made_release(&plain_dir, false);
+    assert!(
+        stderr.contains("uv 0.13 ignores namespace(s) nvidia") && stderr.contains("--for uv"),
+        "{stderr}"
+    );
+    assert!(
+        uv_choice(&uv, &site, &cache, "made-demo", &on_cuda).ends_with("-null.whl"),
+        "uv selected the variant without --for uv: the warning is wrong"
+    );
+
+    // With --for uv: uv selects the CUDA build where the driver is there, the null one
+    // elsewhere, as vari does; no warning about uv.
+    let for_uv_dir = dir.path().join("for-uv");
+    let (site, stderr) = made_release(&for_uv_dir, true);
+    assert!(!stderr.contains("uv 0.13 ignores"), "{stderr}");
+    let by_uv = uv_choice(&uv, &site, &cache, "made-demo", &on_cuda);
+    assert!(by_uv.ends_with("-cu128.whl"), "{by_uv}");
+    assert_eq!(by_uv, vari_choice(&site, "made-demo", &on_cuda));
+    let without = uv_choice(&uv, &site, &cache, "made-demo", &[]);
+    assert!(without.ends_with("-null.whl"), "{without}");
+}

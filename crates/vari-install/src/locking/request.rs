@@ -20,6 +20,20 @@ pub struct LockingTarget {
     pub files: LockFilesTarget,
 }
 
+impl LockingTarget {
+    /// The platform uv resolves for (`--python-platform`): the one the lock records, else the
+    /// one the target's profile decided (`vari_select::Target` names it), else none (uv's own
+    /// machine).
+    pub fn uv_platform(&self) -> Option<String> {
+        self.lock.python_platform.clone().or_else(|| {
+            match &self.files.target.python.origin.platform {
+                vari_python::PlatformOrigin::Named(name) => Some(name.to_string()),
+                _ => None,
+            }
+        })
+    }
+}
+
 /// What to resolve, for which targets, from where.
 #[derive(Debug, Clone, Copy)]
 pub struct LockingRequest<'a> {

@@ -106,7 +106,7 @@ pub(super) fn compile_request(
         input,
         output,
         python_version: target.lock.python_version.clone(),
-        python_platform: target.lock.python_platform.clone(),
+        python_platform: target.uv_platform(),
         pre: request.pre,
         annotate: false,
         piped: None,

@@ -140,7 +140,7 @@ fn join(
 fn alike(a: &LockingTarget, b: &LockingTarget) -> bool {
     let (a_tags, b_tags) = (a.files.target.python.tags(), b.files.target.python.tags());
     a.lock.python_version == b.lock.python_version
-        && a.lock.python_platform == b.lock.python_platform
+        && a.uv_platform() == b.uv_platform()
         && a.files.target.markers == b.files.target.markers
         && a_tags.len() == b_tags.len()
         && a_tags.iter().eq(b_tags.iter())

@@ -171,7 +171,7 @@ fn entry_named(lock: &Lock, text: &str, marker_holds: &[bool]) -> Result<usize, 
 }
 
 /// Every name asked for must be one the lock offers.
-fn check_offered(
+pub(super) fn check_offered(
     kind: &'static str,
     asked: &[String],
     offered: &[String],

@@ -115,14 +115,11 @@ fn the_written_variant_json_is_valid_pep_825_0_1_1() {
     let json = &member(&all, "demo-1.0.dist-info/variant.json").contents;
     let instance: serde_json::Value = serde_json::from_slice(json).unwrap();
     let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string("/work/shared/spec/pep-0825-variant-schema-0.1.1.json")
-            .or_else(|_| {
-                std::fs::read_to_string(
-                    Path::new(env!("CARGO_MANIFEST_DIR"))
-                        .join("../../../shared/spec/pep-0825-variant-schema-0.1.1.json"),
-                )
-            })
-            .expect("the PEP 825 schema (shared/spec/pep-0825-variant-schema-0.1.1.json)"),
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/schema/pep-0825-variant-schema-0.1.1.json"
+        ))
+        .expect("the PEP 825 schema (testdata/schema/pep-0825-variant-schema-0.1.1.json)"),
     )
     .unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
