@@ -26,7 +26,7 @@
 # either; a revalidation is a 304 by entity tag, and a new proxy process reads upstream pages
 # that are still fresh from vari's HTTP cache without a request.
 #
-#   bench/install.sh                 (needs cargo, python3; pip and uv from /work/main/.venv or
+#   bench/install.sh                 (needs cargo, python3; pip and uv from <repo>/.venv or
 #                                     $VARI_TEST_VENV: scripts/test-env; PyPI on the first run)
 #   RUNS=9 bench/install.sh
 #   VARI=target/debug/vari bench/install.sh     (an already built binary instead of a release

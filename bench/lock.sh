@@ -43,7 +43,7 @@
 # once), each target's Python tags (~0.3 ms each), and the proxy's union page for the release
 # with variants (~1-2 ms of CPU on its threads, overlapping uv).
 #
-#   bench/lock.sh                 (needs cargo, python3; uv from /work/main/.venv or
+#   bench/lock.sh                 (needs cargo, python3; uv from <repo>/.venv or
 #                                  $VARI_TEST_VENV: scripts/test-env; PyPI on the first run)
 #   RUNS=9 bench/lock.sh
 #   VARI=target/release/vari bench/lock.sh   (an already built binary)

@@ -15,7 +15,7 @@
 #    PEP 691 JSON, then in HTML, for DURATION seconds each.
 #
 #   bench/proxy.sh                          (needs cargo, rustc, python3; pip and uv from
-#                                            /work/main/.venv or $VARI_TEST_VENV: scripts/test-env)
+#                                            <repo>/.venv or $VARI_TEST_VENV: scripts/test-env)
 #   RUNS=3 CONNECTIONS=32 DURATION=5 bench/proxy.sh
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"

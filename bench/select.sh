@@ -6,7 +6,7 @@
 # and `uv pip install --no-deps --target` of the same file (wall time, fresh destination and no
 # cache for each run).
 #
-#   bench/select.sh                  (needs cargo, python3; pip and uv from /work/main/.venv or
+#   bench/select.sh                  (needs cargo, python3; pip and uv from <repo>/.venv or
 #                                     $VARI_TEST_VENV, made by scripts/test-env)
 #   RUNS=5 BIG_MB=50 bench/select.sh (fewer runs, a smaller wheel)
 #   VARI_BASE=/tmp/before/target/release/vari VARI=target/release/vari bench/select.sh

@@ -46,7 +46,7 @@
 # building the HTTP client only when a file must be downloaded, were tried: neither measurably
 # changed the time (medians of 25 and 15 runs).
 #
-#   bench/sync.sh                        (needs cargo, python3, curl; uv from /work/main/.venv
+#   bench/sync.sh                        (needs cargo, python3, curl; uv from <repo>/.venv
 #                                         or $VARI_TEST_VENV: scripts/test-env)
 #   RUNS=9 bench/sync.sh
 #   VARI=target/release/vari bench/sync.sh   (an already built binary instead of a build)

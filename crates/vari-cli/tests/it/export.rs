@@ -193,8 +193,13 @@ fn a_hostile_lock_is_refused_and_nothing_is_written() {
         format!("{lock_text}{}", entry("w/é/evil-1.0-py3-none-any.whl")),
     )
     .unwrap();
-    // (A note about the variant wheels named by URL comes first.)
-    let refused = run(export(dir.path(), &fleet, "cpu").arg("-o").arg(&out)).expect_code(1);
+    // (A note about the variant wheels named by URL comes first; --variant-urls names them so,
+    // as the path check is what is tested here.)
+    let refused = run(export(dir.path(), &fleet, "cpu")
+        .arg("--variant-urls")
+        .arg("-o")
+        .arg(&out))
+    .expect_code(1);
     let errors: Vec<&str> = refused
         .stderr
         .lines()

@@ -1234,8 +1234,13 @@ fn install_waits_for_the_run_that_holds_the_environment_with_a_note() {
         .spawn()
         .unwrap();
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    // The environment is named first (the environment rule), then the wait.
     let mut note = String::new();
     stderr.read_line(&mut note).unwrap();
+    if note.starts_with("note: Using ") {
+        note.clear();
+        stderr.read_line(&mut note).unwrap();
+    }
     assert_eq!(
         note,
         format!(
