@@ -174,14 +174,16 @@ pub(crate) fn recorded_targets(
                     )
                 })?,
             ),
+            (None, Some(hash)) if kept_profile(hash).is_some() => kept_profile(hash),
             (None, Some(hash)) => {
                 return Err(CliError::invalid(
                     lock_path,
                     Some(format!("tool.vari.targets.{}", t.name)),
                     format!(
                         "its profile was outside the lock's directory, so the lock records only \
-                         its hash ({hash}); give the targets again with --target PROFILE, or \
-                         keep the profiles beside the lock"
+                         its hash ({hash}), and vari's cache has no copy of it (kept on the \
+                         machine that made the lock); give the targets again with --target \
+                         PROFILE, or keep the profiles beside the lock"
                     ),
                 ))
             }
@@ -197,6 +199,40 @@ pub(crate) fn recorded_targets(
         )?);
     }
     Ok(resolved)
+}
+
+/// The copy in vari's cache of the profile whose recorded hash is `hash`, when there is one and
+/// its bytes still have that hash.
+fn kept_profile(hash: &str) -> Option<PathBuf> {
+    let root = vari_fs::cache_dir()?;
+    let path = vari_install::profile_store::find(&root, hash)?;
+    match profile_hash(&path) {
+        Ok(found) if found == hash => Some(path),
+        _ => None,
+    }
+}
+
+/// Keeps a copy of the profile at `path` (recorded by its hash `hash` only) in vari's cache, so
+/// that this machine can lock again from the lock alone. Best effort: without it, locking
+/// again is the error that names the target.
+fn keep_profile(path: &Path, hash: &str) {
+    let Some(root) = vari_fs::cache_dir() else {
+        return;
+    };
+    if kept_profile(hash).is_some() {
+        return;
+    }
+    let kept = vari_fs::input::read_input(path, InputKind::Config)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| {
+            vari_install::profile_store::keep(&root, hash, path, &bytes).map_err(|e| e.to_string())
+        });
+    if let Err(e) = kept {
+        tracing::warn!(
+            "could not keep a copy of {} in vari's cache: {e}",
+            path.display()
+        );
+    }
 }
 
 /// The directory of the lock at `lock_path` (`.` for a bare file name).
@@ -222,10 +258,14 @@ fn target(
         python_platform.as_deref(),
     )?;
     let profile_hash = profile.map(profile_hash).transpose()?;
+    let recorded = profile.and_then(|p| recorded_profile(p, lock_dir));
+    if let (Some(path), Some(hash), None) = (profile, &profile_hash, &recorded) {
+        keep_profile(path, hash);
+    }
     Ok(LockingTarget {
         lock: LockTarget {
             name: name.clone(),
-            profile: profile.and_then(|p| recorded_profile(p, lock_dir)),
+            profile: recorded,
             profile_hash,
             python_version,
             python_platform,

@@ -829,14 +829,54 @@ fn a_project_directory_is_locked_again_and_checked_with_no_arguments() {
     assert!(!std::fs::read_to_string(project.join("gpu.toml"))
         .unwrap()
         .contains(&*fleet.dir.path().to_string_lossy()));
-    in_project(&["-o", "gpu.toml", "--check"]).expect_one_error(&[
-        "gpu.toml",
-        "cuda13",
-        "outside the lock's directory",
-        "--target",
-    ]);
+    // This machine kept a copy in vari's cache: the lock is checked and made again from the
+    // lock alone, the profile found by its hash.
+    let cache = fleet.path("author-cache");
+    let with_cache = |args: &[&str]| {
+        let mut command = vari();
+        command
+            .current_dir(&project)
+            .env("VARI_CACHE_DIR", &cache)
+            .env("PATH", path_with_uv())
+            .env("UV_CACHE_DIR", fleet.path("uv-cache"))
+            .args(args);
+        run(&mut command)
+    };
+    let lock_gpu = ["lock", "--index-url", &index, "-o", "gpu.toml", "--target"];
+    with_cache(&[&lock_gpu[..], &[outside.as_str()]].concat()).expect_code(0);
+    let check = with_cache(&["lock", "-o", "gpu.toml", "--check"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    let before = std::fs::read_to_string(project.join("gpu.toml")).unwrap();
+    with_cache(&["lock", "-o", "gpu.toml"]).expect_code(0);
+    assert_eq!(
+        std::fs::read_to_string(project.join("gpu.toml")).unwrap(),
+        before
+    );
+    // `vari cache` counts the copy as the `profiles` area and removes it.
+    let info = with_cache(&["cache", "info", "--json"]).expect_code(0);
+    let info: serde_json::Value = serde_json::from_str(&info.stdout).unwrap();
+    let areas = info["areas"].as_array().unwrap();
+    let profiles = areas.iter().find(|a| a["area"] == "profiles").unwrap();
+    assert_eq!(profiles["entries"], 1, "{info}");
+    with_cache(&["cache", "clean", "profiles"]).expect_code(0);
+    // Without the copy (another machine, or a cleaned cache): one error naming the target.
+    for checking in [
+        &["lock", "-o", "gpu.toml", "--check"][..],
+        &["lock", "-o", "gpu.toml"],
+    ] {
+        with_cache(checking).expect_one_error(&[
+            "gpu.toml",
+            "cuda13",
+            "outside the lock's directory",
+            "--target",
+        ]);
+    }
+    assert_eq!(
+        std::fs::read_to_string(project.join("gpu.toml")).unwrap(),
+        before
+    );
     // Given again, it is the same target.
-    in_project(&["-o", "gpu.toml", "--target", &outside, "--check"]).expect_code(0);
+    with_cache(&[&lock_gpu[..], &[outside.as_str(), "--check"]].concat()).expect_code(0);
 }
 
 /// A lock made from a wheelhouse (`--find-links`, relative to the lock) with `--pre` records
