@@ -4,13 +4,14 @@
 use vari_fs::cache_admin::AreaLayout;
 
 /// Every area's layout, in the order they are reported ([`vari_fs::cache_admin::CacheArea::ALL`]).
-pub(crate) const LAYOUTS: [&dyn AreaLayout; 6] = [
+pub(crate) const LAYOUTS: [&dyn AreaLayout; 7] = [
     &vari_client::HttpCacheLayout,
     &vari_python::PythonCacheLayout,
     &vari_detect::DetectCacheLayout,
     &vari_proxy::ProxyCacheLayout,
     &vari_install::sync::LockedCacheLayout,
     &vari_publish::mirror::MirrorCacheLayout,
+    &vari_install::profile_store::ProfileCacheLayout,
 ];
 
 // The fixtures set directory times through a handle, which Windows opens only for files. These
@@ -182,6 +183,7 @@ mod tests {
                 ),
                 (CacheArea::Locked, of(2, 7_200 + 16_300)),
                 (CacheArea::Mirror, of(0, 0)),
+                (CacheArea::Profiles, of(0, 0)),
             ]
         );
         let used = &entries(dir.path(), CacheArea::Locked).unwrap()[1];
@@ -369,7 +371,7 @@ mod tests {
         let err = "wheels".parse::<CacheArea>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown cache area `wheels`: expected http, python, detect, proxy or locked"
+            "unknown cache area `wheels`: expected http, python, detect, proxy, locked, mirror or profiles"
         );
     }
 }

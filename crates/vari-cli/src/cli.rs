@@ -1209,6 +1209,8 @@ pub(crate) enum CacheAreaArg {
     Locked,
     /// The stores of mirrors published to object storage.
     Mirror,
+    /// Copies of the target profiles locks record by hash only.
+    Profiles,
 }
 
 /// `vari cache info`.

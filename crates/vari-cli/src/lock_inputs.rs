@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use vari_client::ClientSettings;
+use vari_client::{ClientSettings, FindLinks};
 use vari_fs::input::{read_input_to_string, InputKind};
 use vari_install::{LockFilesTarget, LockingTarget};
 use vari_lock::{InputsHash, LockInfo, LockInputs, LockTarget};
@@ -187,14 +187,16 @@ pub(crate) fn recorded_targets(
                         })
                     })?,
             ),
+            (None, Some(hash)) if kept_profile(hash).is_some() => kept_profile(hash),
             (None, Some(hash)) => {
                 return Err(CliError::invalid(
                     lock_path,
                     Some(format!("tool.vari.targets.{}", t.name)),
                     format!(
                         "its profile was outside the lock's directory, so the lock records only \
-                         its hash ({hash}); give the targets again with --target PROFILE, or \
-                         keep the profiles beside the lock"
+                         its hash ({hash}), and vari's cache has no copy of it (kept on the \
+                         machine that made the lock); give the targets again with --target \
+                         PROFILE, or keep the profiles beside the lock"
                     ),
                 ))
             }
@@ -210,6 +212,40 @@ pub(crate) fn recorded_targets(
         )?);
     }
     Ok(resolved)
+}
+
+/// The copy in vari's cache of the profile whose recorded hash is `hash`, when there is one and
+/// its bytes still have that hash.
+fn kept_profile(hash: &str) -> Option<PathBuf> {
+    let root = vari_fs::cache_dir()?;
+    let path = vari_install::profile_store::find(&root, hash)?;
+    match profile_hash(&path) {
+        Ok(found) if found == hash => Some(path),
+        _ => None,
+    }
+}
+
+/// Keeps a copy of the profile at `path` (recorded by its hash `hash` only) in vari's cache, so
+/// that this machine can lock again from the lock alone. Best effort: without it, locking
+/// again is the error that names the target.
+fn keep_profile(path: &Path, hash: &str) {
+    let Some(root) = vari_fs::cache_dir() else {
+        return;
+    };
+    if kept_profile(hash).is_some() {
+        return;
+    }
+    let kept = vari_fs::input::read_input(path, InputKind::Config)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| {
+            vari_install::profile_store::keep(&root, hash, path, &bytes).map_err(|e| e.to_string())
+        });
+    if let Err(e) = kept {
+        tracing::warn!(
+            "could not keep a copy of {} in vari's cache: {e}",
+            path.display()
+        );
+    }
 }
 
 /// The directory of the lock at `lock_path` (`.` for a bare file name).
@@ -235,10 +271,14 @@ fn target(
         python_platform.as_deref(),
     )?;
     let profile_hash = profile.map(profile_hash).transpose()?;
+    let recorded = profile.and_then(|p| recorded_profile(p, lock_dir));
+    if let (Some(path), Some(hash), None) = (profile, &profile_hash, &recorded) {
+        keep_profile(path, hash);
+    }
     Ok(LockingTarget {
         lock: LockTarget {
             name: name.clone(),
-            profile: profile.and_then(|p| recorded_profile(p, lock_dir)),
+            profile: recorded,
             profile_hash,
             python_version,
             python_platform,
@@ -255,14 +295,22 @@ fn target(
 /// directory, `/`-separated, when it lies under it; else nothing (the lock keeps its hash and
 /// the target's name, never a path of this machine).
 pub(crate) fn recorded_profile(profile: &Path, lock_dir: &Path) -> Option<String> {
-    let file = std::fs::canonicalize(profile).ok()?;
-    let dir = std::fs::canonicalize(lock_dir).ok()?;
+    relative_under(profile, lock_dir).filter(|relative| relative != ".")
+}
+
+/// `path` relative to `dir`, `/`-separated (`.` for `dir` itself), when it lies under it.
+fn relative_under(path: &Path, dir: &Path) -> Option<String> {
+    let file = std::fs::canonicalize(path).ok()?;
+    let dir = std::fs::canonicalize(dir).ok()?;
     let relative: Vec<String> = file
         .strip_prefix(&dir)
         .ok()?
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
+    if relative.is_empty() {
+        return Some(".".to_owned());
+    }
     let relative = relative.join("/");
     vari_fs::safe_path::check_relative(&relative).ok()?;
     Some(relative)
@@ -278,11 +326,13 @@ pub(crate) fn profile_hash(path: &Path) -> Result<String, CliError> {
 }
 
 /// The hash of everything that decides the lock: requirements by scope (the `-r` files'
-/// requirements read in place), the targets (their profiles' bytes), the sources and `--pre`.
+/// requirements read in place), the targets (their profiles' bytes), the sources (find-links as
+/// the lock in `lock_dir` records them, [`recorded_find_links`]) and `--pre`.
 pub(crate) fn inputs_hash(
     requirements: &Requirements,
     targets: &[LockingTarget],
     sources: &ClientSettings,
+    lock_dir: &Path,
     pre: bool,
 ) -> String {
     let mut hash = InputsHash::new();
@@ -314,7 +364,10 @@ pub(crate) fn inputs_hash(
         hash.add("index", index.to_string().as_bytes());
     }
     for links in &sources.find_links {
-        hash.add("find-links", links.to_string().as_bytes());
+        hash.add(
+            "find-links",
+            recorded_find_links(links, lock_dir).as_bytes(),
+        );
     }
     hash.add("strategy", format!("{:?}", sources.strategy).as_bytes());
     hash.add("pre", if pre { b"1" } else { b"0" });
@@ -347,6 +400,8 @@ pub(crate) fn lock_inputs(
     requirements: &Requirements,
     targets: &[LockingTarget],
     sources: &ClientSettings,
+    lock_dir: &Path,
+    pre: bool,
     hash: String,
 ) -> LockInputs {
     LockInputs {
@@ -364,8 +419,83 @@ pub(crate) fn lock_inputs(
             requirements: requirements.base.clone(),
             targets: targets.iter().map(|t| t.lock.clone()).collect(),
             indexes: sources.indexes.iter().map(ToString::to_string).collect(),
+            find_links: sources
+                .find_links
+                .iter()
+                .map(|links| recorded_find_links(links, lock_dir))
+                .collect(),
+            pre,
         },
     }
+}
+
+/// How a lock in `lock_dir` records a `--find-links` source: an http(s) page by its URL; a
+/// directory (or a local page) under the lock's directory relative to it, `/`-separated (`.`
+/// for the directory itself); another one by its absolute path, as the user named it.
+pub(crate) fn recorded_find_links(links: &FindLinks, lock_dir: &Path) -> String {
+    let path = match links {
+        FindLinks::Directory(path) => path.clone(),
+        FindLinks::Page { url, .. } => match url.to_file_path() {
+            Ok(path) if url.scheme() == "file" => path,
+            _ => return url.to_string(),
+        },
+    };
+    if let Some(relative) = relative_under(&path, lock_dir) {
+        return relative;
+    }
+    std::fs::canonicalize(&path)
+        .or_else(|_| std::path::absolute(&path))
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The `--find-links` sources the lock at `lock_path` records, read back: a relative path
+/// under the lock's directory, an absolute path, an http(s) page. A local one that is not here
+/// is one error naming it.
+pub(crate) fn recorded_sources(
+    recorded: &[String],
+    lock_path: &Path,
+) -> Result<Vec<FindLinks>, CliError> {
+    let lock_dir = lock_dir(lock_path);
+    let key = |i: usize| Some(format!("tool.vari.find-links[{i}]"));
+    let mut sources = Vec::new();
+    for (i, text) in recorded.iter().enumerate() {
+        let lower = text.to_ascii_lowercase();
+        let given = if lower.starts_with("http://") || lower.starts_with("https://") {
+            text.clone()
+        } else {
+            let path = if Path::new(text).is_absolute() {
+                PathBuf::from(text)
+            } else if text == "." {
+                lock_dir.clone()
+            } else {
+                vari_fs::safe_path::join_under(&lock_dir, text).map_err(|e| {
+                    CliError::invalid(
+                        lock_path,
+                        key(i),
+                        format!("{e}; a lock names its find-links relative to its directory"),
+                    )
+                })?
+            };
+            if !path.exists() {
+                return Err(CliError::invalid(
+                    lock_path,
+                    key(i),
+                    format!(
+                        "{} is not here: give --find-links again, or put the wheelhouse back",
+                        path.display()
+                    ),
+                ));
+            }
+            path.to_string_lossy().into_owned()
+        };
+        sources.push(
+            FindLinks::parse(&given)
+                .map_err(|e| CliError::invalid(lock_path, key(i), e.to_string()))?,
+        );
+    }
+    Ok(sources)
 }
 
 fn read_pyproject(path: &Path, requirements: &mut Requirements) -> Result<(), CliError> {

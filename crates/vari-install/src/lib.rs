@@ -54,6 +54,7 @@ mod list;
 mod lock_files;
 mod locking;
 mod plan;
+pub mod profile_store;
 mod requirements_file;
 mod run;
 pub mod stable_port;

@@ -138,6 +138,12 @@ pub struct LockInfo {
     pub targets: Vec<LockTarget>,
     /// `indexes`: the index URLs the lock was resolved against, in priority order.
     pub indexes: Vec<String>,
+    /// `find-links`: the flat sources (`--find-links`) the lock was resolved against, in the
+    /// order given: an http(s) page's URL, a directory under the lock's directory relative to
+    /// it (`/`-separated), another directory as an absolute path.
+    pub find_links: Vec<String>,
+    /// `pre`: pre-releases were allowed (`--pre`); written only when true.
+    pub pre: bool,
 }
 
 /// One entry of `[[tool.vari.targets]]`.

@@ -382,6 +382,16 @@ fn read_lock_info(table: toml::Table) -> Result<LockInfo, LockError> {
             .and_then(|()| check_url(index))
             .map_err(|message| fields.error(&format!("indexes[{i}]"), message))?;
     }
+    let find_links = fields.strings("find-links")?;
+    for (i, links) in find_links.iter().enumerate() {
+        check_find_links(links)
+            .map_err(|message| fields.error(&format!("find-links[{i}]"), message))?;
+    }
+    let pre = match fields.take("pre") {
+        Some(toml::Value::Boolean(value)) => value,
+        Some(_) => return Err(fields.error("pre", "must be true or false")),
+        None => false,
+    };
     let mut targets = Vec::new();
     for (i, table) in fields
         .tables("targets")?
@@ -403,7 +413,31 @@ fn read_lock_info(table: toml::Table) -> Result<LockInfo, LockError> {
         requirements,
         targets,
         indexes,
+        find_links,
+        pre,
     })
+}
+
+/// A `find-links` entry: an http(s) page's URL (as [`check_url`]), else a directory's path
+/// (relative to the lock, or absolute) without control characters. Whoever reads
+/// the directory resolves a relative path under the lock's directory.
+fn check_find_links(text: &str) -> Result<(), String> {
+    let lower = text.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        return check_url(text);
+    }
+    if text.is_empty() {
+        return Err("is empty".to_owned());
+    }
+    if text.chars().any(char::is_control) {
+        return Err(format!("{text:?} has a control character"));
+    }
+    if lower.contains("://") || lower.starts_with("file:") {
+        return Err(format!(
+            "{text:?}: only http and https pages or a directory's path are allowed"
+        ));
+    }
+    Ok(())
 }
 
 fn read_package_info(table: toml::Table, path: &str) -> Result<PackageInfo, LockError> {

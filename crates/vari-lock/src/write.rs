@@ -268,6 +268,10 @@ fn lock_info_table(info: &LockInfo) -> Table {
     }
     insert_strings(&mut table, "requirements", &info.requirements);
     insert_strings(&mut table, "indexes", &info.indexes);
+    insert_strings(&mut table, "find-links", &info.find_links);
+    if info.pre {
+        table.insert("pre", Item::Value(true.into()));
+    }
     if !info.targets.is_empty() {
         let items = info.targets.iter().map(|target| {
             let mut inline = InlineTable::new();

@@ -32,4 +32,6 @@ pub use elf::{slim_elf, ElfOutcome, ElfProblem, LeftWhole};
 pub use keep::{Keep, KeepSpec, KeepSpecError};
 pub use report::{CodeSize, FileReport, SlimReport};
 pub use section::{slim_section, EntryOutcome};
-pub use wheel::{families, slim_wheel, split_wheel, SlimError, SlimOptions};
+pub use wheel::{
+    families, slim_wheel, split_wheel, split_wheel_reporting, SlimError, SlimOptions, SplitStep,
+};

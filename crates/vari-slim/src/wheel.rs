@@ -397,6 +397,28 @@ pub fn split_wheel(
     out_dir: &Path,
     options: &SlimOptions,
 ) -> Result<Vec<SlimReport>, SlimError> {
+    split_wheel_reporting(wheel, out_dir, options, &mut |_| {})
+}
+
+/// Which family [`split_wheel_reporting`] is about to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitStep {
+    /// The family's major architecture (`8` for `8.x`).
+    pub major: u32,
+    /// Its place among the families, from 1.
+    pub index: usize,
+    /// How many families the wheel has.
+    pub count: usize,
+}
+
+/// [`split_wheel`], telling `on_family` which family it starts writing, in turn (for
+/// progress: `8.x (2 of 3)`).
+pub fn split_wheel_reporting(
+    wheel: &Path,
+    out_dir: &Path,
+    options: &SlimOptions,
+    on_family: &mut dyn FnMut(SplitStep),
+) -> Result<Vec<SlimReport>, SlimError> {
     let mut base = BaseScans::new();
     let families = families_with(wheel, &mut base)?;
     if families.is_empty() {
@@ -406,7 +428,13 @@ pub fn split_wheel(
         });
     }
     let mut reports: Vec<SlimReport> = Vec::new();
-    for major in families {
+    let count = families.len();
+    for (i, major) in families.into_iter().enumerate() {
+        on_family(SplitStep {
+            major,
+            index: i + 1,
+            count,
+        });
         let keep = Keep::new([KeepSpec::Family(major)]);
         let mut family = options.clone();
         if let Some(prefix) = &options.label {

@@ -82,6 +82,7 @@ fn area(arg: CacheAreaArg) -> CacheArea {
         CacheAreaArg::Proxy => CacheArea::Proxy,
         CacheAreaArg::Locked => CacheArea::Locked,
         CacheAreaArg::Mirror => CacheArea::Mirror,
+        CacheAreaArg::Profiles => CacheArea::Profiles,
     }
 }
 

@@ -44,13 +44,19 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
         .and_then(|lock| lock.vari.as_ref());
     if let Some(info) = recorded {
         recorded_indexes(&mut sources, info, args, &output_path)?;
+        if args.index.find_links.is_empty() && !info.find_links.is_empty() {
+            sources.find_links = inputs::recorded_sources(&info.find_links, &output_path)?;
+        }
     }
+    // `--pre`, or the lock being made again allowed pre-releases.
+    let pre = args.index.pre || recorded.is_some_and(|info| info.pre);
+    let lock_dir = inputs::lock_dir(&output_path);
     let targets = match recorded.filter(|i| !i.targets.is_empty() && no_target_flags(args)) {
         Some(info) => inputs::recorded_targets(&info.targets, &output_path, &lock_target)?,
         None => targets(args, &output_path)?,
     };
     tracing::debug!("targets resolved after {:.1?}", clock.elapsed());
-    let hash = inputs::inputs_hash(&requirements, &targets, &sources, args.index.pre);
+    let hash = inputs::inputs_hash(&requirements, &targets, &sources, &lock_dir, pre);
     if args.check {
         return Ok(check(
             &output_path,
@@ -65,12 +71,11 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     let selection = config.selection(vari_core::ordering::SelectionOptions::default());
     let preferences = preferences(existing.as_ref(), args);
     let runtime = server_runtime()?;
-    let lock_dir = inputs::lock_dir(&output_path);
     let request = LockingRequest {
         uv: &uv,
         sources: &sources,
         selection: &selection,
-        pre: args.index.pre,
+        pre,
         requirements: &requirements.all(),
         targets: &targets,
         preferences: &preferences,
@@ -85,7 +90,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     drop(spinner);
     let releases = releases.map_err(|e| CliError::Other(e.to_string()))?;
     tracing::debug!("releases listed after {:.1?}", clock.elapsed());
-    let lock_inputs = inputs::lock_inputs(&requirements, &targets, &sources, hash);
+    let lock_inputs = inputs::lock_inputs(&requirements, &targets, &sources, &lock_dir, pre, hash);
     let lock = vari_lock::build_lock(&lock_inputs, releases)
         .map_err(|e| CliError::Other(e.to_string()))?;
     let text = vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
@@ -154,7 +159,8 @@ fn recorded_requirements(lock: &Lock, path: &Path) -> Result<Requirements, CliEr
     })
 }
 
-/// The indexes the existing lock records, in its order, unless the command line names its own.
+/// The indexes the existing lock records, in its order (none, for a lock made from find-links
+/// alone), unless the command line names its own.
 fn recorded_indexes(
     sources: &mut vari_client::ClientSettings,
     info: &vari_lock::LockInfo,
@@ -162,7 +168,8 @@ fn recorded_indexes(
     path: &Path,
 ) -> Result<(), CliError> {
     let given = !args.index.index_url.is_empty() || !args.index.extra_index_url.is_empty();
-    if given || info.indexes.is_empty() {
+    // A lock made from find-links alone records no index: none is added again.
+    if given || (info.indexes.is_empty() && info.find_links.is_empty()) {
         return Ok(());
     }
     sources.indexes = info

@@ -295,7 +295,8 @@ fn resolve_input(
         &lock_dir,
         &lock_target,
     )?;
-    let hash = lock_inputs::inputs_hash(&requirements, &targets, sources, args.index.pre);
+    let hash =
+        lock_inputs::inputs_hash(&requirements, &targets, sources, &lock_dir, args.index.pre);
     let request = LockingRequest {
         uv: &uv,
         sources,
@@ -310,7 +311,14 @@ fn resolve_input(
     let releases = runtime
         .block_on(vari_install::resolve_releases(&request))
         .map_err(|e| CliError::Other(e.to_string()))?;
-    let inputs = lock_inputs::lock_inputs(&requirements, &targets, sources, hash);
+    let inputs = lock_inputs::lock_inputs(
+        &requirements,
+        &targets,
+        sources,
+        &lock_dir,
+        args.index.pre,
+        hash,
+    );
     let lock =
         vari_lock::build_lock(&inputs, releases).map_err(|e| CliError::Other(e.to_string()))?;
     let client = vari_client::IndexClient::new(sources.clone())

@@ -43,14 +43,35 @@ pub(super) fn split(args: &SplitArgs) -> Result<ExitCode, CliError> {
         valid: built_in_valid_values(),
         skip_validation: args.skip_validation,
     };
-    let spinner = crate::progress::Spinner::new(format!(
-        "splitting {}: one wheel per GPU family",
-        file_name(&args.wheel)
-    ));
-    let reports = vari_slim::split_wheel(&args.wheel, &args.output, &options)
-        .map_err(|e| slim_error(&args.wheel, e));
+    // Reading the wheel's families first (a spinner), then one step per family written.
+    let name = file_name(&args.wheel);
+    let mut spinner = Some(crate::progress::Spinner::new(format!(
+        "splitting {name}: reading its GPU families"
+    )));
+    let bar = crate::progress::Count::hidden();
+    let mut on_family = |step: vari_slim::SplitStep| {
+        spinner.take();
+        if step.index == 1 {
+            bar.start(&format!("splitting {name}"), step.count as u64);
+        } else {
+            bar.inc();
+        }
+        bar.set_message(family_message(&name, step));
+    };
+    let reports =
+        vari_slim::split_wheel_reporting(&args.wheel, &args.output, &options, &mut on_family)
+            .map_err(|e| slim_error(&args.wheel, e));
     drop(spinner);
+    bar.finish();
     print(&reports?, args.json)
+}
+
+/// What `wheel split` says it is writing: `splitting NAME: writing the 8.x wheel (2 of 3)`.
+fn family_message(name: &str, step: vari_slim::SplitStep) -> String {
+    format!(
+        "splitting {name}: writing the {}.x wheel ({} of {})",
+        step.major, step.index, step.count
+    )
 }
 
 /// The wheel's file name, for progress lines.
@@ -219,4 +240,22 @@ fn human(report: &SlimReport) -> String {
         out.push_str(&code.render(output::width()));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_progress_names_the_family_and_how_far() {
+        let step = vari_slim::SplitStep {
+            major: 8,
+            index: 2,
+            count: 3,
+        };
+        assert_eq!(
+            family_message("nvlike-1.0-py3-none-manylinux_2_28_x86_64.whl", step),
+            "splitting nvlike-1.0-py3-none-manylinux_2_28_x86_64.whl: writing the 8.x wheel (2 of 3)"
+        );
+    }
 }

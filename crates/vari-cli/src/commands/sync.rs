@@ -150,9 +150,16 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
             .iter()
             .map(|&i| planned.files[i].clone())
             .collect();
-        let staged = runtime()?
-            .block_on(fetch_locked(&wanted, &options))
-            .map_err(|e| CliError::Other(e.to_string()))?;
+        // On a terminal, what is fetched while it is (the installer's own output follows).
+        let spinner = (!wanted.is_empty()).then(|| {
+            crate::progress::Spinner::new(format!(
+                "fetching and checking {} the lock names",
+                crate::table::count(wanted.len(), "file")
+            ))
+        });
+        let staged = runtime()?.block_on(fetch_locked(&wanted, &options));
+        drop(spinner);
+        let staged = staged.map_err(|e| CliError::Other(e.to_string()))?;
         // Every file is here and checked: what follows changes the environment.
         name_environment(environment.as_ref());
         vari_install::sync::apply(&request, &planned.files, &staged, &outcome, early)

@@ -128,6 +128,7 @@ fn info_counts_entries_and_bytes_per_area() {
                 area("proxy", 2, wheels),
                 area("locked", 1, 4100),
                 area("mirror", 1, 8200),
+                area("profiles", 0, 0),
             ],
             "total": {"entries": 8, "bytes": 5048 + 600 + 700 + wheels + 4100 + 8200},
         })
@@ -138,14 +139,15 @@ fn info_counts_entries_and_bytes_per_area() {
     assert_eq!(
         &lines[2..],
         [
-            "area    entries     size",
-            "http          2  4.9 KiB",
-            "python        1    600 B",
-            "detect        1    700 B",
-            "proxy         2  3.0 MiB",
-            "locked        1  4.0 KiB",
-            "mirror        1  8.0 KiB",
-            "total         8  3.0 MiB",
+            "area      entries     size",
+            "http            2  4.9 KiB",
+            "python          1    600 B",
+            "detect          1    700 B",
+            "proxy           2  3.0 MiB",
+            "locked          1  4.0 KiB",
+            "mirror          1  8.0 KiB",
+            "profiles        0      0 B",
+            "total           8  3.0 MiB",
         ]
     );
     // Counting changes nothing.

@@ -829,14 +829,113 @@ fn a_project_directory_is_locked_again_and_checked_with_no_arguments() {
     assert!(!std::fs::read_to_string(project.join("gpu.toml"))
         .unwrap()
         .contains(&*fleet.dir.path().to_string_lossy()));
-    in_project(&["-o", "gpu.toml", "--check"]).expect_one_error(&[
-        "gpu.toml",
-        "cuda13",
-        "outside the lock's directory",
-        "--target",
-    ]);
+    // This machine kept a copy in vari's cache: the lock is checked and made again from the
+    // lock alone, the profile found by its hash.
+    let cache = fleet.path("author-cache");
+    let with_cache = |args: &[&str]| {
+        let mut command = vari();
+        command
+            .current_dir(&project)
+            .env("VARI_CACHE_DIR", &cache)
+            .env("PATH", path_with_uv())
+            .env("UV_CACHE_DIR", fleet.path("uv-cache"))
+            .args(args);
+        run(&mut command)
+    };
+    let lock_gpu = ["lock", "--index-url", &index, "-o", "gpu.toml", "--target"];
+    with_cache(&[&lock_gpu[..], &[outside.as_str()]].concat()).expect_code(0);
+    let check = with_cache(&["lock", "-o", "gpu.toml", "--check"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    let before = std::fs::read_to_string(project.join("gpu.toml")).unwrap();
+    with_cache(&["lock", "-o", "gpu.toml"]).expect_code(0);
+    assert_eq!(
+        std::fs::read_to_string(project.join("gpu.toml")).unwrap(),
+        before
+    );
+    // `vari cache` counts the copy as the `profiles` area and removes it.
+    let info = with_cache(&["cache", "info", "--json"]).expect_code(0);
+    let info: serde_json::Value = serde_json::from_str(&info.stdout).unwrap();
+    let areas = info["areas"].as_array().unwrap();
+    let profiles = areas.iter().find(|a| a["area"] == "profiles").unwrap();
+    assert_eq!(profiles["entries"], 1, "{info}");
+    with_cache(&["cache", "clean", "profiles"]).expect_code(0);
+    // Without the copy (another machine, or a cleaned cache): one error naming the target.
+    for checking in [
+        &["lock", "-o", "gpu.toml", "--check"][..],
+        &["lock", "-o", "gpu.toml"],
+    ] {
+        with_cache(checking).expect_one_error(&[
+            "gpu.toml",
+            "cuda13",
+            "outside the lock's directory",
+            "--target",
+        ]);
+    }
+    assert_eq!(
+        std::fs::read_to_string(project.join("gpu.toml")).unwrap(),
+        before
+    );
     // Given again, it is the same target.
-    in_project(&["-o", "gpu.toml", "--target", &outside, "--check"]).expect_code(0);
+    with_cache(&[&lock_gpu[..], &[outside.as_str(), "--check"]].concat()).expect_code(0);
+}
+
+/// A lock made from a wheelhouse (`--find-links`, relative to the lock) with `--pre` records
+/// both, so `vari lock --check` and `vari lock` with no arguments use them again; a wheelhouse
+/// that is not there any more is one error naming the lock's key.
+#[test]
+fn a_wheelhouse_lock_with_pre_is_checked_and_locked_again_with_no_arguments() {
+    use vari_test_support::wheels::TestWheel;
+    let fleet = Fleet::new();
+    let upstream = fleet.path("upstream");
+    TestWheel::new("prelike-1.0-py3-none-any.whl").write(&upstream);
+    TestWheel::new("prelike-2.0b1-py3-none-any.whl").write(&upstream);
+    let here = |args: &[&str]| {
+        let mut command = vari();
+        command
+            .current_dir(fleet.dir.path())
+            .env("PATH", path_with_uv())
+            .env("UV_CACHE_DIR", fleet.path("uv-cache"))
+            .arg("lock")
+            .args(args);
+        run(&mut command)
+    };
+    let first = [
+        "--find-links",
+        "upstream",
+        "--pre",
+        "--target",
+        "profiles/cpu.toml",
+        "prelike",
+    ];
+    here(&first).expect_code(0);
+    let path = fleet.path("pylock.toml");
+    let lock = read_lock(&path);
+    let info = lock.vari.as_ref().unwrap();
+    assert_eq!(info.find_links, ["upstream"]);
+    assert!(info.pre);
+    assert_eq!(
+        package(&lock, "prelike")
+            .version
+            .as_ref()
+            .map(ToString::to_string),
+        Some("2.0b1".to_owned())
+    );
+    // No arguments: the wheelhouse and --pre come from the lock.
+    let check = here(&["--check"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert_eq!(check.stdout, "pylock.toml is up to date\n");
+    let before = std::fs::read_to_string(&path).unwrap();
+    here(&[]).expect_code(0);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    // Given the same wheelhouse by an absolute path: the same lock, up to date.
+    let absolute = upstream.to_str().unwrap();
+    let check = here(&["--check", "-f", absolute, "--pre"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    // The wheelhouse gone: one error naming the key, the lock unchanged.
+    std::fs::rename(&upstream, fleet.path("moved")).unwrap();
+    here(&["--check"]).expect_one_error(&["tool.vari.find-links[0]", "--find-links"]);
+    here(&[]).expect_one_error(&["tool.vari.find-links[0]", "--find-links"]);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
 }
 
 /// A directory holding a stand-in `uv` (a shell script with `body`), first on PATH: a broken

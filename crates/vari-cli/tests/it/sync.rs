@@ -294,12 +294,18 @@ fn offline_from_a_wheelhouse_with_the_index_gone() {
     run(sync(&scratch, &fleet.lock, &venv, fleet.profile("a100")).arg("--offline"))
         .expect_one_error(&["offline: it would be fetched from http://127.0.0.1:"]);
     assert_eq!(listed(&venv), []);
-    run(sync(&scratch, &fleet.lock, &venv, fleet.profile("a100"))
+    let synced = run(sync(&scratch, &fleet.lock, &venv, fleet.profile("a100"))
         .arg("--offline")
         .arg("--find-links")
         .arg(&fleet.upstream))
     .expect_code(0);
     assert_eq!(listed(&venv), fleet::installed("a100"));
+    // Fetching draws a spinner on a terminal only: nothing of it on a pipe.
+    assert!(
+        !synced.stderr.contains("fetching and checking"),
+        "{}",
+        synced.stderr
+    );
 }
 
 #[test]

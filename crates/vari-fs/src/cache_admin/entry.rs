@@ -27,20 +27,25 @@ pub enum CacheArea {
     /// `mirror/`: the stores of mirrors published to object storage (`vari-publish`), each
     /// the files of one destination and what the last run knew of them.
     Mirror,
+    /// `profiles/`: copies of the target profiles locks record by hash only (`vari-install`),
+    /// so the machine that made a lock can make it again.
+    Profiles,
 }
 
 impl CacheArea {
     /// Every area, in the order they are reported.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Http,
         Self::Python,
         Self::Detect,
         Self::Proxy,
         Self::Locked,
         Self::Mirror,
+        Self::Profiles,
     ];
 
-    /// The name `vari cache` uses: `http`, `python`, `detect`, `proxy`, `locked`, `mirror`.
+    /// The name `vari cache` uses: `http`, `python`, `detect`, `proxy`, `locked`, `mirror`,
+    /// `profiles`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Http => "http",
@@ -49,6 +54,7 @@ impl CacheArea {
             Self::Proxy => "proxy",
             Self::Locked => "locked",
             Self::Mirror => "mirror",
+            Self::Profiles => "profiles",
         }
     }
 
@@ -71,7 +77,9 @@ impl fmt::Display for CacheArea {
 
 /// A name that is not a [`CacheArea`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown cache area `{0}`: expected http, python, detect, proxy or locked")]
+#[error(
+    "unknown cache area `{0}`: expected http, python, detect, proxy, locked, mirror or profiles"
+)]
 pub struct UnknownArea(pub String);
 
 impl FromStr for CacheArea {

@@ -347,3 +347,47 @@ fn what_the_writer_writes_the_reader_reads_and_the_limits_are_one() {
         .to_string()
         .starts_with("packages: has more than"));
 }
+
+#[test]
+fn find_links_and_pre_are_recorded_and_read_back() {
+    let base = "lock-version = \"1.0\"\ncreated-by = \"x\"\npackages = []\n[tool.vari]\n";
+    // An old lock without them reads as before.
+    let old = read_lock(&format!("{base}requirements = [\"a\"]\n")).unwrap();
+    let info = old.vari.unwrap();
+    assert!(info.find_links.is_empty());
+    assert!(!info.pre);
+    let text = format!(
+        "{base}find-links = [\"wheels\", \"/srv/wheelhouse\", \"https://example.org/links.html\"]\npre = true\n"
+    );
+    let lock = read_lock(&text).unwrap();
+    let info = lock.vari.as_ref().unwrap();
+    assert_eq!(
+        info.find_links,
+        [
+            "wheels",
+            "/srv/wheelhouse",
+            "https://example.org/links.html"
+        ]
+    );
+    assert!(info.pre);
+    let written = write_lock(&lock).unwrap();
+    assert!(written.contains("pre = true"), "{written}");
+    assert_eq!(read_lock(&written).unwrap(), lock);
+    // Not pre: nothing written.
+    let mut plain = lock.clone();
+    plain.vari.as_mut().unwrap().pre = false;
+    assert!(!write_lock(&plain).unwrap().contains("pre ="));
+    // Hostile entries are refused, naming the key.
+    for bad in [
+        "\"\"",
+        "\"file:///etc\"",
+        "\"ftp://example.org/x\"",
+        "\"https://u:p@example.org/x\"",
+        "\"a\\nb\"",
+    ] {
+        let message = rejected(&format!("{base}find-links = [{bad}]\n"));
+        assert!(message.starts_with("tool.vari.find-links[0]"), "{message}");
+    }
+    let message = rejected(&format!("{base}pre = \"yes\"\n"));
+    assert!(message.starts_with("tool.vari.pre"), "{message}");
+}
