@@ -79,7 +79,8 @@ pub use error::{ClientError, HashMismatch, SizeMismatch};
 pub use http::HttpCacheLayout;
 pub use limits::{
     CeilingNames, InvalidLimit, Limits, HTTP_DEADLINE_ENV, LOW_SPEED_BYTES_ENV,
-    LOW_SPEED_SECONDS_ENV, MAX_METADATA_BYTES_ENV, MAX_PAGE_BYTES_ENV, MAX_VARIANTS_JSON_BYTES_ENV,
+    LOW_SPEED_SECONDS_ENV, MAX_METADATA_BYTES_ENV, MAX_PAGE_BYTES_ENV, MAX_UNSIZED_FILE_BYTES_ENV,
+    MAX_VARIANTS_JSON_BYTES_ENV, UNSIZED_FILE_DEFAULT,
 };
 pub use name::{InvalidProjectName, ProjectName};
 pub use raw::FetchedBody;

@@ -48,6 +48,12 @@ pub struct Limits {
     /// dripping server is dropped within a minute; `low-speed-seconds`,
     /// `VARI_LOW_SPEED_SECONDS`.
     pub low_speed_time: Duration,
+    /// A downloaded file whose size nothing declares (a lock entry without `size`): the most
+    /// bytes it may bring before the download stops, so one unsized entry cannot fill the
+    /// cache volume. Default 4 GiB (the largest real wheels are a few GiB);
+    /// `max-unsized-file-bytes`, `VARI_MAX_UNSIZED_FILE_BYTES`. A file with a declared size
+    /// is bounded by that size instead.
+    pub max_unsized_file_bytes: u64,
 }
 
 /// 64 MiB.
@@ -56,6 +62,8 @@ const PAGE_DEFAULT: u64 = 64 * 1024 * 1024;
 const METADATA_DEFAULT: u64 = 16 * 1024 * 1024;
 /// 1 KiB.
 const LOW_SPEED_BYTES_DEFAULT: u64 = 1024;
+/// 4 GiB.
+pub const UNSIZED_FILE_DEFAULT: u64 = 4 << 30;
 
 impl Default for Limits {
     /// 64 MiB pages, 64 MiB `variants.json`, 16 MiB metadata, 300 s per request, streams
@@ -68,6 +76,7 @@ impl Default for Limits {
             deadline: Duration::from_secs(300),
             low_speed_bytes: LOW_SPEED_BYTES_DEFAULT,
             low_speed_time: Duration::from_secs(60),
+            max_unsized_file_bytes: UNSIZED_FILE_DEFAULT,
         }
     }
 }
@@ -84,6 +93,8 @@ pub const HTTP_DEADLINE_ENV: &str = "VARI_HTTP_DEADLINE";
 pub const LOW_SPEED_BYTES_ENV: &str = "VARI_LOW_SPEED_BYTES";
 /// The environment variable that sets the window of the low-speed rule, in seconds.
 pub const LOW_SPEED_SECONDS_ENV: &str = "VARI_LOW_SPEED_SECONDS";
+/// The environment variable that sets the ceiling of a download with no declared size.
+pub const MAX_UNSIZED_FILE_BYTES_ENV: &str = "VARI_MAX_UNSIZED_FILE_BYTES";
 
 /// An environment variable with a value that is not a limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -113,6 +124,7 @@ impl Limits {
             ),
             (MAX_METADATA_BYTES_ENV, &mut self.max_metadata_bytes),
             (LOW_SPEED_BYTES_ENV, &mut self.low_speed_bytes),
+            (MAX_UNSIZED_FILE_BYTES_ENV, &mut self.max_unsized_file_bytes),
         ] {
             if let Some(value) = var(name) {
                 *slot = parse_bytes(&value).ok_or_else(|| InvalidLimit {
@@ -240,6 +252,7 @@ mod tests {
                 ("VARI_MAX_METADATA_BYTES", ""),
                 ("VARI_LOW_SPEED_BYTES", "10"),
                 ("VARI_LOW_SPEED_SECONDS", "2"),
+                ("VARI_MAX_UNSIZED_FILE_BYTES", "5000"),
             ]))
             .unwrap();
         assert_eq!(limits.max_page_bytes, 1000);
@@ -247,6 +260,7 @@ mod tests {
         assert_eq!(limits.max_metadata_bytes, METADATA_DEFAULT);
         assert_eq!(limits.low_speed_bytes, 10);
         assert_eq!(limits.low_speed_time, Duration::from_secs(2));
+        assert_eq!(limits.max_unsized_file_bytes, 5000);
         for bad in [
             ("VARI_MAX_PAGE_BYTES", "64MB"),
             ("VARI_MAX_VARIANTS_JSON_BYTES", "0"),

@@ -251,6 +251,10 @@ impl Config {
             ),
             (&s.max_metadata_bytes, &mut limits.max_metadata_bytes),
             (&s.low_speed_bytes, &mut limits.low_speed_bytes),
+            (
+                &s.max_unsized_file_bytes,
+                &mut limits.max_unsized_file_bytes,
+            ),
         ] {
             if let Some(setting) = setting {
                 *slot = setting.value;
@@ -330,6 +334,9 @@ fn default_value(key: Key) -> Option<Shown> {
             Shown::Text(Limits::default().max_variants_json_bytes.to_string())
         }
         Key::MaxMetadataBytes => Shown::Text(Limits::default().max_metadata_bytes.to_string()),
+        Key::MaxUnsizedFileBytes => {
+            Shown::Text(Limits::default().max_unsized_file_bytes.to_string())
+        }
         Key::HttpDeadline => Shown::Text(Limits::default().deadline.as_secs_f64().to_string()),
         Key::LowSpeedBytes => Shown::Text(Limits::default().low_speed_bytes.to_string()),
         Key::LowSpeedSeconds => {

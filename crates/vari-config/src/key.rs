@@ -38,6 +38,8 @@ pub enum Key {
     LowSpeedBytes,
     /// `low-speed-seconds`: the window of the low-speed rule.
     LowSpeedSeconds,
+    /// `max-unsized-file-bytes`: the size ceiling of a download with no declared size.
+    MaxUnsizedFileBytes,
     /// `max-input-bytes`: raises the size ceiling of input files (configs, profiles, metadata).
     MaxInputBytes,
     /// `max-inflate-ratio`: how many times its size a wheel's members may inflate to in all.
@@ -53,7 +55,7 @@ pub enum Key {
 
 impl Key {
     /// Every key, in the order they are shown.
-    pub const ALL: [Key; 21] = [
+    pub const ALL: [Key; 22] = [
         Key::Prefer,
         Key::Forbid,
         Key::EnableOptional,
@@ -70,6 +72,7 @@ impl Key {
         Key::HttpDeadline,
         Key::LowSpeedBytes,
         Key::LowSpeedSeconds,
+        Key::MaxUnsizedFileBytes,
         Key::MaxInputBytes,
         Key::MaxInflateRatio,
         Key::ProxyTargets,
@@ -96,6 +99,7 @@ impl Key {
             Key::HttpDeadline => "http-deadline",
             Key::LowSpeedBytes => "low-speed-bytes",
             Key::LowSpeedSeconds => "low-speed-seconds",
+            Key::MaxUnsizedFileBytes => "max-unsized-file-bytes",
             Key::MaxInputBytes => "max-input-bytes",
             Key::MaxInflateRatio => "max-inflate-ratio",
             Key::ProxyTargets => "proxy.targets",
@@ -127,6 +131,7 @@ impl Key {
             | Key::MaxVariantsJsonBytes
             | Key::MaxMetadataBytes
             | Key::LowSpeedBytes
+            | Key::MaxUnsizedFileBytes
             | Key::MaxInputBytes => "a positive number of bytes",
             Key::MaxInflateRatio => "a positive whole number",
             Key::HttpDeadline | Key::LowSpeedSeconds => {

@@ -196,6 +196,9 @@ impl Reader<'_> {
             Key::MaxMetadataBytes => {
                 settings.max_metadata_bytes = self.sourced(self.bytes(key, item, at)?)
             }
+            Key::MaxUnsizedFileBytes => {
+                settings.max_unsized_file_bytes = self.sourced(self.bytes(key, item, at)?)
+            }
             Key::HttpDeadline => {
                 settings.http_deadline = self.sourced(self.seconds(key, item, at)?)
             }
@@ -460,7 +463,8 @@ offline = true
              enable-optional, profile, no-variants, index-url, extra-index-url, find-links, \
              index-strategy, offline, max-page-bytes, max-variants-json-bytes, \
              max-metadata-bytes, http-deadline, low-speed-bytes, low-speed-seconds, \
-             max-input-bytes, max-inflate-ratio, proxy.targets, families, no-families) (line 3)"
+             max-unsized-file-bytes, max-input-bytes, max-inflate-ratio, proxy.targets, \
+             families, no-families) (line 3)"
         );
         let e = read("offline = \"yes\"").unwrap_err();
         assert_eq!(

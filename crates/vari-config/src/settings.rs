@@ -121,6 +121,8 @@ pub struct Settings {
     pub low_speed_bytes: Option<Sourced<u64>>,
     /// `low-speed-seconds`.
     pub low_speed_seconds: Option<Sourced<std::time::Duration>>,
+    /// `max-unsized-file-bytes`.
+    pub max_unsized_file_bytes: Option<Sourced<u64>>,
     /// `max-input-bytes`.
     pub max_input_bytes: Option<Sourced<u64>>,
     /// `max-inflate-ratio`.
@@ -161,6 +163,7 @@ impl Settings {
             http_deadline,
             low_speed_bytes,
             low_speed_seconds,
+            max_unsized_file_bytes,
             max_input_bytes,
             max_inflate_ratio,
             proxy_targets,
@@ -183,6 +186,7 @@ impl Settings {
         put(&mut self.http_deadline, http_deadline);
         put(&mut self.low_speed_bytes, low_speed_bytes);
         put(&mut self.low_speed_seconds, low_speed_seconds);
+        put(&mut self.max_unsized_file_bytes, max_unsized_file_bytes);
         put(&mut self.max_input_bytes, max_input_bytes);
         put(&mut self.max_inflate_ratio, max_inflate_ratio);
         put(&mut self.proxy_targets, proxy_targets);
@@ -233,6 +237,7 @@ impl Settings {
             Key::HttpDeadline => seconds(&self.http_deadline),
             Key::LowSpeedBytes => text(&self.low_speed_bytes),
             Key::LowSpeedSeconds => seconds(&self.low_speed_seconds),
+            Key::MaxUnsizedFileBytes => text(&self.max_unsized_file_bytes),
             Key::MaxInputBytes => text(&self.max_input_bytes),
             Key::MaxInflateRatio => text(&self.max_inflate_ratio),
             Key::ProxyTargets => self.proxy_targets.as_ref().map(|s| {

@@ -32,6 +32,11 @@ pub enum ScanProblem {
     /// The wheel or a member could not be read.
     #[error("{0}")]
     Io(#[from] io::Error),
+    /// The wheel's members break a rule every wheel reader applies (an unsafe name, a link, a
+    /// duplicate, overlapping data: `vari_wheel::check_members`), which `vari wheel validate`
+    /// refuses too.
+    #[error("{0}")]
+    Layout(String),
     /// The wheel is not a zip archive this reader can read.
     #[error("not a readable zip archive: {0}")]
     Archive(String),

@@ -40,6 +40,7 @@ pub struct WheelScan {
 /// ```
 pub fn scan_wheel(wheel: impl AsRef<Path>) -> Result<WheelScan, ScanError> {
     let wheel = wheel.as_ref();
+    check_layout(wheel)?;
     let (archive, archive_len) = open(wheel)?;
     let members = archive.len();
     let workers = thread::available_parallelism()
@@ -97,6 +98,7 @@ pub fn read_elf_members(
     mut visit: impl FnMut(&str, &[u8]) -> Result<(), ScanError>,
 ) -> Result<(), ScanError> {
     let wheel = wheel.as_ref();
+    check_layout(wheel)?;
     let (mut archive, archive_len) = open(wheel)?;
     let mut reader = MemberReader::new(archive_len);
     for index in 0..archive.len() {
@@ -119,6 +121,23 @@ pub fn read_elf_members(
 struct WorkerOutcome {
     files: Vec<(usize, FileScan)>,
     errors: Vec<(usize, ScanError)>,
+}
+
+/// The member rules every wheel reader applies (`vari_wheel::check_members`): what
+/// `vari wheel validate` refuses, scanning refuses, before any member is read.
+fn check_layout(wheel: &Path) -> Result<(), ScanError> {
+    let fail = |problem| ScanError {
+        wheel: wheel.to_owned(),
+        member: None,
+        problem,
+    };
+    vari_wheel::check_members(wheel).map_err(|e| match *e.kind {
+        vari_wheel::WheelErrorKind::Open { source } => fail(ScanProblem::Io(source)),
+        vari_wheel::WheelErrorKind::NotAZip { source } => {
+            fail(ScanProblem::Archive(source.to_string()))
+        }
+        kind => fail(ScanProblem::Layout(kind.to_string())),
+    })
 }
 
 /// The archive, and the file's length.

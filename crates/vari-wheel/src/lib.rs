@@ -157,3 +157,17 @@ fn first_problem(v: Validation) -> Result<WheelInfo, WheelError> {
         }
     }
 }
+
+/// The rules every member of the wheel at `path` must follow as stored (`layout.rs`, as
+/// [`validate`] checks them): names that stay inside the install directory, regular files and
+/// directories only, each name once, no overlapping data, the declared total under the
+/// inflation ceiling. Reads the central directory and each local header, inflates nothing.
+/// For readers outside this crate (`vari-scan`) that read members their own way: the first
+/// problem is the error.
+pub fn check_members(path: &Path) -> Result<(), WheelError> {
+    let file = check::open(path)?;
+    let mut reader = reader::SeekBufReader::with_capacity(reader::INSPECT_BUFFER, file);
+    layout::check(path, &mut reader, layout::Reach::EveryMember)?
+        .first_problem(path)
+        .map(drop)
+}

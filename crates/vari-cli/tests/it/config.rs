@@ -141,8 +141,8 @@ fn without_files_every_key_is_a_default() {
     let s = Scratch::new();
     let shown = run(&mut s.vari(&["--json"])).expect_code(0).json();
     let settings = shown["settings"].as_object().unwrap();
-    // 19 keys, and the build-family catalog's two (issue 35).
-    assert_eq!(settings.len(), 21);
+    // 20 keys, and the build-family catalog's two (issue 35).
+    assert_eq!(settings.len(), 22);
     assert!(
         settings.values().all(|v| v["layer"] == "default"),
         "{shown}"
@@ -153,6 +153,7 @@ fn without_files_every_key_is_a_default() {
     assert_eq!(settings["http-deadline"]["value"], "300");
     assert_eq!(settings["low-speed-bytes"]["value"], "1024");
     assert_eq!(settings["low-speed-seconds"]["value"], "60");
+    assert_eq!(settings["max-unsized-file-bytes"]["value"], "4294967296");
     // So do the file ceilings.
     assert_eq!(settings["max-input-bytes"]["value"], "16777216");
     assert_eq!(settings["max-inflate-ratio"]["value"], "200");

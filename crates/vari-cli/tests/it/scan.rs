@@ -364,3 +364,29 @@ fn real_numpy_and_jax_wheels_get_no_wrong_level() {
         "{properties:?}"
     );
 }
+
+/// Issue 32: `wheel scan` exits 1 with one error line on a wheel whose members
+/// `wheel validate` refuses (here a name outside the install directory); it used to scan it
+/// and exit 0.
+#[test]
+fn a_member_validate_refuses_fails_the_scan_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = Elf::x86_64_library(code::RET).build();
+    let path = wheel(
+        dir.path(),
+        "demo-1.0-py3-none-any.whl",
+        &[
+            ("demo/__init__.py", b"".to_vec()),
+            ("../demo/_evil.so", lib),
+        ],
+    );
+    for json in [false, true] {
+        let mut args = vec![Path::new("wheel"), Path::new("scan")];
+        if json {
+            args.push(Path::new("--json"));
+        }
+        args.push(&path);
+        vari_run(args)
+            .expect_one_error(&["demo-1.0-py3-none-any.whl", "member `../demo/_evil.so`"]);
+    }
+}

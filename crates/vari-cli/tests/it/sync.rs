@@ -791,3 +791,36 @@ fn a_fifo_or_a_device_at_a_lock_path_is_refused_without_hanging() {
         assert_eq!(listed(&venv), []);
     }
 }
+
+/// Issue 32: a lock entry without a `size` is bounded by `max-unsized-file-bytes`
+/// (`VARI_MAX_UNSIZED_FILE_BYTES`), not by a fixed 64 GiB, so one such entry cannot fill the
+/// cache's volume: past the ceiling the download stops, one error line names the wheel and the
+/// setting, and nothing is installed.
+#[test]
+fn a_locked_file_without_a_size_is_bounded_by_the_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let mut lock = vari_lock::read_lock(&std::fs::read_to_string(&fleet.lock).unwrap()).unwrap();
+    for package in &mut lock.packages {
+        for wheel in &mut package.wheels {
+            wheel.size = None;
+        }
+    }
+    let sizeless = dir.path().join("unsized").join("pylock.toml");
+    std::fs::create_dir_all(sizeless.parent().unwrap()).unwrap();
+    std::fs::write(&sizeless, vari_lock::write_lock(&lock).unwrap()).unwrap();
+    let scratch = dir.path().join("cpu");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    let refused = run(sync(&scratch, &sizeless, &venv, fleet.profile("cpu"))
+        .env("VARI_MAX_UNSIZED_FILE_BYTES", "64"));
+    refused.expect_one_error(&[
+        ".whl (http://127.0.0.1",
+        "larger than 64 bytes",
+        "VARI_MAX_UNSIZED_FILE_BYTES",
+    ]);
+    assert_eq!(listed(&venv), []);
+    // Under the default ceiling the same lock installs.
+    run(&mut sync(&scratch, &sizeless, &venv, fleet.profile("cpu"))).expect_code(0);
+    assert!(!listed(&venv).is_empty());
+}

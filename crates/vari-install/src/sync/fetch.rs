@@ -11,9 +11,10 @@ use vari_client::{ClientSettings, IndexClient};
 use super::record::{self, Probe};
 use super::{LockedFile, SyncError};
 
-/// The largest file fetched when the lock gives no size (a lock with sizes bounds each file
-/// by its own).
-pub const MAX_FILE_BYTES: u64 = 64 << 30;
+/// The default ceiling of a file the lock gives no size for (a lock with sizes bounds each
+/// file by its own): the client's `max-unsized-file-bytes` setting, which
+/// `VARI_MAX_UNSIZED_FILE_BYTES` overrides.
+pub const MAX_FILE_BYTES: u64 = vari_client::UNSIZED_FILE_DEFAULT;
 
 /// How many files are fetched at once.
 const PARALLEL: usize = 8;
@@ -48,6 +49,17 @@ pub async fn fetch_locked(
     options: &FetchOptions,
 ) -> Result<Vec<Staged>, SyncError> {
     let needs_network = !options.offline && files.iter().any(|f| f.url.is_some());
+    // A file without a size in the lock is bounded by the setting (the variable wins, as the
+    // client applies it), so one unsized entry cannot fill the store's volume.
+    let unsized_ceiling = options
+        .client
+        .limits
+        .with_env(|name| std::env::var(name).ok())
+        .map_err(|e| SyncError::Unavailable {
+            filename: String::new(),
+            message: e.to_string(),
+        })?
+        .max_unsized_file_bytes;
     let client =
         match needs_network {
             true => Some(IndexClient::new(options.client.clone()).map_err(|e| {
@@ -59,7 +71,7 @@ pub async fn fetch_locked(
             false => None,
         };
     let results: Vec<Result<Staged, SyncError>> = stream::iter(files)
-        .map(|file| fetch_one(file, options, client.as_ref()))
+        .map(|file| fetch_one(file, options, client.as_ref(), unsized_ceiling))
         .buffered(PARALLEL)
         .collect()
         .await;
@@ -70,7 +82,12 @@ async fn fetch_one(
     file: &LockedFile,
     options: &FetchOptions,
     client: Option<&IndexClient>,
+    unsized_ceiling: u64,
 ) -> Result<Staged, SyncError> {
+    let file = &Bounded {
+        file,
+        unsized_ceiling,
+    };
     let name = file.installer_name();
     vari_fs::check_name(&name).map_err(|e| SyncError::Unavailable {
         filename: file.filename.clone(),
@@ -106,7 +123,7 @@ async fn fetch_one(
 /// Brings the file as the lock lists it to `dest` in the store, hashed and checked; says
 /// where from, with the record to write for it (started before its bytes were hashed).
 async fn fetch_original(
-    file: &LockedFile,
+    file: &Bounded<'_>,
     options: &FetchOptions,
     client: Option<&IndexClient>,
     dest: &Path,
@@ -328,7 +345,7 @@ fn open_local(file: &LockedFile, path: &Path) -> Result<std::fs::File, SyncError
 
 /// Copies a local file into the store through the same checks as a download.
 fn copy_into(
-    file: &LockedFile,
+    file: &Bounded<'_>,
     mut input: std::fs::File,
     store: &Path,
     dest: &Path,
@@ -352,7 +369,7 @@ fn copy_into(
 }
 
 /// Checks a file already in the store.
-fn check(file: &LockedFile, mut input: std::fs::File, origin: &str) -> Result<(), SyncError> {
+fn check(file: &Bounded<'_>, mut input: std::fs::File, origin: &str) -> Result<(), SyncError> {
     let mut hasher = Sha256::new();
     let mut size = 0u64;
     let mut buffer = vec![0; 256 * 1024];
@@ -376,7 +393,7 @@ fn check(file: &LockedFile, mut input: std::fs::File, origin: &str) -> Result<()
 /// The store's temporary file, hashed and counted as it is written, bounded by the lock's
 /// size; committed only when both match.
 struct Sink<'a> {
-    file: &'a LockedFile,
+    file: &'a Bounded<'a>,
     out: vari_fs::AtomicFile,
     /// The record of the file, started before its first byte.
     probe: Option<Probe>,
@@ -388,7 +405,7 @@ struct Sink<'a> {
 
 impl<'a> Sink<'a> {
     fn new(
-        file: &'a LockedFile,
+        file: &'a Bounded<'a>,
         store: &Path,
         dest: &Path,
         origin: &str,
@@ -434,17 +451,36 @@ impl<'a> Sink<'a> {
     }
 }
 
-fn limit(file: &LockedFile) -> u64 {
-    file.size.unwrap_or(MAX_FILE_BYTES)
+/// A locked file with the ceiling that bounds it when the lock gives no size.
+struct Bounded<'a> {
+    file: &'a LockedFile,
+    /// `max-unsized-file-bytes` (or `VARI_MAX_UNSIZED_FILE_BYTES`).
+    unsized_ceiling: u64,
 }
 
-fn too_big(file: &LockedFile, origin: &str) -> SyncError {
+impl std::ops::Deref for Bounded<'_> {
+    type Target = LockedFile;
+
+    fn deref(&self) -> &LockedFile {
+        self.file
+    }
+}
+
+fn limit(file: &Bounded<'_>) -> u64 {
+    file.size.unwrap_or(file.unsized_ceiling)
+}
+
+fn too_big(file: &Bounded<'_>, origin: &str) -> SyncError {
     SyncError::Mismatch {
         filename: file.filename.clone(),
         origin: origin.to_owned(),
         what: match file.size {
             Some(size) => format!("larger than the {size} bytes the lock says"),
-            None => format!("larger than {MAX_FILE_BYTES} bytes"),
+            None => format!(
+                "larger than {} bytes, the most a file the lock gives no size for may hold \
+                 (max-unsized-file-bytes in vari.toml or VARI_MAX_UNSIZED_FILE_BYTES raises it)",
+                file.unsized_ceiling
+            ),
         },
     }
 }
@@ -548,6 +584,30 @@ mod tests {
                 .contains("offline: it would be fetched from http://127.0.0.1:9/"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_file_without_a_size_is_bounded_by_the_setting_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, wheelhouse) = (dir.path().join("store"), dir.path().join("wheels"));
+        std::fs::create_dir_all(&wheelhouse).unwrap();
+        let name = "demo-1.0-py3-none-any.whl";
+        let bytes = vec![b'x'; 4096];
+        std::fs::write(wheelhouse.join(name), &bytes).unwrap();
+        let mut file = locked(name, &bytes);
+        file.size = None;
+        let mut options = options(&store, &wheelhouse);
+        options.client.limits.max_unsized_file_bytes = 1000;
+        let error = fetch(std::slice::from_ref(&file), &options).unwrap_err();
+        let text = error.to_string();
+        assert!(text.starts_with(&format!("{name} (")), "{text}");
+        assert!(text.contains("larger than 1000 bytes"), "{text}");
+        assert!(text.contains("max-unsized-file-bytes"), "{text}");
+        assert!(text.contains("VARI_MAX_UNSIZED_FILE_BYTES"), "{text}");
+        assert!(!store.join(&file.sha256).join(name).exists());
+        // Under the ceiling, the same entry is fetched.
+        options.client.limits.max_unsized_file_bytes = 4096;
+        fetch(&[file], &options).unwrap();
     }
 
     #[test]

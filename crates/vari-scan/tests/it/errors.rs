@@ -107,3 +107,27 @@ fn a_member_whose_data_fails_its_checksum() {
     assert_eq!(e.member.as_deref(), Some("lib.so"));
     assert!(matches!(e.problem, ScanProblem::Io(_)), "{e}");
 }
+
+/// Issue 32: what `vari wheel validate` refuses of a wheel's members (a name outside the
+/// install directory, a link, data shared by two members), scanning refuses too, before any
+/// member is read: one error naming the wheel and the member.
+#[test]
+fn members_that_validate_refuses_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = Elf::x86_64_library(code::RET).build();
+    for name in ["../evil.so", "/abs/evil.so", "pkg\\evil.so"] {
+        let path = wheel(
+            dir.path(),
+            "demo-1.0-py3-none-any.whl",
+            &[("demo/__init__.py", b"".to_vec()), (name, lib.clone())],
+        );
+        let e = scan_wheel(&path).unwrap_err();
+        assert!(matches!(e.problem, ScanProblem::Layout(_)), "{e}");
+        let text = e.to_string();
+        assert!(text.starts_with(&path.display().to_string()), "{text}");
+        assert!(text.contains(&format!("member `{name}`")), "{text}");
+        // The same members read one by one (`wheel slim`) are refused the same way.
+        let e = vari_scan::read_elf_members(&path, |_, _| Ok(())).unwrap_err();
+        assert!(matches!(e.problem, ScanProblem::Layout(_)), "{e}");
+    }
+}
