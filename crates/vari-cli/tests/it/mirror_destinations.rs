@@ -223,7 +223,12 @@ fn mirrors_two_classes_to_s3_and_installers_install_from_its_website() {
     assert_eq!(
         std::fs::read_dir(dir.path().join("cache/mirror"))
             .unwrap()
-            .filter(|e| !e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".lock"))
+            .filter(|e| !e
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".lock"))
             .count(),
         0
     );
