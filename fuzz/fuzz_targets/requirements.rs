@@ -31,9 +31,11 @@ fuzz_target!(|data: &[u8]| {
     let expected: Vec<(String, Vec<String>)> = files
         .iter()
         .map(|f| {
-            let requirement = match f.location.starts_with("http") {
-                true => format!("{} @ {}", f.name, f.location),
-                false => f.location.clone(),
+            let requirement = match (f.location.starts_with("http"), plain_path(&f.location)) {
+                (true, _) => format!("{} @ {}", f.name, f.location),
+                (false, true) => f.location.clone(),
+                // Any other absolute path: a percent-encoded file URL.
+                (false, false) => format!("{} @ {}", f.name, file_url(&f.location)),
             };
             (requirement, vec![format!("sha256:{}", f.sha256)])
         })
@@ -119,4 +121,25 @@ fn read_like_pip(text: &str) -> Vec<(String, Vec<String>)> {
         out.push((requirement, hashes));
     }
     out
+}
+
+/// What the writer writes bare: letters, digits and `/._+~-`, not starting with `-`.
+fn plain_path(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with('-')
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._+~-".contains(c))
+}
+
+/// `file://` and the path, every byte but `[A-Za-z0-9/._~-]` percent-encoded.
+fn file_url(path: &str) -> String {
+    let mut url = String::from("file://");
+    for byte in path.bytes() {
+        match byte.is_ascii_alphanumeric() || b"/._~-".contains(&byte) {
+            true => url.push(char::from(byte)),
+            false => url.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    url
 }

@@ -35,7 +35,8 @@ pub struct ExportError {
 /// `str.splitlines` does, at `\r`, U+2028 and others; ` #` starts a comment; `\` at the end
 /// joins lines; `${VAR}` is replaced; a word starting with `-` is an option), and no quoting
 /// escapes them. So nothing is written that those rules would read otherwise: a path only of
-/// letters, digits and `/._+~-`, not starting with `-`; an http(s) URL only of printable ASCII
+/// letters, digits and `/._+~-`, not starting with `-` (any other absolute path is written as a
+/// percent-encoded `file:` URL, `name @ file:///My%20Projects/…`); an http(s) URL only of printable ASCII
 /// without whitespace, `#`, `$` or `\` (as `url` serializes it, spaces and the like are
 /// percent-encoded); a valid project name; a SHA-256 in lowercase hex. Anything else is an
 /// [`ExportError`] naming the distribution, and nothing is written. The header's characters
@@ -89,16 +90,45 @@ pub fn requirements_txt(header: &str, files: &[ExportedFile]) -> Result<String, 
                     file.name, file.location, file.sha256
                 ));
             }
-            false => {
-                plain_path(&file.location).map_err(refuse)?;
-                text.push_str(&format!(
+            false => match plain_path(&file.location) {
+                Ok(()) => text.push_str(&format!(
                     "{} --hash=sha256:{}\n",
                     file.location, file.sha256
-                ));
-            }
+                )),
+                // An absolute path with a space or a non-ASCII letter (the lock's own
+                // directory: `~/My Projects`) as a percent-encoded `file:` URL, which pip and
+                // uv read back as exactly that path and which no rule of the file can split.
+                Err(message) => {
+                    let url = file_url(&file.location).ok_or_else(|| refuse(message))?;
+                    text.push_str(&format!(
+                        "{} @ {url} --hash=sha256:{}\n",
+                        file.name, file.sha256
+                    ));
+                }
+            },
         }
     }
     Ok(text)
+}
+
+/// `file://` and the absolute `path` with every byte but `[A-Za-z0-9/._~-]` percent-encoded;
+/// `None` for a relative path, or one holding a character a lock may not hold (a line break,
+/// a control, an invisible format character).
+fn file_url(path: &str) -> Option<String> {
+    if !path.starts_with('/')
+        || path.starts_with("//")
+        || path.chars().any(crate::limits::is_forbidden_char)
+    {
+        return None;
+    }
+    let mut url = String::from("file://");
+    for byte in path.bytes() {
+        match byte.is_ascii_alphanumeric() || b"/._~-".contains(&byte) {
+            true => url.push(char::from(byte)),
+            false => url.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    Some(url)
 }
 
 /// A path a requirements file reads as that path and nothing else.
@@ -296,6 +326,8 @@ mod tests {
             file("d", "/abs/dir+x~/d-1.0-py3-none-any.whl"),
             file("e", "e-1.0-py3-none-any.whl"),
             file("f", "https://user-less.example/~f/f-1.0.tar.gz"),
+            file("g", "/home/me/My Projects/wheels/g-1.0-py3-none-any.whl"),
+            file("h", "/srv/équipe/#1 %20/h-1.0-py3-none-any.whl"),
         ];
         let header = "lock\u{2028}--index-url=https://evil.example/simple\r-i x\u{85}y\\\n\
                       ${HOME} #comment\u{202e}\u{1e}\u{c}\u{b}\nlast\\";
@@ -307,9 +339,12 @@ mod tests {
 import json, sys
 from pip._internal.network.session import PipSession
 from pip._internal.req.req_file import parse_requirements
+from pip._internal.utils.urls import url_to_path
 out = []
 for r in parse_requirements(sys.argv[1], session=PipSession()):
-    out.append([r.requirement, (r.options or {}).get("hashes", {})])
+    req = r.requirement
+    path = url_to_path(req.split(" @ ", 1)[1]) if " @ file:" in req else None
+    out.append([req, (r.options or {}).get("hashes", {}), path])
 print(json.dumps(out))
 "#;
         let output = std::process::Command::new(vari_test_support::venv::python())
@@ -326,11 +361,18 @@ print(json.dumps(out))
         let expected: Vec<serde_json::Value> = files
             .iter()
             .map(|f| {
-                let requirement = match f.location.starts_with("http") {
-                    true => format!("{} @ {}", f.name, f.location),
-                    false => f.location.clone(),
+                // A file URL is read back as exactly the path it was made from.
+                let (requirement, path) = match f.location.starts_with("http") {
+                    true => (format!("{} @ {}", f.name, f.location), None),
+                    false => match plain_path(&f.location) {
+                        Ok(()) => (f.location.clone(), None),
+                        Err(_) => (
+                            format!("{} @ {}", f.name, file_url(&f.location).unwrap()),
+                            Some(f.location.clone()),
+                        ),
+                    },
                 };
-                serde_json::json!([requirement, {"sha256": [f.sha256]}])
+                serde_json::json!([requirement, {"sha256": [f.sha256]}, path])
             })
             .collect();
         assert_eq!(read, serde_json::Value::Array(expected), "{text}");
