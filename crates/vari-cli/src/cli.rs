@@ -581,11 +581,15 @@ pub(crate) struct LockChoiceArgs {
     #[arg(long, conflicts_with = "extras")]
     pub all_extras: bool,
 
-    /// A dependency group the lock offers (repeatable) [default: the lock's `default-groups`].
+    /// A dependency group the lock offers, besides its `default-groups` (repeatable).
     #[arg(long = "group", value_name = "NAME")]
     pub groups: Vec<String>,
 
-    /// Leave out the lock's `default-groups` (install only the groups --group names).
+    /// Every dependency group the lock offers.
+    #[arg(long)]
+    pub all_groups: bool,
+
+    /// Leave out the lock's `default-groups`.
     #[arg(long)]
     pub no_default_groups: bool,
 
@@ -593,6 +597,15 @@ pub(crate) struct LockChoiceArgs {
     /// names it.
     #[arg(long = "no-group", value_name = "NAME")]
     pub no_groups: Vec<String>,
+
+    /// Only this dependency group (repeatable): the project's own dependencies and the
+    /// default groups are left out.
+    #[arg(
+        long = "only-group",
+        value_name = "NAME",
+        conflicts_with_all = ["groups", "all_groups", "extras", "all_extras"]
+    )]
+    pub only_groups: Vec<String>,
 }
 
 /// `vari sync`.

@@ -425,6 +425,8 @@ pub(crate) fn lock_inputs(
                 .map(|links| recorded_find_links(links, lock_dir))
                 .collect(),
             pre,
+            // Decided by the lock builder, from the groups.
+            group_markers: false,
         },
     }
 }

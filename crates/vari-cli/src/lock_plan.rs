@@ -57,19 +57,21 @@ pub(crate) fn plan_lock(
         &lock,
         &vari_lock::GroupChoice {
             groups: &choice.groups,
+            all_groups: choice.all_groups,
             no_default_groups: choice.no_default_groups,
             no_groups: &choice.no_groups,
+            only_groups: &choice.only_groups,
         },
     )
     .map_err(Failure::Plan)?;
-    let groups = Some(groups.as_slice());
     let plan = vari_lock::plan(
         &lock,
         &PlanRequest {
             target,
             options,
             extras: &extras,
-            groups,
+            groups: Some(&groups.groups),
+            only_groups: groups.only,
             lock_dir: &lock_dir,
         },
     )

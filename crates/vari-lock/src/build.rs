@@ -10,6 +10,9 @@
 //!   the targets' environments (`packages.marker`: PEP 751's `'socks' in extras`,
 //!   `'dev' in dependency_groups`, and the requirements' own markers, `python_full_version <
 //!   '3.11'`, combined along the ways to the entry; see [`reach`]);
+//! - with dependency groups, which entries each group needs on its own, the project's own
+//!   requirements left out (`[packages.tool.vari] group-marker`, for `--only-group`: PEP 751's
+//!   `marker` cannot say whether an entry the project needs is needed by a group too);
 //! - `packages.dependencies` (the edges the walk took) and `variant-dependencies` (the entries
 //!   that use variant markers);
 //! - the order: packages by name, then version, so the same inputs give the same bytes.
@@ -112,12 +115,18 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
         .map(|r| (r.name.as_str(), r.variants_json.as_ref()))
         .collect();
     let walk = Walk::run(&roots, &locked, &edges, &environments)?;
+    // With dependency groups, what each needs on its own too (for `--only-group`).
+    let group_markers = !inputs.groups.is_empty();
     let packages = releases
         .into_iter()
         .map(|release| {
             let reach = walk.reached.get(&release.name);
             let through_variants = reach.is_some_and(Reach::through_variants_only);
             let marker = reach.and_then(|r| r.marker(&environments));
+            let group_marker = match group_markers {
+                true => reach.and_then(|r| r.group_marker(&environments)),
+                false => None,
+            };
             let dependencies = walk
                 .used
                 .get(&release.name)
@@ -148,6 +157,7 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
                     variant_dependencies,
                     through_variants,
                     targets: release.targets,
+                    group_marker,
                 }),
                 other: BTreeMap::new(),
             }
@@ -162,7 +172,10 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
         default_groups: inputs.default_groups.clone(),
         created_by: "vari".to_owned(),
         packages,
-        vari: Some(inputs.info.clone()),
+        vari: Some(LockInfo {
+            group_markers,
+            ..inputs.info.clone()
+        }),
         other_tools: BTreeMap::new(),
     })
 }
@@ -379,6 +392,73 @@ mod tests {
         let tomli = lock.packages.iter().find(|p| p.name == "tomli").unwrap();
         let deps: Vec<&str> = tomli.dependencies.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(deps, ["sub"]);
+    }
+
+    /// Each group's own needs, the project's left out: an entry the project needs everywhere
+    /// has no `marker`, yet its `group-marker` says which group needs it too, and where.
+    #[test]
+    fn each_group_records_what_it_needs_on_its_own() {
+        let env = |version: &str| TargetEnvironment::from_platform(None, version).unwrap();
+        let inputs = LockInputs {
+            requirements: vec!["app".into()],
+            extras: [("fast".to_string(), vec!["speed".to_string()])].into(),
+            groups: [
+                ("dev".to_string(), vec!["tool".to_string()]),
+                (
+                    "docs".to_string(),
+                    vec!["shared; python_version < \"3.11\"".to_string()],
+                ),
+            ]
+            .into(),
+            default_groups: vec!["dev".into()],
+            environments: vec![env("3.10"), env("3.12")],
+            ..LockInputs::default()
+        };
+        let releases = vec![
+            release("app", &["shared"], None),
+            release("shared", &[], None),
+            release("tool", &["shared"], None),
+            release("speed", &[], None),
+        ];
+        let lock = build_lock(&inputs, releases).unwrap();
+        assert!(lock.vari.as_ref().unwrap().group_markers);
+        let get = |name: &str| lock.packages.iter().find(|p| p.name == name).unwrap();
+        let group_marker = |name: &str| get(name).vari.clone().unwrap().group_marker;
+        // The project needs `shared` everywhere: PEP 751's marker says no more.
+        assert_eq!(get("shared").marker, None);
+        assert_eq!(
+            group_marker("shared").as_deref(),
+            Some("'dev' in dependency_groups or 'docs' in dependency_groups and python_full_version < '3.11'")
+        );
+        assert_eq!(
+            group_marker("tool").as_deref(),
+            Some("'dev' in dependency_groups")
+        );
+        // No group needs the project's own entry, nor an extra's.
+        assert_eq!(group_marker("app"), None);
+        assert_eq!(group_marker("speed"), None);
+        // It reads back and writes the same bytes.
+        let text = crate::write_lock(&lock).unwrap();
+        assert!(text.contains("group-markers = true"), "{text}");
+        let again = crate::read_lock(&text).unwrap();
+        assert_eq!(again, lock);
+        // Without groups, neither is written.
+        let plain = build_lock(
+            &LockInputs {
+                requirements: vec!["app".into()],
+                ..LockInputs::default()
+            },
+            vec![
+                release("app", &["shared"], None),
+                release("shared", &[], None),
+            ],
+        )
+        .unwrap();
+        assert!(!plain.vari.as_ref().unwrap().group_markers);
+        assert!(plain
+            .packages
+            .iter()
+            .all(|p| p.vari.as_ref().unwrap().group_marker.is_none()));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! requirements file of pinned files with their hashes, or the lock narrowed to the class's
 //! files. Pure: the caller fetches files, writes the output.
 
-use crate::model::{Lock, PackageInfo};
+use crate::model::{Lock, LockInfo, PackageInfo};
 use crate::plan::{Plan, PlannedFile};
 
 /// One line of an exported requirements file.
@@ -211,6 +211,7 @@ pub fn narrow(lock: &Lock, plan: &Plan) -> Lock {
         if let Some(info) = &mut package.vari {
             *info = PackageInfo {
                 through_variants: false,
+                group_marker: None,
                 ..info.clone()
             };
         }
@@ -221,6 +222,10 @@ pub fn narrow(lock: &Lock, plan: &Plan) -> Lock {
         dependency_groups: Vec::new(),
         default_groups: Vec::new(),
         packages,
+        vari: lock.vari.as_ref().map(|info| LockInfo {
+            group_markers: false,
+            ..info.clone()
+        }),
         ..lock.clone()
     }
 }

@@ -58,7 +58,8 @@ pub use model::{
     Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo, LOCK_VERSION,
 };
 pub use plan::{
-    chosen_groups, plan, GroupChoice, Plan, PlanError, PlanRequest, Planned, PlannedFile,
+    chosen_groups, plan, ChosenGroups, GroupChoice, Plan, PlanError, PlanRequest, Planned,
+    PlannedFile,
 };
 pub use read::read_lock;
 pub use write::write_lock;

@@ -144,6 +144,11 @@ pub struct LockInfo {
     pub find_links: Vec<String>,
     /// `pre`: pre-releases were allowed (`--pre`); written only when true.
     pub pre: bool,
+    /// `group-markers`: every entry's [`PackageInfo::group_marker`] is recorded (absent: no
+    /// dependency group needs the entry on its own), so that an install can leave the
+    /// project's own requirements out (`--only-group`). Written, when true, by vari for a lock
+    /// with dependency groups; a lock without it cannot be installed that way.
+    pub group_markers: bool,
 }
 
 /// One entry of `[[tool.vari.targets]]`.
@@ -174,6 +179,13 @@ pub struct PackageInfo {
     pub through_variants: bool,
     /// `targets`: the names of the targets whose resolution included this entry.
     pub targets: Vec<String>,
+    /// `group-marker`: when the dependency groups alone need this entry, the project's own
+    /// requirements and extras left out (`--only-group`): a PEP 751 marker as
+    /// `packages.marker` is, evaluated the same way (its `'dev' in dependency_groups` tests
+    /// and environment markers). `None`: no group needs it on its own. PEP 751's `marker`
+    /// cannot say this: an entry the project needs everywhere has none, whether a group needs
+    /// it too or not. Meaningful only in a lock whose [`LockInfo::group_markers`] is true.
+    pub group_marker: Option<String>,
 }
 
 /// Decodes `%XX` escapes; `None` when the result is not UTF-8 or an escape is malformed.

@@ -6,7 +6,9 @@
 //!    `environments` is given, one of its markers is true.
 //! 2. Roots: every entry that is not `through-variants` and whose `marker` (PEP 751, with
 //!    `extras` and `dependency_groups`, the lock's `default-groups` when no group is asked
-//!    for) is true for the target.
+//!    for) is true for the target. With only groups asked for (`--only-group`), whose
+//!    `[packages.tool.vari] group-marker` is: what the groups need on their own, the
+//!    project's own requirements left out.
 //! 3. Each entry to install gets its file by vari's rules, through
 //!    [`vari_select::judge_listed`] (the same judging as `vari select`): the best variant among
 //!    the listed wheels for the target's hardware, then the null variant, then the plain wheel,
@@ -31,7 +33,7 @@ use vari_select::{ChosenBecause, Target, VersionReport};
 use crate::model::{Artifact, Lock};
 
 pub use closure::plan;
-pub use groups::{chosen_groups, GroupChoice};
+pub use groups::{chosen_groups, ChosenGroups, GroupChoice};
 
 /// What to plan for.
 #[derive(Debug, Clone, Copy)]
@@ -44,6 +46,11 @@ pub struct PlanRequest<'a> {
     pub extras: &'a [String],
     /// The dependency groups asked for; `None`: the lock's `default-groups`.
     pub groups: Option<&'a [String]>,
+    /// Only `groups`, without the project's own requirements (`--only-group`): the roots are
+    /// the entries those groups need on their own (`[packages.tool.vari] group-marker`);
+    /// refused with `extras`, and for a lock that does not record what each group needs
+    /// ([`PlanError::NoGroupMarkers`]).
+    pub only_groups: bool,
     /// The directory the lock's `path` entries are relative to, as a URL ending in `/`
     /// (`file:///project/`).
     pub lock_dir: &'a Url,
@@ -122,6 +129,9 @@ pub enum SkipReason {
     Marker(String),
     /// It is `through-variants` and no selected wheel's variant asks for it.
     NoVariantAsks,
+    /// Only dependency groups were asked for (`--only-group`), and none of them needs it on
+    /// its own (the project's own requirements do).
+    OnlyGroups,
 }
 
 /// One entry left out.
@@ -156,6 +166,27 @@ pub enum PlanError {
         name: String,
         /// What the lock lists.
         offered: Vec<String>,
+    },
+    /// Two options that cannot go together (`--only-group` and `--group`), as uv refuses
+    /// them.
+    #[error("`{option}` cannot be used with `{with}`")]
+    Conflicting {
+        /// The one given.
+        option: &'static str,
+        /// The one it cannot go with.
+        with: &'static str,
+    },
+    /// `--only-group` on a lock that does not record what each dependency group needs
+    /// without the project (`[tool.vari] group-markers`: locks written by another tool, or by
+    /// vari before it recorded it).
+    #[error(
+        "--only-group: the lock (created by {created_by}) does not record which packages each \
+         dependency group needs without the project's own requirements; lock it again with \
+         `vari lock`"
+    )]
+    NoGroupMarkers {
+        /// The lock's `created-by`.
+        created_by: String,
     },
     /// The target's Python is outside the lock's `requires-python`.
     #[error("requires-python: the lock is for Python {requires}, the target has {python}")]

@@ -392,6 +392,11 @@ fn read_lock_info(table: toml::Table) -> Result<LockInfo, LockError> {
         Some(_) => return Err(fields.error("pre", "must be true or false")),
         None => false,
     };
+    let group_markers = match fields.take("group-markers") {
+        Some(toml::Value::Boolean(value)) => value,
+        Some(_) => return Err(fields.error("group-markers", "must be true or false")),
+        None => false,
+    };
     let mut targets = Vec::new();
     for (i, table) in fields
         .tables("targets")?
@@ -415,6 +420,7 @@ fn read_lock_info(table: toml::Table) -> Result<LockInfo, LockError> {
         indexes,
         find_links,
         pre,
+        group_markers,
     })
 }
 
@@ -456,6 +462,7 @@ fn read_package_info(table: toml::Table, path: &str) -> Result<PackageInfo, Lock
         variant_dependencies,
         through_variants,
         targets: fields.strings("targets")?,
+        group_marker: fields.string("group-marker")?,
     })
 }
 

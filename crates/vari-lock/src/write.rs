@@ -272,6 +272,9 @@ fn lock_info_table(info: &LockInfo) -> Table {
     if info.pre {
         table.insert("pre", Item::Value(true.into()));
     }
+    if info.group_markers {
+        table.insert("group-markers", Item::Value(true.into()));
+    }
     if !info.targets.is_empty() {
         let items = info.targets.iter().map(|target| {
             let mut inline = InlineTable::new();
@@ -305,6 +308,9 @@ fn package_info_table(info: &PackageInfo) -> Table {
         table.insert("through-variants", Item::Value(true.into()));
     }
     insert_strings(&mut table, "targets", &info.targets);
+    if let Some(marker) = &info.group_marker {
+        table.insert("group-marker", Item::Value(marker.as_str().into()));
+    }
     table
 }
 

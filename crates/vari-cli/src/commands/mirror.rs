@@ -59,6 +59,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
                 options: &selection,
                 extras: &lock.extras,
                 groups: Some(&lock.dependency_groups),
+                only_groups: false,
                 lock_dir: &lock_dir,
             },
         )

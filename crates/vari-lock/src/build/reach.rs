@@ -54,17 +54,7 @@ impl Reach {
     /// not every one of `environments`; none when the base requirements reach it everywhere,
     /// and no extra or group where they reach it already.
     pub(super) fn marker(&self, environments: &[TargetEnvironment]) -> Option<String> {
-        let scopes = match self.through_variants_only() {
-            true => &self.through_variants,
-            false => &self.direct,
-        };
-        let where_ = |condition: &EnvironmentCondition| match environments
-            .iter()
-            .all(|env| condition.holds_in(env))
-        {
-            true => None,
-            false => condition.to_marker(),
-        };
+        let scopes = self.scopes();
         let base = scopes.get(&Scope::Base);
         let mut parts = Vec::new();
         for (scope, condition) in scopes {
@@ -76,18 +66,53 @@ impl Reach {
             if !adds {
                 continue;
             }
-            let place = where_(condition);
-            let part = match (scope, place) {
+            match (scope, where_(condition, environments)) {
                 (Scope::Base, None) => return None,
-                (Scope::Base, Some(place)) => place,
-                (Scope::Extra(name), place) => with_place(format!("'{name}' in extras"), place),
-                (Scope::Group(name), place) => {
-                    with_place(format!("'{name}' in dependency_groups"), place)
-                }
-            };
-            parts.push(part);
+                (scope, place) => parts.extend(part(scope, place)),
+            }
         }
         (!parts.is_empty()).then(|| parts.join(" or "))
+    }
+
+    /// `[packages.tool.vari] group-marker`: as [`Self::marker`], from the dependency groups'
+    /// scopes alone (the project's own requirements and extras left out, as `--only-group`
+    /// installs); none when no group reaches it.
+    pub(super) fn group_marker(&self, environments: &[TargetEnvironment]) -> Option<String> {
+        let parts: Vec<String> = self
+            .scopes()
+            .iter()
+            .filter(|(scope, _)| matches!(scope, Scope::Group(_)))
+            .filter_map(|(scope, condition)| part(scope, where_(condition, environments)))
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(" or "))
+    }
+
+    /// The scopes that decide its markers: those reaching it over ordinary edges, else (only
+    /// variant-marker edges lead to it) those reaching it through variants.
+    fn scopes(&self) -> &BTreeMap<Scope, EnvironmentCondition> {
+        match self.through_variants_only() {
+            true => &self.through_variants,
+            false => &self.direct,
+        }
+    }
+}
+
+/// Where `condition` holds, as marker text; none when it holds in every one of
+/// `environments`.
+fn where_(condition: &EnvironmentCondition, environments: &[TargetEnvironment]) -> Option<String> {
+    match environments.iter().all(|env| condition.holds_in(env)) {
+        true => None,
+        false => condition.to_marker(),
+    }
+}
+
+/// One scope's part of a marker: its test and where (the base requirements' part is only
+/// where; none when they reach it everywhere).
+fn part(scope: &Scope, place: Option<String>) -> Option<String> {
+    match scope {
+        Scope::Base => place,
+        Scope::Extra(name) => Some(with_place(format!("'{name}' in extras"), place)),
+        Scope::Group(name) => Some(with_place(format!("'{name}' in dependency_groups"), place)),
     }
 }
 

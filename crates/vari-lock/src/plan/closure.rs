@@ -19,6 +19,19 @@ pub fn plan(lock: &Lock, request: &PlanRequest<'_>) -> Result<Plan, PlanError> {
     if let Some(groups) = request.groups {
         check_offered("dependency group", groups, &lock.dependency_groups)?;
     }
+    if request.only_groups {
+        if !request.extras.is_empty() {
+            return Err(PlanError::Conflicting {
+                option: "--only-group",
+                with: "--extra",
+            });
+        }
+        if !lock.vari.as_ref().is_some_and(|info| info.group_markers) {
+            return Err(PlanError::NoGroupMarkers {
+                created_by: lock.created_by.clone(),
+            });
+        }
+    }
     check_python(lock, request)?;
     check_environments(lock, request)?;
     let groups = request.groups.unwrap_or(&lock.default_groups);
@@ -41,10 +54,28 @@ pub fn plan(lock: &Lock, request: &PlanRequest<'_>) -> Result<Plan, PlanError> {
         };
         marker_holds.push(holds);
     }
+    // Whether each entry is a root: its marker holds, or with only groups asked for, its
+    // group marker (what the groups need on their own). The marker still decides which entry
+    // a chosen variant's dependency names.
+    let mut root = marker_holds.clone();
+    if request.only_groups {
+        for (index, package) in lock.packages.iter().enumerate() {
+            let group_marker = package.vari.as_ref().and_then(|v| v.group_marker.as_ref());
+            root[index] = match group_marker {
+                None => false,
+                Some(text) => Marker::parse_lock(text)
+                    .map_err(|error| PlanError::Marker {
+                        path: format!("packages[{index}].tool.vari.group-marker"),
+                        error,
+                    })?
+                    .evaluate_lock(env, &sets),
+            };
+        }
+    }
     let mut needed: BTreeMap<usize, NeededBy> = BTreeMap::new();
     let mut queue: VecDeque<usize> = VecDeque::new();
     for (index, package) in lock.packages.iter().enumerate() {
-        if marker_holds[index] && !through_variants(package) {
+        if root[index] && !through_variants(package) {
             needed.insert(index, NeededBy::Lock);
             queue.push_back(index);
         }
@@ -132,6 +163,7 @@ pub fn plan(lock: &Lock, request: &PlanRequest<'_>) -> Result<Plan, PlanError> {
             name: package.name.clone(),
             why: match (&package.marker, marker_holds[index]) {
                 (Some(marker), false) => SkipReason::Marker(marker.clone()),
+                _ if request.only_groups && !through_variants(package) => SkipReason::OnlyGroups,
                 _ => SkipReason::NoVariantAsks,
             },
         })

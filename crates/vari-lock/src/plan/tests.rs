@@ -152,6 +152,7 @@ fn plan_for(lock: &Lock, class: &str, extras: &[String], groups: Option<&[String
             options: &options,
             extras,
             groups,
+            only_groups: false,
             lock_dir: &dir,
         },
     )
@@ -265,6 +266,7 @@ fn extras_and_groups_follow_pep_751_markers() {
         options: &options,
         extras,
         groups,
+        only_groups: false,
         lock_dir: &dir,
     };
     let unknown = vec!["gpu".to_owned()];
@@ -311,6 +313,7 @@ fn a_machine_no_listed_file_serves_gets_the_select_report() {
             options: &options,
             extras: &[],
             groups: None,
+            only_groups: false,
             lock_dir: &dir,
         },
     )
@@ -372,6 +375,7 @@ fn the_lock_must_be_for_the_target() {
         options: &options,
         extras: &[],
         groups: None,
+        only_groups: false,
         lock_dir: &dir,
     };
     assert_eq!(
@@ -408,6 +412,7 @@ fn a_variant_dependency_must_name_an_entry() {
             options: &options,
             extras: &[],
             groups: None,
+            only_groups: false,
             lock_dir: &dir,
         },
     )
@@ -464,4 +469,103 @@ fn an_export_narrows_the_lock_to_what_the_plan_installs() {
     // The narrowed lock writes and reads back.
     let text = crate::write_lock(&narrowed).unwrap();
     assert_eq!(crate::read_lock(&text).unwrap(), narrowed);
+}
+
+/// `--only-group dev`: what `dev` needs on its own (its `group-marker`), the project's own
+/// entries left out though their marker holds; a variant `dev` needs still brings in what
+/// its chosen wheel asks for.
+#[test]
+fn only_groups_install_what_the_groups_need_on_their_own() {
+    let mut lock = fleet_lock();
+    let group = |package: &mut Package, marker: &str| {
+        let info = package.vari.get_or_insert_with(PackageInfo::default);
+        info.group_marker = Some(marker.to_owned());
+    };
+    let mut app = package("app", "1.0", &["app-1.0-py3-none-any.whl"]);
+    app.vari = Some(PackageInfo::default());
+    // Needed by the project everywhere and by `dev`: no marker, a group marker.
+    let mut shared = package("shared", "1.0", &["shared-1.0-py3-none-any.whl"]);
+    group(&mut shared, "'dev' in dependency_groups");
+    lock.packages.push(app);
+    lock.packages.push(shared);
+    for package in &mut lock.packages {
+        match package.name.as_str() {
+            "devtool" => group(package, "'dev' in dependency_groups"),
+            // The demo is `dev`'s too, on this Python only.
+            "vari-demo" => group(
+                package,
+                "'dev' in dependency_groups and python_full_version >= '3.12'",
+            ),
+            _ => {}
+        }
+    }
+    let names =
+        |plan: &Plan| -> Vec<String> { plan.install.iter().map(|p| p.name.clone()).collect() };
+    let target = target("a100");
+    let options = SelectionOptions::default();
+    let dir = lock_dir();
+    let dev = vec!["dev".to_owned()];
+    let request = PlanRequest {
+        target: &target,
+        options: &options,
+        extras: &[],
+        groups: Some(&dev),
+        only_groups: true,
+        lock_dir: &dir,
+    };
+    // A lock that does not record the group markers: refused, saying to lock again.
+    let error = plan(&lock, &request).unwrap_err();
+    assert!(matches!(error, PlanError::NoGroupMarkers { .. }), "{error}");
+    assert!(error.to_string().contains("vari lock"), "{error}");
+    lock.vari = Some(crate::LockInfo {
+        group_markers: true,
+        ..crate::LockInfo::default()
+    });
+    let only = plan(&lock, &request).unwrap();
+    assert_eq!(
+        names(&only),
+        [
+            "cublas-like",
+            "devtool",
+            "vari-demo",
+            "vari-demo-cuda-runtime",
+            "shared"
+        ]
+    );
+    let app = only.skipped.iter().find(|s| s.name == "app").unwrap();
+    assert_eq!(app.why, SkipReason::OnlyGroups);
+    // Not with extras.
+    let socks = vec!["socks".to_owned()];
+    let error = plan(
+        &lock,
+        &PlanRequest {
+            extras: &socks,
+            ..request
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "`--only-group` cannot be used with `--extra`"
+    );
+    // The same lock without `--only-group`: the project's entries as before.
+    let all = plan(
+        &lock,
+        &PlanRequest {
+            only_groups: false,
+            ..request
+        },
+    )
+    .unwrap();
+    assert!(names(&all).contains(&"app".to_owned()));
+    // No group at all: nothing.
+    let none = plan(
+        &lock,
+        &PlanRequest {
+            groups: Some(&[]),
+            ..request
+        },
+    )
+    .unwrap();
+    assert!(none.install.is_empty());
 }
