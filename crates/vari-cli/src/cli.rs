@@ -136,7 +136,8 @@ pub(crate) struct FamiliesArgs {
     #[command(flatten)]
     pub catalog: FamilyFileArgs,
 
-    /// Print `{"families": [{"name", "origin", "same_name", "layouts", "builds", "groups", …}]}`.
+    /// Print `{"enabled", "families": [{"name", "origin", "summary", "docs", "same_name",
+    /// "layouts", "builds", "groups"}], "groups": [{"name", "origin", "families"}]}`.
     #[arg(long)]
     pub json: bool,
 }

@@ -173,9 +173,18 @@ pub(crate) fn page(root: &clap::Command) -> String {
     for provider in vari_detect::registry::providers() {
         for var in provider.variables() {
             if !var.name.starts_with("VARI_") {
+                let also = OTHERS
+                    .iter()
+                    .find(|(name, _)| *name == var.name)
+                    .map(|(_, meaning)| format!(" {meaning}"))
+                    .unwrap_or_default();
                 entry(
                     var.name,
-                    &format!("`{}`: {}", provider.namespace(), sentence(var.description)),
+                    &format!(
+                        "`{}`: {}{also}",
+                        provider.namespace(),
+                        sentence(var.description)
+                    ),
                     &mut out,
                 );
             }
@@ -198,7 +207,10 @@ pub(crate) fn page(root: &clap::Command) -> String {
     }
     out.push_str("## Other programs' variables\n\n");
     for (name, meaning) in OTHERS {
-        entry(name, meaning, &mut out);
+        // Detection's own entry (above) says what it does there; one heading per variable.
+        if !vari_detect::registry::variables().any(|v| v.name == *name) {
+            entry(name, meaning, &mut out);
+        }
     }
     out
 }

@@ -192,6 +192,9 @@ fn every_variable_the_code_names_is_documented() {
         }
     }
     assert!(names.contains("VARI_CACHE_DIR"), "{names:?}");
+    let headings: Vec<&str> = page.lines().filter(|l| l.starts_with("### ")).collect();
+    let unique: BTreeSet<&&str> = headings.iter().collect();
+    assert_eq!(unique.len(), headings.len(), "a variable is listed twice");
     let missing: Vec<&String> = names
         .iter()
         .filter(|n| !page.contains(&format!("### `{n}`")))
@@ -431,4 +434,43 @@ fn the_locks_page_names_every_key_the_reader_reads() {
         missing.is_empty(),
         "keys the lock reader reads that docs/reference/locks.md does not name: {missing:?}"
     );
+}
+
+/// The JSON the binary prints has the top-level keys json-schemas.md gives for its command (for
+/// the commands that print JSON without a network or a Python).
+#[test]
+fn json_outputs_have_the_keys_the_page_lists() {
+    let page = read(&reference_dir().join("json-schemas.md"));
+    let row = |command: &str| -> String {
+        page.lines()
+            .find(|l| l.starts_with(&format!("| [`{command}`]")))
+            .unwrap_or_else(|| panic!("json-schemas.md has no row for `{command}`"))
+            .to_owned()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, Vec<&str>); 5] = [
+        ("vari --version", vec!["--version", "--json"]),
+        ("vari cache info", vec!["cache", "info", "--json"]),
+        ("vari cache clean", vec!["cache", "clean", "--json"]),
+        ("vari config show", vec!["config", "show", "--json"]),
+        ("vari families", vec!["families", "--json"]),
+    ];
+    for (command, args) in cases {
+        let out = run_code(vari().current_dir(dir.path()).args(&args), 0).stdout;
+        let json: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{command}: {e}: {out}"));
+        let keys: Vec<&String> = json
+            .as_object()
+            .unwrap_or_else(|| panic!("{command}: {out}"))
+            .keys()
+            .collect();
+        assert!(!keys.is_empty(), "{command}: {out}");
+        let row = row(command);
+        for key in keys {
+            assert!(
+                row.contains(&format!("\"{key}\"")),
+                "json-schemas.md's `{command}` row lacks the key {key:?}: {row}"
+            );
+        }
+    }
 }
