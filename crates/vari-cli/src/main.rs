@@ -48,7 +48,8 @@ fn main() -> ExitCode {
 
     // The grammar with each command's "More:" line (`help::command`), parsed as clap's
     // `Parser::parse` would.
-    let cli = Cli::from_arg_matches(&help::command().get_matches()).unwrap_or_else(|e| e.exit());
+    let cli = Cli::from_arg_matches(&help::command().get_matches())
+        .unwrap_or_else(|e| e.format(&mut help::command()).exit());
     if cli.version {
         return version::print(cli.json);
     }
