@@ -1027,7 +1027,8 @@ pub(crate) struct InspectArgs {
     #[arg(value_name = "WHEEL")]
     pub wheel: PathBuf,
 
-    /// Print `{"name", "version", "label", "properties", "metadata"}`.
+    /// Print `{"name", "version", "tags", "dist_info", "label", "properties", "metadata",
+    /// "record": {"member", "entries", "verified"}, "problems"}`.
     #[arg(long)]
     pub json: bool,
 }

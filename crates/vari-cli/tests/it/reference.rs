@@ -448,13 +448,50 @@ fn json_outputs_have_the_keys_the_page_lists() {
             .to_owned()
     };
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&str, Vec<&str>); 5] = [
+    let profile = crate::common::v3_profile(dir.path());
+    let profile = profile.to_str().unwrap();
+    let variants = crate::common::data("variants-json/torch-2.8.0-variants.json");
+    let variants = variants.to_str().unwrap();
+    let wheel = crate::common::data("wheels/test_package-0-py3-none-any.whl");
+    let wheel = wheel.to_str().unwrap();
+    let cases: [(&str, Vec<&str>); 11] = [
         ("vari --version", vec!["--version", "--json"]),
         ("vari cache info", vec!["cache", "info", "--json"]),
         ("vari cache clean", vec!["cache", "clean", "--json"]),
+        ("vari cache prune", vec!["cache", "prune", "--json"]),
         ("vari config show", vec!["config", "show", "--json"]),
         ("vari families", vec!["families", "--json"]),
+        (
+            "vari families show",
+            vec!["families", "show", "cupy", "--json", "--profile", profile],
+        ),
+        (
+            "vari rank",
+            vec!["rank", variants, "--json", "--profile", profile],
+        ),
+        (
+            "vari wheel inspect",
+            vec!["wheel", "inspect", wheel, "--json"],
+        ),
+        (
+            "vari wheel validate",
+            vec!["wheel", "validate", wheel, "--json"],
+        ),
+        (
+            "vari metadata validate",
+            vec!["metadata", "validate", variants, "--json"],
+        ),
     ];
+    // `vari detect --json` prints a profile: profiles.md names each of its keys.
+    let profiles = read(&reference_dir().join("profiles.md"));
+    let out = run_code(vari().args(["detect", "--json", "--profile", profile]), 0).stdout;
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for key in json.as_object().unwrap().keys() {
+        assert!(
+            profiles.contains(&format!("- `{key}`")),
+            "profiles.md lacks {key:?}"
+        );
+    }
     for (command, args) in cases {
         let out = run_code(vari().current_dir(dir.path()).args(&args), 0).stdout;
         let json: serde_json::Value =
