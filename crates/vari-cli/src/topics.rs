@@ -119,7 +119,7 @@ pub(crate) const TOPICS: &[Topic] = &[
                in vari.toml, or `--target NAME=PROFILE`. `vari detect --class` says which class \
                this machine is, `vari proxy` serves each class its own index under `/t/NAME/`, \
                and `vari lock` and `vari mirror` cover every class at once.",
-        page: "reference/settings.md",
+        page: "reference/settings.md#proxytargets",
     },
     Topic {
         name: "locks",
@@ -211,6 +211,7 @@ mod tests {
         assert_eq!(names.len(), TOPICS.len());
         for topic in TOPICS {
             assert!(topic.page.starts_with("reference/"), "{}", topic.name);
+            assert!(topic.text.ends_with('.'), "{}", topic.name);
             assert!(!topic.text.contains("  "), "{}", topic.name);
         }
     }
