@@ -17,7 +17,12 @@ use vari_core::{Namespace, Property, VariantLabel};
 /// Detect what this machine supports, rank the variants of a release for it, and check, combine
 /// and convert variant metadata.
 #[derive(Debug, Parser)]
-#[command(name = "vari", disable_version_flag = true, max_term_width = 100)]
+#[command(
+    name = "vari",
+    disable_version_flag = true,
+    disable_help_subcommand = true,
+    max_term_width = 100
+)]
 pub(crate) struct Cli {
     /// Print diagnostics on stderr (-v: debug, -vv: trace). `RUST_LOG` takes precedence.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
@@ -92,6 +97,34 @@ pub(crate) enum Command {
     /// Build families: today's split GPU packages (per-CUDA indexes, `-cu12` names, `[cuda12]`
     /// extras) read as the builds of one project. Without a subcommand, list them.
     Families(FamiliesArgs),
+    /// Print a command's help, or explain a topic: `vari help lock`, `vari help labels`;
+    /// `vari help topics` lists the topics.
+    Help(HelpArgs),
+    /// Write the reference pages (Markdown) generated from the code into DIR (for vari's
+    /// documentation; `docs/reference/`).
+    #[command(hide = true)]
+    GenerateReference(GenerateArgs),
+    /// Write the man pages (`vari.1`, `vari-COMMAND.1`, …) generated from the command-line
+    /// definition into DIR.
+    #[command(hide = true)]
+    GenerateMan(GenerateArgs),
+}
+
+/// `vari help`.
+#[derive(Debug, Args)]
+pub(crate) struct HelpArgs {
+    /// A command (`lock`, `wheel slim`), a topic (`labels`), or `topics` [default: vari's own
+    /// help].
+    #[arg(value_name = "COMMAND|TOPIC")]
+    pub names: Vec<String>,
+}
+
+/// `vari generate-reference`, `vari generate-man` (hidden).
+#[derive(Debug, Args)]
+pub(crate) struct GenerateArgs {
+    /// The directory to write to (created when missing).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 /// `vari families`.
@@ -103,7 +136,8 @@ pub(crate) struct FamiliesArgs {
     #[command(flatten)]
     pub catalog: FamilyFileArgs,
 
-    /// Print `{"families": [{"name", "origin", "same_name", "layouts", "builds", "groups", …}]}`.
+    /// Print `{"enabled", "families": [{"name", "origin", "summary", "docs", "same_name",
+    /// "layouts", "builds", "groups"}], "groups": [{"name", "origin", "families"}]}`.
     #[arg(long)]
     pub json: bool,
 }
@@ -1006,7 +1040,8 @@ pub(crate) struct InspectArgs {
     #[arg(value_name = "WHEEL")]
     pub wheel: PathBuf,
 
-    /// Print `{"name", "version", "label", "properties", "metadata"}`.
+    /// Print `{"name", "version", "tags", "dist_info", "label", "properties", "metadata",
+    /// "record": {"member", "entries", "verified"}, "problems"}`.
     #[arg(long)]
     pub json: bool,
 }

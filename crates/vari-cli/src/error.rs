@@ -2,7 +2,7 @@
 //! the other one-line diagnostics on stderr (`warning:`, `note:`): everything a command says on
 //! stderr, so that any module can report without reaching for the stdout writers.
 //!
-//! The stable contract (`spec/cli.md`) is one line naming the file, the key path inside it when
+//! The stable contract (`docs/reference/output.md`) is one line naming the file, the key path inside it when
 //! there is one, and what is wrong: `error: <file>: <key path>: <message>`.
 
 use std::io;

@@ -2,7 +2,8 @@
 //!
 //! Exit status: 0 success, 1 failure (one `error:` line on stderr naming the file and key path at
 //! fault), 2 bad usage (clap). The machine-readable parts (`--json`, profiles) are the stable
-//! contract of `spec/cli.md`; human output is tables on stdout, coloured only on a terminal.
+//! contract of `docs/reference/output.md`; human output is tables on stdout, coloured only on a
+//! terminal.
 
 mod cache_areas;
 mod classes;
@@ -10,19 +11,22 @@ mod cli;
 mod commands;
 mod error;
 mod explain;
+mod help;
 mod load;
 mod lock_inputs;
 mod lock_plan;
 mod output;
 mod progress;
+mod reference;
 mod settings;
 mod table;
+mod topics;
 mod version;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::FromArgMatches;
 
 use crate::cli::{Cli, Command};
 
@@ -42,13 +46,16 @@ fn main() -> ExitCode {
     // anything else runs.
     vari_detect::child::run_probe_child_if_requested();
 
-    let cli = Cli::parse();
+    // The grammar with each command's "More:" line (`help::command`), parsed as clap's
+    // `Parser::parse` would.
+    let cli = Cli::from_arg_matches(&help::command().get_matches())
+        .unwrap_or_else(|e| e.format(&mut help::command()).exit());
     if cli.version {
         return version::print(cli.json);
     }
     let Some(command) = cli.command else {
         // What clap says for a missing subcommand (exit 2), now that `--version` alone is valid.
-        Cli::command()
+        help::command()
             .error(
                 clap::error::ErrorKind::MissingSubcommand,
                 "a command is required (see `vari --help`)",

@@ -289,7 +289,7 @@ impl Config {
                 },
                 None => Entry {
                     key,
-                    value: default_value(key),
+                    value: default_value(key, |name| std::env::var(name).ok()),
                     source: None,
                 },
             })
@@ -308,8 +308,9 @@ pub struct Entry<'a> {
     pub source: Option<&'a Source>,
 }
 
-/// The value a key has when no layer sets it.
-fn default_value(key: Key) -> Option<Shown> {
+/// The value a key has when no layer sets it, with the environment `lookup` reads (the default
+/// index comes from the pip and uv variables); `None` for `profile` (this machine).
+pub fn default_value(key: Key, lookup: impl Fn(&str) -> Option<String>) -> Option<Shown> {
     Some(match key {
         Key::Prefer
         | Key::Forbid
@@ -322,12 +323,10 @@ fn default_value(key: Key) -> Option<Shown> {
         Key::NoVariants | Key::Offline | Key::NoFamilies => Shown::Bool(false),
         // The same answer the commands use; a variable that is not a URL is shown as given
         // (the commands refuse it, naming it).
-        Key::IndexUrl => Shown::Text(
-            match crate::default_index(|name| std::env::var(name).ok()) {
-                Ok(index) => index.url.to_string(),
-                Err(e) => e.to_string(),
-            },
-        ),
+        Key::IndexUrl => Shown::Text(match crate::default_index(lookup) {
+            Ok(index) => index.url.to_string(),
+            Err(e) => e.to_string(),
+        }),
         Key::IndexStrategy => Shown::Text(strategy_name(IndexStrategy::default()).to_owned()),
         Key::MaxPageBytes => Shown::Text(Limits::default().max_page_bytes.to_string()),
         Key::MaxVariantsJsonBytes => {

@@ -143,6 +143,103 @@ impl Key {
         }
     }
 
+    /// What the key does, in a sentence or two (the settings reference shows it).
+    pub fn description(self) -> &'static str {
+        match self {
+            Key::Prefer => {
+                "Namespaces, features or properties put first when variants are ordered \
+                 (`NS`, `NS::FEATURE`, `NS::FEATURE::VALUE`); earlier wins. The command line's \
+                 `--prefer` replaces the list."
+            }
+            Key::Forbid => {
+                "Namespaces, features or properties never selected. The command line's \
+                 `--forbid` replaces the list."
+            }
+            Key::EnableOptional => "Optional provider namespaces turned on (`--enable-optional`).",
+            Key::Profile => {
+                "A target profile (`vari-profile/1` JSON or a `.toml` of hardware facts) used \
+                 instead of this machine, relative to the file that sets it; `--profile` and \
+                 `--sysroot` win."
+            }
+            Key::NoVariants => "Select plain (non-variant) wheels only (`--no-variants`).",
+            Key::IndexUrl => {
+                "The main simple index (PEP 503/691); the command line's `--index-url` replaces it."
+            }
+            Key::ExtraIndexUrl => "More simple indexes, after the main one (`--extra-index-url`).",
+            Key::FindLinks => {
+                "Directories of wheels or HTML pages of links (`--find-links`); paths relative \
+                 to the file that sets them."
+            }
+            Key::IndexStrategy => {
+                "How several indexes combine: `first-index` (the first that has the project) or \
+                 `unsafe-best-match` (all merged)."
+            }
+            Key::Offline => "Answer from the cache only; send nothing (`--offline`).",
+            Key::MaxPageBytes => "The size ceiling of a simple or find-links page, in bytes.",
+            Key::MaxVariantsJsonBytes => "The size ceiling of a `*-variants.json`, in bytes.",
+            Key::MaxMetadataBytes => "The size ceiling of a PEP 658 `.metadata` file, in bytes.",
+            Key::HttpDeadline => {
+                "The most seconds one request may take, body included, for what is read into \
+                 memory (pages, metadata)."
+            }
+            Key::LowSpeedBytes => {
+                "The fewest bytes a streamed download must bring in each `low-speed-seconds` \
+                 window before it is abandoned."
+            }
+            Key::LowSpeedSeconds => "The window of the low-speed rule, in seconds.",
+            Key::MaxUnsizedFileBytes => {
+                "The size ceiling of a download whose size nothing declares (a lock entry \
+                 without `size`), in bytes."
+            }
+            Key::MaxInputBytes => {
+                "Raises the size ceiling of input files (configs, profiles, metadata files), in \
+                 bytes; it never lowers one."
+            }
+            Key::MaxInflateRatio => {
+                "How many times its own size a wheel's members may declare in all, uncompressed \
+                 (a zip bomb is refused before anything is inflated)."
+            }
+            Key::ProxyTargets => {
+                "Machine classes, `NAME = \"PROFILE\"` (paths relative to the file): what \
+                 `vari proxy` serves side by side under `/t/NAME/` and what `vari detect \
+                 --class` matches this machine against."
+            }
+            Key::Families => {
+                "Build-family catalog files put over the built-in catalog (`--families`), \
+                 relative to the file that sets them."
+            }
+            Key::NoFamilies => {
+                "Turn the build-family catalog off, the built-in one and every file \
+                 (`--no-families`)."
+            }
+        }
+    }
+
+    /// The environment variable that sets the same, when there is one (for the ceilings it
+    /// wins over the files; for `max-input-bytes` the larger counts).
+    pub fn variable(self) -> Option<&'static str> {
+        Some(match self {
+            Key::Profile => "VARI_PROFILE",
+            Key::Families => "VARI_FAMILIES",
+            Key::NoFamilies => "VARI_NO_FAMILIES",
+            Key::MaxPageBytes => vari_client::MAX_PAGE_BYTES_ENV,
+            Key::MaxVariantsJsonBytes => vari_client::MAX_VARIANTS_JSON_BYTES_ENV,
+            Key::MaxMetadataBytes => vari_client::MAX_METADATA_BYTES_ENV,
+            Key::HttpDeadline => vari_client::HTTP_DEADLINE_ENV,
+            Key::LowSpeedBytes => vari_client::LOW_SPEED_BYTES_ENV,
+            Key::LowSpeedSeconds => vari_client::LOW_SPEED_SECONDS_ENV,
+            Key::MaxUnsizedFileBytes => vari_client::MAX_UNSIZED_FILE_BYTES_ENV,
+            Key::MaxInputBytes => vari_fs::input::MAX_INPUT_BYTES_ENV,
+            Key::MaxInflateRatio => vari_wheel::MAX_INFLATE_RATIO_ENV,
+            _ => return None,
+        })
+    }
+
+    /// What a file must give for the key, as the settings reference shows it.
+    pub fn value_kind(self) -> &'static str {
+        self.expected()
+    }
+
     /// The names of every key, for an unknown-key message.
     pub(crate) fn names() -> String {
         Key::ALL.map(Key::name).join(", ")
@@ -165,5 +262,13 @@ mod tests {
             assert_eq!(Key::from_name(key.name()), Some(key));
         }
         assert_eq!(Key::from_name("prefers"), None);
+    }
+
+    #[test]
+    fn every_key_is_described() {
+        for key in Key::ALL {
+            assert!(key.description().ends_with('.'), "{key}");
+            assert!(!key.description().contains('|'), "{key}");
+        }
     }
 }

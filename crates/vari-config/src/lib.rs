@@ -50,7 +50,7 @@ mod locate;
 mod read;
 mod settings;
 
-pub use config::{Config, ConfigFile, Entry, FileLimits};
+pub use config::{default_value, Config, ConfigFile, Entry, FileLimits};
 pub use default_index::{
     default_index, DefaultIndex, InvalidIndexVariable, INDEX_VARIABLES, PIP_INDEX_VARIABLE,
     UV_DEFAULT_INDEX_VARIABLES,

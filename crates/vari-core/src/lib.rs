@@ -39,4 +39,4 @@ pub use diagnostic::{strip_bom, Diagnostic};
 pub use names::{
     FeatureName, FeatureRef, FeatureValue, NameError, Namespace, Property, VariantLabel,
 };
-pub use profile::{FeatureSupport, NamespaceSupport, Platform, Profile};
+pub use profile::{FeatureSupport, NamespaceSupport, Platform, Profile, PLATFORM_KEYS};

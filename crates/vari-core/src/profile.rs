@@ -1,4 +1,4 @@
-//! Supported properties of a target: the `vari-profile/1` document (`spec/cli.md`).
+//! Supported properties of a target: the `vari-profile/1` document (`docs/reference/output.md`).
 //!
 //! A [`Profile`] is what detection produces and what ordering consumes: for each supported
 //! namespace, its features in preference order and, per feature, its values in preference order.
@@ -245,10 +245,13 @@ fn kind_of(value: &serde_json::Value) -> &'static str {
     }
 }
 
+/// The keys of a profile's `platform` (every one optional).
+pub const PLATFORM_KEYS: [&str; 3] = ["system", "machine", "libc"];
+
 /// `platform`: optional strings, each error at its own key (`platform.extra`), worded like the
 /// rest of the profile's errors rather than serde's.
 fn read_platform(value: &serde_json::Value) -> Result<Platform, Diagnostic> {
-    const KEYS: [&str; 3] = ["system", "machine", "libc"];
+    const KEYS: [&str; 3] = PLATFORM_KEYS;
     let obj = value.as_object().ok_or_else(|| {
         Diagnostic::new(
             "platform",

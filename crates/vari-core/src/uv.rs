@@ -1,6 +1,6 @@
 //! What uv 0.13 does with a release's variant metadata: the one model of uv's narrower
 //! variant support, used by `metadata validate --for uv`, `index validate --for uv` and
-//! `metadata convert --for uv` (`docs/providers-schema.md` lists the facts and their source).
+//! `metadata convert --for uv` (`docs/reference/providers-schema.md` lists the facts and their source).
 //!
 //! uv 0.13.2–0.13.9 select variants natively (`--preview-features wheel-variants`) with four
 //! vendored providers ([`KNOWN_PROVIDERS`] entries with `vendored_by_uv`). Measured against

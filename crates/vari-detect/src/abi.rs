@@ -254,6 +254,10 @@ impl Provider for AbiDependency {
         NAMESPACE
     }
 
+    fn detection(&self) -> &'static str {
+        "The distributions installed in the target Python environment, read from disk without running Python (`*.dist-info/METADATA`, `*.egg-info/PKG-INFO`): each release's `M`, `M.m`, `M.m.p`. Never cached."
+    }
+
     fn scope(&self) -> Scope {
         Scope::PythonEnvironment
     }

@@ -87,6 +87,10 @@ impl Provider for FixedList {
         self.namespace
     }
 
+    fn detection(&self) -> &'static str {
+        "Not detected: it describes how a wheel was built, so every value is supported, in the reference order (a facts profile may narrow it)."
+    }
+
     fn scope(&self) -> Scope {
         Scope::Build
     }

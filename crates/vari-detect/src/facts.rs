@@ -66,7 +66,7 @@ use crate::registry;
 pub const FACTS_SCHEMA: &str = "vari-facts/1";
 
 /// Top-level keys besides the providers' namespaces.
-const DOCUMENT_KEYS: &[&str] = &["schema", "inherit", "exclude", "platform", "namespace"];
+pub const DOCUMENT_KEYS: &[&str] = &["schema", "inherit", "exclude", "platform", "namespace"];
 
 /// The profile a facts document describes, and what deserves a warning in it.
 #[derive(Debug, Clone, PartialEq)]

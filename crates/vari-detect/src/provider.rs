@@ -172,6 +172,9 @@ pub trait Provider: Send + Sync {
         None
     }
 
+    /// How it finds its answer, in a sentence or two (the providers reference shows it).
+    fn detection(&self) -> &'static str;
+
     /// What its answer describes.
     fn scope(&self) -> Scope {
         Scope::Machine

@@ -243,6 +243,13 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), count, "a variable is listed twice");
+        for provider in providers() {
+            assert!(
+                provider.detection().ends_with('.'),
+                "{}: how it is detected, as a sentence",
+                provider.namespace()
+            );
+        }
         for var in variables() {
             assert!(!var.description.is_empty(), "{}", var.name);
             assert!(!var.description.contains('|'), "{}", var.name);

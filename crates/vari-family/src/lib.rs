@@ -12,7 +12,7 @@
 //! A *family* says, for the name users ask for, where each build lives and what hardware it
 //! needs, in vari's own property vocabulary (`nvidia :: cuda_version_lower_bound :: 12.8`,
 //! `nvidia :: sm_arch`, `amd :: gfx_arch`, `intel :: device_ip`, `x86_64 :: level`), and which
-//! build is the CPU (null) build. The schema is documented in `docs/families.md`.
+//! build is the CPU (null) build. The schema is documented in `docs/reference/families.md`.
 //!
 //! Where the rules live:
 //! - [`read_catalog`]: TOML text → a validated [`Catalog`] or one [`Diagnostic`] with the key

@@ -15,13 +15,13 @@ use crate::output;
 use crate::table::count;
 use crate::table::{properties_text, Cell, Table};
 
-/// The `--json` document, keys in the order `spec/cli.md` gives them.
+/// The `--json` document, keys in the order `docs/reference/output.md` gives them.
 #[derive(Serialize)]
 struct ListJson<'a> {
     packages: Vec<Package<'a>>,
 }
 
-/// One entry of the `--json` `packages` list (`spec/cli.md`).
+/// One entry of the `--json` `packages` list (`docs/reference/output.md`).
 #[derive(Serialize)]
 struct Package<'a> {
     name: &'a str,

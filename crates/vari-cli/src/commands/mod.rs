@@ -7,6 +7,8 @@ mod detect_class;
 mod download;
 mod export;
 mod families;
+mod generate;
+mod help;
 mod index;
 mod install;
 mod list;
@@ -74,5 +76,8 @@ pub(crate) fn run(command: Command, verbose: bool) -> Result<ExitCode, CliError>
             Some(FamiliesCommand::Show(show)) => families::show(show),
             Some(FamiliesCommand::Check(check)) => families::check(check),
         },
+        Command::Help(args) => help::run(&args),
+        Command::GenerateReference(args) => generate::reference(&args),
+        Command::GenerateMan(args) => generate::man(&args),
     }
 }

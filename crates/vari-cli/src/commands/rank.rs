@@ -23,7 +23,7 @@ use crate::output;
 use crate::settings::Selecting;
 use crate::table::{count, properties_text, Cell, Table};
 
-/// One entry of the `--json` `variants` list (`spec/cli.md`), borrowing from the choice so that
+/// One entry of the `--json` `variants` list (`docs/reference/output.md`), borrowing from the choice so that
 /// large releases are written without copying every property.
 struct Row<'a> {
     label: &'a VariantLabel,

@@ -1,6 +1,6 @@
 //! `vari wheel scan`: what the binaries in wheels need (vari-scan), as a table or as JSON.
 //!
-//! JSON shape (`spec/cli.md`): one wheel prints `{"properties": [...], "files": [...]}`; several
+//! JSON shape (`docs/reference/output.md`): one wheel prints `{"properties": [...], "files": [...]}`; several
 //! print `{"wheels": [{"wheel": PATH, "properties": [...], "files": [...]}, ...]}` in argument
 //! order, so that each wheel keeps its own properties (they are different builds).
 

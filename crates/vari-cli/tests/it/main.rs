@@ -36,6 +36,7 @@ mod published_sites;
 mod rank;
 mod rank_release;
 mod readme_examples;
+mod reference;
 mod repack_select;
 mod scan;
 mod scan_limits;

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use super::model::SchemaGeneration;
 
-/// The providers schema of PEP 850 (`docs/providers-schema.md`): schema 0.2.0 under the
+/// The providers schema of PEP 850 (`docs/reference/providers-schema.md`): schema 0.2.0 under the
 /// PEPs' path, the URL uv 0.13 knows. Its providers have no `enable-if`.
 pub const PEP_850_URL: &str = "https://variants-schema.wheelnext.dev/peps/850/v0.2.0.json";
 

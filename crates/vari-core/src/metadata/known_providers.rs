@@ -5,7 +5,7 @@
 //! `x86-64-variant-provider`, `aarch64-variant-provider`, `tpu-variant-provider`,
 //! `amd-variant-provider`, `intel-variant-provider`), the plugin APIs PyTorch's variant
 //! releases declare, and the providers uv 0.13 vendors (checked against uv 0.13.8/0.13.9 by
-//! `bench/uv_parity.sh`; `docs/providers-schema.md`). uv uses a declared provider only when
+//! `bench/uv_parity.sh`; `docs/reference/providers-schema.md`). uv uses a declared provider only when
 //! its one requirement admits the vendored version and its `plugin-api` is the vendored one,
 //! so the requirement written here (`>=version,<1.0.0`) admits exactly that version.
 

@@ -1,4 +1,4 @@
-//! What a user may change about selection (`spec/cli.md`, selection options).
+//! What a user may change about selection (`docs/reference/output.md`, selection options).
 
 use std::collections::BTreeSet;
 

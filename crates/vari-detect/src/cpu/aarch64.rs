@@ -219,6 +219,10 @@ impl Provider for Aarch64 {
         NAMESPACE
     }
 
+    fn detection(&self) -> &'static str {
+        "The CPU is classified as an archspec microarchitecture from `/proc/cpuinfo` (`Features`, `CPU implementer`, `CPU part`); `version` lists the matched generic and its ancestors, the features come from the microarchitecture's definition."
+    }
+
     fn hardware(&self) -> Option<&'static str> {
         Some("Arm CPUs")
     }

@@ -195,6 +195,10 @@ impl Provider for X86_64 {
         NAMESPACE
     }
 
+    fn detection(&self) -> &'static str {
+        "The CPU is classified as an archspec microarchitecture from `/proc/cpuinfo`; `level` comes from the matched generic `x86_64_vN`, the features from that microarchitecture's definition. A CPU that only reaches plain `x86_64` supports nothing in this namespace."
+    }
+
     fn hardware(&self) -> Option<&'static str> {
         Some("x86-64 CPUs")
     }

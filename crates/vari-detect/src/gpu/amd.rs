@@ -375,6 +375,10 @@ impl Provider for Amd {
         NAMESPACE
     }
 
+    fn detection(&self) -> &'static str {
+        "The GPUs' gfx targets from the KFD topology in sysfs (no `rocminfo` needed), `HSA_OVERRIDE_GFX_VERSION` honoured as the ROCm runtime does, and the ROCm version from the installation's version file (`ROCM_PATH`)."
+    }
+
     fn hardware(&self) -> Option<&'static str> {
         Some("AMD GPUs")
     }

@@ -282,6 +282,10 @@ impl Provider for Intel {
         NAMESPACE
     }
 
+    fn detection(&self) -> &'static str {
+        "The Intel GPUs' IP versions and their compatible base IPs, read through Level Zero in a child process."
+    }
+
     fn hardware(&self) -> Option<&'static str> {
         Some("Intel GPUs")
     }

@@ -759,6 +759,10 @@ impl Provider for Nvidia {
         NAMESPACE
     }
 
+    fn detection(&self) -> &'static str {
+        "The driver's CUDA version and one GPU's compute capability, from, in order: the override variables; NVML; libcuda when NVML is missing; the kernel driver's version files (a labelled estimate of the CUDA version from the driver branch). Libraries are loaded in a child process, on the live machine only (a snapshot records the answer)."
+    }
+
     fn hardware(&self) -> Option<&'static str> {
         Some("NVIDIA GPUs")
     }

@@ -7,7 +7,7 @@
 //!   plugin, pyproject only), `static-properties` (+ `feature-order`), `builtin`; plus
 //!   `optional`, `enable-if`, and `plugin-api` (only with `requires`/`build-requires`).
 //!   Under PEP 850's URL (`…/peps/850/v0.2.0.json`) `enable-if` is not allowed
-//!   (`docs/providers-schema.md`).
+//!   (`docs/reference/providers-schema.md`).
 //!
 //! In the model, ahead-of-time plugin requirements always live in `build_requires` (0.0.x
 //! spell them `requires`), so `requires` is non-empty exactly for install-time providers.
