@@ -454,3 +454,333 @@ fn select_chooses_a_by_name_build_for_the_machine() {
     assert_ne!(off.code, 0, "{}", off.stdout);
     assert!(!off.stderr.contains("family"), "{}", off.stderr);
 }
+
+/// A stand-in for PyTorch's per-line indexes on 127.0.0.1, with their real page structure:
+/// `/whl/LINE/PROJECT/` pages whose links point at `/whl/LINE/NAME-VERSION%2BLINE-….whl` with
+/// `data-requires-python`, small stand-in wheels, and (as PyTorch's do) other projects listed on
+/// the same index (`numpy`). Plus a stand-in default index with PyPI's plain `torch` and `numpy`.
+struct PyTorchSite {
+    dir: tempfile::TempDir,
+    _host: vari_test_support::site::StaticSite,
+    base: String,
+    pypi: String,
+}
+
+/// `torch` and `torchvision` on each line (`(project, line, version, requires-python)`),
+/// `numpy 9.9.9` on the cu128 index, and the default index's `torch 2.9.0` and `numpy 1.26.0`.
+fn pytorch_site(files: &[(&str, &str, &str, &str)]) -> PyTorchSite {
+    use std::collections::BTreeMap;
+    use vari_test_support::site::{SiteOptions, StaticSite};
+    use vari_test_support::wheels::TestWheel;
+
+    let dir = tempfile::tempdir().unwrap();
+    let whl = dir.path().join("site/whl");
+    let mut pages: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut all: Vec<(&str, &str, String, &str)> = files
+        .iter()
+        .map(|(p, l, v, r)| (*p, *l, format!("{v}+{l}"), *r))
+        .collect();
+    all.push(("numpy", "cu128", "9.9.9".to_owned(), ">=3.9"));
+    for (project, line, version, requires_python) in &all {
+        let folder = whl.join(line);
+        std::fs::create_dir_all(&folder).unwrap();
+        let name = format!("{project}-{version}-cp312-cp312-manylinux_2_28_x86_64.whl");
+        let path = TestWheel::new(&name).write(&folder);
+        let sha = vari_test_support::wheels::sha256_hex(&std::fs::read(path).unwrap());
+        let href = format!("/whl/{line}/{}#sha256={sha}", name.replace('+', "%2B"));
+        pages
+            .entry((line.to_string(), project.to_string()))
+            .or_default()
+            .push_str(&format!(
+                "    <a href=\"{href}\" data-requires-python=\"{}\">{name}</a><br/>\n",
+                requires_python.replace('>', "&gt;").replace('<', "&lt;")
+            ));
+    }
+    for ((line, project), links) in pages {
+        let folder = whl.join(&line).join(&project);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("index.html"),
+            format!(
+                "<!DOCTYPE html>\n<html>\n  <body>\n    <h1>Links for {project}</h1>\n{links}  </body>\n</html>\n"
+            ),
+        )
+        .unwrap();
+    }
+    // The default index: PyPI's plain builds.
+    let wheels = dir.path().join("pypi-wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    for name in [
+        "torch-2.9.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+        "numpy-1.26.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+    ] {
+        TestWheel::new(name).write(&wheels);
+    }
+    run(vari()
+        .args(["index", "build"])
+        .arg(&wheels)
+        .arg("-o")
+        .arg(dir.path().join("site/pypi")))
+    .expect_code(0);
+    let host = StaticSite::serve(&dir.path().join("site"), SiteOptions::default());
+    let base = host.base.clone();
+    PyTorchSite {
+        pypi: format!("{base}/pypi/simple/"),
+        dir,
+        _host: host,
+        base,
+    }
+}
+
+impl PyTorchSite {
+    /// A user's catalog replacing the built-in torch and torchvision families with the same
+    /// builds on the stand-in's indexes.
+    fn catalog(&self) -> PathBuf {
+        let mut text = "schema = \"vari-families/1\"\n".to_owned();
+        for project in ["torch", "torchvision"] {
+            text.push_str(&format!(
+                "\n[[family]]\nname = \"{project}\"\nsame-name = \"build\"\n"
+            ));
+            for (line, requires) in [
+                (
+                    "cu130",
+                    "\"nvidia :: cuda_version_lower_bound :: 13.0\", \"nvidia :: sm_arch :: 80_real\", \"nvidia :: sm_arch :: 90_real\"",
+                ),
+                (
+                    "cu128",
+                    "\"nvidia :: cuda_version_lower_bound :: 12.0\", \"nvidia :: sm_arch :: 80_real\", \"nvidia :: sm_arch :: 90_real\"",
+                ),
+                ("cpu", ""),
+            ] {
+                text.push_str(&format!(
+                    "\n[[family.build]]\nname = \"{line}\"\nindex = \"{}/whl/{line}\"\nlocal = \"{line}\"\n",
+                    self.base
+                ));
+                match requires.is_empty() {
+                    true => text.push_str("null = true\n"),
+                    false => text.push_str(&format!("requires = [{requires}]\n")),
+                }
+            }
+        }
+        let path = self.dir.path().join("pytorch.toml");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// `vari select ARGS` for a profile, from the default index, with the stand-in's catalog.
+    fn select(&self, args: &[&str], profile: &Path) -> crate::common::Run {
+        let mut cmd = vari();
+        cmd.arg("select")
+            .args(args)
+            .args(["--no-deps", "--python-version", "3.12"])
+            .args(["--python-platform", "x86_64-manylinux_2_28"])
+            .arg("--families")
+            .arg(self.catalog())
+            .arg("--profile")
+            .arg(profile);
+        if !args.contains(&"--index-url") {
+            cmd.args(["--index-url", &self.pypi]);
+        }
+        run(&mut cmd)
+    }
+}
+
+fn selected(json: &serde_json::Value) -> Vec<(String, String)> {
+    json["selections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_owned(),
+                s["version"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// `vari select torch` against stand-ins of PyTorch's per-line indexes: an sm_80 CUDA 12.8
+/// machine gets the cu128 build from the cu128 index, a CPU machine the CPU build, a version whose
+/// `requires-python` excludes the target is passed over, `--explain` says why each other build
+/// lost, and the cu128 index is never asked for another project (numpy comes from the default
+/// index although the cu128 index lists a newer one).
+#[test]
+fn select_chooses_a_by_index_build_from_its_own_index() {
+    let site = pytorch_site(&[
+        ("torch", "cu130", "2.9.0", ">=3.10"),
+        ("torch", "cu128", "2.9.0", ">=3.10"),
+        ("torch", "cu128", "2.10.0", ">=3.13"),
+        ("torch", "cpu", "2.9.0", ">=3.10"),
+        ("torch", "cpu", "2.10.0", ">=3.13"),
+    ]);
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let json = site
+        .select(&["--json", "torch", "numpy"], &a100)
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        selected(&json),
+        [
+            ("torch".to_owned(), "2.9.0+cu128".to_owned()),
+            ("numpy".to_owned(), "1.26.0".to_owned())
+        ]
+    );
+    assert_eq!(
+        json["selections"][0]["filename"],
+        "torch-2.9.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl"
+    );
+    assert_eq!(json["families"][0]["choice"]["chosen"]["build"], "cu128");
+    assert_eq!(
+        json["families"][0]["source"],
+        format!("{}/whl/cu128", site.base)
+    );
+    assert_eq!(json["families"].as_array().unwrap().len(), 1, "{json}");
+
+    let json = site
+        .select(&["--json", "torch"], &cpu(site.dir.path()))
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        selected(&json),
+        [("torch".to_owned(), "2.9.0+cpu".to_owned())]
+    );
+
+    let text = site
+        .select(&["--explain", "torch"], &a100)
+        .expect_code(0)
+        .stdout;
+    assert!(
+        text.starts_with(&format!(
+            "torch: family torch chooses build cu128 (torch 2.9.0+cu128 from {}/whl/cu128): the \
+             best of 2 builds that fit\n",
+            site.base
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  - cu130 (torch): no supported value for `nvidia :: cuda_version_lower_bound`"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  - cpu (torch): fits, but ranks 2 for this target"),
+        "{text}"
+    );
+
+    // An explicit family index is selected from as given, with a note naming the better build.
+    let cpu_index = format!("{}/whl/cpu", site.base);
+    let out = site
+        .select(&["--json", "torch", "--index-url", &cpu_index], &a100)
+        .expect_code(0);
+    assert_eq!(
+        selected(&out.json()),
+        [("torch".to_owned(), "2.9.0+cpu".to_owned())]
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "torch: {cpu_index} is the source of family torch's build cpu; selecting from it as \
+             given (this target's best build is cu128)"
+        )),
+        "{}",
+        out.stderr
+    );
+    // Without the catalog, torch is PyPI's plain build.
+    let json = site
+        .select(&["--json", "torch", "--no-families"], &a100)
+        .expect_code(0)
+        .json();
+    assert_eq!(selected(&json), [("torch".to_owned(), "2.9.0".to_owned())]);
+}
+
+/// The group rule end to end: on a CUDA 13 machine torch alone takes cu130, but torchvision has
+/// no cu130 build, so `vari select torch torchvision` takes cu128 for both and says why; when
+/// torchvision offers no line at all, one error names both members and what each offers.
+#[test]
+fn torch_and_torchvision_take_one_line_together() {
+    let site = pytorch_site(&[
+        ("torch", "cu130", "2.9.0", ">=3.10"),
+        ("torch", "cu128", "2.9.0", ">=3.10"),
+        ("torch", "cpu", "2.9.0", ">=3.10"),
+        ("torchvision", "cu128", "0.24.0", ">=3.10"),
+        ("torchvision", "cpu", "0.24.0", ">=3.10"),
+    ]);
+    let h100 = gpu(site.dir.path(), "h100", "13.0", "9.0");
+    let alone = site
+        .select(&["--json", "torch"], &h100)
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        selected(&alone),
+        [("torch".to_owned(), "2.9.0+cu130".to_owned())]
+    );
+
+    let json = site
+        .select(&["--json", "torch", "torchvision"], &h100)
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        selected(&json),
+        [
+            ("torch".to_owned(), "2.9.0+cu128".to_owned()),
+            ("torchvision".to_owned(), "0.24.0+cu128".to_owned())
+        ]
+    );
+    assert_eq!(json["families"][0]["group"]["name"], "pytorch");
+    let text = site
+        .select(&["--explain", "torch", "torchvision"], &h100)
+        .expect_code(0)
+        .stdout;
+    assert!(
+        text.contains(&format!(
+            "torch: family torch chooses build cu128 (torch 2.9.0+cu128 from {}/whl/cu128): the \
+             best line that torch, torchvision all offer (group pytorch)\n",
+            site.base
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  - cu130 (torch): fits, but group pytorch takes cu128: torchvision does not offer \
+             cu130"
+        ),
+        "{text}"
+    );
+
+    site.select(&["torch", "torchvision==9"], &h100)
+        .expect_one_error(&[
+            "torch, torchvision must take one line (group pytorch), but no line fits all of them: \
+         torch offers cu130, cu128, cpu; torchvision offers none",
+        ]);
+}
+
+/// `vari download torch` downloads the build the family chooses, from its own index.
+#[test]
+fn download_fetches_the_chosen_build() {
+    let site = pytorch_site(&[
+        ("torch", "cu128", "2.9.0", ">=3.10"),
+        ("torch", "cpu", "2.9.0", ">=3.10"),
+    ]);
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let dest = site.dir.path().join("dest");
+    let out = run(vari()
+        .args(["download", "torch", "-d"])
+        .arg(&dest)
+        .args(["--python-version", "3.12", "--python-platform"])
+        .arg("x86_64-manylinux_2_28")
+        .arg("--families")
+        .arg(site.catalog())
+        .arg("--profile")
+        .arg(&a100)
+        .args(["--index-url", &site.pypi]))
+    .expect_code(0);
+    let name = "torch-2.9.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl";
+    assert!(dest.join(name).is_file(), "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(std::fs::read_dir(&dest).unwrap().count(), 1);
+    assert!(
+        out.stderr
+            .contains("torch: family torch chooses build cu128 (torch 2.9.0+cu128)"),
+        "{}",
+        out.stderr
+    );
+}
