@@ -467,8 +467,9 @@ struct PyTorchSite {
 }
 
 /// `torch` and `torchvision` on each line (`(project, line, version, requires-python)`),
-/// `numpy 9.9.9` on the cu128 index, and the default index's `torch 2.9.0` and `numpy 1.26.0`.
-fn pytorch_site(files: &[(&str, &str, &str, &str)]) -> PyTorchSite {
+/// `numpy 9.9.9` on the cu128 index, and the default index's `torch 2.9.0`, `numpy 1.26.0` and
+/// CuPy's CUDA 12 and 13 builds; every wheel tagged `tags` (`cp312-cp312-manylinux_2_28_x86_64`).
+fn pytorch_site(files: &[(&str, &str, &str, &str)], tags: &str) -> PyTorchSite {
     use std::collections::BTreeMap;
     use vari_test_support::site::{SiteOptions, StaticSite};
     use vari_test_support::wheels::TestWheel;
@@ -484,7 +485,7 @@ fn pytorch_site(files: &[(&str, &str, &str, &str)]) -> PyTorchSite {
     for (project, line, version, requires_python) in &all {
         let folder = whl.join(line);
         std::fs::create_dir_all(&folder).unwrap();
-        let name = format!("{project}-{version}-cp312-cp312-manylinux_2_28_x86_64.whl");
+        let name = format!("{project}-{version}-{tags}.whl");
         let path = TestWheel::new(&name).write(&folder);
         let sha = vari_test_support::wheels::sha256_hex(&std::fs::read(path).unwrap());
         let href = format!("/whl/{line}/{}#sha256={sha}", name.replace('+', "%2B"));
@@ -511,10 +512,12 @@ fn pytorch_site(files: &[(&str, &str, &str, &str)]) -> PyTorchSite {
     let wheels = dir.path().join("pypi-wheels");
     std::fs::create_dir_all(&wheels).unwrap();
     for name in [
-        "torch-2.9.0-cp312-cp312-manylinux_2_28_x86_64.whl",
-        "numpy-1.26.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+        "torch-2.9.0",
+        "numpy-1.26.0",
+        "cupy_cuda12x-14.2.0",
+        "cupy_cuda13x-14.2.0",
     ] {
-        TestWheel::new(name).write(&wheels);
+        TestWheel::new(&format!("{name}-{tags}.whl")).write(&wheels);
     }
     run(vari()
         .args(["index", "build"])
@@ -585,6 +588,8 @@ impl PyTorchSite {
     }
 }
 
+const CP312: &str = "cp312-cp312-manylinux_2_28_x86_64";
+
 fn selected(json: &serde_json::Value) -> Vec<(String, String)> {
     json["selections"]
         .as_array()
@@ -606,13 +611,16 @@ fn selected(json: &serde_json::Value) -> Vec<(String, String)> {
 /// index although the cu128 index lists a newer one).
 #[test]
 fn select_chooses_a_by_index_build_from_its_own_index() {
-    let site = pytorch_site(&[
-        ("torch", "cu130", "2.9.0", ">=3.10"),
-        ("torch", "cu128", "2.9.0", ">=3.10"),
-        ("torch", "cu128", "2.10.0", ">=3.13"),
-        ("torch", "cpu", "2.9.0", ">=3.10"),
-        ("torch", "cpu", "2.10.0", ">=3.13"),
-    ]);
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.10"),
+            ("torch", "cu128", "2.9.0", ">=3.10"),
+            ("torch", "cu128", "2.10.0", ">=3.13"),
+            ("torch", "cpu", "2.9.0", ">=3.10"),
+            ("torch", "cpu", "2.10.0", ">=3.13"),
+        ],
+        CP312,
+    );
     let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
     let json = site
         .select(&["--json", "torch", "numpy"], &a100)
@@ -698,13 +706,16 @@ fn select_chooses_a_by_index_build_from_its_own_index() {
 /// torchvision offers no line at all, one error names both members and what each offers.
 #[test]
 fn torch_and_torchvision_take_one_line_together() {
-    let site = pytorch_site(&[
-        ("torch", "cu130", "2.9.0", ">=3.10"),
-        ("torch", "cu128", "2.9.0", ">=3.10"),
-        ("torch", "cpu", "2.9.0", ">=3.10"),
-        ("torchvision", "cu128", "0.24.0", ">=3.10"),
-        ("torchvision", "cpu", "0.24.0", ">=3.10"),
-    ]);
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.10"),
+            ("torch", "cu128", "2.9.0", ">=3.10"),
+            ("torch", "cpu", "2.9.0", ">=3.10"),
+            ("torchvision", "cu128", "0.24.0", ">=3.10"),
+            ("torchvision", "cpu", "0.24.0", ">=3.10"),
+        ],
+        CP312,
+    );
     let h100 = gpu(site.dir.path(), "h100", "13.0", "9.0");
     let alone = site
         .select(&["--json", "torch"], &h100)
@@ -757,10 +768,13 @@ fn torch_and_torchvision_take_one_line_together() {
 /// `vari download torch` downloads the build the family chooses, from its own index.
 #[test]
 fn download_fetches_the_chosen_build() {
-    let site = pytorch_site(&[
-        ("torch", "cu128", "2.9.0", ">=3.10"),
-        ("torch", "cpu", "2.9.0", ">=3.10"),
-    ]);
+    let site = pytorch_site(
+        &[
+            ("torch", "cu128", "2.9.0", ">=3.10"),
+            ("torch", "cpu", "2.9.0", ">=3.10"),
+        ],
+        CP312,
+    );
     let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
     let dest = site.dir.path().join("dest");
     let out = run(vari()
@@ -783,4 +797,132 @@ fn download_fetches_the_chosen_build() {
         "{}",
         out.stderr
     );
+}
+
+/// `vari install cupy torch` with the real uv and the real pip into fresh environments: the
+/// catalog chooses each family's build for the profile, uv and pip install it by its real name
+/// (cupy → cupy-cuda12x from the default index, torch's cu128 or cu130 wheel from its own
+/// index), each choice is noted, and `--no-families` installs PyPI's plain torch.
+#[test]
+fn install_installs_the_build_each_family_chooses_with_uv_and_pip() {
+    use vari_test_support::venv::{bare_venv, test_venv, uv};
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.9"),
+            ("torch", "cu128", "2.9.0", ">=3.9"),
+            ("torch", "cpu", "2.9.0", ">=3.9"),
+        ],
+        "py3-none-any",
+    );
+    let installed = |venv: &Path| -> Vec<String> {
+        let lib = venv.join("lib");
+        let site_packages = std::fs::read_dir(lib)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().join("site-packages"))
+            .find(|p| p.is_dir())
+            .unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(site_packages)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".dist-info") && !n.starts_with("pip"))
+            .collect();
+        names.sort();
+        names
+    };
+    let install = |case: &str, installer: &Path, profile: &Path, extra: &[&str]| {
+        let scratch = site.dir.path().join(case);
+        let venv = scratch.join("venv");
+        bare_venv(&venv);
+        let mut cmd = vari();
+        for (key, _) in std::env::vars() {
+            if key.starts_with("PIP_") || key.starts_with("UV_") {
+                cmd.env_remove(key);
+            }
+        }
+        cmd.env("HOME", &scratch)
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
+            .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+            .env("PATH", "/usr/bin:/bin")
+            .current_dir(&scratch)
+            .arg("install")
+            .arg("--python")
+            .arg(&venv)
+            .arg("--installer")
+            .arg(installer)
+            .args(["--index-url", &site.pypi])
+            .arg("--families")
+            .arg(site.catalog())
+            .arg("--profile")
+            .arg(profile)
+            .args(extra);
+        let out = run(&mut cmd).expect_code(0);
+        (installed(&venv), out)
+    };
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let (names, out) = install("uv", &uv(), &a100, &["cupy", "torch"]);
+    assert_eq!(
+        names,
+        [
+            "cupy_cuda12x-14.2.0.dist-info",
+            "torch-2.9.0+cu128.dist-info"
+        ],
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(
+            "cupy: the family catalog chose build cu12 (cupy-cuda12x 14.2.0) for this target: \
+             installing cupy-cuda12x==14.2.0"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "torch: the family catalog chose build cu128 (torch 2.9.0+cu128) for this target: \
+             installing torch @ {}/whl/cu128/torch-2.9.0%2Bcu128-py3-none-any.whl#sha256=",
+            site.base
+        )),
+        "{}",
+        out.stderr
+    );
+
+    let h100 = gpu(site.dir.path(), "h100", "13.0", "9.0");
+    let (names, out) = install(
+        "pip",
+        &test_venv().join("bin/pip"),
+        &h100,
+        &["cupy", "torch"],
+    );
+    assert_eq!(
+        names,
+        [
+            "cupy_cuda13x-14.2.0.dist-info",
+            "torch-2.9.0+cu130.dist-info"
+        ],
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+
+    // A build asked for by name is installed as asked; the catalog off, torch is PyPI's.
+    let (names, out) = install(
+        "explicit",
+        &uv(),
+        &h100,
+        &["cupy-cuda12x", "torch", "--no-families"],
+    );
+    assert_eq!(
+        names,
+        ["cupy_cuda12x-14.2.0.dist-info", "torch-2.9.0.dist-info"],
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(!out.stderr.contains("family catalog"), "{}", out.stderr);
 }
