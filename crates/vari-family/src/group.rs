@@ -65,10 +65,40 @@ pub fn offered_lines(choice: &FamilyChoice) -> Vec<String> {
     lines
 }
 
-/// The line the requested members of group `group` take together: `Ok(None)` when fewer than
-/// two members take part (nothing to agree on), else the best line every member offers, in the
-/// first member's order (the builds of one group rank alike for one target). Members are given
-/// with their family; one whose family shares no build name with the others' is left out.
+/// The CUDA major line a member's chosen build needs (`nvidia ::
+/// cuda_version_lower_bound :: 12.0` → 12), if it has one.
+fn chosen_cuda_major(choice: &FamilyChoice) -> Option<u64> {
+    let report = choice
+        .builds
+        .iter()
+        .find(|b| matches!(b.verdict, Verdict::Chosen))?;
+    report.requires.iter().find_map(|p| {
+        let value = p.strip_prefix("nvidia :: cuda_version_lower_bound :: ")?;
+        value.split('.').next()?.trim().parse().ok()
+    })
+}
+
+/// Whether `family`'s build `line` is of the CUDA major line `major` (one of its
+/// `cuda_version_lower_bound` values starts with it).
+fn line_is_major(family: &Family, line: &str, major: u64) -> bool {
+    family.build(line).is_some_and(|build| {
+        build.requires.iter().any(|p| {
+            p.namespace.as_str() == "nvidia"
+                && p.feature.as_str() == "cuda_version_lower_bound"
+                && p.value.as_str().split('.').next() == Some(&major.to_string())
+        })
+    })
+}
+
+/// The line the requested members of group `group` take together: `Ok(None)` when there is
+/// nothing to agree on, else the best line every member offers, in the first member's order
+/// (the builds of one group rank alike for one target).
+///
+/// Members agree on build names. A member whose family shares no build name with the others'
+/// but whose chosen build needs one CUDA major line (vLLM's PyPI build, its line read from its
+/// requirements) *pins* the others to that line: they take their best line of that CUDA major (a
+/// CUDA 12 vLLM makes torch take cu128 rather than cu130, and never its CPU build). A member with
+/// neither is left out.
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -94,24 +124,53 @@ pub fn group_line(
     group: &str,
     members: &[(&Family, &FamilyChoice)],
 ) -> Result<Option<String>, GroupConflict> {
-    let taking_part: Vec<&(&Family, &FamilyChoice)> = members
+    let shares = |family: &Family| {
+        members.iter().any(|(other, _)| {
+            other.name != family.name
+                && family
+                    .builds
+                    .iter()
+                    .any(|b| other.builds.iter().any(|o| o.name == b.name))
+        })
+    };
+    // Members pinning a CUDA major line, and the members that agree on names.
+    let pins: Vec<(&Family, u64)> = members
         .iter()
-        .filter(|(family, _)| {
-            members.iter().any(|(other, _)| {
-                other.name != family.name
-                    && family
-                        .builds
-                        .iter()
-                        .any(|b| other.builds.iter().any(|o| o.name == b.name))
-            })
+        .filter(|(family, choice)| {
+            !shares(family)
+                && choice
+                    .chosen
+                    .as_ref()
+                    .and_then(|c| family.build(&c.build))
+                    .is_some_and(|b| b.line_from_requirements)
+        })
+        .filter_map(|(family, choice)| Some((*family, chosen_cuda_major(choice)?)))
+        .collect();
+    let agreeing: Vec<&(&Family, &FamilyChoice)> = members
+        .iter()
+        .filter(|(family, _)| match pins.is_empty() {
+            true => shares(family),
+            false => !pins.iter().any(|(p, _)| p.name == family.name),
         })
         .collect();
-    if taking_part.len() < 2 {
+    let enough = match pins.is_empty() {
+        true => agreeing.len() >= 2,
+        false => !agreeing.is_empty(),
+    };
+    if !enough {
         return Ok(None);
     }
-    let lines: Vec<Vec<String>> = taking_part
+    let lines: Vec<Vec<String>> = agreeing
         .iter()
-        .map(|(_, choice)| offered_lines(choice))
+        .map(|(family, choice)| {
+            offered_lines(choice)
+                .into_iter()
+                .filter(|line| {
+                    pins.iter()
+                        .all(|(_, major)| line_is_major(family, line, *major))
+                })
+                .collect()
+        })
         .collect();
     let agreed = lines[0]
         .iter()
@@ -120,10 +179,19 @@ pub fn group_line(
         Some(line) => Ok(Some(line.clone())),
         None => Err(GroupConflict {
             group: group.to_owned(),
-            members: taking_part
+            members: pins
                 .iter()
-                .zip(lines)
-                .map(|((family, _), lines)| (family.name.clone(), lines))
+                .map(|(family, major)| {
+                    (
+                        family.name.clone(),
+                        vec![format!("the CUDA {major} line only")],
+                    )
+                })
+                .chain(
+                    agreeing
+                        .iter()
+                        .map(|(family, choice)| (family.name.clone(), offered_lines(choice))),
+                )
                 .collect(),
         }),
     }

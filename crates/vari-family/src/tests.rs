@@ -721,21 +721,61 @@ fn a_group_takes_the_best_line_every_member_offers() {
 }
 
 #[test]
-fn a_member_whose_builds_name_no_line_of_the_others_is_left_out() {
+fn a_member_whose_line_is_read_from_its_requirements_pins_the_others() {
     // vLLM's one PyPI build reads its line from its requirements: its build name says nothing
-    // about torch's lines, so torch alone takes part and keeps its own choice.
+    // about torch's lines, but the CUDA major it needs makes torch take its best line of that
+    // major (never its CPU build).
     let catalog = builtin();
     let torch = catalog.family("torch").unwrap();
     let vllm = catalog.family("vllm").unwrap();
     let none = FamilyOptions::default();
-    let a100 = cuda("12.8", "8.0");
+    let h100 = cuda("13.0", "9.0");
     let t = choose_in(
         "torch",
-        &tagged("2.9.0", &["cu128", "cpu"]),
+        &tagged("2.9.0", &["cu130", "cu128", "cpu"]),
         "",
-        &a100,
+        &h100,
         &none,
     );
-    let v = choose_in("vllm", &offers(&[("pypi", &["0.11.0"])]), "", &a100, &none);
-    assert_eq!(group_line("vllm", &[(vllm, &v), (torch, &t)]), Ok(None));
+    assert_eq!(t.chosen.as_ref().unwrap().build, "cu130");
+    let vllm_on = |major: u32| {
+        let mut available = BTreeMap::new();
+        available.insert(
+            "pypi".to_owned(),
+            vec![Offer {
+                version: "0.11.0".parse().unwrap(),
+                line: Some(CudaLine::Major {
+                    major,
+                    evidence: format!("nvidia-cuda-runtime-cu{major}"),
+                }),
+            }],
+        );
+        choose_in("vllm", &available, "", &h100, &none)
+    };
+    let v12 = vllm_on(12);
+    assert_eq!(
+        group_line("vllm", &[(vllm, &v12), (torch, &t)]),
+        Ok(Some("cu128".to_owned()))
+    );
+    let v13 = vllm_on(13);
+    assert_eq!(
+        group_line("vllm", &[(torch, &t), (vllm, &v13)]),
+        Ok(Some("cu130".to_owned()))
+    );
+    // torch alone: nothing to agree on.
+    assert_eq!(group_line("vllm", &[(torch, &t)]), Ok(None));
+    // A torch that offers no CUDA 12 build: one error naming both.
+    let cpu_only = choose_in(
+        "torch",
+        &tagged("2.9.0", &["cu130", "cpu"]),
+        "",
+        &h100,
+        &none,
+    );
+    let conflict = group_line("vllm", &[(vllm, &v12), (torch, &cpu_only)]).unwrap_err();
+    assert_eq!(
+        conflict.to_string(),
+        "vllm, torch must take one line (group vllm), but no line fits all of them: vllm offers \
+         the CUDA 12 line only; torch offers cu130, cpu"
+    );
 }

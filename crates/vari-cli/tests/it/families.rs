@@ -467,8 +467,8 @@ struct PyTorchSite {
 }
 
 /// `torch` and `torchvision` on each line (`(project, line, version, requires-python)`),
-/// `numpy 9.9.9` on the cu128 index, and the default index's `torch 2.9.0`, `numpy 1.26.0` and
-/// CuPy's CUDA 12 and 13 builds; every wheel tagged `tags` (`cp312-cp312-manylinux_2_28_x86_64`).
+/// `numpy 9.9.9` on the cu128 index, and the default index's `torch 2.9.0`, `numpy 1.26.0`,
+/// CuPy's CUDA 12 and 13 builds and a CUDA 12 `vllm 0.11.0`; every wheel tagged `tags` (`cp312-cp312-manylinux_2_28_x86_64`).
 fn pytorch_site(files: &[(&str, &str, &str, &str)], tags: &str) -> PyTorchSite {
     use std::collections::BTreeMap;
     use vari_test_support::site::{SiteOptions, StaticSite};
@@ -519,6 +519,10 @@ fn pytorch_site(files: &[(&str, &str, &str, &str)], tags: &str) -> PyTorchSite {
     ] {
         TestWheel::new(&format!("{name}-{tags}.whl")).write(&wheels);
     }
+    // vLLM's PyPI build: its CUDA line is only in its requirements.
+    TestWheel::new(&format!("vllm-0.11.0-{tags}.whl"))
+        .requires(&["torch==2.9.0", "nvidia-cuda-runtime-cu12==12.8.90"])
+        .write(&wheels);
     run(vari()
         .args(["index", "build"])
         .arg(&wheels)
@@ -702,8 +706,9 @@ fn select_chooses_a_by_index_build_from_its_own_index() {
 }
 
 /// The group rule end to end: on a CUDA 13 machine torch alone takes cu130, but torchvision has
-/// no cu130 build, so `vari select torch torchvision` takes cu128 for both and says why; when
-/// torchvision offers no line at all, one error names both members and what each offers.
+/// no cu130 build, so `vari select torch torchvision` takes cu128 for both and says why; a CUDA
+/// 12 vLLM moves torch to cu128 likewise; when torchvision offers no line at all, one error names
+/// both members and what each offers.
 #[test]
 fn torch_and_torchvision_take_one_line_together() {
     let site = pytorch_site(
@@ -757,6 +762,21 @@ fn torch_and_torchvision_take_one_line_together() {
         ),
         "{text}"
     );
+
+    // vLLM's PyPI build needs CUDA 12 (read from its requirements): torch takes its best CUDA
+    // 12 line with it.
+    let json = site
+        .select(&["--json", "vllm", "torch"], &h100)
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        selected(&json),
+        [
+            ("vllm".to_owned(), "0.11.0".to_owned()),
+            ("torch".to_owned(), "2.9.0+cu128".to_owned())
+        ]
+    );
+    assert_eq!(json["families"][1]["group"]["name"], "vllm");
 
     site.select(&["torch", "torchvision==9"], &h100)
         .expect_one_error(&[
