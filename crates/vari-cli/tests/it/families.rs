@@ -873,12 +873,14 @@ fn install_installs_the_build_each_family_chooses_with_uv_and_pip() {
             .arg(&venv)
             .arg("--installer")
             .arg(installer)
-            .args(["--index-url", &site.pypi])
             .arg("--families")
             .arg(site.catalog())
             .arg("--profile")
             .arg(profile)
             .args(extra);
+        if !extra.contains(&"--index-url") {
+            cmd.args(["--index-url", &site.pypi]);
+        }
         let out = run(&mut cmd).expect_code(0);
         (installed(&venv), out)
     };
@@ -945,4 +947,28 @@ fn install_installs_the_build_each_family_chooses_with_uv_and_pip() {
         out.stderr
     );
     assert!(!out.stderr.contains("family catalog"), "{}", out.stderr);
+
+    // The family's own index named as the source: installed from it as given, with a note.
+    let cpu_index = format!("{}/whl/cpu", site.base);
+    let (names, out) = install(
+        "explicit-index",
+        &uv(),
+        &h100,
+        &["torch", "--index-url", &cpu_index],
+    );
+    assert_eq!(
+        names,
+        ["torch-2.9.0+cpu.dist-info"],
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "torch: {cpu_index} is the source of family torch's build cpu; selecting from it as \
+             given (this target's best build is cu130)"
+        )),
+        "{}",
+        out.stderr
+    );
 }
