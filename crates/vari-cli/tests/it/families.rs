@@ -972,3 +972,89 @@ fn install_installs_the_build_each_family_chooses_with_uv_and_pip() {
         out.stderr
     );
 }
+
+/// Plain pip and plain uv through `vari proxy` on a CUDA 12 machine: `pip install cupy` gets
+/// cupy-cuda12x, by way of the proxy's selector wheel `cupy` that requires it, and the
+/// environment holds exactly one copy of CuPy's files (the build's; the selector has none).
+#[test]
+fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
+    use std::process::{Command, Stdio};
+    use vari_test_support::venv::{bare_venv, run_ok, test_venv, uv};
+    let site = pytorch_site(&[], "py3-none-any");
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let mut child = vari()
+        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
+        .arg("--profile")
+        .arg(&a100)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let line = crate::common::first_stdout_line(&mut child);
+    let value = |name: &str| {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("no {name} in {line:?}"))
+            .to_owned()
+    };
+    let (alias, url) = (value("PIP_INDEX_URL"), value("UV_DEFAULT_INDEX"));
+    let contents = |venv: &Path| -> Vec<String> {
+        let site_packages = std::fs::read_dir(venv.join("lib"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().join("site-packages"))
+            .find(|p| p.is_dir())
+            .unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(site_packages)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("cupy"))
+            .collect();
+        names.sort();
+        names
+    };
+    let expected = [
+        "cupy-14.2.0.dist-info",
+        "cupy_cuda12x",
+        "cupy_cuda12x-14.2.0.dist-info",
+    ];
+
+    let scratch = site.dir.path().join("pip");
+    let venv = scratch.join("venv");
+    let python = bare_venv(&venv);
+    run_ok(
+        Command::new(test_venv().join("bin/pip"))
+            .arg("--python")
+            .arg(&python)
+            .args(["install", "--index-url", &alias, "cupy"])
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1"),
+    );
+    assert_eq!(contents(&venv), expected);
+
+    let scratch = site.dir.path().join("uv");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    run_ok(
+        Command::new(uv())
+            .args(["pip", "install", "--python"])
+            .arg(&venv)
+            .args(["--index-url", &url, "cupy"])
+            .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+            .env("UV_NO_CONFIG", "1"),
+    );
+    assert_eq!(contents(&venv), expected);
+
+    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
+    let output = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        log.contains(
+            "cupy: serving the selector cupy-14.2.0-py3-none-any.whl requiring \
+             cupy-cuda12x==14.2.0 (family cupy chooses build cu12 (cupy-cuda12x 14.2.0))"
+        ),
+        "{log}"
+    );
+}
