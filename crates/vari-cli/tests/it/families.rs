@@ -468,7 +468,8 @@ struct PyTorchSite {
 
 /// `torch` and `torchvision` on each line (`(project, line, version, requires-python)`),
 /// `numpy 9.9.9` on the cu128 index, and the default index's `torch 2.9.0`, `numpy 1.26.0`,
-/// CuPy's CUDA 12 and 13 builds and a CUDA 12 `vllm 0.11.0`; every wheel tagged `tags` (`cp312-cp312-manylinux_2_28_x86_64`).
+/// CuPy's CUDA 12 and 13 builds, `cudf-cu12` (requiring `cupy-cuda12x`) and a CUDA 12
+/// `vllm 0.11.0`; every wheel tagged `tags` (`cp312-cp312-manylinux_2_28_x86_64`).
 fn pytorch_site(files: &[(&str, &str, &str, &str)], tags: &str) -> PyTorchSite {
     use std::collections::BTreeMap;
     use vari_test_support::site::{SiteOptions, StaticSite};
@@ -519,6 +520,10 @@ fn pytorch_site(files: &[(&str, &str, &str, &str)], tags: &str) -> PyTorchSite {
     ] {
         TestWheel::new(&format!("{name}-{tags}.whl")).write(&wheels);
     }
+    // RAPIDS' CUDA 12 cuDF, which requires CuPy's CUDA 12 build by its own name.
+    TestWheel::new(&format!("cudf_cu12-25.10.0-{tags}.whl"))
+        .requires(&["cupy-cuda12x>=13"])
+        .write(&wheels);
     // vLLM's PyPI build: its CUDA line is only in its requirements.
     TestWheel::new(&format!("vllm-0.11.0-{tags}.whl"))
         .requires(&["torch==2.9.0", "nvidia-cuda-runtime-cu12==12.8.90"])
@@ -975,7 +980,8 @@ fn install_installs_the_build_each_family_chooses_with_uv_and_pip() {
 
 /// Plain pip and plain uv through `vari proxy` on a CUDA 12 machine: `pip install cupy` gets
 /// cupy-cuda12x, by way of the proxy's selector wheel `cupy` that requires it, and the
-/// environment holds exactly one copy of CuPy's files (the build's; the selector has none).
+/// environment holds exactly one copy of CuPy's files (the build's; the selector has none), also
+/// with `cudf`, whose build requires `cupy-cuda12x` by name.
 #[test]
 fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
     use std::process::{Command, Stdio};
@@ -1009,12 +1015,16 @@ fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
             .unwrap()
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with("cupy"))
+            .filter(|n| n.starts_with("cupy") || n.starts_with("cudf"))
             .collect();
         names.sort();
         names
     };
-    let expected = [
+    // cuDF through its own selector, and its requirement on cupy-cuda12x met by the same build.
+    let with_cudf = [
+        "cudf-25.10.0.dist-info",
+        "cudf_cu12",
+        "cudf_cu12-25.10.0.dist-info",
         "cupy-14.2.0.dist-info",
         "cupy_cuda12x",
         "cupy_cuda12x-14.2.0.dist-info",
@@ -1027,12 +1037,12 @@ fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
         Command::new(test_venv().join("bin/pip"))
             .arg("--python")
             .arg(&python)
-            .args(["install", "--index-url", &alias, "cupy"])
+            .args(["install", "--index-url", &alias, "cupy", "cudf"])
             .env("PIP_CONFIG_FILE", "/dev/null")
             .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
             .env("PIP_DISABLE_PIP_VERSION_CHECK", "1"),
     );
-    assert_eq!(contents(&venv), expected);
+    assert_eq!(contents(&venv), with_cudf);
 
     let scratch = site.dir.path().join("uv");
     let venv = scratch.join("venv");
@@ -1041,11 +1051,11 @@ fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
         Command::new(uv())
             .args(["pip", "install", "--python"])
             .arg(&venv)
-            .args(["--index-url", &url, "cupy"])
+            .args(["--index-url", &url, "cupy", "cudf"])
             .env("UV_CACHE_DIR", scratch.join("uv-cache"))
             .env("UV_NO_CONFIG", "1"),
     );
-    assert_eq!(contents(&venv), expected);
+    assert_eq!(contents(&venv), with_cudf);
 
     run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
     let output = child.wait_with_output().unwrap();
