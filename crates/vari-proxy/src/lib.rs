@@ -55,8 +55,12 @@
 //!   is deterministic (same choice, same bytes and hash). Installers refuse a wheel named for
 //!   another project on a page, so listing the build's files under `cupy` cannot work; the
 //!   installer, not vari, reads the command line and other packages' dependencies, so only the
-//!   index can answer for the family's name. Families by index or extra, and a union, are
-//!   served as listed for now.
+//!   index can answer for the family's name. A family whose chosen build lives on an index of
+//!   its own (`torch` → PyTorch's `whl/cu128`) is served that index's files of the name, only
+//!   the versions carrying the build's local tag (`2.9.0+cu128`), presented for the target;
+//!   that index is asked for the family's name and nothing else, and an upstream the user named
+//!   that is one of the family's indexes is served as listed. Families by extra, the group rule
+//!   across pages, and a union are not served through the catalog yet.
 //! - **Variant markers**: a chosen wheel whose `Requires-Dist` uses variant markers is served as
 //!   a rewritten copy (`vari_wheel::replace_metadata`: only METADATA and RECORD change), cached
 //!   on disk by the upstream digest and the marker context, built once however many requests

@@ -219,6 +219,9 @@ pub(crate) async fn build(state: Arc<State>, name: ProjectName) -> Result<Projec
     if let Some(page) = selector_page(&state, &name).await? {
         return Ok(page);
     }
+    if let Some(page) = family_index_page(&state, &name, started).await? {
+        return Ok(page);
+    }
     let project = state
         .client
         .project(&name)
@@ -403,6 +406,84 @@ async fn selector_page(
         vec![entry],
         &state.rewrites,
     )))
+}
+
+/// The page of a family whose chosen build lives on an index of its own (`torch` → PyTorch's
+/// `whl/cu128`): that index's files of the name, only the versions carrying the build's local
+/// tag, presented for the target. Only the family's own name is asked of the family's index
+/// (its other projects, `numpy`, are never served from it). `None` when the name is no such
+/// family, the family does not apply ([`vari_select::choose_in_family`]), the command's sources
+/// name one of the family's indexes (the user chose that index), or the chosen build is not on
+/// a source of its own.
+async fn family_index_page(
+    state: &Arc<State>,
+    name: &ProjectName,
+    started: Instant,
+) -> Result<Option<ProjectPage>, ServeError> {
+    let Some(catalog) = &state.families else {
+        return Ok(None);
+    };
+    let Some(family) = catalog.family(name.as_str()) else {
+        return Ok(None);
+    };
+    if !state.union.is_empty()
+        || !family.builds.iter().any(|b| b.source.is_some())
+        || vari_select::named_source(state.client.settings(), family).is_some()
+    {
+        return Ok(None);
+    }
+    let Ok(request) = vari_select::Request::parse(name.as_str()) else {
+        return Ok(None);
+    };
+    let options = vari_family::FamilyOptions {
+        selection: state.selection.clone(),
+        ..vari_family::FamilyOptions::default()
+    };
+    let choice =
+        vari_select::choose_in_family(&state.client, family, &request, &state.target, &options)
+            .await
+            .map_err(family_error)?;
+    let Some(chosen) = choice.and_then(|c| c.chosen) else {
+        return Ok(None);
+    };
+    let Some(build) = family.build(&chosen.build) else {
+        return Ok(None);
+    };
+    let Some(source) = &build.source else {
+        return Ok(None);
+    };
+    let own = vari_select::source_client(state.client.settings(), source).map_err(family_error)?;
+    let mut project = own.project(name).await.map_err(ServeError::client)?;
+    project
+        .files
+        .retain(|f| vari_family::carries_local(build, f.version()));
+    project.variants_json.clear();
+    let presentation = vari_select::present(&own, &project, &state.target, &state.selection)
+        .await
+        .map_err(ServeError::client)?;
+    log(
+        tracing::Level::INFO,
+        &format!(
+            "{name}: serving build {} from {} (family {} chooses it for this target)",
+            build.name,
+            source.url(),
+            family.name
+        ),
+    );
+    Ok(Some(
+        from_presentation(state.clone(), project, presentation, started).await?,
+    ))
+}
+
+/// A family's source failing, as the proxy answers it.
+fn family_error(error: vari_select::SelectError) -> ServeError {
+    match error {
+        vari_select::SelectError::Index(e) => ServeError::client(e),
+        other => ServeError::client(ClientError::Page(vari_client::PageError {
+            url: Url::parse("vari:family").expect("a constant URL"),
+            message: other.to_string(),
+        })),
+    }
 }
 
 fn log(level: tracing::Level, line: &str) {

@@ -20,7 +20,9 @@
 //! rewrite the requirement: the installer, not vari, reads the user's command line and the
 //! dependencies of other packages. A family whose name is itself a build (`onnxruntime`, the CPU
 //! build) is served as listed: a selector would replace a real project. Families whose builds
-//! live on indexes of their own or differ by extra are not served so yet.
+//! live on indexes of their own need no selector (the build has the family's name: its page is
+//! served from the chosen build's index, `pages::family_index_page`); families by extra are not
+//! served through the catalog yet.
 
 use std::io::Write;
 

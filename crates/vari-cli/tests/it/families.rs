@@ -1068,3 +1068,96 @@ fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
         "{log}"
     );
 }
+
+/// Plain uv and pip through `vari proxy` asking for `torch` get the build the family chooses for
+/// the target, from its own index: the cu128 build on an sm_80 CUDA 12.8 machine, served under
+/// `torch` with its local tag, while `numpy` (also listed on the cu128 index) still comes from
+/// the default index.
+#[test]
+fn plain_uv_and_pip_through_the_proxy_get_torch_from_its_lines_index() {
+    use std::process::{Command, Stdio};
+    use vari_test_support::venv::{bare_venv, run_ok, test_venv, uv};
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.9"),
+            ("torch", "cu128", "2.9.0", ">=3.9"),
+            ("torch", "cpu", "2.9.0", ">=3.9"),
+        ],
+        "py3-none-any",
+    );
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let mut child = vari()
+        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
+        .arg("--families")
+        .arg(site.catalog())
+        .arg("--profile")
+        .arg(&a100)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let line = crate::common::first_stdout_line(&mut child);
+    let value = |name: &str| {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("no {name} in {line:?}"))
+            .to_owned()
+    };
+    let (alias, url) = (value("PIP_INDEX_URL"), value("UV_DEFAULT_INDEX"));
+    let dist_infos = |venv: &Path| -> Vec<String> {
+        let site_packages = std::fs::read_dir(venv.join("lib"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().join("site-packages"))
+            .find(|p| p.is_dir())
+            .unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(site_packages)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".dist-info") && !n.starts_with("pip"))
+            .collect();
+        names.sort();
+        names
+    };
+    let expected = ["numpy-1.26.0.dist-info", "torch-2.9.0+cu128.dist-info"];
+
+    let scratch = site.dir.path().join("uv");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    run_ok(
+        Command::new(uv())
+            .args(["pip", "install", "--python"])
+            .arg(&venv)
+            .args(["--index-url", &url, "torch", "numpy"])
+            .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+            .env("UV_NO_CONFIG", "1"),
+    );
+    assert_eq!(dist_infos(&venv), expected);
+
+    let scratch = site.dir.path().join("pip");
+    let venv = scratch.join("venv");
+    let python = bare_venv(&venv);
+    run_ok(
+        Command::new(test_venv().join("bin/pip"))
+            .arg("--python")
+            .arg(&python)
+            .args(["install", "--index-url", &alias, "torch", "numpy"])
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1"),
+    );
+    assert_eq!(dist_infos(&venv), expected);
+
+    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
+    let output = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        log.contains(&format!(
+            "torch: serving build cu128 from {}/whl/cu128 (family torch chooses it for this \
+             target)",
+            site.base
+        )),
+        "{log}"
+    );
+}
