@@ -434,10 +434,21 @@ fn select_chooses_a_by_name_build_for_the_machine() {
         "cu11 (cupy-cuda11x): ",
     ]);
 
-    // Asked for by name: exactly that build, no family step.
-    let json = select("cupy-cuda12x", &h100).expect_code(0).json();
+    // Asked for by name: exactly that build, no family step, and a note naming the best build.
+    let out = select("cupy-cuda12x", &h100).expect_code(0);
+    let json = out.json();
     assert_eq!(chosen(&json), ("cupy-cuda12x".into(), "14.2.0".into()));
     assert_eq!(json["families"], serde_json::json!([]));
+    assert!(
+        out.stderr.contains(
+            "cupy-cuda12x: a build of family cupy asked for by name, selected as asked (this \
+             target's best build is cu13, cupy-cuda13x)"
+        ),
+        "{}",
+        out.stderr
+    );
+    let out = select("cupy-cuda12x", &a100).expect_code(0);
+    assert!(!out.stderr.contains("asked for by name"), "{}", out.stderr);
     // The catalog off: `cupy` is looked up as itself (the stand-in index has no such project).
     let mut cmd = vari();
     cmd.args([

@@ -273,6 +273,34 @@ pub fn named_source<'f>(
     })
 }
 
+/// The note for a request on a build's own name (`cupy-cuda12x`) when this target's best build
+/// of its family is another: the request is the user's choice and is selected as asked.
+fn build_asked_by_name(
+    catalog: &Catalog,
+    request: &Request,
+    target: &Target,
+    options: &FamilyOptions,
+) -> Option<String> {
+    let family = catalog.family_of_distribution(request.name().as_str())?;
+    if !request.applies_to(target) {
+        return None;
+    }
+    let best = vari_family::rank_builds(family, &target.hardware.profile, &target.markers, options)
+        .chosen?;
+    let asked = request.name().as_str();
+    if best.distribution == asked {
+        return None;
+    }
+    Some(format!(
+        "{}: a build of family {} asked for by name, selected as asked (this target's best build \
+         is {}, {})",
+        request.as_str(),
+        family.name,
+        best.build,
+        best.requirement
+    ))
+}
+
 /// One request chosen through its family.
 #[derive(Debug, Clone)]
 pub struct FamilyPick {
@@ -339,6 +367,9 @@ pub async fn choose_families(
     let mut asked: Vec<(usize, &Family)> = Vec::new();
     for (position, request) in requests.iter().enumerate() {
         let Some(family) = catalog.family(request.name().as_str()) else {
+            if let Some(note) = build_asked_by_name(catalog, request, target, options) {
+                notes.push(note);
+            }
             continue;
         };
         if !request.applies_to(target) {
