@@ -428,16 +428,6 @@ impl<'a> Choices<'a> {
         Self { items }
     }
 
-    /// The chosen resolutions, with their requests.
-    pub(crate) fn chosen(&self) -> impl Iterator<Item = (&'a Request, &Resolution)> {
-        self.items
-            .iter()
-            .filter_map(|(request, choice)| match choice {
-                Choice::Chosen(resolution) => Some((*request, resolution.as_ref())),
-                _ => None,
-            })
-    }
-
     /// Prints one `error:` line per failed requirement, and says how the command ends: failure
     /// when any requirement failed.
     pub(crate) fn status(&self) -> ExitCode {

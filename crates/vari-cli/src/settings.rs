@@ -21,7 +21,7 @@ use vari_client::{CacheMode, ClientSettings, IndexClient};
 use vari_config::{Config, ConfigError};
 use vari_core::ordering::SelectionOptions;
 use vari_select::{
-    select_all, IndexOptions, Outcome, Request, SelectError, Target, TargetError, TargetSettings,
+    IndexOptions, Outcome, Request, SelectError, Target, TargetError, TargetSettings,
 };
 
 use crate::cli::{FamilyFileArgs, IndexArgs, SelectionArgs, TargetArgs};
@@ -88,6 +88,8 @@ pub(crate) struct FromIndexes {
     pub(crate) client: IndexClient,
     pub(crate) selecting: Selecting,
     pub(crate) options: IndexOptions,
+    /// Request position → the client of the source its family's chosen build lives on.
+    pub(crate) own_sources: std::collections::BTreeMap<usize, IndexClient>,
 }
 
 impl FromIndexes {
@@ -110,6 +112,7 @@ impl FromIndexes {
             client,
             selecting,
             options,
+            own_sources: std::collections::BTreeMap::new(),
         })
     }
 
@@ -118,13 +121,16 @@ impl FromIndexes {
         &self.selecting.target
     }
 
-    /// Replaces each request on a build family's name (`cupy`) with the build the family
-    /// chooses for the target (`cupy-cuda12x==14.2.0`), and returns what was chosen and why.
-    /// Families whose builds all live on indexes of their own are left to a later step, and a
-    /// family none of whose builds the sources list does not apply (a PEP 825 release under the
-    /// family's name): those requests select as before. A family with builds but none that fits
-    /// is an error naming every build's reason. Requests naming a build (`cupy-cuda12x`) are the user's explicit choice
-    /// and are left alone.
+    /// Replaces each request on a build family's name (`cupy`, `torch`) with the build the
+    /// family chooses for the target (`cupy-cuda12x==14.2.0`, `torch==2.9.0+cu128` from the
+    /// cu128 index), and returns what was chosen and why (vari-select's
+    /// [`vari_select::choose_families`] holds the rules: where each build's versions come from,
+    /// when a family does not apply, the group rule). A request whose chosen build lives on a
+    /// source of its own is selected (and downloaded) from that source alone. A family with builds
+    /// but none that fits is an error naming every build's reason; so is a group whose requested
+    /// members share no line. Requests naming a build (`cupy-cuda12x`) are the user's explicit
+    /// choice and are left alone; so is one whose family's source the command line names as an
+    /// index (with a note).
     pub(crate) fn through_families(
         &mut self,
         runtime: &tokio::runtime::Runtime,
@@ -137,59 +143,66 @@ impl FromIndexes {
             pre: self.options.pre,
             ..vari_family::FamilyOptions::default()
         };
-        let target = &self.selecting.target;
+        let found = runtime
+            .block_on(vari_select::choose_families(
+                &self.client,
+                &catalog,
+                &self.requests,
+                &self.selecting.target,
+                &options,
+            ))
+            .map_err(|e| CliError::Other(e.to_string()))?;
+        for note in &found.notes {
+            crate::output::note(note);
+        }
         let mut steps = Vec::new();
-        for request in &mut self.requests {
-            let Some(family) = catalog.family(request.name().as_str()) else {
-                continue;
-            };
-            if !family.builds.iter().any(|b| b.source.is_none()) || !request.applies_to(target) {
-                continue;
-            }
-            let choice = runtime
-                .block_on(vari_select::choose_in_family(
-                    &self.client,
-                    family,
-                    request,
-                    target,
-                    &options,
-                ))
-                .map_err(|e| CliError::Other(format!("{}: {e}", request.as_str())))?;
-            // The sources list none of its builds: the request selects as itself.
-            let Some(choice) = choice else {
-                continue;
-            };
+        for pick in found.picks {
+            let request = &mut self.requests[pick.position];
             let original = request.as_str().to_owned();
-            match vari_select::build_request(&choice, request) {
+            match vari_select::build_request(&pick.choice, request) {
                 Some(Ok(chosen)) => *request = chosen,
                 Some(Err(e)) => return Err(CliError::Other(e.to_string())),
                 None => {
                     return Err(CliError::Other(format!(
                         "{original}: {} (a build asked for by name, or --no-families, selects \
                          without the family catalog)",
-                        choice.why_nothing()
+                        pick.choice.why_nothing()
                     )))
                 }
             }
+            if let Some(source) = &pick.source {
+                let client = vari_select::source_client(self.client.settings(), source)
+                    .map_err(|e| CliError::Other(format!("{original}: {e}")))?;
+                self.own_sources.insert(pick.position, client);
+            }
             steps.push(FamilyStep {
                 requirement: original,
-                choice,
+                choice: pick.choice,
+                source: pick.source,
+                group: pick.group,
             });
         }
         Ok(steps)
     }
 
+    /// The client request `position` is selected and downloaded with: the chosen build's own
+    /// source, else the command's sources.
+    pub(crate) fn client_for(&self, position: usize) -> &IndexClient {
+        self.own_sources.get(&position).unwrap_or(&self.client)
+    }
+
     /// Selects for every request, in their order, on `runtime`: the one the client's later
-    /// requests (downloads) run on too, since its pooled connections belong to it.
+    /// requests (downloads) run on too, since its pooled connections belong to it. A request
+    /// chosen through a family whose build lives on a source of its own is selected from there.
     pub(crate) fn select_all(
         &self,
         runtime: &tokio::runtime::Runtime,
     ) -> Vec<Result<Outcome, SelectError>> {
-        runtime.block_on(select_all(
-            &self.client,
-            &self.requests,
-            &self.selecting.target,
-            &self.options,
+        let target = &self.selecting.target;
+        runtime.block_on(futures_util::future::join_all(
+            self.requests.iter().enumerate().map(|(i, request)| {
+                vari_select::select(self.client_for(i), request, target, &self.options)
+            }),
         ))
     }
 }
@@ -200,6 +213,10 @@ pub(crate) struct FamilyStep {
     pub(crate) requirement: String,
     /// The family's choice, with every build's reason.
     pub(crate) choice: vari_family::FamilyChoice,
+    /// The chosen build's own source, when it has one.
+    pub(crate) source: Option<vari_family::BuildSource>,
+    /// The group that moved it to a line its requested members share, with those members.
+    pub(crate) group: Option<(String, Vec<String>)>,
 }
 
 /// The merged configuration of this process's environment and current directory; files that

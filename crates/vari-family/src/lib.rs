@@ -23,7 +23,9 @@
 //!   builds' names only);
 //! - [`cuda_line`]: a build's CUDA line read from its own requirements;
 //! - [`choose`]: within a family, the best build the target supports first, then its newest
-//!   version the requirement allows, with every other build's reason.
+//!   version the requirement allows, with every other build's reason;
+//! - [`group_line`]: the one line the requested members of a group (torch, torchvision,
+//!   torchaudio, xformers) take together, or the conflict naming what each offers.
 //!
 //! No I/O happens here: the front-ends read files and index pages and hand the text over.
 //!
@@ -31,6 +33,7 @@
 
 mod builtin;
 mod choose;
+mod group;
 mod layers;
 mod line;
 mod model;
@@ -42,6 +45,7 @@ pub use choose::{
     carries_local, choose, rank_builds, verdict_text, BuildReport, Chosen, FamilyChoice,
     FamilyOptions, Offer, Verdict,
 };
+pub use group::{group_line, offered_lines, GroupConflict};
 pub use layers::layered;
 pub use line::{cuda_line, CudaLine, TOOLKIT_VERSIONED};
 pub use model::{Build, BuildSource, Catalog, Family, Group, Layout, Origin, SameName};

@@ -648,3 +648,134 @@ fn pre_releases_are_chosen_only_when_allowed() {
         "15.0.0rc1"
     );
 }
+
+/// Offers of one version per line, tagged as PyTorch's indexes tag them.
+fn tagged(version: &str, lines: &[&str]) -> BTreeMap<String, Vec<Offer>> {
+    lines
+        .iter()
+        .map(|l| {
+            (
+                (*l).to_owned(),
+                vec![Offer::new(format!("{version}+{l}").parse().unwrap())],
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_group_takes_the_best_line_every_member_offers() {
+    let catalog = builtin();
+    let torch = catalog.family("torch").unwrap();
+    let vision = catalog.family("torchvision").unwrap();
+    let audio = catalog.family("torchaudio").unwrap();
+    let none = FamilyOptions::default();
+    let a100 = cuda("13.0", "8.0");
+    let t = choose_in(
+        "torch",
+        &tagged("2.9.0", &["cu130", "cu128", "cpu"]),
+        "",
+        &a100,
+        &none,
+    );
+    let v = choose_in(
+        "torchvision",
+        &tagged("0.24.0", &["cu128", "cpu"]),
+        "",
+        &a100,
+        &none,
+    );
+    assert_eq!(t.chosen.as_ref().unwrap().build, "cu130");
+    assert_eq!(v.chosen.as_ref().unwrap().build, "cu128");
+    assert_eq!(offered_lines(&t), ["cu130", "cu128", "cpu"]);
+    // torchvision lacks cu130: both take cu128, whichever is named first.
+    let line = group_line("pytorch", &[(torch, &t), (vision, &v)]).unwrap();
+    assert_eq!(line.as_deref(), Some("cu128"));
+    let line = group_line("pytorch", &[(vision, &v), (torch, &t)]).unwrap();
+    assert_eq!(line.as_deref(), Some("cu128"));
+    // Members that already agree keep their line; one member alone has nothing to agree on.
+    let same = group_line("pytorch", &[(torch, &t), (torch, &t)]);
+    assert_eq!(same, Ok(None), "one family twice is one member");
+    assert_eq!(group_line("pytorch", &[(torch, &t)]), Ok(None));
+
+    // No line in common: one error naming each member and the lines it offers.
+    let a = choose_in("torchaudio", &tagged("2.9.0", &["cu126"]), "", &a100, &none);
+    let conflict = group_line("pytorch", &[(torch, &t), (audio, &a)]).unwrap_err();
+    assert_eq!(
+        conflict.to_string(),
+        "torch, torchaudio must take one line (group pytorch), but no line fits all of them: \
+         torch offers cu130, cu128, cpu; torchaudio offers cu126"
+    );
+    // A version pin that leaves a member nothing: it offers none.
+    let pinned = choose_in(
+        "torchvision",
+        &tagged("0.24.0", &["cu128"]),
+        "==9",
+        &a100,
+        &none,
+    );
+    let conflict = group_line("pytorch", &[(torch, &t), (vision, &pinned)]).unwrap_err();
+    assert!(
+        conflict.to_string().ends_with("torchvision offers none"),
+        "{conflict}"
+    );
+}
+
+#[test]
+fn a_member_whose_line_is_read_from_its_requirements_pins_the_others() {
+    // vLLM's one PyPI build reads its line from its requirements: its build name says nothing
+    // about torch's lines, but the CUDA major it needs makes torch take its best line of that
+    // major (never its CPU build).
+    let catalog = builtin();
+    let torch = catalog.family("torch").unwrap();
+    let vllm = catalog.family("vllm").unwrap();
+    let none = FamilyOptions::default();
+    let h100 = cuda("13.0", "9.0");
+    let t = choose_in(
+        "torch",
+        &tagged("2.9.0", &["cu130", "cu128", "cpu"]),
+        "",
+        &h100,
+        &none,
+    );
+    assert_eq!(t.chosen.as_ref().unwrap().build, "cu130");
+    let vllm_on = |major: u32| {
+        let mut available = BTreeMap::new();
+        available.insert(
+            "pypi".to_owned(),
+            vec![Offer {
+                version: "0.11.0".parse().unwrap(),
+                line: Some(CudaLine::Major {
+                    major,
+                    evidence: format!("nvidia-cuda-runtime-cu{major}"),
+                }),
+            }],
+        );
+        choose_in("vllm", &available, "", &h100, &none)
+    };
+    let v12 = vllm_on(12);
+    assert_eq!(
+        group_line("vllm", &[(vllm, &v12), (torch, &t)]),
+        Ok(Some("cu128".to_owned()))
+    );
+    let v13 = vllm_on(13);
+    assert_eq!(
+        group_line("vllm", &[(torch, &t), (vllm, &v13)]),
+        Ok(Some("cu130".to_owned()))
+    );
+    // torch alone: nothing to agree on.
+    assert_eq!(group_line("vllm", &[(torch, &t)]), Ok(None));
+    // A torch that offers no CUDA 12 build: one error naming both.
+    let cpu_only = choose_in(
+        "torch",
+        &tagged("2.9.0", &["cu130", "cpu"]),
+        "",
+        &h100,
+        &none,
+    );
+    let conflict = group_line("vllm", &[(vllm, &v12), (torch, &cpu_only)]).unwrap_err();
+    assert_eq!(
+        conflict.to_string(),
+        "vllm, torch must take one line (group vllm), but no line fits all of them: vllm offers \
+         the CUDA 12 line only; torch offers cu130, cpu"
+    );
+}

@@ -49,6 +49,8 @@ pub(crate) struct Context {
     pub(crate) client: Arc<IndexClient>,
     pub(crate) target: Target,
     pub(crate) selection: SelectionOptions,
+    /// The build-family catalog, for selector pages ([`crate::selector`]).
+    pub(crate) families: Option<Arc<vari_family::Catalog>>,
     /// The targets whose union is served ([`crate::union`]); empty: `target` alone.
     pub(crate) union: Vec<Target>,
     /// The target's fingerprint ([`crate::fingerprint`]), in its URLs.
@@ -77,6 +79,7 @@ pub(crate) struct Context {
 pub(crate) struct Serving {
     pub(crate) target: Target,
     pub(crate) selection: SelectionOptions,
+    pub(crate) families: Option<Arc<vari_family::Catalog>>,
     /// The targets whose union is served (empty: `target` alone).
     pub(crate) union: Vec<Target>,
     pub(crate) class: Option<ClassName>,
@@ -92,6 +95,7 @@ impl Context {
         let Serving {
             target,
             selection,
+            families,
             union,
             class,
             page_ttl,
@@ -113,6 +117,7 @@ impl Context {
             client: shared.client.clone(),
             target,
             selection,
+            families,
             union,
             page_ttl,
             failure_ttl,

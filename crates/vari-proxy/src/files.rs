@@ -90,6 +90,13 @@ async fn bytes_of(state: &Arc<State>, request: &FileRequest<'_>, entry: &Entry) 
         Delivery::Local(path) => from_disk(path, request).await,
         Delivery::Stream(url) => streamed(state, url, request.head).await,
         Delivery::Rewrite(job) => rewritten(state, request, job).await,
+        Delivery::Bytes(bytes) => Ok(validated(
+            &Rendered::new(bytes.clone(), "selector"),
+            HeaderValue::from_static(OCTETS),
+            None,
+            request.if_none_match,
+            request.head,
+        )),
     };
     result.unwrap_or_else(|e| {
         state.upstream_failed(&entry.served.shown_as, &e);

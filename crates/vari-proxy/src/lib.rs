@@ -45,6 +45,22 @@
 //!   non-variant wheel it replaces hidden, the non-variant wheel kept when no variant fits, a
 //!   version with nothing that fits hidden (and logged with what hardware would fit). Projects
 //!   without variants pass through untouched: every file, its name, its hashes.
+//! - **Build families** (issue 35; [`ProxySettings::families`]): the page of a family whose
+//!   builds are published under their own names and whose name is not itself a build (`cupy`,
+//!   `faiss`, `cudf`) lists one synthesized *selector wheel*, `cupy-{V}-py3-none-any.whl`,
+//!   holding only its `.dist-info` and requiring the build `vari_family::choose` takes for the
+//!   target (`cupy-cuda12x==14.2.0`); plain `pip install cupy` installs it and, as its
+//!   dependency, the build. The environment holds one copy of the files (the build's), a
+//!   package requiring `cupy-cuda12x` by name is satisfied by the same build, and the selector
+//!   is deterministic (same choice, same bytes and hash). Installers refuse a wheel named for
+//!   another project on a page, so listing the build's files under `cupy` cannot work; the
+//!   installer, not vari, reads the command line and other packages' dependencies, so only the
+//!   index can answer for the family's name. A family whose chosen build lives on an index of
+//!   its own (`torch` → PyTorch's `whl/cu128`) is served that index's files of the name, only
+//!   the versions carrying the build's local tag (`2.9.0+cu128`), presented for the target;
+//!   that index is asked for the family's name and nothing else, and an upstream the user named
+//!   that is one of the family's indexes is served as listed. Families by extra, the group rule
+//!   across pages, and a union are not served through the catalog yet.
 //! - **Variant markers**: a chosen wheel whose `Requires-Dist` uses variant markers is served as
 //!   a rewritten copy (`vari_wheel::replace_metadata`: only METADATA and RECORD change), cached
 //!   on disk by the upstream digest and the marker context, built once however many requests
@@ -123,6 +139,7 @@ mod rewrite;
 mod root;
 mod routes;
 mod runtime;
+mod selector;
 mod server;
 mod settings;
 mod signals;

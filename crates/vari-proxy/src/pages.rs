@@ -53,6 +53,8 @@ pub(crate) enum Delivery {
     Stream(Url),
     /// A rewritten copy, built on first download.
     Rewrite(Arc<RewriteJob>),
+    /// These bytes, made by the proxy (a build family's selector wheel: [`crate::selector`]).
+    Bytes(Bytes),
 }
 
 /// How a file's PEP 658 metadata reaches the installer.
@@ -214,6 +216,12 @@ fn listed(
 /// Reads the upstream and builds the page of `name`.
 pub(crate) async fn build(state: Arc<State>, name: ProjectName) -> Result<ProjectPage, ServeError> {
     let started = Instant::now();
+    if let Some(page) = selector_page(&state, &name).await? {
+        return Ok(page);
+    }
+    if let Some(page) = family_index_page(&state, &name, started).await? {
+        return Ok(page);
+    }
     let project = state
         .client
         .project(&name)
@@ -291,6 +299,191 @@ pub(crate) async fn from_presentation(
     // Counted from before the upstream was read, so the build's own time is not added.
     page.upstream_fresh_until = project.fresh_for.map(|fresh| started + fresh);
     Ok(page)
+}
+
+/// The page of a build family's name as one selector wheel requiring the build chosen for the
+/// target ([`crate::selector`]), when the catalog has a family of that name served so and the
+/// sources list its builds; `None` otherwise (the page is built from the upstream as usual).
+async fn selector_page(
+    state: &Arc<State>,
+    name: &ProjectName,
+) -> Result<Option<ProjectPage>, ServeError> {
+    let Some(catalog) = &state.families else {
+        return Ok(None);
+    };
+    let Some(family) = catalog.family(name.as_str()) else {
+        return Ok(None);
+    };
+    if !state.union.is_empty() || !crate::selector::serves_selector(family) {
+        return Ok(None);
+    }
+    let Ok(request) = vari_select::Request::parse(name.as_str()) else {
+        return Ok(None);
+    };
+    let options = vari_family::FamilyOptions {
+        selection: state.selection.clone(),
+        ..vari_family::FamilyOptions::default()
+    };
+    let choice =
+        vari_select::choose_in_family(&state.client, family, &request, &state.target, &options)
+            .await
+            .map_err(|e| match e {
+                vari_select::SelectError::Index(e) => ServeError::client(e),
+                other => {
+                    ServeError::client(vari_client::ClientError::Page(vari_client::PageError {
+                        url: Url::parse("vari:family").expect("a constant URL"),
+                        message: other.to_string(),
+                    }))
+                }
+            })?;
+    let Some(choice) = choice else {
+        return Ok(None);
+    };
+    let Some(selector) = crate::selector::selector(family, &choice) else {
+        state.log_once(tracing::Level::WARN, choice.why_nothing());
+        return Ok(None);
+    };
+    let Ok(wheel) = vari_core::filename::WheelFilename::parse(&selector.filename) else {
+        return Ok(None);
+    };
+    let key = "selector".to_owned();
+    let url = Url::parse(&format!("vari:selector/{}", selector.filename)).expect("a valid URL");
+    let hashes = Hashes::sha256_of(&sha256_hex(&selector.bytes));
+    let file = IndexFile {
+        filename: selector.filename.clone(),
+        kind: vari_client::FileKind::Wheel(wheel),
+        url,
+        hashes: hashes.clone(),
+        requires_python: None,
+        yanked: None,
+        core_metadata: CoreMetadata::Available(Hashes::sha256_of(&sha256_hex(&selector.metadata))),
+        size: Some(selector.bytes.len() as u64),
+        upload_time: None,
+        source: vari_client::FileSource::FindLinks("vari build-family catalog".to_owned()),
+    };
+    let why = format!(
+        "family {} chooses build {} ({} {})",
+        family.name,
+        choice
+            .chosen
+            .as_ref()
+            .map(|c| c.build.as_str())
+            .unwrap_or_default(),
+        choice
+            .chosen
+            .as_ref()
+            .map(|c| c.requirement.as_str())
+            .unwrap_or_default(),
+        selector.version
+    );
+    let entry = Entry {
+        listed: listed(&state.prefix(), name, &key, &selector.filename, &file),
+        key,
+        file,
+        served: Served {
+            project: name.to_string(),
+            version: selector.version.clone(),
+            shown_as: selector.filename.clone(),
+            original: selector.filename.clone(),
+            label: None,
+            because: ShownBecause::ProjectHasNoVariants,
+            why: why.clone(),
+            downloaded: false,
+        },
+        delivery: Delivery::Bytes(selector.bytes.clone()),
+        metadata: MetadataDelivery::Text(selector.metadata.clone()),
+    };
+    log(
+        tracing::Level::INFO,
+        &format!(
+            "{name}: serving the selector {} requiring {} ({why})",
+            selector.filename, selector.requirement
+        ),
+    );
+    Ok(Some(render(
+        name.clone(),
+        Instant::now(),
+        vec![entry],
+        &state.rewrites,
+    )))
+}
+
+/// The page of a family whose chosen build lives on an index of its own (`torch` → PyTorch's
+/// `whl/cu128`): that index's files of the name, only the versions carrying the build's local
+/// tag, presented for the target. Only the family's own name is asked of the family's index
+/// (its other projects, `numpy`, are never served from it). `None` when the name is no such
+/// family, the family does not apply ([`vari_select::choose_in_family`]), the command's sources
+/// name one of the family's indexes (the user chose that index), or the chosen build is not on
+/// a source of its own.
+async fn family_index_page(
+    state: &Arc<State>,
+    name: &ProjectName,
+    started: Instant,
+) -> Result<Option<ProjectPage>, ServeError> {
+    let Some(catalog) = &state.families else {
+        return Ok(None);
+    };
+    let Some(family) = catalog.family(name.as_str()) else {
+        return Ok(None);
+    };
+    if !state.union.is_empty()
+        || !family.builds.iter().any(|b| b.source.is_some())
+        || vari_select::named_source(state.client.settings(), family).is_some()
+    {
+        return Ok(None);
+    }
+    let Ok(request) = vari_select::Request::parse(name.as_str()) else {
+        return Ok(None);
+    };
+    let options = vari_family::FamilyOptions {
+        selection: state.selection.clone(),
+        ..vari_family::FamilyOptions::default()
+    };
+    let choice =
+        vari_select::choose_in_family(&state.client, family, &request, &state.target, &options)
+            .await
+            .map_err(family_error)?;
+    let Some(chosen) = choice.and_then(|c| c.chosen) else {
+        return Ok(None);
+    };
+    let Some(build) = family.build(&chosen.build) else {
+        return Ok(None);
+    };
+    let Some(source) = &build.source else {
+        return Ok(None);
+    };
+    let own = vari_select::source_client(state.client.settings(), source).map_err(family_error)?;
+    let mut project = own.project(name).await.map_err(ServeError::client)?;
+    project
+        .files
+        .retain(|f| vari_family::carries_local(build, f.version()));
+    project.variants_json.clear();
+    let presentation = vari_select::present(&own, &project, &state.target, &state.selection)
+        .await
+        .map_err(ServeError::client)?;
+    log(
+        tracing::Level::INFO,
+        &format!(
+            "{name}: serving build {} from {} (family {} chooses it for this target)",
+            build.name,
+            source.url(),
+            family.name
+        ),
+    );
+    Ok(Some(
+        from_presentation(state.clone(), project, presentation, started).await?,
+    ))
+}
+
+/// A family's source failing, as the proxy answers it.
+fn family_error(error: vari_select::SelectError) -> ServeError {
+    match error {
+        vari_select::SelectError::Index(e) => ServeError::client(e),
+        other => ServeError::client(ClientError::Page(vari_client::PageError {
+            url: Url::parse("vari:family").expect("a constant URL"),
+            message: other.to_string(),
+        })),
+    }
 }
 
 fn log(level: tracing::Level, line: &str) {

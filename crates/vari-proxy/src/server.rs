@@ -218,6 +218,7 @@ fn targets(
         let serving = Serving {
             target: settings.target,
             selection: settings.selection,
+            families: settings.families,
             union: settings.union,
             class: None,
             page_ttl: settings.page_ttl,
@@ -231,6 +232,7 @@ fn targets(
     let serving = |target: &vari_select::Target, class: Option<ClassName>| Serving {
         target: target.clone(),
         selection: settings.selection.clone(),
+        families: settings.families.clone(),
         union: Vec::new(),
         class,
         page_ttl: settings.page_ttl,

@@ -56,6 +56,10 @@ pub struct ProxySettings {
     pub union: Vec<Target>,
     /// Which variants may be chosen and in which order.
     pub selection: SelectionOptions,
+    /// The build-family catalog (issue 35): a request for a by-name family's page (`cupy`) is
+    /// answered with a selector wheel requiring the build chosen for the target
+    /// ([`crate::selector`]). `None`: no family is served so.
+    pub families: Option<std::sync::Arc<vari_family::Catalog>>,
     /// Where to listen; `127.0.0.1:0` picks a free port.
     pub bind: SocketAddr,
     /// Whether a non-loopback `bind` is allowed (else [`start`](crate::start) refuses it).
@@ -90,6 +94,7 @@ impl ProxySettings {
             classes: Vec::new(),
             union: Vec::new(),
             selection: SelectionOptions::default(),
+            families: None,
             bind: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             allow_remote: false,
             cache_dir: None,

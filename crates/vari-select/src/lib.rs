@@ -34,7 +34,10 @@ mod unused;
 pub use choice::{choose, Choice, FileFate, FileVerdict, VariantRejection, VariantVerdict};
 pub use class_match::{match_class, ClassFit, ClassMatch, ClassProfile, ClassReport};
 pub use error::InputError;
-pub use index::{build_request, choose_in_family, family_offers};
+pub use index::{
+    build_request, choose_families, choose_in_family, family_offers, named_source, source_client,
+    FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
+};
 pub use index::{judge_listed, requires_dist, Listed, NeedText};
 pub use index::{
     present, HiddenBecause, HiddenFile, Presentation, Shown, ShownBecause, ShownVariant,

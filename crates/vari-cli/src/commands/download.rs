@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use futures_util::future::join_all;
 use serde_json::{json, Value};
-use vari_client::{Downloaded, IndexClient, IndexFile};
+use vari_client::{Downloaded, IndexFile};
 
 use crate::cli::DownloadArgs;
 use crate::error::CliError;
@@ -18,7 +18,7 @@ use crate::settings::{runtime, FromIndexes};
 /// Selects and downloads what was chosen; the requirements that failed get an `error:` line
 /// each, and make the command fail.
 pub(super) fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
-    let session = FromIndexes::resolve(
+    let mut session = FromIndexes::resolve(
         &args.requirements,
         &args.index,
         &args.target,
@@ -26,6 +26,20 @@ pub(super) fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
         false,
     )?;
     let runtime = runtime()?;
+    // A request on a build family's name downloads the build the family chooses, from where
+    // that build lives (as `vari select` chooses it).
+    for step in session.through_families(&runtime)? {
+        if let Some(chosen) = &step.choice.chosen {
+            output::note(&format!(
+                "{}: family {} chooses build {} ({} {})",
+                step.requirement,
+                step.choice.family,
+                chosen.build,
+                chosen.requirement,
+                chosen.version
+            ));
+        }
+    }
     let outcomes = session.select_all(&runtime);
     let choices = Choices::new(&session.requests, outcomes, session.target());
     for (request, choice) in &choices.items {
@@ -33,22 +47,29 @@ pub(super) fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
             tracing::debug!("{request}: skipped ({marker})");
         }
     }
-    let mut files: Vec<IndexFile> = Vec::new();
-    for (_, resolution) in choices.chosen() {
-        if let Some(chosen) = &resolution.chosen {
-            if !files.iter().any(|f| f.filename == chosen.file.filename) {
-                files.push(chosen.file.clone());
+    // Each file with the position of the request it was chosen for (its source's client
+    // downloads it).
+    let mut files: Vec<(IndexFile, usize)> = Vec::new();
+    for (position, (_, choice)) in choices.items.iter().enumerate() {
+        if let Choice::Chosen(resolution) = choice {
+            if let Some(chosen) = &resolution.chosen {
+                if !files
+                    .iter()
+                    .any(|(f, _)| f.filename == chosen.file.filename)
+                {
+                    files.push((chosen.file.clone(), position));
+                }
             }
         }
     }
     if !files.is_empty() {
         std::fs::create_dir_all(&args.dest).map_err(|e| CliError::io(&args.dest, e))?;
     }
-    let results = runtime.block_on(download_all(&session.client, &files, &args.dest));
+    let results = runtime.block_on(download_all(&session, &files, &args.dest));
     let mut paths = String::new();
     let mut written: Vec<(String, std::path::PathBuf)> = Vec::new();
     let mut first_error = None;
-    for (file, result) in files.iter().zip(results) {
+    for ((file, _), result) in files.iter().zip(results) {
         match result {
             Ok(done) => {
                 if done.verified_with.is_none() {
@@ -98,12 +119,13 @@ pub(super) fn run(args: &DownloadArgs) -> Result<ExitCode, CliError> {
 /// Downloads every file at once (the client bounds how many requests run together), with one
 /// progress bar each on a terminal.
 async fn download_all(
-    client: &IndexClient,
-    files: &[IndexFile],
+    session: &FromIndexes,
+    files: &[(IndexFile, usize)],
     dest: &std::path::Path,
 ) -> Vec<Result<Downloaded, CliError>> {
     let bars = crate::progress::group();
-    let tasks = files.iter().map(|file| {
+    let tasks = files.iter().map(|(file, position)| {
+        let client = session.client_for(*position);
         let bar = crate::progress::Bytes::in_group(&bars, &file.filename, file.size);
         let path = dest.join(&file.filename);
         async move {

@@ -44,15 +44,20 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
     let kind = plan.installer.kind;
     // Dependencies are left to the installer.
     let options = selecting.index_options(args.index.pre, false);
-    let requirements = all_requirements(args)?;
+    // Requests on a build family's name become the build the catalog chooses (`cupy` →
+    // `cupy-cuda12x==14.2.0`; a build on an index of its own → that wheel by URL).
+    let asked = through_families(&args.requirements, &sources, &selecting, &options)?;
+    let requirements = all_requirements(&asked.requirements, args)?;
     if args.dry_run {
-        return dry_run(args, &requirements, sources, &selecting, &options);
+        // A build by URL was chosen already (its note says which).
+        let on_indexes = asked.on_indexes(&requirements);
+        return dry_run(args, &on_indexes, sources, &selecting, &options);
     }
     let (request, _hidden) = plan
         .request(
             &selecting.target,
             &selecting.target_settings,
-            args.requirements.clone(),
+            asked.requirements.clone(),
             args.installer_args.clone(),
             args.index.pre,
         )
@@ -109,7 +114,7 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
     if outcome.status.success() {
         kept.extend(server.block_on(vari_install::kept_requirements(
             sources.clone(),
-            &requirements,
+            &asked.on_indexes(&requirements),
             target,
             &options,
             &target.python.site_packages,
@@ -127,7 +132,7 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
             true => {
                 let unmet = server.block_on(vari_install::unmet(
                     sources,
-                    &requirements,
+                    &asked.on_indexes(&requirements),
                     target,
                     &options,
                 ));
@@ -143,18 +148,153 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::from(outcome.exit_code()))
 }
 
-/// The requirements on the command line, then those of the requirements files the installer's
-/// arguments name (`-- -r req.txt`), so that each is judged and explained alike.
-fn all_requirements(args: &InstallArgs) -> Result<Vec<String>, CliError> {
+/// The requirements on the command line (`given`, after the family catalog), then those of the
+/// requirements files the installer's arguments name (`-- -r req.txt`), so that each is judged
+/// and explained alike.
+fn all_requirements(given: &[String], args: &InstallArgs) -> Result<Vec<String>, CliError> {
     // The installer runs in this directory: its relative paths are this process's.
     let from_files = vari_install::requirements_in_args(&args.installer_args, Path::new(""))
         .map_err(|e| CliError::Other(e.to_string()))?;
-    Ok(args
-        .requirements
+    Ok(given.iter().cloned().chain(from_files).collect())
+}
+
+/// The command line's requirements after the build-family catalog.
+struct Asked {
+    /// What the installer is given: each request on a family's name replaced by its build.
+    requirements: Vec<String>,
+    /// Those that name a wheel by URL (a build on an index of its own): not on the proxy's
+    /// sources, so not judged again there.
+    by_url: Vec<String>,
+}
+
+impl Asked {
+    /// `requirements` without those naming a wheel by URL.
+    fn on_indexes(&self, requirements: &[String]) -> Vec<String> {
+        requirements
+            .iter()
+            .filter(|r| !self.by_url.contains(r))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Each requirement on a build family's name replaced by the build the catalog chooses for the
+/// target, with a note saying so (`vari select`'s rules: [`vari_select::choose_families`]): a
+/// build published under its own name or extra becomes a requirement on it at the chosen version
+/// (`cupy-cuda12x==14.2.0`), served through the proxy like any other; a build on an index of its
+/// own becomes its chosen wheel by URL with its hash (`torch @ https://…/whl/cu128/torch-2.9.0%2Bcu128-….whl#sha256=…`),
+/// so that the family's index serves that wheel and nothing else (its dependencies come from the
+/// proxy's sources). A requirement on a build's own name, one whose family's index the command
+/// line names, and every requirement under `--no-families` go to the installer as given.
+fn through_families(
+    given: &[String],
+    sources: &ClientSettings,
+    selecting: &Selecting,
+    options: &IndexOptions,
+) -> Result<Asked, CliError> {
+    let unchanged = || Asked {
+        requirements: given.to_vec(),
+        by_url: Vec::new(),
+    };
+    let Some(catalog) = selecting.families.catalog()? else {
+        return Ok(unchanged());
+    };
+    let requests = parse_requests(given)?;
+    if !requests
         .iter()
-        .cloned()
-        .chain(from_files)
-        .collect())
+        .any(|r| catalog.family(r.name().as_str()).is_some())
+    {
+        return Ok(unchanged());
+    }
+    let client = vari_client::IndexClient::new(sources.clone())
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let target = &selecting.target;
+    let family_options = vari_family::FamilyOptions {
+        selection: options.selection.clone(),
+        pre: options.pre,
+        ..vari_family::FamilyOptions::default()
+    };
+    let runtime = runtime()?;
+    let found = runtime
+        .block_on(vari_select::choose_families(
+            &client,
+            &catalog,
+            &requests,
+            target,
+            &family_options,
+        ))
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    for note in &found.notes {
+        output::note(note);
+    }
+    let mut asked = unchanged();
+    for pick in found.picks {
+        let request = &requests[pick.position];
+        let original = request.as_str();
+        let chosen_request = match vari_select::build_request(&pick.choice, request) {
+            Some(Ok(chosen)) => chosen,
+            Some(Err(e)) => return Err(CliError::Other(e.to_string())),
+            None => {
+                return Err(CliError::Other(format!(
+                    "{original}: {} (a build asked for by name, or --no-families, installs \
+                     without the family catalog)",
+                    pick.choice.why_nothing()
+                )))
+            }
+        };
+        let Some(chosen) = &pick.choice.chosen else {
+            continue;
+        };
+        let requirement = match &pick.source {
+            None => chosen_request.as_str().to_owned(),
+            Some(source) => {
+                let own = vari_select::source_client(client.settings(), source)
+                    .map_err(|e| CliError::Other(format!("{original}: {e}")))?;
+                let outcome = runtime
+                    .block_on(vari_select::select(&own, &chosen_request, target, options))
+                    .map_err(|e| CliError::Other(format!("{original}: {e}")))?;
+                let file = match &outcome {
+                    vari_select::Outcome::Resolved(resolution) => {
+                        resolution.chosen.as_ref().map(|c| c.file.clone())
+                    }
+                    vari_select::Outcome::Skipped { .. } => None,
+                };
+                let Some(file) = file else {
+                    return Err(CliError::Other(format!(
+                        "{original}: family {} chose build {} ({} {}), but {} has no wheel of it \
+                         for this target",
+                        pick.choice.family,
+                        chosen.build,
+                        chosen.requirement,
+                        chosen.version,
+                        source.url()
+                    )));
+                };
+                let mut url = file.url.clone();
+                if let Some(sha256) = file.hashes.sha256() {
+                    url.set_fragment(Some(&format!("sha256={sha256}")));
+                }
+                let name = chosen_request.name().as_str();
+                let extras = match chosen_request.extras() {
+                    [] => String::new(),
+                    extras => format!("[{}]", extras.join(",")),
+                };
+                let mut text = format!("{name}{extras} @ {url}");
+                if let Some(marker) = chosen_request.marker() {
+                    text.push_str(&format!(" ; {marker}"));
+                }
+                asked.by_url.push(text.clone());
+                text
+            }
+        };
+        output::note(&format!(
+            "{original}: the family catalog chose build {} ({} {}) for this target: installing \
+             {requirement} (ask for a build by name, or give --no-families, to choose otherwise)",
+            chosen.build, chosen.requirement, chosen.version
+        ));
+        asked.requirements[pick.position] = requirement;
+    }
+    Ok(asked)
 }
 
 /// A planning error as the command line words it, with the flags that would help.

@@ -23,7 +23,8 @@ use crate::cli::ProxyArgs;
 use crate::error::CliError;
 use crate::output;
 use crate::settings::{
-    class_target, client_settings, load_config, selection_options, server_runtime, Selecting,
+    class_target, client_settings, load_config, selection_options, server_runtime, FamilySettings,
+    Selecting,
 };
 
 /// Serves until SIGINT or SIGTERM.
@@ -38,6 +39,11 @@ pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
     let client = client_settings(&args.index, &config)?;
     refuse_itself(&client, args.bind)?;
     let classes = classes(&args.targets, "--target", &config)?;
+    // Build families: a family's name is answered with a selector wheel requiring the build
+    // chosen for each target (vari-proxy's `selector` module).
+    let families = FamilySettings::resolve(&args.selection.families, &config)?
+        .catalog()?
+        .map(std::sync::Arc::new);
     let mut settings = match classes.is_empty() {
         true => {
             let selecting = Selecting::with_config(config, &args.target, &args.selection)?;
@@ -68,6 +74,7 @@ pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
             }
         }
     };
+    settings.families = families;
     settings.bind = args.bind;
     settings.allow_remote = args.allow_remote;
     let choosing_for = match settings.classes.is_empty() {

@@ -44,7 +44,17 @@ pub(super) fn run(args: &SelectArgs) -> Result<ExitCode, CliError> {
             .collect();
         let families: Vec<Value> = families
             .iter()
-            .map(|step| json!({ "requirement": step.requirement, "choice": step.choice }))
+            .map(|step| {
+                json!({
+                    "requirement": step.requirement,
+                    "choice": step.choice,
+                    "source": step.source.as_ref().map(|s| s.url().to_string()),
+                    "group": step.group.as_ref().map(|(name, members)| json!({
+                        "name": name,
+                        "members": members,
+                    })),
+                })
+            })
             .collect();
         output::print_data(&crate::output::json_text(
             &json!({ "selections": selections, "families": families }),
@@ -72,14 +82,21 @@ fn family_text(step: &FamilyStep, explain: bool) -> String {
         .iter()
         .filter(|b| matches!(b.verdict, Verdict::Chosen | Verdict::RanksBelow { .. }))
         .count();
+    let from = step
+        .source
+        .as_ref()
+        .map(|s| format!(" from {}", s.url()))
+        .unwrap_or_default();
+    let why = match &step.group {
+        Some((group, members)) => format!(
+            "the best line that {} all offer (group {group})",
+            members.join(", ")
+        ),
+        None => format!("the best of {} that fit", count(fitting, "build")),
+    };
     let mut text = format!(
-        "{}: family {} chooses build {} ({} {}): the best of {} that fit\n",
-        step.requirement,
-        step.choice.family,
-        chosen.build,
-        chosen.requirement,
-        chosen.version,
-        count(fitting, "build"),
+        "{}: family {} chooses build {} ({} {}{from}): {why}\n",
+        step.requirement, step.choice.family, chosen.build, chosen.requirement, chosen.version,
     );
     if explain {
         for line in step.choice.explanation() {

@@ -438,10 +438,21 @@ fn select_chooses_a_by_name_build_for_the_machine() {
         "cu11 (cupy-cuda11x): ",
     ]);
 
-    // Asked for by name: exactly that build, no family step.
-    let json = select("cupy-cuda12x", &h100).expect_code(0).json();
+    // Asked for by name: exactly that build, no family step, and a note naming the best build.
+    let out = select("cupy-cuda12x", &h100).expect_code(0);
+    let json = out.json();
     assert_eq!(chosen(&json), ("cupy-cuda12x".into(), "14.2.0".into()));
     assert_eq!(json["families"], serde_json::json!([]));
+    assert!(
+        out.stderr.contains(
+            "cupy-cuda12x: a build of family cupy asked for by name, selected as asked (this \
+             target's best build is cu13, cupy-cuda13x)"
+        ),
+        "{}",
+        out.stderr
+    );
+    let out = select("cupy-cuda12x", &a100).expect_code(0);
+    assert!(!out.stderr.contains("asked for by name"), "{}", out.stderr);
     // The catalog off: `cupy` is looked up as itself (the stand-in index has no such project).
     let mut cmd = vari();
     cmd.args([
@@ -457,4 +468,711 @@ fn select_chooses_a_by_name_build_for_the_machine() {
     let off = run(&mut cmd);
     assert_ne!(off.code, 0, "{}", off.stdout);
     assert!(!off.stderr.contains("family"), "{}", off.stderr);
+}
+
+/// A stand-in for PyTorch's per-line indexes on 127.0.0.1, with their real page structure:
+/// `/whl/LINE/PROJECT/` pages whose links point at `/whl/LINE/NAME-VERSION%2BLINE-….whl` with
+/// `data-requires-python`, small stand-in wheels, and (as PyTorch's do) other projects listed on
+/// the same index (`numpy`). Plus a stand-in default index with PyPI's plain `torch` and `numpy`.
+struct PyTorchSite {
+    dir: tempfile::TempDir,
+    _host: vari_test_support::site::StaticSite,
+    base: String,
+    pypi: String,
+}
+
+/// `torch` and `torchvision` on each line (`(project, line, version, requires-python)`),
+/// `numpy 9.9.9` on the cu128 index, and the default index's `torch 2.9.0`, `numpy 1.26.0`,
+/// CuPy's CUDA 12 and 13 builds, `cudf-cu12` (requiring `cupy-cuda12x`) and a CUDA 12
+/// `vllm 0.11.0`; every wheel tagged `tags` (`cp312-cp312-manylinux_2_28_x86_64`).
+fn pytorch_site(files: &[(&str, &str, &str, &str)], tags: &str) -> PyTorchSite {
+    use std::collections::BTreeMap;
+    use vari_test_support::site::{SiteOptions, StaticSite};
+    use vari_test_support::wheels::TestWheel;
+
+    let dir = tempfile::tempdir().unwrap();
+    let whl = dir.path().join("site/whl");
+    let mut pages: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut all: Vec<(&str, &str, String, &str)> = files
+        .iter()
+        .map(|(p, l, v, r)| (*p, *l, format!("{v}+{l}"), *r))
+        .collect();
+    all.push(("numpy", "cu128", "9.9.9".to_owned(), ">=3.9"));
+    for (project, line, version, requires_python) in &all {
+        let folder = whl.join(line);
+        std::fs::create_dir_all(&folder).unwrap();
+        let name = format!("{project}-{version}-{tags}.whl");
+        let path = TestWheel::new(&name).write(&folder);
+        let sha = vari_test_support::wheels::sha256_hex(&std::fs::read(path).unwrap());
+        let href = format!("/whl/{line}/{}#sha256={sha}", name.replace('+', "%2B"));
+        pages
+            .entry((line.to_string(), project.to_string()))
+            .or_default()
+            .push_str(&format!(
+                "    <a href=\"{href}\" data-requires-python=\"{}\">{name}</a><br/>\n",
+                requires_python.replace('>', "&gt;").replace('<', "&lt;")
+            ));
+    }
+    for ((line, project), links) in pages {
+        let folder = whl.join(&line).join(&project);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("index.html"),
+            format!(
+                "<!DOCTYPE html>\n<html>\n  <body>\n    <h1>Links for {project}</h1>\n{links}  </body>\n</html>\n"
+            ),
+        )
+        .unwrap();
+    }
+    // The default index: PyPI's plain builds.
+    let wheels = dir.path().join("pypi-wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    for name in [
+        "torch-2.9.0",
+        "numpy-1.26.0",
+        "cupy_cuda12x-14.2.0",
+        "cupy_cuda13x-14.2.0",
+    ] {
+        TestWheel::new(&format!("{name}-{tags}.whl")).write(&wheels);
+    }
+    // RAPIDS' CUDA 12 cuDF, which requires CuPy's CUDA 12 build by its own name.
+    TestWheel::new(&format!("cudf_cu12-25.10.0-{tags}.whl"))
+        .requires(&["cupy-cuda12x>=13"])
+        .write(&wheels);
+    // vLLM's PyPI build: its CUDA line is only in its requirements.
+    TestWheel::new(&format!("vllm-0.11.0-{tags}.whl"))
+        .requires(&["torch==2.9.0", "nvidia-cuda-runtime-cu12==12.8.90"])
+        .write(&wheels);
+    run(vari()
+        .args(["index", "build"])
+        .arg(&wheels)
+        .arg("-o")
+        .arg(dir.path().join("site/pypi")))
+    .expect_code(0);
+    let host = StaticSite::serve(&dir.path().join("site"), SiteOptions::default());
+    let base = host.base.clone();
+    PyTorchSite {
+        pypi: format!("{base}/pypi/simple/"),
+        dir,
+        _host: host,
+        base,
+    }
+}
+
+impl PyTorchSite {
+    /// A user's catalog replacing the built-in torch and torchvision families with the same
+    /// builds on the stand-in's indexes.
+    fn catalog(&self) -> PathBuf {
+        let mut text = "schema = \"vari-families/1\"\n".to_owned();
+        for project in ["torch", "torchvision"] {
+            text.push_str(&format!(
+                "\n[[family]]\nname = \"{project}\"\nsame-name = \"build\"\n"
+            ));
+            for (line, requires) in [
+                (
+                    "cu130",
+                    "\"nvidia :: cuda_version_lower_bound :: 13.0\", \"nvidia :: sm_arch :: 80_real\", \"nvidia :: sm_arch :: 90_real\"",
+                ),
+                (
+                    "cu128",
+                    "\"nvidia :: cuda_version_lower_bound :: 12.0\", \"nvidia :: sm_arch :: 80_real\", \"nvidia :: sm_arch :: 90_real\"",
+                ),
+                ("cpu", ""),
+            ] {
+                text.push_str(&format!(
+                    "\n[[family.build]]\nname = \"{line}\"\nindex = \"{}/whl/{line}\"\nlocal = \"{line}\"\n",
+                    self.base
+                ));
+                match requires.is_empty() {
+                    true => text.push_str("null = true\n"),
+                    false => text.push_str(&format!("requires = [{requires}]\n")),
+                }
+            }
+        }
+        let path = self.dir.path().join("pytorch.toml");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// `vari select ARGS` for a profile, from the default index, with the stand-in's catalog.
+    fn select(&self, args: &[&str], profile: &Path) -> crate::common::Run {
+        let mut cmd = vari();
+        cmd.arg("select")
+            .args(args)
+            .args(["--no-deps", "--python-version", "3.12"])
+            .args(["--python-platform", "x86_64-manylinux_2_28"])
+            .arg("--families")
+            .arg(self.catalog())
+            .arg("--profile")
+            .arg(profile);
+        if !args.contains(&"--index-url") {
+            cmd.args(["--index-url", &self.pypi]);
+        }
+        run(&mut cmd)
+    }
+}
+
+const CP312: &str = "cp312-cp312-manylinux_2_28_x86_64";
+
+fn selected(json: &serde_json::Value) -> Vec<(String, String)> {
+    json["selections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_owned(),
+                s["version"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// `vari select torch` against stand-ins of PyTorch's per-line indexes: an sm_80 CUDA 12.8
+/// machine gets the cu128 build from the cu128 index, a CPU machine the CPU build, a version whose
+/// `requires-python` excludes the target is passed over, `--explain` says why each other build
+/// lost, and the cu128 index is never asked for another project (numpy comes from the default
+/// index although the cu128 index lists a newer one).
+#[test]
+fn select_chooses_a_by_index_build_from_its_own_index() {
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.10"),
+            ("torch", "cu128", "2.9.0", ">=3.10"),
+            ("torch", "cu128", "2.10.0", ">=3.13"),
+            ("torch", "cpu", "2.9.0", ">=3.10"),
+            ("torch", "cpu", "2.10.0", ">=3.13"),
+        ],
+        CP312,
+    );
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let json = site
+        .select(&["--json", "torch", "numpy"], &a100)
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        selected(&json),
+        [
+            ("torch".to_owned(), "2.9.0+cu128".to_owned()),
+            ("numpy".to_owned(), "1.26.0".to_owned())
+        ]
+    );
+    assert_eq!(
+        json["selections"][0]["filename"],
+        "torch-2.9.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl"
+    );
+    assert_eq!(json["families"][0]["choice"]["chosen"]["build"], "cu128");
+    assert_eq!(
+        json["families"][0]["source"],
+        format!("{}/whl/cu128", site.base)
+    );
+    assert_eq!(json["families"].as_array().unwrap().len(), 1, "{json}");
+
+    let json = site
+        .select(&["--json", "torch"], &cpu(site.dir.path()))
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        selected(&json),
+        [("torch".to_owned(), "2.9.0+cpu".to_owned())]
+    );
+
+    let text = site
+        .select(&["--explain", "torch"], &a100)
+        .expect_code(0)
+        .stdout;
+    assert!(
+        text.starts_with(&format!(
+            "torch: family torch chooses build cu128 (torch 2.9.0+cu128 from {}/whl/cu128): the \
+             best of 2 builds that fit\n",
+            site.base
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  - cu130 (torch): no supported value for `nvidia :: cuda_version_lower_bound`"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  - cpu (torch): fits, but ranks 2 for this target"),
+        "{text}"
+    );
+
+    // An explicit family index is selected from as given, with a note naming the better build.
+    let cpu_index = format!("{}/whl/cpu", site.base);
+    let out = site
+        .select(&["--json", "torch", "--index-url", &cpu_index], &a100)
+        .expect_code(0);
+    assert_eq!(
+        selected(&out.json()),
+        [("torch".to_owned(), "2.9.0+cpu".to_owned())]
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "torch: {cpu_index} is the source of family torch's build cpu; selecting from it as \
+             given (this target's best build is cu128)"
+        )),
+        "{}",
+        out.stderr
+    );
+    // Without the catalog, torch is PyPI's plain build.
+    let json = site
+        .select(&["--json", "torch", "--no-families"], &a100)
+        .expect_code(0)
+        .json();
+    assert_eq!(selected(&json), [("torch".to_owned(), "2.9.0".to_owned())]);
+}
+
+/// The group rule end to end: on a CUDA 13 machine torch alone takes cu130, but torchvision has
+/// no cu130 build, so `vari select torch torchvision` takes cu128 for both and says why; a CUDA
+/// 12 vLLM moves torch to cu128 likewise; when torchvision offers no line at all, one error names
+/// both members and what each offers.
+#[test]
+fn torch_and_torchvision_take_one_line_together() {
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.10"),
+            ("torch", "cu128", "2.9.0", ">=3.10"),
+            ("torch", "cpu", "2.9.0", ">=3.10"),
+            ("torchvision", "cu128", "0.24.0", ">=3.10"),
+            ("torchvision", "cpu", "0.24.0", ">=3.10"),
+        ],
+        CP312,
+    );
+    let h100 = gpu(site.dir.path(), "h100", "13.0", "9.0");
+    let alone = site
+        .select(&["--json", "torch"], &h100)
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        selected(&alone),
+        [("torch".to_owned(), "2.9.0+cu130".to_owned())]
+    );
+
+    let json = site
+        .select(&["--json", "torch", "torchvision"], &h100)
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        selected(&json),
+        [
+            ("torch".to_owned(), "2.9.0+cu128".to_owned()),
+            ("torchvision".to_owned(), "0.24.0+cu128".to_owned())
+        ]
+    );
+    assert_eq!(json["families"][0]["group"]["name"], "pytorch");
+    let text = site
+        .select(&["--explain", "torch", "torchvision"], &h100)
+        .expect_code(0)
+        .stdout;
+    assert!(
+        text.contains(&format!(
+            "torch: family torch chooses build cu128 (torch 2.9.0+cu128 from {}/whl/cu128): the \
+             best line that torch, torchvision all offer (group pytorch)\n",
+            site.base
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  - cu130 (torch): fits, but group pytorch takes cu128: torchvision does not offer \
+             cu130"
+        ),
+        "{text}"
+    );
+
+    // vLLM's PyPI build needs CUDA 12 (read from its requirements): torch takes its best CUDA
+    // 12 line with it.
+    let json = site
+        .select(&["--json", "vllm", "torch"], &h100)
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        selected(&json),
+        [
+            ("vllm".to_owned(), "0.11.0".to_owned()),
+            ("torch".to_owned(), "2.9.0+cu128".to_owned())
+        ]
+    );
+    assert_eq!(json["families"][1]["group"]["name"], "vllm");
+
+    site.select(&["torch", "torchvision==9"], &h100)
+        .expect_one_error(&[
+            "torch, torchvision must take one line (group pytorch), but no line fits all of them: \
+         torch offers cu130, cu128, cpu; torchvision offers none",
+        ]);
+}
+
+/// `vari download torch` downloads the build the family chooses, from its own index.
+#[test]
+fn download_fetches_the_chosen_build() {
+    let site = pytorch_site(
+        &[
+            ("torch", "cu128", "2.9.0", ">=3.10"),
+            ("torch", "cpu", "2.9.0", ">=3.10"),
+        ],
+        CP312,
+    );
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let dest = site.dir.path().join("dest");
+    let out = run(vari()
+        .args(["download", "torch", "-d"])
+        .arg(&dest)
+        .args(["--python-version", "3.12", "--python-platform"])
+        .arg("x86_64-manylinux_2_28")
+        .arg("--families")
+        .arg(site.catalog())
+        .arg("--profile")
+        .arg(&a100)
+        .args(["--index-url", &site.pypi]))
+    .expect_code(0);
+    let name = "torch-2.9.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl";
+    assert!(dest.join(name).is_file(), "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(std::fs::read_dir(&dest).unwrap().count(), 1);
+    assert!(
+        out.stderr
+            .contains("torch: family torch chooses build cu128 (torch 2.9.0+cu128)"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// `vari install cupy torch` with the real uv and the real pip into fresh environments: the
+/// catalog chooses each family's build for the profile, uv and pip install it by its real name
+/// (cupy → cupy-cuda12x from the default index, torch's cu128 or cu130 wheel from its own
+/// index), each choice is noted, and `--no-families` installs PyPI's plain torch.
+#[test]
+fn install_installs_the_build_each_family_chooses_with_uv_and_pip() {
+    use vari_test_support::venv::{bare_venv, test_venv, uv};
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.9"),
+            ("torch", "cu128", "2.9.0", ">=3.9"),
+            ("torch", "cpu", "2.9.0", ">=3.9"),
+        ],
+        "py3-none-any",
+    );
+    let installed = |venv: &Path| -> Vec<String> {
+        let lib = venv.join("lib");
+        let site_packages = std::fs::read_dir(lib)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().join("site-packages"))
+            .find(|p| p.is_dir())
+            .unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(site_packages)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".dist-info") && !n.starts_with("pip"))
+            .collect();
+        names.sort();
+        names
+    };
+    let install = |case: &str, installer: &Path, profile: &Path, extra: &[&str]| {
+        let scratch = site.dir.path().join(case);
+        let venv = scratch.join("venv");
+        bare_venv(&venv);
+        let mut cmd = vari();
+        for (key, _) in std::env::vars() {
+            if key.starts_with("PIP_") || key.starts_with("UV_") {
+                cmd.env_remove(key);
+            }
+        }
+        cmd.env("HOME", &scratch)
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
+            .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+            .env("PATH", "/usr/bin:/bin")
+            .current_dir(&scratch)
+            .arg("install")
+            .arg("--python")
+            .arg(&venv)
+            .arg("--installer")
+            .arg(installer)
+            .arg("--families")
+            .arg(site.catalog())
+            .arg("--profile")
+            .arg(profile)
+            .args(extra);
+        if !extra.contains(&"--index-url") {
+            cmd.args(["--index-url", &site.pypi]);
+        }
+        let out = run(&mut cmd).expect_code(0);
+        (installed(&venv), out)
+    };
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let (names, out) = install("uv", &uv(), &a100, &["cupy", "torch"]);
+    assert_eq!(
+        names,
+        [
+            "cupy_cuda12x-14.2.0.dist-info",
+            "torch-2.9.0+cu128.dist-info"
+        ],
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(
+            "cupy: the family catalog chose build cu12 (cupy-cuda12x 14.2.0) for this target: \
+             installing cupy-cuda12x==14.2.0"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "torch: the family catalog chose build cu128 (torch 2.9.0+cu128) for this target: \
+             installing torch @ {}/whl/cu128/torch-2.9.0%2Bcu128-py3-none-any.whl#sha256=",
+            site.base
+        )),
+        "{}",
+        out.stderr
+    );
+
+    let h100 = gpu(site.dir.path(), "h100", "13.0", "9.0");
+    let (names, out) = install(
+        "pip",
+        &test_venv().join("bin/pip"),
+        &h100,
+        &["cupy", "torch"],
+    );
+    assert_eq!(
+        names,
+        [
+            "cupy_cuda13x-14.2.0.dist-info",
+            "torch-2.9.0+cu130.dist-info"
+        ],
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+
+    // A build asked for by name is installed as asked; the catalog off, torch is PyPI's.
+    let (names, out) = install(
+        "explicit",
+        &uv(),
+        &h100,
+        &["cupy-cuda12x", "torch", "--no-families"],
+    );
+    assert_eq!(
+        names,
+        ["cupy_cuda12x-14.2.0.dist-info", "torch-2.9.0.dist-info"],
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(!out.stderr.contains("family catalog"), "{}", out.stderr);
+
+    // The family's own index named as the source: installed from it as given, with a note.
+    let cpu_index = format!("{}/whl/cpu", site.base);
+    let (names, out) = install(
+        "explicit-index",
+        &uv(),
+        &h100,
+        &["torch", "--index-url", &cpu_index],
+    );
+    assert_eq!(
+        names,
+        ["torch-2.9.0+cpu.dist-info"],
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "torch: {cpu_index} is the source of family torch's build cpu; selecting from it as \
+             given (this target's best build is cu130)"
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Plain pip and plain uv through `vari proxy` on a CUDA 12 machine: `pip install cupy` gets
+/// cupy-cuda12x, by way of the proxy's selector wheel `cupy` that requires it, and the
+/// environment holds exactly one copy of CuPy's files (the build's; the selector has none), also
+/// with `cudf`, whose build requires `cupy-cuda12x` by name.
+#[test]
+fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
+    use std::process::{Command, Stdio};
+    use vari_test_support::venv::{bare_venv, run_ok, test_venv, uv};
+    let site = pytorch_site(&[], "py3-none-any");
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let mut child = vari()
+        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
+        .arg("--profile")
+        .arg(&a100)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let line = crate::common::first_stdout_line(&mut child);
+    let value = |name: &str| {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("no {name} in {line:?}"))
+            .to_owned()
+    };
+    let (alias, url) = (value("PIP_INDEX_URL"), value("UV_DEFAULT_INDEX"));
+    let contents = |venv: &Path| -> Vec<String> {
+        let site_packages = std::fs::read_dir(venv.join("lib"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().join("site-packages"))
+            .find(|p| p.is_dir())
+            .unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(site_packages)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("cupy") || n.starts_with("cudf"))
+            .collect();
+        names.sort();
+        names
+    };
+    // cuDF through its own selector, and its requirement on cupy-cuda12x met by the same build.
+    let with_cudf = [
+        "cudf-25.10.0.dist-info",
+        "cudf_cu12",
+        "cudf_cu12-25.10.0.dist-info",
+        "cupy-14.2.0.dist-info",
+        "cupy_cuda12x",
+        "cupy_cuda12x-14.2.0.dist-info",
+    ];
+
+    let scratch = site.dir.path().join("pip");
+    let venv = scratch.join("venv");
+    let python = bare_venv(&venv);
+    run_ok(
+        Command::new(test_venv().join("bin/pip"))
+            .arg("--python")
+            .arg(&python)
+            .args(["install", "--index-url", &alias, "cupy", "cudf"])
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1"),
+    );
+    assert_eq!(contents(&venv), with_cudf);
+
+    let scratch = site.dir.path().join("uv");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    run_ok(
+        Command::new(uv())
+            .args(["pip", "install", "--python"])
+            .arg(&venv)
+            .args(["--index-url", &url, "cupy", "cudf"])
+            .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+            .env("UV_NO_CONFIG", "1"),
+    );
+    assert_eq!(contents(&venv), with_cudf);
+
+    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
+    let output = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        log.contains(
+            "cupy: serving the selector cupy-14.2.0-py3-none-any.whl requiring \
+             cupy-cuda12x==14.2.0 (family cupy chooses build cu12 (cupy-cuda12x 14.2.0))"
+        ),
+        "{log}"
+    );
+}
+
+/// Plain uv and pip through `vari proxy` asking for `torch` get the build the family chooses for
+/// the target, from its own index: the cu128 build on an sm_80 CUDA 12.8 machine, served under
+/// `torch` with its local tag, while `numpy` (also listed on the cu128 index) still comes from
+/// the default index.
+#[test]
+fn plain_uv_and_pip_through_the_proxy_get_torch_from_its_lines_index() {
+    use std::process::{Command, Stdio};
+    use vari_test_support::venv::{bare_venv, run_ok, test_venv, uv};
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.9"),
+            ("torch", "cu128", "2.9.0", ">=3.9"),
+            ("torch", "cpu", "2.9.0", ">=3.9"),
+        ],
+        "py3-none-any",
+    );
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let mut child = vari()
+        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
+        .arg("--families")
+        .arg(site.catalog())
+        .arg("--profile")
+        .arg(&a100)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let line = crate::common::first_stdout_line(&mut child);
+    let value = |name: &str| {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("no {name} in {line:?}"))
+            .to_owned()
+    };
+    let (alias, url) = (value("PIP_INDEX_URL"), value("UV_DEFAULT_INDEX"));
+    let dist_infos = |venv: &Path| -> Vec<String> {
+        let site_packages = std::fs::read_dir(venv.join("lib"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().join("site-packages"))
+            .find(|p| p.is_dir())
+            .unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(site_packages)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".dist-info") && !n.starts_with("pip"))
+            .collect();
+        names.sort();
+        names
+    };
+    let expected = ["numpy-1.26.0.dist-info", "torch-2.9.0+cu128.dist-info"];
+
+    let scratch = site.dir.path().join("uv");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    run_ok(
+        Command::new(uv())
+            .args(["pip", "install", "--python"])
+            .arg(&venv)
+            .args(["--index-url", &url, "torch", "numpy"])
+            .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+            .env("UV_NO_CONFIG", "1"),
+    );
+    assert_eq!(dist_infos(&venv), expected);
+
+    let scratch = site.dir.path().join("pip");
+    let venv = scratch.join("venv");
+    let python = bare_venv(&venv);
+    run_ok(
+        Command::new(test_venv().join("bin/pip"))
+            .arg("--python")
+            .arg(&python)
+            .args(["install", "--index-url", &alias, "torch", "numpy"])
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1"),
+    );
+    assert_eq!(dist_infos(&venv), expected);
+
+    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
+    let output = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        log.contains(&format!(
+            "torch: serving build cu128 from {}/whl/cu128 (family torch chooses it for this \
+             target)",
+            site.base
+        )),
+        "{log}"
+    );
 }

@@ -1,54 +1,146 @@
-//! Selecting through a build family (issue 35): for a requirement on a family's name (`cupy`),
-//! what each build offers on the indexes, the build and version [`vari_family::choose`] takes
-//! for the target, and the requirement to select in its place (`cupy-cuda12x==14.2.0`).
+//! Selecting through a build family (issue 35): for a requirement on a family's name (`cupy`,
+//! `torch`), what each build offers, the build and version [`vari_family::choose`] takes for the
+//! target, and the requirement to select in its place (`cupy-cuda12x==14.2.0`,
+//! `torch==2.9.0+cu128` from the cu128 index).
 //!
-//! This round asks the client's own sources for the builds published under their own names
-//! (the by-name layout). Builds on an index or links page of their own offer nothing here yet:
-//! asking those sources, each only for its builds' names ([`vari_family::SourceMap`]), is the
-//! next step, with the proxy, locks and mirrors.
+//! Where each build's versions come from:
+//! - builds published under their own names or extras (by name, by extra): the client's own
+//!   sources, as any other project;
+//! - builds on an index or links page of their own (by index: PyTorch's `whl/cu128`): that source
+//!   alone, asked only for the distributions the catalog publishes there
+//!   ([`vari_family::SourceMap::may_serve`]), through a client of its own ([`source_client`]), so
+//!   that a family's index never answers for another name. The sources are asked concurrently,
+//!   at most [`SOURCE_CONCURRENCY`] at a time.
+//!
+//! A version counts as offered when it has a wheel the target can install: not yanked, its
+//! `requires-python` allowing the target's Python and its tags the target's; a by-index build's
+//! versions are only those carrying its local tag (`+cu128`).
+//!
+//! The family does not apply, and the request selects as itself, when the sources list none of
+//! its builds, when the user named one of its sources as an index (`--index-url
+//! https://download.pytorch.org/whl/cpu`: exactly that is wanted), and, for a family with builds
+//! on sources of their own, when the user's sources publish PEP 825 variants under the family's
+//! name (PyTorch's variant index: PEP 825 chooses there).
+//!
+//! Families of a group (torch, torchvision, torchaudio, xformers) asked for together take one
+//! line ([`choose_families`], [`vari_family::group_line`]).
 
 use std::collections::BTreeMap;
 
 use futures_util::future::join_all;
-use vari_client::{ClientError, IndexClient, ProjectName};
-use vari_family::{choose, Family, FamilyChoice, FamilyOptions, Offer};
+use futures_util::stream::{self, StreamExt};
+use pep440_rs::Version;
+use vari_client::{
+    ClientError, ClientSettings, FindLinks, IndexClient, IndexFile, IndexUrl, ProjectName,
+};
+use vari_family::{
+    choose, group_line, offered_lines, BuildSource, Catalog, Family, FamilyChoice, FamilyOptions,
+    GroupConflict, Offer, Verdict,
+};
 
 use super::request::Request;
 use super::select::SelectError;
 use crate::target::Target;
 
-/// What each by-name build of `family` offers on the client's sources: its versions (yanked
-/// files left out), fetched concurrently. A build whose name no source has offers nothing.
+/// How many of a family's own sources are asked at the same time.
+pub const SOURCE_CONCURRENCY: usize = 8;
+
+/// A client that asks `source` alone, with `base`'s cache, limits, timeouts and credentials
+/// settings: how a by-index build's versions are listed and its wheel selected and downloaded,
+/// without the user's other sources and without the family's index answering for other names.
+pub fn source_client(
+    base: &ClientSettings,
+    source: &BuildSource,
+) -> Result<IndexClient, SelectError> {
+    let mut settings = base.clone();
+    let invalid = |message: String| SelectError::Source {
+        url: source.url().to_string(),
+        message,
+    };
+    match source {
+        BuildSource::Index(url) => {
+            settings.indexes = vec![IndexUrl::parse(url.as_str()).map_err(|e| invalid(e.message))?];
+            settings.find_links = Vec::new();
+        }
+        BuildSource::FindLinks(url) => {
+            settings.indexes = Vec::new();
+            settings.find_links =
+                vec![FindLinks::parse(url.as_str()).map_err(|e| invalid(e.message))?];
+        }
+    }
+    Ok(IndexClient::new(settings)?)
+}
+
+/// Whether `file` is a wheel the target can install: not yanked, `requires-python` allowing the
+/// target's Python, tags the target's.
+fn installable(file: &IndexFile, target: &Target) -> bool {
+    let python = target.python.version;
+    let python = Version::new([
+        u64::from(python.major),
+        u64::from(python.minor),
+        u64::from(python.patch.unwrap_or(0)),
+    ]);
+    file.yanked.is_none()
+        && file
+            .requires_python
+            .as_ref()
+            .is_none_or(|r| r.contains(&python))
+        && file
+            .wheel()
+            .is_some_and(|w| target.python.tags().is_compatible(w))
+}
+
+/// What each build of `family` offers for `target`: by-name and by-extra builds from the client's
+/// sources, by-index builds from their own source each; concurrently, at most
+/// [`SOURCE_CONCURRENCY`] sources at a time. A build whose source does not have its name offers
+/// nothing.
 pub async fn family_offers(
     client: &IndexClient,
     family: &Family,
+    target: &Target,
 ) -> Result<BTreeMap<String, Vec<Offer>>, SelectError> {
     // The catalog validated the names already; one that still does not parse is not asked.
     let asked: Vec<_> = family
         .builds
         .iter()
-        .filter(|b| b.source.is_none())
         .filter_map(|b| Some((b, ProjectName::new(&b.distribution).ok()?)))
         .collect();
-    let pages = join_all(asked.iter().map(|(_, name)| client.project(name))).await;
+    let pages: Vec<Result<vari_client::Project, SelectError>> = stream::iter(asked.iter())
+        .map(|(build, name)| async move {
+            match &build.source {
+                None => Ok(client.project(name).await?),
+                Some(source) => {
+                    let own = source_client(client.settings(), source)?;
+                    Ok(own.project(name).await?)
+                }
+            }
+        })
+        .buffered(SOURCE_CONCURRENCY)
+        .collect()
+        .await;
     let mut offers = BTreeMap::new();
-    for ((build, _), page) in asked.into_iter().zip(pages) {
+    for ((build, _), page) in asked.iter().zip(pages) {
         let project = match page {
             Ok(project) => project,
-            Err(ClientError::ProjectNotFound { .. }) => continue,
-            Err(e) => return Err(e.into()),
+            Err(SelectError::Index(ClientError::ProjectNotFound { .. })) => continue,
+            Err(e) => return Err(e),
         };
         let mut versions: Vec<_> = project
             .files
             .iter()
-            .filter(|f| f.yanked.is_none())
+            .filter(|f| installable(f, target))
             .map(|f| f.version().clone())
+            .filter(|v| vari_family::carries_local(build, v))
             .collect();
         versions.sort();
         versions.dedup();
         let mut list: Vec<Offer> = versions.into_iter().map(Offer::new).collect();
         if build.line_from_requirements {
-            read_lines(client, &project, &mut list).await;
+            let reader = match &build.source {
+                None => None,
+                Some(source) => Some(source_client(client.settings(), source)?),
+            };
+            read_lines(reader.as_ref().unwrap_or(client), &project, &mut list).await;
         }
         offers
             .entry(build.name.clone())
@@ -91,13 +183,13 @@ async fn read_lines(client: &IndexClient, project: &vari_client::Project, offers
     }
 }
 
-/// The choice within `family` for `request` on `target`: each build's offers from the client's
-/// sources, ranked for the target's hardware.
+/// The choice within `family` for `request` on `target`: each build's offers, ranked for the
+/// target's hardware.
 ///
-/// `None` when the sources list none of the family's builds: the family does not apply there,
-/// and the request selects as itself. That keeps a project that publishes PEP 825 variants
-/// under the family's name (a repacked `cupy`, a mirror holding only `cupy`) under PEP 825's
-/// rules.
+/// `None` when the family does not apply and the request selects as itself: no source lists
+/// any of its builds (a mirror holding only `cupy`), or, for a family with builds on sources of
+/// their own, the client's sources publish PEP 825 variants under the family's name (PyTorch's
+/// variant index), which keeps such a project under PEP 825's rules.
 pub async fn choose_in_family(
     client: &IndexClient,
     family: &Family,
@@ -105,18 +197,324 @@ pub async fn choose_in_family(
     target: &Target,
     options: &FamilyOptions,
 ) -> Result<Option<FamilyChoice>, SelectError> {
-    let offers = family_offers(client, family).await?;
-    if offers.values().all(Vec::is_empty) {
+    Ok(offers_if_applies(client, family, target)
+        .await?
+        .map(|offers| choose_with(family, &offers, request, target, options)))
+}
+
+/// What the family's builds offer, or `None` when the family does not apply
+/// ([`choose_in_family`]).
+async fn offers_if_applies(
+    client: &IndexClient,
+    family: &Family,
+    target: &Target,
+) -> Result<Option<BTreeMap<String, Vec<Offer>>>, SelectError> {
+    if family.builds.iter().any(|b| b.source.is_some())
+        && publishes_variants(client, &family.name).await?
+    {
         return Ok(None);
     }
-    Ok(Some(choose(
+    let offers = family_offers(client, family, target).await?;
+    Ok((!offers.is_empty()).then_some(offers))
+}
+
+/// Whether the client's sources list `name` with PEP 825 variants (variant wheels or a
+/// `variants.json`); a source that does not have the name says no.
+async fn publishes_variants(client: &IndexClient, name: &str) -> Result<bool, SelectError> {
+    let Ok(name) = ProjectName::new(name) else {
+        return Ok(false);
+    };
+    match client.project(&name).await {
+        Ok(project) => Ok(!project.variants_json.is_empty()
+            || project
+                .files
+                .iter()
+                .any(|f| f.wheel().is_some_and(|w| w.label.is_some()))),
+        Err(ClientError::ProjectNotFound { .. }) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn choose_with(
+    family: &Family,
+    offers: &BTreeMap<String, Vec<Offer>>,
+    request: &Request,
+    target: &Target,
+    options: &FamilyOptions,
+) -> FamilyChoice {
+    choose(
         family,
-        &offers,
+        offers,
         request.specifiers(),
         &target.hardware.profile,
         &target.markers,
         options,
-    )))
+    )
+}
+
+/// The build of `family` whose source the client's own settings name (an `--index-url` or
+/// `--find-links` that is the family's cu128 index): the user asked for exactly that source.
+pub fn named_source<'f>(
+    settings: &ClientSettings,
+    family: &'f Family,
+) -> Option<&'f vari_family::Build> {
+    let same = |a: &url::Url, b: &url::Url| {
+        a.as_str().trim_end_matches('/') == b.as_str().trim_end_matches('/')
+    };
+    family.builds.iter().find(|build| match &build.source {
+        None => false,
+        Some(source) => {
+            settings.indexes.iter().any(|i| same(i.url(), source.url()))
+                || settings.find_links.iter().any(|f| match f {
+                    FindLinks::Page { url, .. } => same(url, source.url()),
+                    FindLinks::Directory(_) => false,
+                })
+        }
+    })
+}
+
+/// The note for a request on a build's own name (`cupy-cuda12x`) when this target's best build
+/// of its family is another: the request is the user's choice and is selected as asked.
+fn build_asked_by_name(
+    catalog: &Catalog,
+    request: &Request,
+    target: &Target,
+    options: &FamilyOptions,
+) -> Option<String> {
+    let family = catalog.family_of_distribution(request.name().as_str())?;
+    if !request.applies_to(target) {
+        return None;
+    }
+    let best = vari_family::rank_builds(family, &target.hardware.profile, &target.markers, options)
+        .chosen?;
+    let asked = request.name().as_str();
+    if best.distribution == asked {
+        return None;
+    }
+    Some(format!(
+        "{}: a build of family {} asked for by name, selected as asked (this target's best build \
+         is {}, {})",
+        request.as_str(),
+        family.name,
+        best.build,
+        best.requirement
+    ))
+}
+
+/// One request chosen through its family.
+#[derive(Debug, Clone)]
+pub struct FamilyPick {
+    /// The request's position among those given.
+    pub position: usize,
+    /// The family's choice, with every build's reason.
+    pub choice: FamilyChoice,
+    /// Where the chosen build is selected from: its own source, or `None` for the client's.
+    pub source: Option<BuildSource>,
+    /// When the request's group moved it to a line all requested members offer: the group and
+    /// the members that took part (`pytorch`, `torch, torchvision`).
+    pub group: Option<(String, Vec<String>)>,
+}
+
+/// What [`choose_families`] found: the picks, and notes on requests left as given.
+#[derive(Debug, Clone, Default)]
+pub struct FamilyPicks {
+    /// One per request chosen through its family, in the requests' order.
+    pub picks: Vec<FamilyPick>,
+    /// Requests on a family's name that were selected as given, and why (`torch: the index
+    /// https://download.pytorch.org/whl/cpu is the family's build cpu; …`).
+    pub notes: Vec<String>,
+}
+
+/// A request chosen through its family: its position, the family, what its builds offer, the
+/// choice.
+type Member<'c> = (
+    usize,
+    &'c Family,
+    BTreeMap<String, Vec<Offer>>,
+    FamilyChoice,
+);
+
+/// Why choosing through the families failed.
+#[derive(Debug, thiserror::Error)]
+pub enum FamilyError {
+    /// A source could not be read for `requirement`.
+    #[error("{requirement}: {error}")]
+    Select {
+        /// The requirement as given.
+        requirement: String,
+        /// What failed.
+        error: SelectError,
+    },
+    /// Members of a group asked for together cannot take one line.
+    #[error(transparent)]
+    Group(#[from] GroupConflict),
+}
+
+/// Chooses through the catalog for every request on a family's name that applies to the target,
+/// families concurrently; then the requested members of each group take one line together
+/// ([`vari_family::group_line`]). A request on a build's own name (`cupy-cuda12x`) is not a
+/// family's and is left alone, as is one whose family does not apply ([`choose_in_family`]) or
+/// whose family's source the client's settings name ([`named_source`], with a note when this
+/// target's best build is another).
+pub async fn choose_families(
+    client: &IndexClient,
+    catalog: &Catalog,
+    requests: &[Request],
+    target: &Target,
+    options: &FamilyOptions,
+) -> Result<FamilyPicks, FamilyError> {
+    let mut notes = Vec::new();
+    let mut asked: Vec<(usize, &Family)> = Vec::new();
+    for (position, request) in requests.iter().enumerate() {
+        let Some(family) = catalog.family(request.name().as_str()) else {
+            if let Some(note) = build_asked_by_name(catalog, request, target, options) {
+                notes.push(note);
+            }
+            continue;
+        };
+        if !request.applies_to(target) {
+            continue;
+        }
+        if let Some(build) = named_source(client.settings(), family) {
+            let best = vari_family::rank_builds(
+                family,
+                &target.hardware.profile,
+                &target.markers,
+                options,
+            );
+            let mut note = format!(
+                "{}: {} is the source of family {}'s build {}; selecting from it as given",
+                request.as_str(),
+                build
+                    .source
+                    .as_ref()
+                    .map(|s| s.url().to_string())
+                    .unwrap_or_default(),
+                family.name,
+                build.name
+            );
+            if let Some(best) = best.chosen.filter(|b| b.build != build.name) {
+                note.push_str(&format!(" (this target's best build is {})", best.build));
+            }
+            notes.push(note);
+            continue;
+        }
+        asked.push((position, family));
+    }
+    let found = join_all(
+        asked
+            .iter()
+            .map(|(_, family)| offers_if_applies(client, family, target)),
+    )
+    .await;
+    let mut chosen: Vec<Member<'_>> = Vec::new();
+    for ((position, family), offers) in asked.into_iter().zip(found) {
+        let request = &requests[position];
+        let offers = offers.map_err(|error| FamilyError::Select {
+            requirement: request.as_str().to_owned(),
+            error,
+        })?;
+        let Some(offers) = offers else {
+            continue;
+        };
+        let choice = choose_with(family, &offers, request, target, options);
+        chosen.push((position, family, offers, choice));
+    }
+    // The group rule: each group's requested members take the best line they all offer.
+    let mut groups: Vec<Option<(String, Vec<String>)>> = vec![None; chosen.len()];
+    for group in &catalog.groups {
+        let members: Vec<usize> = (0..chosen.len())
+            .filter(|&i| group.families.contains(&chosen[i].1.name))
+            .collect();
+        if members.len() < 2 {
+            continue;
+        }
+        let pairs: Vec<(&Family, &FamilyChoice)> = members
+            .iter()
+            .map(|&i| (chosen[i].1, &chosen[i].3))
+            .collect();
+        let Some(line) = group_line(&group.name, &pairs)? else {
+            continue;
+        };
+        let names: Vec<String> = members.iter().map(|&i| chosen[i].1.name.clone()).collect();
+        let lines: Vec<(String, Vec<String>)> = members
+            .iter()
+            .map(|&i| (chosen[i].1.name.clone(), offered_lines(&chosen[i].3)))
+            .collect();
+        for &i in &members {
+            let (position, family, offers, choice) = &chosen[i];
+            let has_line = family.builds.iter().any(|b| b.name == line);
+            if !has_line || choice.chosen.as_ref().is_some_and(|c| c.build == line) {
+                continue;
+            }
+            let only = FamilyOptions {
+                only_build: Some(line.clone()),
+                ..options.clone()
+            };
+            let moved = choose_with(family, offers, &requests[*position], target, &only);
+            let replaced = regroup(choice, moved, &group.name, &line, &lines);
+            chosen[i].3 = replaced;
+            groups[i] = Some((group.name.clone(), names.clone()));
+        }
+    }
+    let picks = chosen
+        .into_iter()
+        .zip(groups)
+        .map(|((position, family, _, choice), group)| {
+            let source = choice
+                .chosen
+                .as_ref()
+                .and_then(|c| family.build(&c.build))
+                .and_then(|b| b.source.clone());
+            FamilyPick {
+                position,
+                choice,
+                source,
+                group,
+            }
+        })
+        .collect();
+    Ok(FamilyPicks { picks, notes })
+}
+
+/// The choice of a group member moved to `line`: `moved` (chosen with only that build allowed),
+/// with each other build's reason taken from the member's own choice, and the builds that fit
+/// but ranked above the line saying which member does not offer them.
+fn regroup(
+    own: &FamilyChoice,
+    mut moved: FamilyChoice,
+    group: &str,
+    line: &str,
+    members: &[(String, Vec<String>)],
+) -> FamilyChoice {
+    for report in &mut moved.builds {
+        if !matches!(report.verdict, Verdict::NotWanted { .. }) {
+            continue;
+        }
+        let before = own
+            .builds
+            .iter()
+            .find(|b| b.build == report.build && b.requires == report.requires);
+        report.verdict = match before.map(|b| &b.verdict) {
+            Some(Verdict::Chosen | Verdict::RanksBelow { .. }) => {
+                let lacking: Vec<&str> = members
+                    .iter()
+                    .filter(|(_, lines)| !lines.contains(&report.build))
+                    .map(|(name, _)| name.as_str())
+                    .collect();
+                Verdict::NotWanted {
+                    reason: format!(
+                        "fits, but group {group} takes {line}: {} does not offer {}",
+                        lacking.join(", "),
+                        report.build
+                    ),
+                }
+            }
+            Some(other) => other.clone(),
+            None => report.verdict.clone(),
+        };
+    }
+    moved
 }
 
 /// The requirement that selects the chosen build at its version, with the request's extras and
@@ -163,6 +561,50 @@ mod tests {
             }),
             builds: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_family_source_the_user_names_is_found_with_or_without_its_slash() {
+        let torch = vari_family::builtin().family("torch").unwrap();
+        let settings = |urls: &[&str]| ClientSettings {
+            indexes: urls.iter().map(|u| IndexUrl::parse(u).unwrap()).collect(),
+            ..ClientSettings::default()
+        };
+        let named = named_source(&settings(&["https://download.pytorch.org/whl/cpu"]), torch);
+        assert_eq!(named.map(|b| b.name.as_str()), Some("cpu"));
+        let named = named_source(
+            &settings(&[
+                "https://pypi.org/simple/",
+                "https://download.pytorch.org/whl/cu128/",
+            ]),
+            torch,
+        );
+        assert_eq!(named.map(|b| b.name.as_str()), Some("cu128"));
+        assert!(named_source(&settings(&["https://pypi.org/simple/"]), torch).is_none());
+        // Another family's index is not this one's.
+        let cupy = vari_family::builtin().family("cupy").unwrap();
+        assert!(named_source(&settings(&["https://download.pytorch.org/whl/cpu"]), cupy).is_none());
+    }
+
+    #[test]
+    fn a_build_source_client_asks_that_source_alone() {
+        let base = ClientSettings {
+            indexes: vec![IndexUrl::pypi()],
+            ..ClientSettings::default()
+        };
+        let url = url::Url::parse("https://download.pytorch.org/whl/cu128").unwrap();
+        let client = source_client(&base, &BuildSource::Index(url.clone())).unwrap();
+        let indexes: Vec<String> = client
+            .settings()
+            .indexes
+            .iter()
+            .map(|i| i.to_string())
+            .collect();
+        assert_eq!(indexes, ["https://download.pytorch.org/whl/cu128/"]);
+        assert!(client.settings().find_links.is_empty());
+        let client = source_client(&base, &BuildSource::FindLinks(url)).unwrap();
+        assert!(client.settings().indexes.is_empty());
+        assert_eq!(client.settings().find_links.len(), 1);
     }
 
     #[test]

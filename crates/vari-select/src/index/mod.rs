@@ -23,7 +23,10 @@ mod tag_sets;
 mod version;
 
 pub use dependencies::requires_dist;
-pub use family::{build_request, choose_in_family, family_offers};
+pub use family::{
+    build_request, choose_families, choose_in_family, family_offers, named_source, source_client,
+    FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
+};
 pub use listed::{judge_listed, Listed};
 pub use need_text::NeedText;
 pub use present::present;

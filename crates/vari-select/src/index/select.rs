@@ -33,6 +33,14 @@ pub enum SelectError {
     /// The index or a file could not be read (the error names the URL).
     #[error(transparent)]
     Index(#[from] ClientError),
+    /// A build family's source is not usable as one (its URL, and why).
+    #[error("the build family source {url} cannot be used: {message}")]
+    Source {
+        /// The source's URL.
+        url: String,
+        /// Why.
+        message: String,
+    },
 }
 
 /// Selects the wheel for `request` from the client's sources for `target`.
