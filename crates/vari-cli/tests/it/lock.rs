@@ -1009,3 +1009,45 @@ fn a_hung_uv_is_stopped_and_reported() {
         .env("VARI_RESOLVE_TIMEOUT", "soon"))
     .expect_one_error(&["VARI_RESOLVE_TIMEOUT=\"soon\""]);
 }
+
+/// An index that answers a second request of a page with other hashes: the lock names the
+/// files and hashes of the first answer, the one the resolution saw, for every class
+/// (each page is read once for the whole run).
+#[test]
+fn a_page_answered_otherwise_the_second_time_does_not_reach_the_lock() {
+    let fleet = Fleet::new();
+    fleet
+        .server
+        .set(|knobs| knobs.other_hashes_after_pages = Some(1));
+    fleet
+        .lock(&["cpu", "a100", "cuda13"], &["app-like"])
+        .expect_code(0);
+    let lock = read_lock(&fleet.path("pylock.toml"));
+    let upstream = fleet.path("upstream");
+    let mut checked = 0;
+    for package in &lock.packages {
+        for wheel in &package.wheels {
+            let name = wheel.file_name().unwrap();
+            let bytes = std::fs::read(upstream.join(&name)).unwrap();
+            assert_eq!(
+                wheel.sha256(),
+                Some(vari_test_support::wheels::sha256_hex(&bytes).as_str()),
+                "{name}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "{checked} wheels locked");
+    // Every page was asked for once.
+    let mut pages: Vec<String> = fleet
+        .server
+        .seen()
+        .into_iter()
+        .filter(|s| s.path.starts_with("/simple/"))
+        .map(|s| s.path)
+        .collect();
+    let asked = pages.len();
+    pages.sort();
+    pages.dedup();
+    assert_eq!(asked, pages.len(), "{pages:?}");
+}
