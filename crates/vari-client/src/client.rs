@@ -9,12 +9,13 @@ use futures_util::stream::{self, StreamExt};
 use pep440_rs::Version;
 use sha2::Digest;
 
-use crate::auth::{split_credentials, CredentialStore};
+use crate::auth::{split_credentials, CredentialStore, Credentials};
 use crate::download::{self, Downloaded, Progress};
 use crate::error::{ClientError, HashMismatch};
 use crate::find_links::{self, Links};
 use crate::http::Http;
 use crate::limits::BodyKind;
+use crate::listings::Kept;
 use crate::name::ProjectName;
 use crate::range::read_member;
 use crate::raw::{self, FetchedBody};
@@ -23,6 +24,9 @@ use crate::simple::{
     parse_links, CoreMetadata, FileSource, IndexFile, Project, RawFile, ACCEPT_SIMPLE,
 };
 use crate::variants::{version_variants, VersionVariants};
+
+/// A find-links source's links and the credentials they carried.
+type FlatLinks = (Arc<Links>, Vec<(url::Url, Credentials)>);
 
 // Serving what the sources list again (the proxy): the project list, files as they arrive.
 mod listing;
@@ -51,7 +55,7 @@ pub struct IndexClient {
     settings: ClientSettings,
     http: Http,
     /// Find-links sources read once per client, by position in the settings.
-    flat: Mutex<HashMap<usize, Arc<Links>>>,
+    flat: Mutex<HashMap<usize, FlatLinks>>,
 }
 
 impl IndexClient {
@@ -92,7 +96,45 @@ impl IndexClient {
     /// asked; with [`IndexStrategy::UnsafeBestMatch`] all are merged. Find-links sources are
     /// always added. Fails with [`ClientError::ProjectNotFound`] when no source has the
     /// project.
+    ///
+    /// When the settings keep listings ([`Listings`](crate::Listings)), the first answer for
+    /// `name` is kept and every later request (of this client or another made from the same
+    /// settings) gets it, with the credentials its links carried.
     pub async fn project(&self, name: &ProjectName) -> Result<Project, ClientError> {
+        let listings = &self.settings.listings;
+        if let Some(kept) = listings.get(name.as_str()) {
+            return Ok(self.take_kept(kept));
+        }
+        let mut credentials = Vec::new();
+        let project = self.read_project(name, &mut credentials).await?;
+        if !listings.keeps() {
+            return Ok(project);
+        }
+        let kept = listings.keep(
+            name.as_str(),
+            Kept {
+                project,
+                credentials,
+            },
+        );
+        Ok(self.take_kept(kept))
+    }
+
+    /// A kept listing, its links' credentials in this client's store.
+    fn take_kept(&self, kept: Kept) -> Project {
+        for (url, credentials) in kept.credentials {
+            self.http.credentials().insert(&url, credentials);
+        }
+        kept.project
+    }
+
+    /// [`Self::project`] read from the sources; the credentials its links carried are added
+    /// to `credentials`.
+    async fn read_project(
+        &self,
+        name: &ProjectName,
+        credentials: &mut Vec<(url::Url, Credentials)>,
+    ) -> Result<Project, ClientError> {
         let mut project = Project::new(name.clone());
         let mut tried = Vec::new();
         let mut found = false;
@@ -115,7 +157,7 @@ impl IndexClient {
             // text and the files built from it are not held at once.
             drop(body);
             drop(fetched);
-            self.keep_link_credentials(&mut raw);
+            credentials.extend(self.keep_link_credentials(&mut raw));
             project.add(
                 raw,
                 problems,
@@ -129,7 +171,8 @@ impl IndexClient {
         }
         for (position, source) in self.settings.find_links.iter().enumerate() {
             tried.push(source.location());
-            let links = self.flat_links(position, source).await?;
+            let (links, carried) = self.flat_links(position, source).await?;
+            credentials.extend(carried);
             let mut flat = Project::new(name.clone());
             flat.add(
                 links.files.clone(),
@@ -158,11 +201,13 @@ impl IndexClient {
             .await
     }
 
+    /// The links of a find-links source (read once per client), and the credentials they
+    /// carried.
     async fn flat_links(
         &self,
         position: usize,
         source: &FindLinks,
-    ) -> Result<Arc<Links>, ClientError> {
+    ) -> Result<FlatLinks, ClientError> {
         if let Some(links) = self
             .flat
             .lock()
@@ -172,8 +217,8 @@ impl IndexClient {
             return Ok(links);
         }
         let mut links = find_links::read(&self.http, source).await?;
-        self.keep_link_credentials(&mut links.files);
-        let links = Arc::new(links);
+        let carried = self.keep_link_credentials(&mut links.files);
+        let links = (Arc::new(links), carried);
         if let Ok(mut map) = self.flat.lock() {
             map.insert(position, links.clone());
         }
@@ -181,17 +226,20 @@ impl IndexClient {
     }
 
     /// Moves credentials found in links (`https://user:token@host/file.whl`) into the store,
-    /// for that realm only, so no kept URL carries them.
-    fn keep_link_credentials(&self, raw: &mut [RawFile]) {
+    /// for that realm only, so no kept URL carries them. Returns them, by the link's URL.
+    fn keep_link_credentials(&self, raw: &mut [RawFile]) -> Vec<(url::Url, Credentials)> {
+        let mut moved = Vec::new();
         for file in raw {
             if file.url.username().is_empty() && file.url.password().is_none() {
                 continue;
             }
             if let (clean, Some(credentials)) = split_credentials(file.url.clone()) {
-                self.http.credentials().insert(&clean, credentials);
+                self.http.credentials().insert(&clean, credentials.clone());
+                moved.push((clean.clone(), credentials));
                 file.url = clean;
             }
         }
+        moved
     }
 
     /// The variant metadata of `version` of `project` (PEP 825): its `variants.json` when a

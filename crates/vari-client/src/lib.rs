@@ -63,6 +63,7 @@ mod error;
 mod find_links;
 mod http;
 mod limits;
+mod listings;
 mod name;
 mod range;
 mod raw;
@@ -82,6 +83,7 @@ pub use limits::{
     LOW_SPEED_SECONDS_ENV, MAX_METADATA_BYTES_ENV, MAX_PAGE_BYTES_ENV, MAX_UNSIZED_FILE_BYTES_ENV,
     MAX_VARIANTS_JSON_BYTES_ENV, UNSIZED_FILE_DEFAULT,
 };
+pub use listings::Listings;
 pub use name::{InvalidProjectName, ProjectName};
 pub use raw::FetchedBody;
 pub use settings::{

@@ -9,6 +9,7 @@ use url::Url;
 
 use crate::auth::{split_credentials, Credentials, NetrcSource};
 use crate::limits::Limits;
+use crate::listings::Listings;
 
 /// Everything an [`IndexClient`](crate::IndexClient) needs to know.
 #[derive(Debug, Clone)]
@@ -39,6 +40,10 @@ pub struct ClientSettings {
     /// Size ceilings of response bodies and the deadline of a request (the `VARI_MAX_*` and
     /// `VARI_HTTP_DEADLINE` environment variables override them, see [`Limits`]).
     pub limits: Limits,
+    /// Where project listings are kept for the run ([`Listings`]): with [`Listings::kept`],
+    /// every client made from these settings (or a clone) reads each project once. None are
+    /// kept by default.
+    pub listings: Listings,
 }
 
 impl ClientSettings {
@@ -70,6 +75,7 @@ impl Default for ClientSettings {
             concurrency: 16,
             netrc: NetrcSource::default(),
             limits: Limits::default(),
+            listings: Listings::default(),
         }
     }
 }

@@ -59,9 +59,22 @@ pub fn find_uv(path: Option<&OsStr>) -> Result<PathBuf, LockingError> {
 
 /// Resolves the requirements for every target, then lists the files of each pinned release
 /// that some target can use, with the dependencies kept variants bring in resolved too.
+///
+/// Every page is read once for the whole run ([`vari_client::Listings`]): the proxies uv
+/// resolves through, the listing ahead while uv runs and the listing of the pinned releases'
+/// files all take the first answer, so the lock names exactly the files and hashes the
+/// resolution saw, whatever an index answers to a second request.
 pub async fn resolve_releases(
     request: &LockingRequest<'_>,
 ) -> Result<Vec<LockedRelease>, LockingError> {
+    let sources = vari_client::ClientSettings {
+        listings: vari_client::Listings::kept(),
+        ..request.sources.clone()
+    };
+    let request = &LockingRequest {
+        sources: &sources,
+        ..*request
+    };
     let resolver = Resolver {
         request,
         scratch: Scratch::default(),

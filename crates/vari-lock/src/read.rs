@@ -336,7 +336,7 @@ fn read_variants_json(
 ) -> Result<vari_core::metadata::VariantMetadata, LockError> {
     let json = serde_json::to_string(&toml::Value::Table(table))
         .map_err(|err| LockError::new(path, format!("cannot be read as JSON: {err}")))?;
-    read_json(&json, SourceKind::IndexFile).map_err(|errors| {
+    let mut meta = read_json(&json, SourceKind::IndexFile).map_err(|errors| {
         let first = errors
             .into_iter()
             .next()
@@ -347,7 +347,15 @@ fn read_variants_json(
             format!("{path}.{}", first.path)
         };
         LockError::new(key, first.message)
-    })
+    })?;
+    // `$schema` as the writer writes it (the URL of the metadata's generation, in variantlib's
+    // spelling when the lock used it), so that what is read is written and read back the same.
+    let spelling = match meta.schema_url.as_deref() {
+        Some(vari_core::metadata::VARIANTLIB_0_2_URL) => vari_core::metadata::SchemaUrl::Variantlib,
+        _ => vari_core::metadata::SchemaUrl::Standard,
+    };
+    meta.schema_url = Some(meta.generation.url_as(spelling).to_owned());
+    Ok(meta)
 }
 
 /// Every variant wheel's label must be defined by the entry's variants-json: an installer

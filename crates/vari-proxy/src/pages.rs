@@ -12,6 +12,8 @@
 //!   (known at once);
 //! - a variant wheel whose METADATA could not be read: a copy built on download after reading
 //!   the METADATA from the wheel itself, listed without hash or metadata until then;
+//! - a non-variant wheel of a project that has variants: as a variant wheel (the three cases
+//!   above), its markers evaluated for a non-variant wheel (an empty label, no property);
 //! - anything else: the upstream file, its hashes, and its PEP 658 metadata as the upstream
 //!   advertises it.
 //!
@@ -29,8 +31,9 @@ use bytes::Bytes;
 use sha2::{Digest, Sha256};
 use url::Url;
 use vari_client::{ClientError, CoreMetadata, Hashes, IndexClient, IndexFile, ProjectName};
+use vari_core::markers::VariantMarkerContext;
 use vari_core::metadata::resolve_variant_markers;
-use vari_select::{Presentation, Shown, ShownBecause, ShownVariant};
+use vari_select::{Presentation, Shown, ShownBecause};
 use vari_simple::{PageFile, PageStyle};
 
 use crate::context::Context as State;
@@ -257,13 +260,15 @@ pub(crate) async fn from_presentation(
             describe::hidden_file(&hidden.why)
         );
     }
-    // The METADATA of every shown variant wheel, read in parallel (the client bounds it).
+    // The METADATA of every shown wheel whose variant markers are evaluated, read in parallel
+    // (the client bounds it).
     let texts = futures_util::future::join_all(presentation.shown.iter().map(|shown| {
         let state = state.clone();
+        let read = evaluates_markers(&presentation, shown);
         async move {
-            match &shown.variant {
-                Some(_) => Some(state.core_metadata(&shown.file).await),
-                None => None,
+            match read {
+                true => Some(state.core_metadata(&shown.file).await),
+                false => None,
             }
         }
     }))
@@ -486,6 +491,16 @@ fn family_error(error: vari_select::SelectError) -> ServeError {
     }
 }
 
+/// Whether the variant markers of `shown`'s METADATA are evaluated before it is served: for
+/// every wheel of a project that has variants, variant or not (a non-variant wheel's markers
+/// see an empty label and no property, [`VariantMarkerContext::non_variant`]). Installers
+/// without variant support cannot parse them, whatever wheel carries them. The wheels of a
+/// project without variants are served as listed: reading every file's METADATA of every
+/// project would multiply the proxy's upstream requests.
+pub(crate) fn evaluates_markers(presentation: &Presentation, shown: &Shown) -> bool {
+    shown.variant.is_some() || (presentation.has_variants && shown.file.wheel().is_some())
+}
+
 fn log(level: tracing::Level, line: &str) {
     match level {
         tracing::Level::WARN => tracing::warn!("{line}"),
@@ -533,7 +548,7 @@ pub(crate) fn entry(
     let line = match (&shown.variant, text) {
         (Some(variant), Some(text)) => {
             entry.served.label = Some(variant.label.to_string());
-            let note = deliver_variant(state, &mut entry, shown, variant, text);
+            let note = deliver_evaluated(state, &mut entry, shown, &variant.markers, text);
             format!(
                 "{} {} {tags}: serving label {} as {} ({}{note})",
                 entry.served.project,
@@ -543,7 +558,17 @@ pub(crate) fn entry(
                 entry.served.why
             )
         }
-        _ => {
+        (None, text) => {
+            let note = match text {
+                Some(text) => deliver_evaluated(
+                    state,
+                    &mut entry,
+                    shown,
+                    &VariantMarkerContext::non_variant(),
+                    text,
+                ),
+                None => "",
+            };
             // A non-variant wheel shown because its tag set's variants are all unusable is a
             // choice too; any other file is not.
             if !matches!(shown.because, ShownBecause::Fallback { .. }) {
@@ -551,10 +576,11 @@ pub(crate) fn entry(
             }
             let reason = &entry.served.why;
             format!(
-                "{} {} {tags}: serving the non-variant wheel {} ({reason})",
+                "{} {} {tags}: serving the non-variant wheel {} ({reason}{note})",
                 entry.served.project, entry.served.version, entry.served.shown_as
             )
         }
+        (Some(_), None) => return entry,
     };
     let level = match state.journal.choice(entry.served.clone()) {
         true => tracing::Level::INFO,
@@ -564,14 +590,16 @@ pub(crate) fn entry(
     entry
 }
 
-/// How a shown variant wheel is delivered, from its METADATA `text`: as it is when no
-/// `Requires-Dist` uses a variant marker, else as a rewritten copy; read from the wheel when
-/// downloaded when the text could not be read. Returns a note for the log line.
-fn deliver_variant(
+/// How a shown wheel whose variant markers are evaluated ([`evaluates_markers`]) is
+/// delivered, from its METADATA `text` and what its markers see (`markers`: its variant's, or
+/// a non-variant wheel's): as it is when no `Requires-Dist` uses a variant marker, else as a
+/// rewritten copy; read from the wheel when downloaded when the text could not be read. Its
+/// PEP 658 metadata is the text served, with that text's hash. Returns a note for the log line.
+fn deliver_evaluated(
     state: &State,
     entry: &mut Entry,
     shown: &Shown,
-    variant: &ShownVariant,
+    markers: &VariantMarkerContext,
     text: Result<Arc<str>, ClientError>,
 ) -> &'static str {
     let file = &shown.file;
@@ -586,18 +614,18 @@ fn deliver_variant(
                     file.filename
                 ),
             );
-            let job = RewriteJob::new(file, &shown.filename, None, &variant.markers);
+            let job = RewriteJob::new(file, &shown.filename, None, markers);
             entry.delivery = Delivery::Rewrite(Arc::new(job));
             entry.listed.core_metadata = CoreMetadata::Absent;
             entry.metadata = MetadataDelivery::None;
             return "";
         }
     };
-    let (bytes, note) = match resolve_variant_markers(&text, &variant.markers) {
+    let (bytes, note) = match resolve_variant_markers(&text, markers) {
         Ok(None) => (Bytes::from(text.as_bytes().to_vec()), ""),
         Ok(Some(rewritten)) => {
             let bytes = Bytes::from(rewritten.into_bytes());
-            let job = RewriteJob::new(file, &shown.filename, Some(bytes.clone()), &variant.markers);
+            let job = RewriteJob::new(file, &shown.filename, Some(bytes.clone()), markers);
             entry.delivery = Delivery::Rewrite(Arc::new(job));
             (bytes, "; its variant markers evaluated for this target")
         }

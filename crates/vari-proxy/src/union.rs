@@ -9,8 +9,9 @@
 //! - per version and tag set (the name a file is shown under), the file the first target (in
 //!   the order given) that is shown one there is shown, as the upstream has it: the index is
 //!   for resolving, so its files are never rewritten copies;
-//! - its PEP 658 metadata, when some target is shown a variant wheel there: the METADATA that
-//!   target is shown (variant markers evaluated for its variant) with every `Requires-Dist`
+//! - its PEP 658 metadata, when some target is shown a variant wheel there, or a non-variant
+//!   wheel whose METADATA has variant markers: the METADATA that target is shown (variant
+//!   markers evaluated for its variant, or for a non-variant wheel) with every `Requires-Dist`
 //!   entry the other targets' shown wheels state (evaluated for each one's variant) added once.
 //!   A resolution over these pages therefore satisfies each target's dependencies at once.
 //!
@@ -26,7 +27,8 @@ use std::time::Instant;
 use bytes::Bytes;
 use pep440_rs::Version;
 use vari_client::{CoreMetadata, Hashes, IndexFile, Project, ProjectName};
-use vari_core::metadata::resolve_variant_markers;
+use vari_core::markers::VariantMarkerContext;
+use vari_core::metadata::{resolve_variant_markers, variant_marker_requirements};
 use vari_select::{Presentation, Shown};
 
 use crate::context::Context as State;
@@ -95,20 +97,30 @@ async fn union_page(
             slots[slot].shown[at].get_or_insert(shown);
         }
     }
-    // The METADATA of every file shown where some target is shown a variant, read once each
-    // and in parallel (the client bounds it).
+    // The METADATA of every wheel shown (variant or not: a non-variant wheel's variant markers
+    // are evaluated too, [`crate::pages::evaluates_markers`]), read once each and in parallel
+    // (the client bounds it).
     let mut files: Vec<&IndexFile> = Vec::new();
-    for slot in slots.iter().filter(|s| has_variant(s)) {
+    for slot in &slots {
         for shown in slot.shown.iter().flatten() {
-            if !files.iter().any(|f| f.url == shown.file.url) {
+            let read = shown.variant.is_some() || shown.file.wheel().is_some();
+            if read && !files.iter().any(|f| f.url == shown.file.url) {
                 files.push(&shown.file);
             }
         }
     }
     let read = futures_util::future::join_all(files.iter().map(|file| state.core_metadata(file)));
     let mut texts: HashMap<&url::Url, Arc<str>> = HashMap::new();
+    let mut unread: HashMap<&url::Url, vari_client::ClientError> = HashMap::new();
     for (file, text) in files.iter().zip(read.await) {
-        texts.insert(&file.url, text.map_err(ServeError::client)?);
+        match text {
+            Ok(text) => {
+                texts.insert(&file.url, text);
+            }
+            Err(e) => {
+                unread.insert(&file.url, e);
+            }
+        }
     }
     let mut views: BTreeMap<Version, Vec<UnionShown>> = BTreeMap::new();
     let mut entries = Vec::with_capacity(slots.len());
@@ -119,7 +131,17 @@ async fn union_page(
         let view = views
             .entry(shown.file.version().clone())
             .or_insert_with(|| vec![UnionShown::Nothing; targets]);
-        if !has_variant(slot) {
+        if has_variant(slot) {
+            // A variant's METADATA is needed to state its dependencies.
+            for shown in slot.shown.iter().flatten() {
+                if let Some(e) = unread.remove(&shown.file.url) {
+                    return Err(ServeError::client(e));
+                }
+            }
+        }
+        // Non-variant wheels only: served as the upstream has them unless a variant marker
+        // needs evaluating (one that cannot be read is served as listed).
+        if !has_variant(slot) && !has_variant_markers(slot, &texts) {
             for (seen, shown) in view.iter_mut().zip(&slot.shown) {
                 if shown.is_some() && *seen == UnionShown::Nothing {
                     *seen = UnionShown::AsUpstream;
@@ -182,13 +204,21 @@ fn has_variant(slot: &Slot<'_>) -> bool {
     slot.shown.iter().flatten().any(|s| s.variant.is_some())
 }
 
-/// The METADATA `shown` is served with: variant markers evaluated for its variant (as it is
-/// when they cannot be: as a single target's page serves it).
+/// Whether the METADATA read of a wheel of `slot` has a `Requires-Dist` with a variant marker.
+fn has_variant_markers(slot: &Slot<'_>, texts: &HashMap<&url::Url, Arc<str>>) -> bool {
+    slot.shown.iter().flatten().any(|shown| {
+        texts
+            .get(&shown.file.url)
+            .is_some_and(|text| !variant_marker_requirements(text).is_empty())
+    })
+}
+
+/// The METADATA `shown` is served with: variant markers evaluated for its variant, or for a
+/// non-variant wheel (as it is when they cannot be: as a single target's page serves it).
 fn evaluated(state: &State, shown: &Shown, text: &str) -> String {
-    let Some(variant) = &shown.variant else {
-        return text.to_owned();
-    };
-    match resolve_variant_markers(text, &variant.markers) {
+    let non_variant = VariantMarkerContext::non_variant();
+    let markers = shown.variant.as_ref().map_or(&non_variant, |v| &v.markers);
+    match resolve_variant_markers(text, markers) {
         Ok(Some(rewritten)) => rewritten,
         Ok(None) => text.to_owned(),
         Err(e) => {

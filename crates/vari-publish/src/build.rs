@@ -27,7 +27,7 @@ use crate::dist::{self, DistFacts, ReadDist};
 use crate::error::BuildError;
 use crate::inputs::{discover, Discovered, Fingerprint, Input, InputKind, Skipped};
 use crate::place::FilePlacement;
-use crate::publish::{publish, Body, Destination, SiteFile, SitePlan, SiteStore};
+use crate::publish::{publish, Body, Destination, SiteFile, SitePlan, SiteStore, StampJournal};
 use crate::site::{
     external_file_url, files_path, relative_file_url, ProjectPage, SIMPLE_DIR, STYLE,
 };
@@ -239,7 +239,23 @@ pub(crate) fn build_into(
         .difference(&outputs)
         .map(String::as_str)
         .collect();
-    let published = publish(store, &plan, &state.stamps, &stale)?;
+    // What a publish to this destination that did not complete wrote (its journal), on top
+    // of what the last complete one did.
+    let journal = vari_fs::cache_dir().and_then(|cache| {
+        let path = options.destination.journal(&cache)?;
+        StampJournal::open(&cache, &path)
+    });
+    let mut previous = state.stamps.clone();
+    if let Some((_, resumed)) = &journal {
+        previous.extend(resumed.clone());
+    }
+    let published = publish(
+        store,
+        &plan,
+        &previous,
+        &stale,
+        journal.as_ref().map(|(journal, _)| journal),
+    )?;
     stats.files = projects
         .values()
         .flat_map(BTreeMap::values)
@@ -252,6 +268,9 @@ pub(crate) fn build_into(
     next_state.outputs = outputs;
     next_state.stamps = published.stamps;
     next_state.save(store)?;
+    if let Some((journal, _)) = journal {
+        journal.finish();
+    }
     Ok(Built {
         stats,
         variants_json: variants_files

@@ -140,8 +140,8 @@ pub use error::BuildError;
 pub use inputs::Skipped;
 pub use place::FilePlacement;
 pub use publish::{
-    content_type, publish, Body, Destination, DestinationError, DirectoryStore, ObjectSite,
-    PublishStats, Put, SiteFile, SitePlan, SiteStore, Stamp, Stamps,
+    content_type, publish, Body, Destination, DestinationError, DirectoryStore, Done, ObjectSite,
+    PublishStats, Put, SiteFile, SitePlan, SiteStore, Stamp, StampJournal, Stamps,
 };
 pub use validate::{
     validate, validate_with, FetchError, HtmlPage, HttpSite, LocalSite, Problem, Severity,

@@ -126,7 +126,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Option<State>, StateProblem> {
 }
 
 /// An output the build can have written: a plain relative path under `files/` or `simple/`.
-fn check_output(output: &str) -> Result<(), String> {
+pub(crate) fn check_output(output: &str) -> Result<(), String> {
     vari_fs::check_relative(output).map_err(|e| e.to_string())?;
     let top = output.split('/').next().unwrap_or_default();
     if top != FILES_DIR && top != SIMPLE_DIR {

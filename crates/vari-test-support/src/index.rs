@@ -92,6 +92,10 @@ pub struct Knobs {
     pub hashes: bool,
     /// Per-file attributes, by file name.
     pub attrs: HashMap<String, FileAttrs>,
+    /// After this many requests of a project's page, that page advertises other SHA-256s for
+    /// its files than the first answers did (an index that answers a later request
+    /// otherwise); the files themselves do not change.
+    pub other_hashes_after_pages: Option<usize>,
 }
 
 impl Default for Knobs {
@@ -109,6 +113,7 @@ impl Default for Knobs {
             files_cache_control: None,
             hashes: true,
             attrs: HashMap::new(),
+            other_hashes_after_pages: None,
         }
     }
 }
@@ -134,6 +139,8 @@ struct State {
     root: PathBuf,
     knobs: Mutex<Knobs>,
     seen: Mutex<Vec<Seen>>,
+    /// Page requests answered so far, by project.
+    pages: Mutex<HashMap<String, usize>>,
 }
 
 /// A running server; it stops when the test's runtime ends.
@@ -156,6 +163,7 @@ impl TestIndex {
             root: root.to_path_buf(),
             knobs: Mutex::new(Knobs::default()),
             seen: Mutex::new(Vec::new()),
+            pages: Mutex::new(HashMap::new()),
         });
         let served = state.clone();
         tokio::spawn(async move {
@@ -438,6 +446,22 @@ fn project_page(
     if files.is_empty() {
         return Err(StatusCode::NOT_FOUND);
     }
+    let answered = {
+        let mut pages = state.pages.lock().unwrap();
+        let count = pages.entry(project.clone()).or_default();
+        *count += 1;
+        *count - 1
+    };
+    let mut knobs = knobs.clone();
+    if knobs
+        .other_hashes_after_pages
+        .is_some_and(|after| answered >= after)
+    {
+        for (name, _) in &files {
+            knobs.attrs.entry(name.clone()).or_default().wrong_sha256 = true;
+        }
+    }
+    let knobs = &knobs;
     let (content_type, body) = if json {
         (
             "application/vnd.pypi.simple.v1+json",

@@ -332,3 +332,28 @@ fn the_files_a_sync_fetched_are_the_locked_area() {
     let info = cache_run(&root, &["info", "--json"]).expect_code(0).json();
     assert_eq!(info["areas"][4]["entries"], fetched);
 }
+
+/// An object-store destination's lock (`mirror/KEY.lock`, which `vari mirror` takes) and
+/// publish journal (`mirror/KEY.journal`) are removed by `clean mirror`, unless a mirror holds
+/// that lock.
+#[test]
+fn clean_mirror_removes_destination_locks_and_journals_no_mirror_holds() {
+    let scratch = tempfile::tempdir().unwrap();
+    let root = scratch.path();
+    let lock = root.join("mirror/s3-bucket-0123456789abcdef.lock");
+    let journal = root.join("mirror/s3-bucket-0123456789abcdef.journal");
+    file(root, "mirror/s3-bucket-0123456789abcdef.lock", 0, 0);
+    file(root, "mirror/s3-bucket-0123456789abcdef.journal", 100, 0);
+    let held = vari_fs::lock::lock_exclusive(&lock, || {}).unwrap();
+    let cleaned = cache_run(root, &["clean", "mirror", "--json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(cleaned["total"], json!({"entries": 0, "bytes": 0}));
+    assert!(lock.is_file() && journal.is_file());
+    drop(held);
+    let cleaned = cache_run(root, &["clean", "mirror", "--json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(cleaned["removed"], json!([area("mirror", 2, 100)]));
+    assert!(!lock.exists() && !journal.exists());
+}

@@ -1009,3 +1009,97 @@ fn a_hung_uv_is_stopped_and_reported() {
         .env("VARI_RESOLVE_TIMEOUT", "soon"))
     .expect_one_error(&["VARI_RESOLVE_TIMEOUT=\"soon\""]);
 }
+
+/// An index that answers a second request of a page with other hashes: the lock names the
+/// files and hashes of the first answer, the one the resolution saw, for every class
+/// (each page is read once for the whole run).
+#[test]
+fn a_page_answered_otherwise_the_second_time_does_not_reach_the_lock() {
+    let fleet = Fleet::new();
+    fleet
+        .server
+        .set(|knobs| knobs.other_hashes_after_pages = Some(1));
+    fleet
+        .lock(&["cpu", "a100", "cuda13"], &["app-like"])
+        .expect_code(0);
+    let lock = read_lock(&fleet.path("pylock.toml"));
+    let upstream = fleet.path("upstream");
+    let mut checked = 0;
+    for package in &lock.packages {
+        for wheel in &package.wheels {
+            let name = wheel.file_name().unwrap();
+            let bytes = std::fs::read(upstream.join(&name)).unwrap();
+            assert_eq!(
+                wheel.sha256(),
+                Some(vari_test_support::wheels::sha256_hex(&bytes).as_str()),
+                "{name}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "{checked} wheels locked");
+    // Every page was asked for once.
+    let mut pages: Vec<String> = fleet
+        .server
+        .seen()
+        .into_iter()
+        .filter(|s| s.path.starts_with("/simple/"))
+        .map(|s| s.path)
+        .collect();
+    let asked = pages.len();
+    pages.sort();
+    pages.dedup();
+    assert_eq!(asked, pages.len(), "{pages:?}");
+}
+
+/// Gives every wheel of `fleet`'s upstream whose name starts with `prefix` a PEP 658
+/// `.metadata` file (its real METADATA) advertised under a SHA-256 it does not have.
+fn lie_about_metadata(fleet: &Fleet, prefix: &str) {
+    let upstream = fleet.path("upstream");
+    for entry in std::fs::read_dir(&upstream).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if !name.starts_with(prefix) || !name.ends_with(".whl") {
+            continue;
+        }
+        let bytes = std::fs::read(upstream.join(&name)).unwrap();
+        let metadata = vari_test_support::wheels::member_text(&bytes, ".dist-info/METADATA");
+        std::fs::write(upstream.join(format!("{name}.metadata")), metadata).unwrap();
+        fleet.server.attrs(
+            &name,
+            vari_test_support::index::FileAttrs {
+                core_metadata: Some(vari_test_support::index::MetadataSpelling::Core),
+                wrong_metadata_sha256: true,
+                ..Default::default()
+            },
+        );
+    }
+}
+
+/// An index whose PEP 658 `.metadata` files do not match the hashes it advertises for them
+/// (issue 32, item 9), through `vari lock`: refused, with one line naming the file, and no
+/// lock written. For a release with variants the lock's listing reads the METADATA through
+/// the client's PEP 658 rule, which refuses the mismatch (naming both digests); for one
+/// without, the proxy passes the index's promise on and uv refuses the metadata.
+#[test]
+fn metadata_that_does_not_match_its_hash_is_refused_in_one_line() {
+    let fleet = Fleet::new();
+    for (prefix, said) in [
+        ("numlike-", "numlike-2.3.4-py3-none-any"),
+        ("app_like-", "app_like-1.0-py3-none-any.whl.metadata"),
+    ] {
+        lie_about_metadata(&fleet, prefix);
+        let refused = fleet
+            .lock(&["cpu", "a100", "cuda13"], &["app-like"])
+            .expect_code(1);
+        let lines: Vec<&str> = refused.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{}", refused.stderr);
+        assert!(
+            lines[0].starts_with("error: ")
+                && lines[0].contains(said)
+                && (lines[0].contains("but the index says") || lines[0].contains("Hash mismatch")),
+            "{}",
+            refused.stderr
+        );
+        assert!(!fleet.path("pylock.toml").exists());
+    }
+}

@@ -7,7 +7,11 @@
 //! SeaweedFS comes from `scripts/seaweedfs-test-env`, nginx from `apt-get install nginx`; without them
 //! these tests skip with a note, except under CI, where they fail.
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use crate::common::{run, v3_profile, vari, Run};
 use vari_test_support::installers::{install_into_target, Installed, Installer};
@@ -461,4 +465,141 @@ fn nginx_serves_a_built_site_to_pip_uv_and_vari_with_json_by_negotiation() {
         "{}",
         nginx.access_log()
     );
+}
+
+/// An HTTP forwarder on 127.0.0.1 in front of the store at `upstream` (`host:port`), one
+/// request per connection: it counts the `PUT` requests it forwards and, once `allowed` is
+/// reached, refuses every further one with 403 (a store that fails part-way through a
+/// publish). Its address and the count.
+fn failing_forwarder(upstream: String, allowed: Arc<AtomicUsize>) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let puts = Arc::new(AtomicUsize::new(0));
+    let counted = puts.clone();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { continue };
+            let (upstream, allowed, puts) = (upstream.clone(), allowed.clone(), counted.clone());
+            std::thread::spawn(move || forward(client, &upstream, &allowed, &puts));
+        }
+    });
+    (format!("http://{addr}"), puts)
+}
+
+/// Forwards one request of `client` to `upstream` and its answer back, both with
+/// `Connection: close` (headers S3 signatures leave out).
+fn forward(mut client: TcpStream, upstream: &str, allowed: &AtomicUsize, puts: &AtomicUsize) {
+    let mut reader = BufReader::new(client.try_clone().unwrap());
+    let mut head = Vec::new();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        if line == "\r\n" {
+            break;
+        }
+        let lower = line.to_ascii_lowercase();
+        if let Some(value) = lower.strip_prefix("content-length:") {
+            length = value.trim().parse().unwrap_or(0);
+        }
+        if !lower.starts_with("connection:") {
+            head.push(line);
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    if head[0].starts_with("PUT ") {
+        if puts.load(Ordering::SeqCst) >= allowed.load(Ordering::SeqCst) {
+            let _ = client.write_all(
+                b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+            return;
+        }
+        puts.fetch_add(1, Ordering::SeqCst);
+    }
+    let mut server = TcpStream::connect(upstream).unwrap();
+    head.push("Connection: close\r\n\r\n".to_owned());
+    server.write_all(head.concat().as_bytes()).unwrap();
+    server.write_all(&body).unwrap();
+    let mut answer = Vec::new();
+    server.read_to_end(&mut answer).unwrap();
+    let end = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or(answer.len());
+    let answer_head = String::from_utf8_lossy(&answer[..end]).into_owned();
+    let kept: Vec<&str> = answer_head
+        .split("\r\n")
+        .filter(|line| !line.to_ascii_lowercase().starts_with("connection:"))
+        .collect();
+    let _ = client.write_all(format!("{}\r\nConnection: close", kept.join("\r\n")).as_bytes());
+    let _ = client.write_all(&answer[end..]);
+}
+
+/// A publish to an object store that fails part-way (the store refuses every upload after
+/// the third) is run again: the re-run uploads only what the first did not, counted at the
+/// store, and leaves no journal behind.
+#[test]
+fn an_interrupted_publish_uploads_only_what_is_missing_when_run_again() {
+    let Some(store) = S3Store::start_or_skip() else {
+        return;
+    };
+    store.create_bucket(BUCKET);
+    let endpoint = store.s3_endpoint();
+    let upstream = endpoint.trim_start_matches("http://").to_owned();
+    let allowed = Arc::new(AtomicUsize::new(3));
+    let (forwarder, puts) = failing_forwarder(upstream, allowed.clone());
+    let input = tempfile::tempdir().unwrap();
+    TestWheel::new("fast_pkg-1.0-py3-none-any.whl").write(input.path());
+    for name in ["a_pkg", "b_pkg", "c_pkg"] {
+        for version in ["1.0", "2.0"] {
+            TestWheel::new(&format!("{name}-{version}-py3-none-any.whl")).write(input.path());
+        }
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let build = |url: &str| {
+        let mut cmd = vari();
+        vari_test_support::s3_store::set_client_env(&mut cmd, &forwarder);
+        cmd.env("HOME", input.path().join("no-home"))
+            .env("VARI_CACHE_DIR", cache.path())
+            .args(["index", "build"])
+            .arg(input.path())
+            .args(["-o", url, "--json"]);
+        run(&mut cmd)
+    };
+    let url = format!("s3://{BUCKET}/resumed");
+    build(&url).expect_code(1);
+    assert_eq!(puts.load(Ordering::SeqCst), 3);
+
+    allowed.store(usize::MAX, Ordering::SeqCst);
+    puts.store(0, Ordering::SeqCst);
+    let resumed = build(&url).expect_code(0).json();
+    let resumed_puts = puts.load(Ordering::SeqCst);
+
+    // The same site published whole, for comparison.
+    puts.store(0, Ordering::SeqCst);
+    let whole = build(&format!("s3://{BUCKET}/whole")).expect_code(0).json();
+    let whole_puts = puts.load(Ordering::SeqCst);
+    assert_eq!(resumed_puts, whole_puts - 3, "{resumed} {whole}");
+    assert_eq!(
+        resumed["written"].as_u64().unwrap() + 3,
+        whole["written"].as_u64().unwrap(),
+        "{resumed} {whole}"
+    );
+    let journals: Vec<_> = std::fs::read_dir(cache.path().join("mirror"))
+        .map(|dir| dir.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(journals.is_empty(), "{journals:?}");
+    let web = store.website(BUCKET);
+    for site in ["resumed", "whole"] {
+        for name in ["a-pkg", "b-pkg", "c-pkg", "fast-pkg"] {
+            assert_eq!(
+                head(&format!("{web}/{site}/simple/{name}/"), None).status,
+                200,
+                "{site} {name}"
+            );
+        }
+    }
 }

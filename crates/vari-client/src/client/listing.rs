@@ -50,7 +50,7 @@ impl IndexClient {
             add(&mut list, names, url.as_str());
         }
         for (position, source) in self.settings.find_links.iter().enumerate() {
-            let links = self.flat_links(position, source).await?;
+            let (links, _) = self.flat_links(position, source).await?;
             let names = links
                 .files
                 .iter()

@@ -192,3 +192,43 @@ async fn a_missing_project_names_every_place_looked() {
         "{err}"
     );
 }
+
+/// Clients made from settings that keep listings read each project once: an index that
+/// answers a second request with other hashes is not asked again, and every client gets the
+/// first answer. Without kept listings the second answer is read.
+#[tokio::test]
+async fn kept_listings_give_every_client_the_first_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = fixture_index(dir.path()).await;
+    server.set(|k| k.other_hashes_after_pages = Some(1));
+    let real = sha256(&std::fs::read(dir.path().join(PLAIN)).unwrap());
+    let kept = vari_client::ClientSettings {
+        listings: vari_client::Listings::kept(),
+        ..settings(&[server.index_url()])
+    };
+    let first = client(kept.clone());
+    let second = client(kept.clone());
+    for c in [&first, &second, &first] {
+        let project = c.project(&name("test-package")).await.unwrap();
+        assert_eq!(
+            find(&project.files, PLAIN).hashes.sha256(),
+            Some(real.as_str())
+        );
+    }
+    let pages = |server: &TestIndex| {
+        server
+            .seen()
+            .iter()
+            .filter(|s| s.path.starts_with("/simple/"))
+            .count()
+    };
+    assert_eq!(pages(&server), 1);
+    assert_eq!(kept.listings.len(), 1);
+    // Not kept: the second request is answered otherwise.
+    let fresh = client(settings(&[server.index_url()]));
+    let project = fresh.project(&name("test-package")).await.unwrap();
+    assert_ne!(
+        find(&project.files, PLAIN).hashes.sha256(),
+        Some(real.as_str())
+    );
+}

@@ -391,3 +391,27 @@ fn find_links_and_pre_are_recorded_and_read_back() {
     let message = rejected(&format!("{base}pre = \"yes\"\n"));
     assert!(message.starts_with("tool.vari.pre"), "{message}");
 }
+
+/// A `variants-json` whose `$schema` is not the URL the writer writes for its generation (a
+/// later patch release, or text around it) is read as that URL: what is read is written and
+/// read back the same (found by the stable round-trip test of the `lock` fuzz target).
+#[test]
+fn a_schema_url_is_read_as_the_writer_writes_it() {
+    for schema in [
+        "https://variants-schema.wheelnext.dev/peps/825/v0.1.7.json",
+        "httu128 = { nvidips://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+    ] {
+        let text = torch_like().replace(
+            "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
+            schema,
+        );
+        let lock = read_lock(&text).unwrap();
+        let meta = lock.packages[0].variants_json.as_ref().unwrap();
+        assert_eq!(
+            meta.schema_url.as_deref(),
+            Some("https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json")
+        );
+        let again = read_lock(&write_lock(&lock).unwrap()).unwrap();
+        assert_eq!(again, lock, "{schema}");
+    }
+}

@@ -130,6 +130,31 @@ async fn a_cuda_13_target_from_a_facts_profile_gets_cuda_13_and_its_runtime() {
     proxy.shutdown().await;
 }
 
+/// A non-variant wheel whose dependencies carry variant markers: the installers get its
+/// markers evaluated for a non-variant wheel (`filelock`, no CUDA runtime) on a CPU, and the
+/// CUDA build with its runtime on a CUDA machine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_non_variant_wheel_with_variant_markers_installs_with_its_dependencies() {
+    let (_dir, index) = upstream(&[torch_release, markedpkg_release]).await;
+    let (proxy, _scratch) = proxy_over(&index, cpu_target).await;
+    let url = proxy.index_url().to_string();
+    for installer in INSTALLERS {
+        let installed = install(installer, &url, &["markedpkg"]).await;
+        installed.assert_installed(&["filelock-3.20.0", "markedpkg-1.0"]);
+        assert_eq!(installed.label("markedpkg-1.0.dist-info"), None);
+    }
+    proxy.shutdown().await;
+    let (proxy, _scratch) = proxy_over(&index, cuda_12_8_target).await;
+    let url = proxy.index_url().to_string();
+    let installed = install(Installer::Uv, &url, &["markedpkg"]).await;
+    installed.assert_installed(&["markedpkg-1.0", "nvidia_cuda_runtime_cu12-12.8.90"]);
+    assert_eq!(
+        installed.label("markedpkg-1.0.dist-info").as_deref(),
+        Some("cuda12.8")
+    );
+    proxy.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn installers_fail_when_the_upstream_is_down() {
     let (proxy, _scratch, _port) = proxy_over_a_closed_port(cpu_target).await;

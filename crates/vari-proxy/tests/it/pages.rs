@@ -804,3 +804,50 @@ async fn a_wheel_whose_advertised_metadata_lies_is_still_served() {
     );
     proxy.shutdown().await;
 }
+
+/// A non-variant wheel whose dependencies carry variant markers is served as a variant wheel
+/// is: its METADATA (PEP 658, with that text's hash) and a rewritten copy have the markers
+/// evaluated for a non-variant wheel (an empty label, no property), and the page lists the
+/// copy's hash once it is built.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_non_variant_wheel_with_variant_markers_is_served_evaluated() {
+    let (dir, index) = upstream(&[markedpkg_release]).await;
+    serve_pep_658(dir.path(), &index, "markedpkg-");
+    let (proxy, _scratch) = proxy_over(&index, cpu_target).await;
+    let addr = proxy.local_addr();
+    let page = get_json(addr, "/simple/markedpkg/").await.json();
+    assert_eq!(names(&page), ["markedpkg-1.0-py3-none-any.whl"]);
+    let listed = file(&page, "markedpkg-1.0-py3-none-any.whl");
+    let upstream_bytes = std::fs::read(dir.path().join("markedpkg-1.0-py3-none-any.whl")).unwrap();
+    // Not the upstream file's promises: the copy's hash is not known yet.
+    assert_ne!(
+        listed["hashes"]["sha256"].as_str(),
+        Some(sha256_hex(&upstream_bytes).as_str()),
+        "{listed}"
+    );
+    let url = path_of(listed["url"].as_str().unwrap());
+    let metadata = request(addr, "GET", &format!("{url}.metadata"), &[]).await;
+    assert_eq!(metadata.status, 200);
+    assert_eq!(
+        sha256_hex(&metadata.body),
+        listed["core-metadata"]["sha256"].as_str().unwrap(),
+        "{listed}"
+    );
+    let text = metadata.text();
+    assert!(text.contains("Requires-Dist: filelock\n"), "{text}");
+    assert!(
+        !text.contains("variant_") && !text.contains("nvidia"),
+        "{text}"
+    );
+
+    let downloaded = request(addr, "GET", &url, &[]).await;
+    assert_eq!(downloaded.status, 200, "{}", downloaded.text());
+    assert_eq!(metadata_of(&downloaded.body), text);
+    let page = get_json(addr, "/simple/markedpkg/").await.json();
+    let listed = file(&page, "markedpkg-1.0-py3-none-any.whl");
+    assert_eq!(
+        listed["hashes"]["sha256"].as_str(),
+        Some(sha256_hex(&downloaded.body).as_str())
+    );
+    proxy.shutdown().await;
+}

@@ -101,3 +101,69 @@ async fn one_page_states_every_target_s_dependencies() {
     assert!(proxy.union_view("filelock").await.unwrap().is_empty());
     proxy.shutdown().await;
 }
+
+/// The METADATA of `markedpkg`'s wheel on the union page of `targets`, and the union's view.
+async fn markedpkg_union(
+    index: &vari_test_support::index::TestIndex,
+    targets: Vec<vari_select::Target>,
+    scratch: &std::path::Path,
+) -> (String, Vec<UnionShown>) {
+    let mut settings =
+        ProxySettings::for_union(client(&[index.index_url()], &[]), targets).unwrap();
+    settings.cache_dir = Some(scratch.join("cache"));
+    let proxy = start(settings).await;
+    let addr = proxy.local_addr();
+    let page = get_json(addr, &format!("{}markedpkg/", proxy.index_url().path()))
+        .await
+        .json();
+    let wheel = file(&page, "markedpkg-1.0-py3-none-any.whl");
+    let url = path_of(wheel["url"].as_str().unwrap());
+    let metadata = request(addr, "GET", &format!("{url}.metadata"), &[]).await;
+    assert_eq!(
+        sha256_hex(&metadata.body),
+        wheel["core-metadata"]["sha256"].as_str().unwrap(),
+        "{wheel}"
+    );
+    let view = proxy.union_view("markedpkg").await.unwrap();
+    proxy.shutdown().await;
+    (metadata.text(), view[0].shown.clone())
+}
+
+/// A non-variant wheel's variant markers are evaluated on a union page too (for a non-variant
+/// wheel), beside another target's variant or alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_non_variant_wheel_s_variant_markers_are_evaluated_for_the_union() {
+    let (_dir, index) = upstream(&[torch_release, markedpkg_release]).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = |name: &str| {
+        let dir = scratch.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    };
+    let targets = vec![cpu_target(&dir("cpu")), cuda_12_8_target(&dir("cu128"))];
+    let (text, shown) = markedpkg_union(&index, targets, &dir("mixed")).await;
+    for line in [
+        "Requires-Dist: filelock\n",
+        "Requires-Dist: nvidia-cuda-runtime-cu12==12.8.90\n",
+    ] {
+        assert_eq!(text.matches(line).count(), 1, "{line}: {text}");
+    }
+    assert!(!text.contains("variant_"), "{text}");
+    assert_eq!(shown[0], UnionShown::Requires(vec!["filelock".into()]));
+
+    // Two CPU targets: only non-variant wheels shown.
+    let targets = vec![cpu_target(&dir("cpu-a")), cpu_target(&dir("cpu-b"))];
+    let (text, shown) = markedpkg_union(&index, targets, &dir("plain")).await;
+    assert!(text.contains("Requires-Dist: filelock\n"), "{text}");
+    assert!(
+        !text.contains("variant_") && !text.contains("nvidia"),
+        "{text}"
+    );
+    assert_eq!(
+        shown,
+        [
+            UnionShown::Requires(vec!["filelock".into()]),
+            UnionShown::Requires(vec!["filelock".into()])
+        ]
+    );
+}

@@ -115,3 +115,26 @@ pub(crate) fn gpuonly_release(dir: &Path) {
     );
     std::fs::write(dir.join("gpuonly-1.0-variants.json"), document).unwrap();
 }
+
+/// The dependencies of `markedpkg`'s wheels: variant markers, in the non-variant wheel too.
+pub(crate) const MARKED_REQUIRES: &[&str] = &[
+    "nvidia-cuda-runtime-cu12==12.8.90; \"nvidia\" in variant_namespaces",
+    "filelock; \"nvidia\" not in variant_namespaces and variant_label == \"\"",
+];
+
+/// `markedpkg` 1.0: a CUDA build (the torch metadata's `cuda12.8`) and a non-variant wheel,
+/// both stating their dependencies with variant markers (a CUDA runtime for the CUDA build,
+/// `filelock` for the non-variant one).
+pub(crate) fn markedpkg_release(dir: &Path) {
+    let torch =
+        std::fs::read_to_string(testdata("variants-json/torch-2.10.0-variants.json")).unwrap();
+    let document = one_variant(&torch, "cuda12.8");
+    wheel(
+        dir,
+        "markedpkg-1.0-py3-none-any-cuda12.8.whl",
+        Some(&document),
+        MARKED_REQUIRES,
+    );
+    wheel(dir, "markedpkg-1.0-py3-none-any.whl", None, MARKED_REQUIRES);
+    std::fs::write(dir.join("markedpkg-1.0-variants.json"), document).unwrap();
+}

@@ -1,19 +1,24 @@
 //! The stores of object-store mirrors as `vari cache` sees them ([`MirrorCacheLayout`]): the
-//! names are the ones [`default_store`](super::default_store) gives.
+//! names are the ones [`default_store`](super::default_store) gives, and beside them the
+//! destinations' locks ([`destination_lock`](super::destination_lock)) and publish journals
+//! ([`Destination::journal`](crate::Destination::journal)).
 
 use std::path::Path;
 
-use vari_fs::cache_admin::layout::{each_dir, is_hex};
+use vari_fs::cache_admin::layout::{children, each_dir, file_name, is_hex, single};
 use vari_fs::cache_admin::{AreaLayout, CacheArea, CacheEntry, CacheIoError};
 
 use super::store::LOCK_FILE;
-use super::STORES_DIR;
+use super::{DESTINATION_LOCK_SUFFIX, STORES_DIR};
+use crate::publish::destination::JOURNAL_SUFFIX;
 
 /// The `mirror` area: one entry per store, `mirror/{scheme}-{host}-{16 hex digits}/` (the
 /// files of one destination, the state of the last run, its lock), last used at the newest time
 /// in it, removed whole. A store a mirror run holds is left out (not counted, not removed):
 /// that run is reading and writing it. Removing a store costs the next run to its destination
-/// the downloads again; what is published stays.
+/// the downloads again; what is published stays. Each destination's lock file
+/// (`mirror/KEY.lock`) and publish journal (`mirror/KEY.journal`) is an entry of its own,
+/// left out while a mirror holds that lock; removing a journal costs uploads again.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MirrorCacheLayout;
 
@@ -23,11 +28,29 @@ impl AreaLayout for MirrorCacheLayout {
     }
 
     fn entries(&self, root: &Path) -> Result<Vec<CacheEntry>, CacheIoError> {
+        let stores = root.join(STORES_DIR);
         let mut entries = Vec::new();
-        for entry in each_dir(CacheArea::Mirror, &root.join(STORES_DIR), is_store_key)? {
+        for entry in each_dir(CacheArea::Mirror, &stores, is_store_key)? {
             let lock = entry.path().join(LOCK_FILE);
-            if !vari_fs::lock::is_held(&lock).map_err(|e| CacheIoError::new(&lock, e))? {
+            if !is_held(&lock)? {
                 entries.push(entry);
+            }
+        }
+        // An object-store destination's lock and publish journal, beside the stores: left out
+        // while a mirror holds that destination's lock.
+        let beside = |name: &str| {
+            [DESTINATION_LOCK_SUFFIX, JOURNAL_SUFFIX]
+                .iter()
+                .any(|suffix| name.strip_suffix(suffix).is_some_and(is_store_key))
+        };
+        for path in children(&stores, beside)? {
+            if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+                continue; // not vari's
+            }
+            let name = file_name(&path);
+            let key = name.rsplit_once('.').map_or(name.as_str(), |(key, _)| key);
+            if !is_held(&stores.join(format!("{key}{DESTINATION_LOCK_SUFFIX}")))? {
+                entries.extend(single(CacheArea::Mirror, path)?);
             }
         }
         Ok(entries)
@@ -36,6 +59,10 @@ impl AreaLayout for MirrorCacheLayout {
 
 /// Whether `name` is a store's key: a readable part of lowercase letters, digits, `-`, `.`
 /// and `_`, then `-` and 16 hex digits.
+fn is_held(lock: &Path) -> Result<bool, CacheIoError> {
+    vari_fs::lock::is_held(lock).map_err(|e| CacheIoError::new(lock, e))
+}
+
 fn is_store_key(name: &str) -> bool {
     match name.rsplit_once('-') {
         Some((readable, digest)) => {
@@ -78,6 +105,32 @@ mod tests {
         assert!(MirrorCacheLayout.entries(cache.path()).unwrap().is_empty());
         drop(held);
         assert_eq!(MirrorCacheLayout.entries(cache.path()).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn destination_locks_and_journals_are_entries_unless_a_mirror_holds_the_lock() {
+        let cache = tempfile::tempdir().unwrap();
+        let stores = cache.path().join(STORES_DIR);
+        std::fs::create_dir_all(&stores).unwrap();
+        let lock = stores.join(format!("s3-b-0123456789abcdef{DESTINATION_LOCK_SUFFIX}"));
+        let journal = stores.join(format!("s3-b-0123456789abcdef{JOURNAL_SUFFIX}"));
+        std::fs::write(&lock, "").unwrap();
+        std::fs::write(&journal, "{}\n").unwrap();
+        // Not a key's: left alone.
+        std::fs::write(stores.join("notes.lock"), "").unwrap();
+        let named = |entries: Vec<CacheEntry>| -> Vec<std::path::PathBuf> {
+            entries.iter().map(|e| e.path().to_owned()).collect()
+        };
+        let held = vari_fs::lock::lock_exclusive(&lock, || {}).unwrap();
+        assert!(MirrorCacheLayout.entries(cache.path()).unwrap().is_empty());
+        drop(held);
+        assert_eq!(
+            named(MirrorCacheLayout.entries(cache.path()).unwrap()),
+            [journal.clone(), lock.clone()]
+        );
+        vari_fs::cache_admin::clean(cache.path(), &[&MirrorCacheLayout], &[CacheArea::Mirror]);
+        assert!(!lock.exists() && !journal.exists());
+        assert!(stores.join("notes.lock").exists());
     }
 
     #[test]

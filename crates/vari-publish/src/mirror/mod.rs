@@ -38,8 +38,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sha2::{Digest, Sha256};
-
 use vari_client::IndexClient;
 use vari_core::filename::{variants_json_filename, WheelFilename};
 use vari_core::metadata::{read_json, SourceKind};
@@ -81,7 +79,7 @@ impl std::fmt::Debug for MirrorOptions<'_> {
 }
 
 /// The directory of the stores of object-store mirrors, under vari's cache.
-pub const STORES_DIR: &str = "mirror";
+pub use crate::publish::destination::STORES_DIR;
 
 /// Where the store of a mirror published at `destination` lives unless the user says
 /// otherwise: `DEST/.vari-mirror/` for a directory (beside the site, on the same file system, so
@@ -104,7 +102,11 @@ pub const STORES_DIR: &str = "mirror";
 pub fn default_store(destination: &Destination, cache: Option<&Path>) -> Option<PathBuf> {
     match destination {
         Destination::Directory(dir) => Some(dir.join(store::STORE_DIR)),
-        Destination::ObjectStore(url) => Some(cache?.join(STORES_DIR).join(store_key(url))),
+        Destination::ObjectStore(url) => Some(
+            cache?
+                .join(STORES_DIR)
+                .join(crate::publish::destination::store_key(url)),
+        ),
     }
 }
 
@@ -114,13 +116,17 @@ pub fn default_store(destination: &Destination, cache: Option<&Path>) -> Option<
 pub fn destination_lock(destination: &Destination) -> Option<PathBuf> {
     match destination {
         Destination::Directory(dir) => Some(dir.join(DESTINATION_LOCK_FILE)),
-        Destination::ObjectStore(url) => Some(
-            vari_fs::cache_dir()?
-                .join(STORES_DIR)
-                .join(format!("{}.lock", store_key(url))),
-        ),
+        Destination::ObjectStore(url) => {
+            Some(vari_fs::cache_dir()?.join(STORES_DIR).join(format!(
+                "{}{DESTINATION_LOCK_SUFFIX}",
+                crate::publish::destination::store_key(url)
+            )))
+        }
     }
 }
+
+/// How the name of an object-store destination's lock file ends (after the store's key).
+pub(crate) const DESTINATION_LOCK_SUFFIX: &str = ".lock";
 
 /// The name of a directory site's lock file, which a mirror holds while it runs.
 pub const DESTINATION_LOCK_FILE: &str = ".vari-mirror.lock";
@@ -137,26 +143,6 @@ fn lock_destination(
         std::fs::create_dir_all(dir).map_err(|e| store_error(dir, e))?;
     }
     vari_fs::lock::lock_exclusive(path, || progress.blocked(path)).map_err(|e| store_error(path, e))
-}
-
-/// `{scheme}-{host}-{16 hex digits of the SHA-256 of the URL}`, the host reduced to the
-/// characters a file name can always hold (the hash alone tells stores apart).
-fn store_key(url: &url::Url) -> String {
-    // The URL as given (not as shown: `Display` hides credentials).
-    let text = url.as_str().trim_end_matches('/');
-    let readable: String = format!("{}-{}", url.scheme(), url.host_str().unwrap_or_default())
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_') {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect();
-    let digest = hex::encode(Sha256::digest(text.as_bytes()));
-    format!("{readable}-{}", &digest[..16])
 }
 
 /// What a mirror run did.

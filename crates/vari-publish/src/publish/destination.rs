@@ -5,6 +5,7 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use sha2::{Digest, Sha256};
 use url::Url;
 use vari_core::redact::redact_credentials;
 
@@ -16,6 +17,13 @@ use crate::place::FilePlacement;
 const OBJECT_SCHEMES: [&str; 10] = [
     "s3", "s3a", "gs", "az", "adl", "azure", "abfs", "abfss", "http", "https",
 ];
+
+/// The directory of the stores of object-store mirrors, under vari's cache (beside them, each
+/// object-store destination's lock and publish journal).
+pub const STORES_DIR: &str = "mirror";
+
+/// How the name of a publish journal ends (after the store's key).
+pub(crate) const JOURNAL_SUFFIX: &str = ".journal";
 
 /// A site's destination.
 ///
@@ -94,6 +102,22 @@ impl Destination {
         })
     }
 
+    /// Where a publish to this destination journals what it has written
+    /// ([`StampJournal`](super::StampJournal)), in vari's cache directory `cache`: for an
+    /// object store, `{cache}/mirror/{key}.journal` (the key of
+    /// the mirror's default store); `None` for a directory, whose
+    /// files are checked where they lie.
+    pub fn journal(&self, cache: &Path) -> Option<PathBuf> {
+        match self {
+            Self::Directory(_) => None,
+            Self::ObjectStore(url) => Some(
+                cache
+                    .join(STORES_DIR)
+                    .join(format!("{}{JOURNAL_SUFFIX}", store_key(url))),
+            ),
+        }
+    }
+
     /// The directory, for a local destination.
     pub fn directory(&self) -> Option<&Path> {
         match self {
@@ -127,6 +151,26 @@ impl fmt::Display for Destination {
             ),
         }
     }
+}
+
+/// `{scheme}-{host}-{16 hex digits of the SHA-256 of the URL}`, the host reduced to the
+/// characters a file name can always hold (the hash alone tells stores apart).
+pub(crate) fn store_key(url: &Url) -> String {
+    // The URL as given (not as shown: `Display` hides credentials).
+    let text = url.as_str().trim_end_matches('/');
+    let readable: String = format!("{}-{}", url.scheme(), url.host_str().unwrap_or_default())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_') {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    let digest = hex::encode(Sha256::digest(text.as_bytes()));
+    format!("{readable}-{}", &digest[..16])
 }
 
 /// The scheme of `text` when it is written as a URL (`SCHEME://`).

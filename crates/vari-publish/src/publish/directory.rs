@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{Body, Put, SiteFile, SiteStore, Stamp, Stamps};
+use super::{Body, Done, Put, SiteFile, SiteStore, Stamp, Stamps};
 use crate::error::BuildError;
 use crate::place::{place, FilePlacement};
 use crate::site::SIMPLE_DIR;
@@ -134,7 +134,12 @@ impl SiteStore for DirectoryStore {
         self.path(path).is_ok_and(|path| path.is_file())
     }
 
-    fn put_all(&self, files: &[&SiteFile], previous: &Stamps) -> Result<Vec<Put>, BuildError> {
+    fn put_all(
+        &self,
+        files: &[&SiteFile],
+        previous: &Stamps,
+        done: &Done<'_>,
+    ) -> Result<Vec<Put>, BuildError> {
         let results: Vec<Result<Put, BuildError>> = files
             .par_iter()
             .map(|file| {
@@ -143,11 +148,13 @@ impl SiteStore for DirectoryStore {
                     size: file.size,
                     e_tag: None,
                 };
-                Ok(if self.put(file, previous)? {
+                let put = if self.put(file, previous)? {
                     Put::Written(stamp)
                 } else {
                     Put::Unchanged(stamp)
-                })
+                };
+                done(file, &put);
+                Ok(put)
             })
             .collect();
         // In plan order, so the error reported is always the same one.

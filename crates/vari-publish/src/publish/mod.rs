@@ -18,8 +18,9 @@
 //! content (it remembers each object's SHA-256 and the store's entity tag, see [`Stamp`]).
 
 mod aws_profile;
-mod destination;
+pub(crate) mod destination;
 mod directory;
+mod journal;
 mod object;
 #[cfg(test)]
 mod order_tests;
@@ -32,6 +33,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::error::DestinationError;
 pub use destination::Destination;
 pub use directory::DirectoryStore;
+pub use journal::StampJournal;
 pub use object::ObjectSite;
 
 use crate::error::BuildError;
@@ -137,13 +139,23 @@ pub trait SiteStore: Sync {
     fn contains(&self, path: &str) -> bool;
     /// Writes `files` (in parallel, with a bound), skipping those already there with the same
     /// content (`previous`: the stamps of the last publish). One result per file, in order; the
-    /// first failure is returned.
-    fn put_all(&self, files: &[&SiteFile], previous: &Stamps) -> Result<Vec<Put>, BuildError>;
+    /// first failure is returned. `done` is told of each file as soon as it is written or
+    /// found unchanged, whatever happens to the others (so a publish that fails part-way
+    /// knows what it wrote).
+    fn put_all(
+        &self,
+        files: &[&SiteFile],
+        previous: &Stamps,
+        done: &Done<'_>,
+    ) -> Result<Vec<Put>, BuildError>;
     /// Removes `paths` (in parallel); how many were there. A path already gone is no error.
     fn remove_all(&self, paths: &[&str]) -> Result<usize, BuildError>;
     /// Writes a small file that is not part of the site's pages (the build state).
     fn write_private(&self, path: &str, bytes: &[u8]) -> Result<(), BuildError>;
 }
+
+/// Told of each file [`SiteStore::put_all`] has written or found unchanged.
+pub type Done<'a> = dyn Fn(&SiteFile, &Put) + Sync + 'a;
 
 /// What [`publish`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -158,17 +170,24 @@ pub struct PublishStats {
 
 /// Publishes `plan` to `store` in the order the module docs give (files, project pages, root
 /// pages, then the removal of every path in `stale`). `previous` holds the stamps of the last
-/// publish.
+/// publish (and of one that did not complete, from its `journal`); each file written is
+/// recorded in `journal` as soon as it is, so that a publish stopped part-way resumes there.
 pub fn publish(
     store: &dyn SiteStore,
     plan: &SitePlan,
     previous: &Stamps,
     stale: &[&str],
+    journal: Option<&StampJournal>,
 ) -> Result<PublishStats, BuildError> {
     let mut stats = PublishStats::default();
+    let record = |file: &SiteFile, put: &Put| {
+        if let Some(journal) = journal {
+            journal.record(file, put);
+        }
+    };
     for group in [&plan.files, &plan.pages, &plan.root] {
         let files: Vec<&SiteFile> = group.iter().collect();
-        let puts = store.put_all(&files, previous)?;
+        let puts = store.put_all(&files, previous, &record)?;
         for (file, put) in files.iter().zip(puts) {
             if matches!(put, Put::Written(_)) {
                 stats.written += 1;
@@ -218,9 +237,9 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
-    /// Records every call, in order.
+    /// Records every call, in order; fails every call after the first `.1` (when set).
     #[derive(Default)]
-    struct Recorder(Mutex<Vec<String>>);
+    struct Recorder(Mutex<Vec<String>>, Option<usize>);
 
     impl SiteStore for Recorder {
         fn locate(&self, path: &str) -> String {
@@ -232,24 +251,36 @@ mod tests {
         fn contains(&self, _: &str) -> bool {
             false
         }
-        fn put_all(&self, files: &[&SiteFile], previous: &Stamps) -> Result<Vec<Put>, BuildError> {
+        fn put_all(
+            &self,
+            files: &[&SiteFile],
+            previous: &Stamps,
+            done: &Done<'_>,
+        ) -> Result<Vec<Put>, BuildError> {
             let mut calls = self.0.lock().unwrap();
-            Ok(files
-                .iter()
-                .map(|file| {
-                    let stamp = Stamp {
-                        sha256: file.sha256.clone(),
-                        size: file.size,
-                        e_tag: None,
-                    };
-                    if previous.get(&file.path) == Some(&stamp) {
-                        Put::Unchanged(stamp)
-                    } else {
-                        calls.push(format!("put {}", file.path));
-                        Put::Written(stamp)
+            let mut puts = Vec::new();
+            for file in files {
+                let stamp = Stamp {
+                    sha256: file.sha256.clone(),
+                    size: file.size,
+                    e_tag: None,
+                };
+                let put = if previous.get(&file.path) == Some(&stamp) {
+                    Put::Unchanged(stamp)
+                } else {
+                    if self.1.is_some_and(|limit| calls.len() >= limit) {
+                        return Err(BuildError::Store {
+                            location: file.path.clone(),
+                            problem: "the store failed".to_owned(),
+                        });
                     }
-                })
-                .collect())
+                    calls.push(format!("put {}", file.path));
+                    Put::Written(stamp)
+                };
+                done(file, &put);
+                puts.push(put);
+            }
+            Ok(puts)
         }
         fn remove_all(&self, paths: &[&str]) -> Result<usize, BuildError> {
             let mut calls = self.0.lock().unwrap();
@@ -289,7 +320,7 @@ mod tests {
             "simple/b/index.html",
             "simple/b/index.json",
         ];
-        let stats = publish(&store, &plan, &previous, &stale).unwrap();
+        let stats = publish(&store, &plan, &previous, &stale, None).unwrap();
         assert_eq!(
             *store.0.lock().unwrap(),
             [
@@ -304,6 +335,38 @@ mod tests {
         );
         assert_eq!((stats.written, stats.removed), (3, 4));
         assert_eq!(stats.stamps.len(), 4);
+    }
+
+    /// A publish whose store fails after 3 uploads, run again: the second run uploads only
+    /// what the first did not, from the stamps its journal recorded as it went.
+    #[test]
+    fn a_publish_stopped_part_way_resumes_from_its_journal() {
+        let plan = SitePlan {
+            files: (0..5)
+                .map(|i| SiteFile::bytes(format!("files/a-{i}.whl"), vec![i; 3]))
+                .collect(),
+            pages: vec![SiteFile::bytes("simple/a/index.html", b"page".to_vec())],
+            root: vec![SiteFile::bytes("simple/index.html", b"root".to_vec())],
+        };
+        let cache = tempfile::tempdir().unwrap();
+        let path = cache.path().join("mirror/s3-b-0123456789abcdef.journal");
+        let (journal, resumed) = StampJournal::open(cache.path(), &path).unwrap();
+        let failing = Recorder(Mutex::default(), Some(3));
+        publish(&failing, &plan, &resumed, &[], Some(&journal)).unwrap_err();
+        drop(journal);
+        let first = failing.0.lock().unwrap().clone();
+        assert_eq!(first.len(), 3);
+
+        let (journal, resumed) = StampJournal::open(cache.path(), &path).unwrap();
+        assert_eq!(resumed.len(), 3);
+        let store = Recorder::default();
+        let stats = publish(&store, &plan, &resumed, &[], Some(&journal)).unwrap();
+        let second = store.0.lock().unwrap().clone();
+        assert_eq!(second.len(), 7 - 3, "{second:?}");
+        assert!(second.iter().all(|put| !first.contains(put)), "{second:?}");
+        assert_eq!(stats.stamps.len(), 7);
+        journal.finish();
+        assert!(!path.exists());
     }
 
     #[test]

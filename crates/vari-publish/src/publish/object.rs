@@ -23,7 +23,7 @@ use object_store::{
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use super::{aws_profile, content_type, Body, Put, SiteFile, SiteStore, Stamp, Stamps};
+use super::{aws_profile, content_type, Body, Done, Put, SiteFile, SiteStore, Stamp, Stamps};
 use crate::error::BuildError;
 
 /// Uploads (and deletions) in flight at once.
@@ -199,6 +199,24 @@ impl ObjectSite {
         })
     }
 
+    /// Uploads `file` unless the object there holds its content already.
+    async fn put(&self, file: &SiteFile, previous: &Stamps) -> Result<Put, BuildError> {
+        if let Some(stamp) = self.unchanged(file, previous) {
+            return Ok(Put::Unchanged(stamp));
+        }
+        if matches!(file.body, Body::Kept) {
+            // Published before and still listed: keep its stamp.
+            let e_tag = self.listing.get(&file.path).and_then(|(_, t)| t.clone());
+            let stamp = previous.get(&file.path).cloned().unwrap_or(Stamp {
+                sha256: file.sha256.clone(),
+                size: file.size,
+                e_tag,
+            });
+            return Ok(Put::Unchanged(stamp));
+        }
+        self.upload(file).await.map(Put::Written)
+    }
+
     /// Whether the object at `file.path` already holds `file`'s content.
     fn unchanged(&self, file: &SiteFile, previous: &Stamps) -> Option<Stamp> {
         let (size, e_tag) = self.listing.get(&file.path)?;
@@ -335,28 +353,38 @@ impl SiteStore for ObjectSite {
         self.listing.contains_key(path)
     }
 
-    fn put_all(&self, files: &[&SiteFile], previous: &Stamps) -> Result<Vec<Put>, BuildError> {
-        self.runtime.block_on(async {
-            futures_util::stream::iter(files.iter().map(|file| async move {
-                if let Some(stamp) = self.unchanged(file, previous) {
-                    return Ok(Put::Unchanged(stamp));
+    fn put_all(
+        &self,
+        files: &[&SiteFile],
+        previous: &Stamps,
+        done: &Done<'_>,
+    ) -> Result<Vec<Put>, BuildError> {
+        // After a failure no upload starts, but those under way are finished and told of: an
+        // upload the store took is recorded whichever upload failed first.
+        let failed = std::sync::atomic::AtomicBool::new(false);
+        let results: Vec<Option<Result<Put, BuildError>>> = self.runtime.block_on(async {
+            futures_util::stream::iter(files.iter().map(|file| {
+                let failed = &failed;
+                async move {
+                    if failed.load(std::sync::atomic::Ordering::SeqCst) {
+                        return None;
+                    }
+                    let put = self.put(file, previous).await;
+                    match &put {
+                        // Told now, not when every upload is done: a run that fails or is
+                        // stopped later has recorded this one.
+                        Ok(put) => done(file, put),
+                        Err(_) => failed.store(true, std::sync::atomic::Ordering::SeqCst),
+                    }
+                    Some(put)
                 }
-                if matches!(file.body, Body::Kept) {
-                    // Published before and still listed: keep its stamp.
-                    let e_tag = self.listing.get(&file.path).and_then(|(_, t)| t.clone());
-                    let stamp = previous.get(&file.path).cloned().unwrap_or(Stamp {
-                        sha256: file.sha256.clone(),
-                        size: file.size,
-                        e_tag,
-                    });
-                    return Ok(Put::Unchanged(stamp));
-                }
-                self.upload(file).await.map(Put::Written)
             }))
             .buffered(MAX_PARALLEL)
-            .try_collect()
+            .collect()
             .await
-        })
+        });
+        // The first failure in plan order (an upload not started follows a failure).
+        results.into_iter().flatten().collect()
     }
 
     fn remove_all(&self, paths: &[&str]) -> Result<usize, BuildError> {

@@ -43,11 +43,16 @@ impl SiteStore for Stopping {
     fn contains(&self, path: &str) -> bool {
         self.inner.contains(path)
     }
-    fn put_all(&self, files: &[&SiteFile], previous: &Stamps) -> Result<Vec<Put>, BuildError> {
+    fn put_all(
+        &self,
+        files: &[&SiteFile],
+        previous: &Stamps,
+        done: &Done<'_>,
+    ) -> Result<Vec<Put>, BuildError> {
         let mut puts = Vec::new();
         for file in files {
             self.step()?;
-            puts.extend(self.inner.put_all(&[*file], previous)?);
+            puts.extend(self.inner.put_all(&[*file], previous, done)?);
         }
         Ok(puts)
     }
