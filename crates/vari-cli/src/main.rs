@@ -22,7 +22,7 @@ mod version;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 use crate::cli::{Cli, Command};
 
@@ -42,7 +42,9 @@ fn main() -> ExitCode {
     // anything else runs.
     vari_detect::child::run_probe_child_if_requested();
 
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    progress::configure(cli.quiet, asks_for_json(&matches));
     if cli.version {
         return version::print(cli.json);
     }
@@ -64,6 +66,21 @@ fn main() -> ExitCode {
             // Nothing more can be done if stderr itself is gone.
             let _ = writeln!(err, "{} {}", "error:".red().bold(), e.one_line());
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Whether the command (at any depth: `vari wheel inspect --json`) was given `--json`: its
+/// output is for programs, and progress stays off ([`progress::shown`]).
+fn asks_for_json(matches: &ArgMatches) -> bool {
+    let mut matches = matches;
+    loop {
+        if let Ok(Some(&true)) = matches.try_get_one::<bool>("json") {
+            return true;
+        }
+        match matches.subcommand() {
+            Some((_, sub)) => matches = sub,
+            None => return false,
         }
     }
 }

@@ -15,7 +15,7 @@ use vari_test_support::fleet;
 use vari_test_support::index::TestIndex;
 use vari_test_support::venv::{bare_venv, uv};
 
-use crate::common::{run, vari, Run};
+use crate::common::{on_terminal, run, vari, Run};
 
 /// A running index over `dir` (its runtime lives as long as the value).
 pub(crate) struct Index {
@@ -300,12 +300,8 @@ fn offline_from_a_wheelhouse_with_the_index_gone() {
         .arg(&fleet.upstream))
     .expect_code(0);
     assert_eq!(listed(&venv), fleet::installed("a100"));
-    // Fetching draws a spinner on a terminal only: nothing of it on a pipe.
-    assert!(
-        !synced.stderr.contains("fetching and checking"),
-        "{}",
-        synced.stderr
-    );
+    // Fetching draws a bar on a terminal only: nothing of it on a pipe.
+    assert!(!synced.stderr.contains("fetching "), "{}", synced.stderr);
 }
 
 #[test]
@@ -823,4 +819,86 @@ fn a_locked_file_without_a_size_is_bounded_by_the_setting() {
     // Under the default ceiling the same lock installs.
     run(&mut sync(&scratch, &sizeless, &venv, fleet.profile("cpu"))).expect_code(0);
     assert!(!listed(&venv).is_empty());
+}
+
+/// Whether `text` shows a byte count with its total (`12.5 KiB/40.1 KiB`), not only a rate
+/// (`12.5 KiB/s`).
+fn shows_a_total(text: &str) -> bool {
+    text.as_bytes()
+        .windows(3)
+        .any(|w| w[0] == b'B' && w[1] == b'/' && w[2].is_ascii_digit())
+}
+
+/// Issue 33, item 4: fetching a lock's files shows the bytes done of the lock's sizes on a
+/// terminal (before, a spinner without a number); through a pipe, with `--quiet` or `--json`,
+/// nothing of it. Without sizes in the lock, the bytes received alone (never `X/0 B`).
+#[test]
+fn fetching_shows_the_bytes_of_the_locks_sizes_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let fresh = |name: &str| {
+        let scratch = dir.path().join(name);
+        let venv = scratch.join("venv");
+        bare_venv(&venv);
+        (scratch, venv)
+    };
+    let (scratch, venv) = fresh("pipe");
+    let piped = run(&mut sync(
+        &scratch,
+        &fleet.lock,
+        &venv,
+        fleet.profile("cpu"),
+    ))
+    .expect_code(0);
+    assert!(
+        !piped.stderr.contains("fetching") && !piped.stderr.contains('\u{1b}'),
+        "{}",
+        piped.stderr
+    );
+
+    let (scratch, venv) = fresh("terminal");
+    let Some((shown, code)) =
+        on_terminal(&sync(&scratch, &fleet.lock, &venv, fleet.profile("cpu")))
+    else {
+        return;
+    };
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("fetching ") && shows_a_total(&shown),
+        "{shown}"
+    );
+    assert_eq!(listed(&venv), fleet::installed("cpu"));
+
+    let (scratch, venv) = fresh("quiet");
+    let (quiet, code) =
+        on_terminal(sync(&scratch, &fleet.lock, &venv, fleet.profile("cpu")).arg("--quiet"))
+            .unwrap();
+    assert_eq!(code, 0, "{quiet}");
+    assert!(!quiet.contains("fetching "), "{quiet}");
+    let (scratch, venv) = fresh("json");
+    let (json, code) =
+        on_terminal(sync(&scratch, &fleet.lock, &venv, fleet.profile("cpu")).arg("--json"))
+            .unwrap();
+    assert_eq!(code, 0, "{json}");
+    assert!(!json.contains("fetching "), "{json}");
+
+    // A lock without sizes: the bytes received, no total.
+    let mut lock = vari_lock::read_lock(&std::fs::read_to_string(&fleet.lock).unwrap()).unwrap();
+    for package in &mut lock.packages {
+        for wheel in &mut package.wheels {
+            wheel.size = None;
+        }
+    }
+    let sizeless = dir.path().join("no_sizes").join("pylock.toml");
+    std::fs::create_dir_all(sizeless.parent().unwrap()).unwrap();
+    std::fs::write(&sizeless, vari_lock::write_lock(&lock).unwrap()).unwrap();
+    let (scratch, venv) = fresh("no_sizes-terminal");
+    let (no_sizes, code) =
+        on_terminal(&sync(&scratch, &sizeless, &venv, fleet.profile("cpu"))).unwrap();
+    assert_eq!(code, 0, "{no_sizes}");
+    assert!(no_sizes.contains("fetching "), "{no_sizes}");
+    assert!(
+        !shows_a_total(&no_sizes) && !no_sizes.contains("/0 B"),
+        "{no_sizes}"
+    );
 }

@@ -48,6 +48,17 @@ pub async fn fetch_locked(
     files: &[LockedFile],
     options: &FetchOptions,
 ) -> Result<Vec<Staged>, SyncError> {
+    fetch_locked_reporting(files, options, &|_| {}).await
+}
+
+/// [`fetch_locked`], calling `on_bytes` with each piece of a file's bytes as it arrives
+/// (from a URL, a wheelhouse or a `path`) and with a file's whole size when the store had it
+/// already, so that the sum is the bytes ready of the lock's sizes (for progress).
+pub async fn fetch_locked_reporting(
+    files: &[LockedFile],
+    options: &FetchOptions,
+    on_bytes: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<Staged>, SyncError> {
     let needs_network = !options.offline && files.iter().any(|f| f.url.is_some());
     // A file without a size in the lock is bounded by the setting (the variable wins, as the
     // client applies it), so one unsized entry cannot fill the store's volume.
@@ -71,7 +82,7 @@ pub async fn fetch_locked(
             false => None,
         };
     let results: Vec<Result<Staged, SyncError>> = stream::iter(files)
-        .map(|file| fetch_one(file, options, client.as_ref(), unsized_ceiling))
+        .map(|file| fetch_one(file, options, client.as_ref(), unsized_ceiling, on_bytes))
         .buffered(PARALLEL)
         .collect()
         .await;
@@ -83,10 +94,12 @@ async fn fetch_one(
     options: &FetchOptions,
     client: Option<&IndexClient>,
     unsized_ceiling: u64,
+    on_bytes: &(dyn Fn(u64) + Sync),
 ) -> Result<Staged, SyncError> {
     let file = &Bounded {
         file,
         unsized_ceiling,
+        on_bytes,
     };
     let name = file.installer_name();
     vari_fs::check_name(&name).map_err(|e| SyncError::Unavailable {
@@ -112,6 +125,12 @@ async fn fetch_one(
             (from, probe, None)
         }
     };
+    if from == "store" {
+        let size = file
+            .size
+            .or_else(|| std::fs::metadata(&dest).ok().map(|m| m.len()));
+        on_bytes(size.unwrap_or(0));
+    }
     check_variant(file, &dest)?;
     let (path, variant_markers) = installable(file, &dest, &options.store, variant_markers)?;
     if let Some(probe) = probe {
@@ -432,6 +451,7 @@ impl<'a> Sink<'a> {
             return Err(too_big(self.file, &self.origin));
         }
         self.hasher.update(bytes);
+        (self.file.on_bytes)(bytes.len() as u64);
         self.out.write_all(bytes).map_err(|e| SyncError::Store {
             path: self.dest.clone(),
             message: e.to_string(),
@@ -456,6 +476,8 @@ struct Bounded<'a> {
     file: &'a LockedFile,
     /// `max-unsized-file-bytes` (or `VARI_MAX_UNSIZED_FILE_BYTES`).
     unsized_ceiling: u64,
+    /// Told of each piece of the file's bytes written to the store.
+    on_bytes: &'a (dyn Fn(u64) + Sync),
 }
 
 impl std::ops::Deref for Bounded<'_> {
