@@ -354,6 +354,43 @@ fn a_tampered_wheel_is_refused_and_nothing_is_installed() {
     assert_eq!(listed(&venv), fleet::installed("cpu"));
 }
 
+/// Issue 33, item 11: a locked wheel with two `.dist-info` directories (the lock's hash is its
+/// own) is refused as it arrives, with the message every reader gives and where it came from,
+/// and nothing is installed or kept in the store. Before, its matching hash let it into the
+/// store, and a later read refused the store's copy (which stayed there).
+#[test]
+fn a_locked_wheel_with_two_dist_info_directories_is_refused_before_installing() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let two = "idnalike-3.0-py3-none-any.whl";
+    vari_test_support::wheels::add_second_dist_info(&fleet.upstream.join(two), None);
+    let files = format!("{}/files/", fleet.index.as_ref().unwrap().server.base());
+    let lock = fleet_lock(&fleet.upstream, &files);
+    std::fs::write(&fleet.lock, vari_lock::write_lock(&lock).unwrap()).unwrap();
+    let scratch = dir.path().join("cpu");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    for _ in 0..2 {
+        run(&mut sync(
+            &scratch,
+            &fleet.lock,
+            &venv,
+            fleet.profile("cpu"),
+        ))
+        .expect_one_error(&[
+            &format!("{two} (http://127.0.0.1:"),
+            "has more than one `.dist-info` directory (aaa-1.0.dist-info, idnalike-3.0.dist-info)",
+            "nothing was installed",
+        ]);
+        assert_eq!(listed(&venv), []);
+    }
+    let kept = files_and_times(&scratch.join("cache"));
+    assert!(
+        !kept.iter().any(|(path, _)| path.ends_with(two)),
+        "{kept:?}"
+    );
+}
+
 /// Rewrites one byte of `path` in place (same inode, same size), then puts its modification
 /// time back, as `touch -r` would: only its change time tells.
 fn tamper_in_place(path: &Path) {

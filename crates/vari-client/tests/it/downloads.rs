@@ -14,9 +14,11 @@ const WHEEL: &str = "test_package-0-py3-none-any-foo.whl";
 async fn setup() -> (tempfile::TempDir, TestIndex) {
     let dir = tempfile::tempdir().unwrap();
     copy_fixture_wheels(dir.path(), true);
+    // A plain wheel (a build tag tells it from the fixtures): a download is read as a wheel,
+    // and a label without a `variant.json` would be refused.
     write_wheel(
         dir.path(),
-        "test_package-0-py3-none-any-big.whl",
+        "test_package-0-1-py3-none-any.whl",
         None,
         300_000,
     );
@@ -39,7 +41,7 @@ async fn file(server: &TestIndex, filename: &str) -> (vari_client::IndexClient, 
 #[tokio::test]
 async fn a_download_is_verified_while_streaming() {
     let (dir, server) = setup().await;
-    let big = "test_package-0-py3-none-any-big.whl";
+    let big = "test_package-0-1-py3-none-any.whl";
     let (client, file) = file(&server, big).await;
     let out = tempfile::tempdir().unwrap();
     let dest = out.path().join(big);
@@ -109,7 +111,7 @@ async fn a_hash_mismatch_leaves_nothing_behind() {
 #[tokio::test]
 async fn a_broken_transfer_leaves_nothing_behind() {
     let (_dir, server) = setup().await;
-    let big = "test_package-0-py3-none-any-big.whl";
+    let big = "test_package-0-1-py3-none-any.whl";
     server.attrs(
         big,
         FileAttrs {
@@ -133,7 +135,7 @@ async fn a_broken_transfer_leaves_nothing_behind() {
 #[tokio::test]
 async fn a_size_the_index_lies_about_is_refused() {
     let (dir, server) = setup().await;
-    let big = "test_package-0-py3-none-any-big.whl";
+    let big = "test_package-0-1-py3-none-any.whl";
     let real = std::fs::metadata(dir.path().join(big)).unwrap().len();
     for declared in [real - 1000, real + 1000] {
         server.attrs(

@@ -463,12 +463,40 @@ impl<'a> Sink<'a> {
         let digest = hex::encode(self.hasher.finalize());
         // Dropping `out` on a mismatch removes the temporary file.
         verdict(self.file, &self.origin, self.written, &digest)?;
+        check_wheel(&self.out, self.file, &self.origin)?;
         self.out.commit().map_err(|e| SyncError::Store {
             path: self.dest,
             message: e.to_string(),
         })?;
         Ok(self.probe)
     }
+}
+
+/// A wheel is read as every command reads one ([`vari_wheel::inspect_reader`]: one
+/// `.dist-info` directory, safe member names, a RECORD, its `variant.json` for its label)
+/// before it enters the store: pip and uv refuse such a wheel at install, and a store
+/// copy, once its record vouches for it, is not read again. The hash matching the lock
+/// says only that it is the file the lock names, not that it is a wheel.
+fn check_wheel(
+    out: &vari_fs::AtomicFile,
+    file: &LockedFile,
+    origin: &str,
+) -> Result<(), SyncError> {
+    let named = Path::new(&file.filename);
+    if !named
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("whl"))
+    {
+        return Ok(());
+    }
+    let reader = std::io::BufReader::new(out.as_file());
+    vari_wheel::inspect_reader(named, reader)
+        .map(drop)
+        .map_err(|e| SyncError::Mismatch {
+            filename: file.filename.clone(),
+            origin: origin.to_owned(),
+            what: e.kind.to_string(),
+        })
 }
 
 /// A locked file with the ceiling that bounds it when the lock gives no size.
