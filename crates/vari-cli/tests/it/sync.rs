@@ -384,6 +384,25 @@ fn a_locked_wheel_with_two_dist_info_directories_is_refused_before_installing() 
         ]);
         assert_eq!(listed(&venv), []);
     }
+    // `vari install -r` installs a lock the same way: the same refusal.
+    let mut install = vari();
+    install
+        .env("VARI_CACHE_DIR", scratch.join("cache"))
+        .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+        .env("UV_NO_CONFIG", "1")
+        .args(["install", "-r"])
+        .arg(&fleet.lock)
+        .arg("--python")
+        .arg(&venv)
+        .arg("--profile")
+        .arg(fleet.profile("cpu"))
+        .arg("--installer")
+        .arg(uv());
+    run(&mut install).expect_one_error(&[
+        &format!("{two} (http://127.0.0.1:"),
+        "has more than one `.dist-info` directory (aaa-1.0.dist-info, idnalike-3.0.dist-info)",
+    ]);
+    assert_eq!(listed(&venv), []);
     let kept = files_and_times(&scratch.join("cache"));
     assert!(
         !kept.iter().any(|(path, _)| path.ends_with(two)),
