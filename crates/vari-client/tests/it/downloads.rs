@@ -165,3 +165,28 @@ async fn a_size_the_index_lies_about_is_refused() {
         assert!(entries(out.path()).is_empty(), "{:?}", entries(out.path()));
     }
 }
+
+/// Issue 33, item 11: a download is read as every reader reads a wheel before it is kept: one
+/// with two `.dist-info` directories (its hash the index's) is refused with the message
+/// `vari_wheel::inspect` gives, and nothing is left at the destination.
+#[tokio::test]
+async fn a_wheel_every_reader_refuses_is_not_kept() {
+    let (dir, server) = setup().await;
+    let two = "test_package-0-2-py3-none-any.whl";
+    let path = write_wheel(dir.path(), two, None, 1000);
+    vari_test_support::wheels::add_second_dist_info(&path, None);
+    let (client, file) = file(&server, two).await;
+    let out = tempfile::tempdir().unwrap();
+    let err = client
+        .download(&file, &out.path().join(two), &|_, _| {})
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Archive { .. }), "{err}");
+    let text = err.to_string();
+    assert!(text.contains(two), "{text}");
+    assert!(
+        text.contains("has more than one `.dist-info` directory"),
+        "{text}"
+    );
+    assert!(entries(out.path()).is_empty(), "{:?}", entries(out.path()));
+}

@@ -614,7 +614,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (store, wheelhouse) = (dir.path().join("store"), dir.path().join("wheels"));
         std::fs::create_dir_all(&wheelhouse).unwrap();
-        let name = "demo-1.0-py3-none-any.whl";
+        // Bytes that are not a wheel: an sdist's name (a wheel is also read as one).
+        let name = "demo-1.0.tar.gz";
         std::fs::write(wheelhouse.join(name), b"the right bytes").unwrap();
         let file = locked(name, b"the right bytes");
         let staged = fetch(std::slice::from_ref(&file), &options(&store, &wheelhouse)).unwrap();
@@ -641,7 +642,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (store, wheelhouse) = (dir.path().join("store"), dir.path().join("wheels"));
         std::fs::create_dir_all(&wheelhouse).unwrap();
-        let name = "demo-1.0-py3-none-any.whl";
+        // Bytes that are not a wheel: an sdist's name (a wheel is also read as one).
+        let name = "demo-1.0.tar.gz";
         let bytes = vec![b'x'; 4096];
         std::fs::write(wheelhouse.join(name), &bytes).unwrap();
         let mut file = locked(name, &bytes);
@@ -658,6 +660,31 @@ mod tests {
         // Under the ceiling, the same entry is fetched.
         options.client.limits.max_unsized_file_bytes = 4096;
         fetch(&[file], &options).unwrap();
+    }
+
+    /// Issue 33, item 11: the lock's hash matching says only which file it is; a wheel with
+    /// two `.dist-info` directories is refused as every reader refuses it, and the store keeps
+    /// nothing of it (a store copy is not read again once its record vouches for it).
+    #[test]
+    fn a_wheel_every_reader_refuses_does_not_enter_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, wheelhouse) = (dir.path().join("store"), dir.path().join("wheels"));
+        std::fs::create_dir_all(&wheelhouse).unwrap();
+        let name = "demo-1.0-py3-none-any.whl";
+        let path = vari_test_support::wheels::TestWheel::new(name).write(&wheelhouse);
+        let good = locked(name, &std::fs::read(&path).unwrap());
+        fetch(std::slice::from_ref(&good), &options(&store, &wheelhouse)).unwrap();
+        vari_test_support::wheels::add_second_dist_info(&path, None);
+        let bad = locked(name, &std::fs::read(&path).unwrap());
+        let text = fetch(std::slice::from_ref(&bad), &options(&store, &wheelhouse))
+            .unwrap_err()
+            .to_string();
+        assert!(text.starts_with(&format!("{name} (")), "{text}");
+        assert!(
+            text.contains("has more than one `.dist-info` directory"),
+            "{text}"
+        );
+        assert!(!store.join(&bad.sha256).join(name).exists());
     }
 
     #[test]
