@@ -28,6 +28,10 @@ pub(crate) struct Cli {
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
 
+    /// Draw no progress on stderr (it is drawn only on a terminal, and never with --json).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
     /// Print the version, the commit it was built from and the target triple, and exit.
     #[arg(short = 'V', long)]
     pub version: bool,

@@ -26,7 +26,7 @@ mod version;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::FromArgMatches;
+use clap::{ArgMatches, FromArgMatches};
 
 use crate::cli::{Cli, Command};
 
@@ -48,8 +48,10 @@ fn main() -> ExitCode {
 
     // The grammar with each command's "More:" line (`help::command`), parsed as clap's
     // `Parser::parse` would.
-    let cli = Cli::from_arg_matches(&help::command().get_matches())
+    let matches = help::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches)
         .unwrap_or_else(|e| e.format(&mut help::command()).exit());
+    progress::configure(cli.quiet, asks_for_json(&matches));
     if cli.version {
         return version::print(cli.json);
     }
@@ -71,6 +73,21 @@ fn main() -> ExitCode {
             // Nothing more can be done if stderr itself is gone.
             let _ = writeln!(err, "{} {}", "error:".red().bold(), e.one_line());
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Whether the command (at any depth: `vari wheel inspect --json`) was given `--json`: its
+/// output is for programs, and progress stays off ([`progress::shown`]).
+fn asks_for_json(matches: &ArgMatches) -> bool {
+    let mut matches = matches;
+    loop {
+        if let Ok(Some(&true)) = matches.try_get_one::<bool>("json") {
+            return true;
+        }
+        match matches.subcommand() {
+            Some((_, sub)) => matches = sub,
+            None => return false,
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Progress on stderr, for every command that can take more than a second: what it is doing
-//! and how far, drawn only when stderr is a terminal (logs, pipes and tests see nothing, so the
-//! output of a command is the same with or without it).
+//! and how far, drawn only when stderr is a terminal and the command was not asked for quiet
+//! (`--quiet`) or machine-readable output (`--json`): logs, pipes, scripts and tests see
+//! nothing, so the output of a command is the same with or without it. That rule is
+//! [`shown`], and this module the only place that asks it.
 //!
 //! - [`Bytes`]: a transfer of a known or unknown number of bytes (`mirror`, `download`). A
 //!   total that is not known is not shown: the bar shows what arrived and the rate, never
@@ -11,6 +13,7 @@
 //!   doing and the time spent.
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -18,9 +21,27 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// How often a spinner moves.
 const TICK: Duration = Duration::from_millis(120);
 
-/// Whether progress is drawn at all: stderr is a terminal.
+/// Whether `--quiet` or `--json` was given ([`configure`]).
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// The rule: progress is drawn on a terminal, unless the command was asked to be quiet or to
+/// print JSON (whose readers are programs).
+pub(crate) fn shown(terminal: bool, quiet: bool, json: bool) -> bool {
+    terminal && !quiet && !json
+}
+
+/// Records what the command line asked for, once, before the command runs.
+pub(crate) fn configure(quiet: bool, json: bool) {
+    QUIET.store(!shown(true, quiet, json), Ordering::Relaxed);
+}
+
+/// Whether progress is drawn at all ([`shown`] for stderr and the command line).
 pub(crate) fn on_terminal() -> bool {
-    std::io::stderr().is_terminal()
+    shown(
+        std::io::stderr().is_terminal(),
+        QUIET.load(Ordering::Relaxed),
+        false,
+    )
 }
 
 /// The template of a byte bar: with the total when it is known, else what arrived and the rate.
@@ -79,6 +100,22 @@ impl Bytes {
             None => self.bar.unset_length(),
         }
         self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        // Drawn now, before the first bytes arrive (a slow first response).
+        self.bar.tick();
+    }
+
+    /// A bar drawn now for files of `sizes` (`sync` and `export` fetching a lock's files),
+    /// with `what` before it: with their total when the lock gives every size, else bytes
+    /// received only ([`total_of`]).
+    /// No files, no bar.
+    pub(crate) fn for_files(what: String, sizes: impl IntoIterator<Item = Option<u64>>) -> Self {
+        let this = Self::hidden();
+        let sizes: Vec<Option<u64>> = sizes.into_iter().collect();
+        if !sizes.is_empty() {
+            this.set_message(what);
+            this.start(total_of(sizes));
+        }
+        this
     }
 
     /// A bar for one file among several (`download`), in `group`.
@@ -127,6 +164,15 @@ impl Bytes {
     }
 }
 
+/// The total of `sizes` when every one is known and the sum is not zero: a sum of the known
+/// ones would be a total found too small, and a zero total reads `X/0 B`.
+pub(crate) fn total_of(sizes: impl IntoIterator<Item = Option<u64>>) -> Option<u64> {
+    sizes
+        .into_iter()
+        .try_fold(0u64, |sum, size| Some(sum.saturating_add(size?)))
+        .filter(|&total| total > 0)
+}
+
 /// A group of bars drawn together on stderr when it is a terminal (one per download).
 pub(crate) fn group() -> MultiProgress {
     MultiProgress::with_draw_target(match on_terminal() {
@@ -155,15 +201,18 @@ impl Count {
         this
     }
 
-    /// Starts drawing `total` steps of `what`.
+    /// Starts drawing `total` steps of `what`; again for the next phase (from step 0).
     pub(crate) fn start(&self, what: &str, total: u64) {
         if !on_terminal() || total == 0 {
             return;
         }
         self.bar.set_style(style(COUNT_TEMPLATE));
-        self.bar.set_length(total);
         self.bar.set_message(what.to_owned());
+        self.bar.set_length(total);
+        self.bar.set_position(0);
         self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        // Drawn now: a phase that ends before the first tick was still shown.
+        self.bar.tick();
         self.bar.enable_steady_tick(TICK);
     }
 
@@ -180,6 +229,60 @@ impl Count {
     /// Removes the bar.
     pub(crate) fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// `lock` and `mirror` resolving requirements ([`vari_install::LockingProgress`]): how many
+/// resolutions are done (one per target, or per group of alike targets), then how many pinned
+/// releases' files are listed, each phase a [`Count`] naming the last one done.
+pub(crate) struct Resolving {
+    bar: Count,
+    /// Listing has started: a resolution done now (another group of targets, resolved at
+    /// the same time) is not a step of the listing.
+    listing: AtomicBool,
+}
+
+impl Resolving {
+    /// Drawn once resolving starts.
+    pub(crate) fn new() -> Self {
+        Self {
+            bar: Count::hidden(),
+            listing: AtomicBool::new(false),
+        }
+    }
+
+    /// Removes the bar.
+    pub(crate) fn finish(&self) {
+        self.bar.finish();
+    }
+}
+
+impl vari_install::LockingProgress for Resolving {
+    fn resolving(&self, total: usize) {
+        self.listing.store(false, Ordering::Relaxed);
+        self.bar
+            .start("resolving with uv through vari's proxy", total as u64);
+    }
+
+    fn resolved(&self, name: &str) {
+        if self.listing.load(Ordering::Relaxed) {
+            return;
+        }
+        self.bar.inc();
+        self.bar
+            .set_message(format!("resolving with uv: {name} resolved"));
+    }
+
+    fn listing(&self, total: usize) {
+        self.listing.store(true, Ordering::Relaxed);
+        self.bar
+            .start("listing the files of each pinned release", total as u64);
+    }
+
+    fn listed(&self, name: &str) {
+        self.bar.inc();
+        self.bar
+            .set_message(format!("listing the files of each pinned release: {name}"));
     }
 }
 
@@ -222,6 +325,26 @@ mod tests {
         for template in [unknown, known, COUNT_TEMPLATE, SPINNER_TEMPLATE] {
             assert!(ProgressStyle::with_template(template).is_ok(), "{template}");
         }
+    }
+
+    #[test]
+    fn progress_is_drawn_on_a_terminal_unless_quiet_or_json() {
+        assert!(shown(true, false, false));
+        assert!(!shown(false, false, false));
+        assert!(!shown(true, true, false));
+        assert!(!shown(true, false, true));
+        assert!(!shown(false, true, true));
+    }
+
+    #[test]
+    fn a_total_is_known_only_when_every_size_is() {
+        assert_eq!(total_of([Some(10), Some(32)]), Some(42));
+        // One file without a size: bytes received only, never a total found too small.
+        assert_eq!(total_of([Some(10), None, Some(32)]), None);
+        // Nothing to count is no total either (`X/0 B`).
+        assert_eq!(total_of([]), None);
+        assert_eq!(total_of([Some(0)]), None);
+        assert_eq!(total_of([Some(u64::MAX), Some(1)]), Some(u64::MAX));
     }
 
     #[test]

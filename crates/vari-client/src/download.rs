@@ -115,6 +115,8 @@ struct Sink<'a> {
     /// The declared size: a byte more is refused at once, a byte less when the body ends.
     declared: Option<u64>,
     url: &'a Url,
+    /// The file's name at the index (a wheel's carries its name and version).
+    filename: &'a str,
 }
 
 impl<'a> Sink<'a> {
@@ -126,6 +128,7 @@ impl<'a> Sink<'a> {
             dest,
             declared: file.size,
             url: &file.url,
+            filename: &file.filename,
         })
     }
 
@@ -177,6 +180,7 @@ impl<'a> Sink<'a> {
                 received: self.written.to_string(),
             })));
         }
+        check_wheel(&self.file, self.filename, url)?;
         self.file.commit()?;
         Ok(Downloaded {
             path: self.dest.to_path_buf(),
@@ -185,6 +189,31 @@ impl<'a> Sink<'a> {
             verified_with: expected.map(|(algorithm, _)| algorithm),
         })
     }
+}
+
+/// A wheel is read as every command reads one ([`vari_wheel::inspect_reader`]: safe
+/// member names, one `.dist-info` directory matching its name, a well-formed RECORD, its
+/// `variant.json` for its label) before it becomes the destination: a file that `rank`,
+/// `select`, `wheel inspect` and installers refuse is not handed on as downloaded (by
+/// `vari download`, the mirror, the proxy). Read back from the temporary file (central
+/// directory, RECORD and `variant.json` only); a destination written through (a device) is
+/// not read back.
+fn check_wheel(file: &vari_fs::AtomicFile, filename: &str, url: &Url) -> Result<(), ClientError> {
+    let named = Path::new(filename);
+    let is_wheel = named
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("whl"));
+    let written = file.as_file();
+    if !is_wheel || !written.metadata().is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    let reader = std::io::BufReader::new(written);
+    vari_wheel::inspect_reader(named, reader)
+        .map(drop)
+        .map_err(|e| ClientError::Archive {
+            url: url.clone(),
+            message: e.kind.to_string(),
+        })
 }
 
 pub(crate) async fn download(

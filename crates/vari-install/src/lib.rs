@@ -81,7 +81,8 @@ pub use list::{
 };
 pub use lock_files::{locked_releases, LockFilesError, LockFilesTarget, PinnedRelease};
 pub use locking::{
-    find_uv, resolve_releases, LockingError, LockingRequest, LockingTarget, PER_TARGET_VARIABLE,
+    find_uv, resolve_releases, LockingError, LockingProgress, LockingRequest, LockingTarget,
+    NoProgress, PER_TARGET_VARIABLE,
 };
 pub use plan::{HiddenSources, Plan, PlanError};
 pub use requirements_file::{

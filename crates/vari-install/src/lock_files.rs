@@ -89,11 +89,23 @@ pub async fn locked_releases(
     targets: &[LockFilesTarget],
     selection: &SelectionOptions,
 ) -> Result<Vec<LockedRelease>, LockFilesError> {
+    locked_releases_reporting(client, pins, targets, selection, &|_| {}).await
+}
+
+/// [`locked_releases`], calling `on_listed` as each release's files are listed (for progress).
+pub(crate) async fn locked_releases_reporting(
+    client: &IndexClient,
+    pins: &[PinnedRelease],
+    targets: &[LockFilesTarget],
+    selection: &SelectionOptions,
+    on_listed: &(dyn Fn(&PinnedRelease) + Sync),
+) -> Result<Vec<LockedRelease>, LockFilesError> {
     let concurrency = client.settings().concurrency.max(1);
-    stream::iter(
-        pins.iter()
-            .map(|pin| locked_release(client, pin, targets, selection)),
-    )
+    stream::iter(pins.iter().map(|pin| async move {
+        let release = locked_release(client, pin, targets, selection).await;
+        on_listed(pin);
+        release
+    }))
     .buffered(concurrency)
     .try_collect()
     .await

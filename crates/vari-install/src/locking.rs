@@ -34,7 +34,7 @@ mod request;
 mod steps;
 mod union;
 
-pub use request::{LockingError, LockingRequest, LockingTarget};
+pub use request::{LockingError, LockingProgress, LockingRequest, LockingTarget, NoProgress};
 pub use union::PER_TARGET_VARIABLE;
 
 use steps::{check_pinned, compile_request, list_files, write_inputs, Pins, Scratch};
@@ -91,7 +91,7 @@ pub async fn resolve_releases(
         Some(resolved) => resolved,
         None => {
             let pins = resolver.resolve_all(request.preferences).await?;
-            let releases = list_files(&client, &pins, &files, request.selection, None).await?;
+            let releases = list_files(request, &client, &pins, &files, None).await?;
             (pins, releases)
         }
     };
@@ -133,7 +133,7 @@ pub async fn resolve_releases(
                 }
             }
         }
-        releases.extend(list_files(&client, &new, &files, request.selection, None).await?);
+        releases.extend(list_files(request, &client, &new, &files, None).await?);
     }
     local_paths(&mut releases, request.lock_dir)?;
     Ok(releases)
@@ -202,10 +202,13 @@ impl Resolver<'_> {
     ) -> Result<Pins, LockingError> {
         let requirements = self.request.requirements;
         let targets = self.request.targets;
-        let at_once = targets
-            .iter()
-            .enumerate()
-            .map(|(i, target)| self.resolve(requirements, target, preferences, i));
+        let progress = self.request.progress;
+        progress.resolving(targets.len());
+        let at_once = targets.iter().enumerate().map(|(i, target)| async move {
+            let pins = self.resolve(requirements, target, preferences, i).await;
+            progress.resolved(&target.lock.name);
+            pins
+        });
         let results = futures_util::future::join_all(at_once).await;
         let mut pinned = Pinned::new();
         for (target, result) in targets.iter().zip(results) {
@@ -214,8 +217,11 @@ impl Resolver<'_> {
         if pinned.values().any(|versions| versions.len() > 1) {
             pinned.clear();
             let mut preferred = preferences.clone();
+            // Again, one after another, each preferring the pins of those before it.
+            progress.resolving(targets.len());
             for (i, target) in targets.iter().enumerate() {
                 let pins = self.resolve(requirements, target, &preferred, i).await?;
+                progress.resolved(&target.lock.name);
                 for pin in &pins {
                     let first = pinned
                         .get(&pin.name)

@@ -38,7 +38,9 @@ use url::Url;
 pub use apply::{apply, survey, SyncOutcome, PROTECTED};
 pub use cache_layout::LockedCacheLayout;
 pub use early::EarlyInstall;
-pub use fetch::{fetch_locked, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES};
+pub use fetch::{
+    fetch_locked, fetch_locked_reporting, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES,
+};
 pub use from_lock::{load_lock, planned_files, read_lock_text, LoadError};
 pub use request::{lock_environment, lock_path, waiting_note, SyncRequest, ENVIRONMENT_LOCK};
 

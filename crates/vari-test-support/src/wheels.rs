@@ -146,6 +146,30 @@ pub fn write_zip(path: &Path, members: &[(String, Vec<u8>)]) -> PathBuf {
     path.to_path_buf()
 }
 
+/// Rewrites the wheel at `path` with a second `.dist-info` directory first in the archive
+/// (`aaa-1.0.dist-info/METADATA`, and its `variant.json` when given), its own members copied
+/// raw after it: the wheel pip, uv and every vari reader refuse (issue 33, item 11).
+pub fn add_second_dist_info(path: &Path, variant_json: Option<&str>) {
+    let original = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut source = zip::ZipArchive::new(std::io::Cursor::new(original)).expect("a zip archive");
+    let file = std::fs::File::create(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut zip = zip::ZipWriter::new(file);
+    let options = zip::write::SimpleFileOptions::default();
+    zip.start_file("aaa-1.0.dist-info/METADATA", options)
+        .unwrap();
+    zip.write_all(b"Metadata-Version: 2.1\nName: aaa\nVersion: 1.0\n")
+        .unwrap();
+    if let Some(json) = variant_json {
+        zip.start_file("aaa-1.0.dist-info/variant.json", options)
+            .unwrap();
+        zip.write_all(json.as_bytes()).unwrap();
+    }
+    for i in 0..source.len() {
+        zip.raw_copy_file(source.by_index_raw(i).unwrap()).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
 /// Name, version and label (PEP 817: the sixth part, or the seventh after a build tag) of a
 /// wheel file name. A build tag starts with a digit; a Python tag never does.
 fn filename_parts(filename: &str) -> (&str, &str, Option<&str>) {

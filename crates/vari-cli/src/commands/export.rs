@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use vari_install::sync::{fetch_locked, sha256_file, FetchOptions, Store};
+use vari_install::sync::{fetch_locked_reporting, sha256_file, FetchOptions, Store};
 use vari_lock::export::{narrow, requirements_txt, ExportedFile};
 
 use crate::cli::{ExportArgs, ExportFormat};
@@ -190,9 +190,18 @@ fn fill_wheelhouse(
         offline: args.files.offline,
         store: store.path().to_path_buf(),
     };
-    let staged = runtime()?
-        .block_on(fetch_locked(&planned.files, &options))
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let bar = crate::progress::Bytes::for_files(
+        format!(
+            "fetching {}",
+            crate::table::count(planned.files.len(), "file")
+        ),
+        planned.files.iter().map(|f| f.size),
+    );
+    let staged = runtime()?.block_on(fetch_locked_reporting(&planned.files, &options, &|n| {
+        bar.inc(n)
+    }));
+    bar.finish();
+    let staged = staged.map_err(|e| CliError::Other(e.to_string()))?;
     std::fs::create_dir_all(dir).map_err(|e| CliError::io(dir, e))?;
     let relative_dir = relative_to(dir, out_dir)?;
     let mut placed = Vec::with_capacity(staged.len());

@@ -75,6 +75,8 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
     )
     .map_err(|e| CliError::Other(e.to_string()))?;
     let server = server_runtime()?;
+    // The installer's own output (what it resolves, downloads and installs) is its progress:
+    // it streams to this terminal, and a bar of vari's drawn over it would garble both.
     let outcome = server
         .block_on(vari_install::install(
             settings,
@@ -112,6 +114,9 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
         .collect();
     // After a failure nothing was installed, and what is there was not "kept" by choice.
     if outcome.status.success() {
+        let _spinner = crate::progress::Spinner::new(
+            "checking the requirements the installer kept against the indexes",
+        );
         kept.extend(server.block_on(vari_install::kept_requirements(
             sources.clone(),
             &asked.on_indexes(&requirements),
@@ -367,8 +372,13 @@ fn dry_run(
     let client =
         vari_client::IndexClient::new(sources).map_err(|e| CliError::Other(e.to_string()))?;
     let target = &selecting.target;
+    let spinner = crate::progress::Spinner::new(format!(
+        "choosing for {} from the indexes",
+        crate::table::count(requests.len(), "requirement")
+    ));
     let outcomes =
         runtime()?.block_on(vari_select::select_all(&client, &requests, target, options));
+    drop(spinner);
     let choices = Choices::new(&requests, outcomes, target);
     if args.json {
         let selections: Vec<serde_json::Value> = choices

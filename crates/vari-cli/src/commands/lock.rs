@@ -71,6 +71,8 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     let selection = config.selection(vari_core::ordering::SelectionOptions::default());
     let preferences = preferences(existing.as_ref(), args);
     let runtime = server_runtime()?;
+    // On a terminal: the targets resolved so far, then the releases whose files are listed.
+    let progress = crate::progress::Resolving::new();
     let request = LockingRequest {
         uv: &uv,
         sources: &sources,
@@ -80,14 +82,10 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
         targets: &targets,
         preferences: &preferences,
         lock_dir: &lock_dir,
+        progress: &progress,
     };
-    let spinner = crate::progress::Spinner::new(format!(
-        "locking {} for {}: uv resolves through vari's proxy",
-        crate::table::count(requirements.all().len(), "requirement"),
-        crate::table::count(targets.len(), "target")
-    ));
     let releases = runtime.block_on(vari_install::resolve_releases(&request));
-    drop(spinner);
+    progress.finish();
     let releases = releases.map_err(|e| CliError::Other(e.to_string()))?;
     tracing::debug!("releases listed after {:.1?}", clock.elapsed());
     let lock_inputs = inputs::lock_inputs(&requirements, &targets, &sources, &lock_dir, pre, hash);

@@ -298,6 +298,7 @@ fn resolve_input(
     )?;
     let hash =
         lock_inputs::inputs_hash(&requirements, &targets, sources, &lock_dir, args.index.pre);
+    let progress = crate::progress::Resolving::new();
     let request = LockingRequest {
         uv: &uv,
         sources,
@@ -307,11 +308,12 @@ fn resolve_input(
         targets: &targets,
         preferences: &Default::default(),
         lock_dir: &lock_dir,
+        progress: &progress,
     };
     let runtime = server_runtime()?;
-    let releases = runtime
-        .block_on(vari_install::resolve_releases(&request))
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let releases = runtime.block_on(vari_install::resolve_releases(&request));
+    progress.finish();
+    let releases = releases.map_err(|e| CliError::Other(e.to_string()))?;
     let inputs = lock_inputs::lock_inputs(
         &requirements,
         &targets,

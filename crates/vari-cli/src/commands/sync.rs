@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use serde_json::{json, Value};
 use vari_install::sync::{
-    fetch_locked, EarlyInstall, FetchOptions, Store, SyncOutcome, SyncRequest,
+    fetch_locked_reporting, EarlyInstall, FetchOptions, Store, SyncOutcome, SyncRequest,
 };
 use vari_install::{Installer, InstallerChoice};
 
@@ -150,15 +150,15 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
             .iter()
             .map(|&i| planned.files[i].clone())
             .collect();
-        // On a terminal, what is fetched while it is (the installer's own output follows).
-        let spinner = (!wanted.is_empty()).then(|| {
-            crate::progress::Spinner::new(format!(
-                "fetching and checking {} the lock names",
-                crate::table::count(wanted.len(), "file")
-            ))
-        });
-        let staged = runtime()?.block_on(fetch_locked(&wanted, &options));
-        drop(spinner);
+        // On a terminal, the bytes fetched and checked of the lock's sizes (the installer's
+        // own output follows).
+        let bar = crate::progress::Bytes::for_files(
+            format!("fetching {}", crate::table::count(wanted.len(), "file")),
+            wanted.iter().map(|f| f.size),
+        );
+        let staged =
+            runtime()?.block_on(fetch_locked_reporting(&wanted, &options, &|n| bar.inc(n)));
+        bar.finish();
         let staged = staged.map_err(|e| CliError::Other(e.to_string()))?;
         // Every file is here and checked: what follows changes the environment.
         name_environment(environment.as_ref());

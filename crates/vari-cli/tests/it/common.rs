@@ -119,3 +119,41 @@ pub(crate) fn assert_output(actual: &str, expected: &str, paths: &[(&Path, &str)
         });
     vari_test_support::output::assert_output(actual, expected, &filters);
 }
+
+/// `command` run on a pseudo-terminal (util-linux `script`), its environment and directory
+/// kept: what the terminal showed (stdout and stderr together) and the exit status. `None`
+/// (with a note) without `script`, outside CI.
+pub(crate) fn on_terminal(command: &std::process::Command) -> Option<(String, i32)> {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("script").is_file()));
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "script is missing (util-linux)"
+        );
+        eprintln!("skipped: no `script` (util-linux) for a pseudo-terminal");
+        return None;
+    }
+    let quote = |s: &std::ffi::OsStr| format!("'{}'", s.to_string_lossy().replace('\'', r"'\''"));
+    let mut line = quote(command.get_program());
+    for arg in command.get_args() {
+        line.push(' ');
+        line.push_str(&quote(arg));
+    }
+    let mut script = std::process::Command::new("script");
+    script.args(["-q", "-e", "-c", &line, "/dev/null"]);
+    if let Some(dir) = command.get_current_dir() {
+        script.current_dir(dir);
+    }
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => script.env(key, value),
+            None => script.env_remove(key),
+        };
+    }
+    let output = script.stdin(std::process::Stdio::null()).output().unwrap();
+    Some((
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        output.status.code().unwrap_or(-1),
+    ))
+}

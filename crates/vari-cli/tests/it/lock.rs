@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{run, vari, Run};
+use crate::common::{on_terminal, run, vari, Run};
 
 use vari_test_support::fleet;
 use vari_test_support::index::TestIndex;
@@ -313,6 +313,40 @@ fn add_gpu_only(fleet: &Fleet) {
         .variant_json(Some(&json))
         .write(&upstream);
     vari_test_support::wheels::TestWheel::new("gpuonly-1.0-py3-none-any.whl").write(&upstream);
+}
+
+/// Issue 33, item 4: on a terminal `vari lock` shows how far it is, each phase with its count
+/// (the resolutions done of how many, then the releases whose files are listed of how many);
+/// through a pipe nothing of it (stderr empty). Before, a spinner without a number.
+#[test]
+fn a_terminal_shows_how_far_locking_is() {
+    let fleet = Fleet::new();
+    let piped = fleet.lock(&["cpu", "a100"], &["app-like"]).expect_code(0);
+    assert_eq!(piped.stderr, "");
+    let Some((shown, code)) = on_terminal(&fleet.command(&["cpu", "a100"], &["app-like"])) else {
+        return;
+    };
+    assert_eq!(code, 0, "{shown}");
+    // Alike but for their hardware: one resolution for both.
+    assert!(
+        shown.contains("resolving with uv through vari's proxy 0/1"),
+        "{shown}"
+    );
+    assert!(shown.contains("locked 6 packages for 2 targets"), "{shown}");
+    // Each target on its own: two resolutions, then the files of the 6 pinned releases.
+    let mut per_target = fleet.command(&["cpu", "a100"], &["app-like"]);
+    per_target.env(vari_install::PER_TARGET_VARIABLE, "1");
+    let (shown, code) = on_terminal(&per_target).unwrap();
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("resolving with uv through vari's proxy 0/2"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("listing the files of each pinned release 0/6"),
+        "{shown}"
+    );
+    assert!(shown.contains("locked 6 packages for 2 targets"), "{shown}");
 }
 
 #[test]

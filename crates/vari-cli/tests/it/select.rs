@@ -1,6 +1,5 @@
 //! `vari select` and `vari download` against vari-client's test index on 127.0.0.1.
 
-use std::io::Write;
 use std::path::Path;
 
 use crate::common::{assert_output, run, vari, Run};
@@ -26,24 +25,18 @@ fn serve(dir: &Path) -> Index {
     }
 }
 
+/// A wheel in `dir` (with a RECORD, as every reader requires: the shared test helper) whose
+/// dependencies depend on its variant.
 fn wheel(dir: &Path, filename: &str, variant_json: Option<&str>) {
-    let parsed = vari_core::filename::WheelFilename::parse(filename).unwrap();
-    let info = format!("{}-{}.dist-info", parsed.name, parsed.version);
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(dir.join(filename)).unwrap());
-    let options = zip::write::SimpleFileOptions::default();
-    zip.start_file(format!("{info}/METADATA"), options).unwrap();
-    write!(
-        zip,
-        "Metadata-Version: 2.1\nName: {}\nVersion: {}\nRequires-Dist: fast-math; \"x86_64 :: level :: v3\" in variant_properties\nRequires-Dist: slow-math; variant_label == \"\"\n",
-        parsed.name, parsed.version
-    )
-    .unwrap();
-    if let Some(json) = variant_json {
-        zip.start_file(format!("{info}/variant.json"), options)
-            .unwrap();
-        zip.write_all(json.as_bytes()).unwrap();
-    }
-    zip.finish().unwrap();
+    vari_test_support::wheels::wheel(
+        dir,
+        filename,
+        variant_json,
+        &[
+            "fast-math; \"x86_64 :: level :: v3\" in variant_properties",
+            "slow-math; variant_label == \"\"",
+        ],
+    );
 }
 
 const DOCUMENT: &str = r#"{"$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",
@@ -512,21 +505,7 @@ fn a_wheel_with_two_dist_info_directories_is_refused_by_every_reader() {
     let profile = demo(dir.path());
     std::fs::remove_file(dir.path().join("demo-1.0-variants.json")).unwrap();
     let two = "demo-1.0-py3-none-any-v3.whl";
-    let good = std::fs::read(dir.path().join(two)).unwrap();
-    let mut source = zip::ZipArchive::new(std::io::Cursor::new(good)).unwrap();
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(dir.path().join(two)).unwrap());
-    let options = zip::write::SimpleFileOptions::default();
-    zip.start_file("aaa-1.0.dist-info/METADATA", options)
-        .unwrap();
-    zip.write_all(b"Metadata-Version: 2.1\nName: aaa\nVersion: 1.0\n")
-        .unwrap();
-    zip.start_file("aaa-1.0.dist-info/variant.json", options)
-        .unwrap();
-    zip.write_all(DOCUMENT.as_bytes()).unwrap();
-    for i in 0..source.len() {
-        zip.raw_copy_file(source.by_index_raw(i).unwrap()).unwrap();
-    }
-    zip.finish().unwrap();
+    vari_test_support::wheels::add_second_dist_info(&dir.path().join(two), Some(DOCUMENT));
 
     let ranked = run(vari()
         .arg("rank")
@@ -579,18 +558,7 @@ fn a_wheel_with_two_dist_info_directories_is_refused_when_variants_json_describe
     let dir = tempfile::tempdir().unwrap();
     let profile = demo(dir.path());
     let two = "demo-1.0-py3-none-any-v3.whl";
-    let good = std::fs::read(dir.path().join(two)).unwrap();
-    let mut source = zip::ZipArchive::new(std::io::Cursor::new(good)).unwrap();
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(dir.path().join(two)).unwrap());
-    let options = zip::write::SimpleFileOptions::default();
-    zip.start_file("aaa-1.0.dist-info/METADATA", options)
-        .unwrap();
-    zip.write_all(b"Metadata-Version: 2.1\nName: aaa\nVersion: 1.0\n")
-        .unwrap();
-    for i in 0..source.len() {
-        zip.raw_copy_file(source.by_index_raw(i).unwrap()).unwrap();
-    }
-    zip.finish().unwrap();
+    vari_test_support::wheels::add_second_dist_info(&dir.path().join(two), None);
     let index = serve(dir.path());
     let target = [
         "--python-version",
@@ -620,6 +588,56 @@ fn a_wheel_with_two_dist_info_directories_is_refused_when_variants_json_describe
             "{context}"
         );
     }
+}
+
+/// Issue 33, item 11: where `select` never opens the wheel (the index serves its PEP 658
+/// metadata), the commands that do open it refuse it with the one message every reader gives:
+/// `download` (nothing written), `wheel inspect`, `rank`. Before, `download` wrote it.
+#[test]
+fn a_wheel_with_two_dist_info_directories_is_refused_by_every_command_that_opens_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = demo(dir.path());
+    let two = "demo-1.0-py3-none-any-v3.whl";
+    let path = dir.path().join(two);
+    let metadata = vari_test_support::wheels::member_text(
+        &std::fs::read(&path).unwrap(),
+        ".dist-info/METADATA",
+    );
+    std::fs::write(dir.path().join(format!("{two}.metadata")), metadata).unwrap();
+    vari_test_support::wheels::add_second_dist_info(&path, None);
+    let index = serve(dir.path());
+    index.server.attrs(
+        two,
+        FileAttrs {
+            core_metadata: Some(vari_test_support::index::MetadataSpelling::Core),
+            ..FileAttrs::default()
+        },
+    );
+    let message = "has more than one `.dist-info` directory (aaa-1.0.dist-info, \
+                   demo-1.0.dist-info): a wheel has exactly one";
+    let dest = tempfile::tempdir().unwrap();
+    let downloaded = download(&index, &profile, dest.path());
+    downloaded.expect_one_error(&[two, message]);
+    assert_eq!(std::fs::read_dir(dest.path()).unwrap().count(), 0);
+    // `wheel inspect` shows its report of the wheel, and fails with the same one line.
+    let inspected = run(vari().args(["wheel", "inspect"]).arg(&path)).expect_code(1);
+    assert!(
+        inspected
+            .stderr
+            .lines()
+            .any(|l| l.starts_with("error: ") && l.contains(two) && l.contains(message)),
+        "{}",
+        inspected.stderr
+    );
+    let ranked = run(vari().arg("rank").arg(&path).arg("--profile").arg(&profile));
+    assert!(
+        ranked
+            .stderr
+            .lines()
+            .any(|l| l.contains(two) && l.contains(message)),
+        "{}",
+        ranked.stderr
+    );
 }
 
 /// `--python-platform` for the other architecture, no profile: this machine's CPU does not

@@ -15,7 +15,7 @@ use vari_test_support::fleet;
 use vari_test_support::index::TestIndex;
 use vari_test_support::venv::{bare_venv, uv};
 
-use crate::common::{run, vari, Run};
+use crate::common::{on_terminal, run, vari, Run};
 
 /// A running index over `dir` (its runtime lives as long as the value).
 pub(crate) struct Index {
@@ -300,12 +300,8 @@ fn offline_from_a_wheelhouse_with_the_index_gone() {
         .arg(&fleet.upstream))
     .expect_code(0);
     assert_eq!(listed(&venv), fleet::installed("a100"));
-    // Fetching draws a spinner on a terminal only: nothing of it on a pipe.
-    assert!(
-        !synced.stderr.contains("fetching and checking"),
-        "{}",
-        synced.stderr
-    );
+    // Fetching draws a bar on a terminal only: nothing of it on a pipe.
+    assert!(!synced.stderr.contains("fetching "), "{}", synced.stderr);
 }
 
 #[test]
@@ -356,6 +352,62 @@ fn a_tampered_wheel_is_refused_and_nothing_is_installed() {
     ))
     .expect_code(0);
     assert_eq!(listed(&venv), fleet::installed("cpu"));
+}
+
+/// Issue 33, item 11: a locked wheel with two `.dist-info` directories (the lock's hash is its
+/// own) is refused as it arrives, with the message every reader gives and where it came from,
+/// and nothing is installed or kept in the store. Before, its matching hash let it into the
+/// store, and a later read refused the store's copy (which stayed there).
+#[test]
+fn a_locked_wheel_with_two_dist_info_directories_is_refused_before_installing() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let two = "idnalike-3.0-py3-none-any.whl";
+    vari_test_support::wheels::add_second_dist_info(&fleet.upstream.join(two), None);
+    let files = format!("{}/files/", fleet.index.as_ref().unwrap().server.base());
+    let lock = fleet_lock(&fleet.upstream, &files);
+    std::fs::write(&fleet.lock, vari_lock::write_lock(&lock).unwrap()).unwrap();
+    let scratch = dir.path().join("cpu");
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    for _ in 0..2 {
+        run(&mut sync(
+            &scratch,
+            &fleet.lock,
+            &venv,
+            fleet.profile("cpu"),
+        ))
+        .expect_one_error(&[
+            &format!("{two} (http://127.0.0.1:"),
+            "has more than one `.dist-info` directory (aaa-1.0.dist-info, idnalike-3.0.dist-info)",
+            "nothing was installed",
+        ]);
+        assert_eq!(listed(&venv), []);
+    }
+    // `vari install -r` installs a lock the same way: the same refusal.
+    let mut install = vari();
+    install
+        .env("VARI_CACHE_DIR", scratch.join("cache"))
+        .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+        .env("UV_NO_CONFIG", "1")
+        .args(["install", "-r"])
+        .arg(&fleet.lock)
+        .arg("--python")
+        .arg(&venv)
+        .arg("--profile")
+        .arg(fleet.profile("cpu"))
+        .arg("--installer")
+        .arg(uv());
+    run(&mut install).expect_one_error(&[
+        &format!("{two} (http://127.0.0.1:"),
+        "has more than one `.dist-info` directory (aaa-1.0.dist-info, idnalike-3.0.dist-info)",
+    ]);
+    assert_eq!(listed(&venv), []);
+    let kept = files_and_times(&scratch.join("cache"));
+    assert!(
+        !kept.iter().any(|(path, _)| path.ends_with(two)),
+        "{kept:?}"
+    );
 }
 
 /// Rewrites one byte of `path` in place (same inode, same size), then puts its modification
@@ -823,4 +875,86 @@ fn a_locked_file_without_a_size_is_bounded_by_the_setting() {
     // Under the default ceiling the same lock installs.
     run(&mut sync(&scratch, &sizeless, &venv, fleet.profile("cpu"))).expect_code(0);
     assert!(!listed(&venv).is_empty());
+}
+
+/// Whether `text` shows a byte count with its total (`12.5 KiB/40.1 KiB`), not only a rate
+/// (`12.5 KiB/s`).
+fn shows_a_total(text: &str) -> bool {
+    text.as_bytes()
+        .windows(3)
+        .any(|w| w[0] == b'B' && w[1] == b'/' && w[2].is_ascii_digit())
+}
+
+/// Issue 33, item 4: fetching a lock's files shows the bytes done of the lock's sizes on a
+/// terminal (before, a spinner without a number); through a pipe, with `--quiet` or `--json`,
+/// nothing of it. Without sizes in the lock, the bytes received alone (never `X/0 B`).
+#[test]
+fn fetching_shows_the_bytes_of_the_locks_sizes_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path());
+    let fresh = |name: &str| {
+        let scratch = dir.path().join(name);
+        let venv = scratch.join("venv");
+        bare_venv(&venv);
+        (scratch, venv)
+    };
+    let (scratch, venv) = fresh("pipe");
+    let piped = run(&mut sync(
+        &scratch,
+        &fleet.lock,
+        &venv,
+        fleet.profile("cpu"),
+    ))
+    .expect_code(0);
+    assert!(
+        !piped.stderr.contains("fetching") && !piped.stderr.contains('\u{1b}'),
+        "{}",
+        piped.stderr
+    );
+
+    let (scratch, venv) = fresh("terminal");
+    let Some((shown, code)) =
+        on_terminal(&sync(&scratch, &fleet.lock, &venv, fleet.profile("cpu")))
+    else {
+        return;
+    };
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("fetching ") && shows_a_total(&shown),
+        "{shown}"
+    );
+    assert_eq!(listed(&venv), fleet::installed("cpu"));
+
+    let (scratch, venv) = fresh("quiet");
+    let (quiet, code) =
+        on_terminal(sync(&scratch, &fleet.lock, &venv, fleet.profile("cpu")).arg("--quiet"))
+            .unwrap();
+    assert_eq!(code, 0, "{quiet}");
+    assert!(!quiet.contains("fetching "), "{quiet}");
+    let (scratch, venv) = fresh("json");
+    let (json, code) =
+        on_terminal(sync(&scratch, &fleet.lock, &venv, fleet.profile("cpu")).arg("--json"))
+            .unwrap();
+    assert_eq!(code, 0, "{json}");
+    assert!(!json.contains("fetching "), "{json}");
+
+    // A lock without sizes: the bytes received, no total.
+    let mut lock = vari_lock::read_lock(&std::fs::read_to_string(&fleet.lock).unwrap()).unwrap();
+    for package in &mut lock.packages {
+        for wheel in &mut package.wheels {
+            wheel.size = None;
+        }
+    }
+    let sizeless = dir.path().join("no_sizes").join("pylock.toml");
+    std::fs::create_dir_all(sizeless.parent().unwrap()).unwrap();
+    std::fs::write(&sizeless, vari_lock::write_lock(&lock).unwrap()).unwrap();
+    let (scratch, venv) = fresh("no_sizes-terminal");
+    let (no_sizes, code) =
+        on_terminal(&sync(&scratch, &sizeless, &venv, fleet.profile("cpu"))).unwrap();
+    assert_eq!(code, 0, "{no_sizes}");
+    assert!(no_sizes.contains("fetching "), "{no_sizes}");
+    assert!(
+        !shows_a_total(&no_sizes) && !no_sizes.contains("/0 B"),
+        "{no_sizes}"
+    );
 }

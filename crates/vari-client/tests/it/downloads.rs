@@ -14,9 +14,11 @@ const WHEEL: &str = "test_package-0-py3-none-any-foo.whl";
 async fn setup() -> (tempfile::TempDir, TestIndex) {
     let dir = tempfile::tempdir().unwrap();
     copy_fixture_wheels(dir.path(), true);
+    // A plain wheel (a build tag tells it from the fixtures): a download is read as a wheel,
+    // and a label without a `variant.json` would be refused.
     write_wheel(
         dir.path(),
-        "test_package-0-py3-none-any-big.whl",
+        "test_package-0-1-py3-none-any.whl",
         None,
         300_000,
     );
@@ -39,7 +41,7 @@ async fn file(server: &TestIndex, filename: &str) -> (vari_client::IndexClient, 
 #[tokio::test]
 async fn a_download_is_verified_while_streaming() {
     let (dir, server) = setup().await;
-    let big = "test_package-0-py3-none-any-big.whl";
+    let big = "test_package-0-1-py3-none-any.whl";
     let (client, file) = file(&server, big).await;
     let out = tempfile::tempdir().unwrap();
     let dest = out.path().join(big);
@@ -109,7 +111,7 @@ async fn a_hash_mismatch_leaves_nothing_behind() {
 #[tokio::test]
 async fn a_broken_transfer_leaves_nothing_behind() {
     let (_dir, server) = setup().await;
-    let big = "test_package-0-py3-none-any-big.whl";
+    let big = "test_package-0-1-py3-none-any.whl";
     server.attrs(
         big,
         FileAttrs {
@@ -133,7 +135,7 @@ async fn a_broken_transfer_leaves_nothing_behind() {
 #[tokio::test]
 async fn a_size_the_index_lies_about_is_refused() {
     let (dir, server) = setup().await;
-    let big = "test_package-0-py3-none-any-big.whl";
+    let big = "test_package-0-1-py3-none-any.whl";
     let real = std::fs::metadata(dir.path().join(big)).unwrap().len();
     for declared in [real - 1000, real + 1000] {
         server.attrs(
@@ -162,4 +164,29 @@ async fn a_size_the_index_lies_about_is_refused() {
         );
         assert!(entries(out.path()).is_empty(), "{:?}", entries(out.path()));
     }
+}
+
+/// Issue 33, item 11: a download is read as every reader reads a wheel before it is kept: one
+/// with two `.dist-info` directories (its hash the index's) is refused with the message
+/// `vari_wheel::inspect` gives, and nothing is left at the destination.
+#[tokio::test]
+async fn a_wheel_every_reader_refuses_is_not_kept() {
+    let (dir, server) = setup().await;
+    let two = "test_package-0-2-py3-none-any.whl";
+    let path = write_wheel(dir.path(), two, None, 1000);
+    vari_test_support::wheels::add_second_dist_info(&path, None);
+    let (client, file) = file(&server, two).await;
+    let out = tempfile::tempdir().unwrap();
+    let err = client
+        .download(&file, &out.path().join(two), &|_, _| {})
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Archive { .. }), "{err}");
+    let text = err.to_string();
+    assert!(text.contains(two), "{text}");
+    assert!(
+        text.contains("has more than one `.dist-info` directory"),
+        "{text}"
+    );
+    assert!(entries(out.path()).is_empty(), "{:?}", entries(out.path()));
 }

@@ -54,7 +54,49 @@ pub struct LockingRequest<'a> {
     /// The directory of the lock being made: files from a local find-links directory are
     /// named by a `path` relative to it (PEP 751), and must lie under it.
     pub lock_dir: &'a Path,
+    /// Told how far resolving and listing have come ([`NoProgress`] to be told nothing).
+    pub progress: &'a dyn LockingProgress,
 }
+
+/// What [`resolve_releases`](super::resolve_releases) says as it goes, for a progress display:
+/// how many resolutions (one per target, or one per group of alike targets resolved together)
+/// and how many releases' files are listed, and each one done. Resolutions and listings run
+/// several at once, so what is told is how many are done, not which runs now. A phase can be
+/// told again (the targets resolved one by one after their union did not hold).
+pub trait LockingProgress: Sync {
+    /// `total` resolutions start.
+    fn resolving(&self, total: usize) {
+        let _ = total;
+    }
+
+    /// One resolution is done: the target's name, or the names of a group.
+    fn resolved(&self, name: &str) {
+        let _ = name;
+    }
+
+    /// Listing the files of `total` pinned releases starts.
+    fn listing(&self, total: usize) {
+        let _ = total;
+    }
+
+    /// The files of the release of `name` are listed (read from the index, hashed where the
+    /// index gives no hash).
+    fn listed(&self, name: &str) {
+        let _ = name;
+    }
+}
+
+impl std::fmt::Debug for dyn LockingProgress + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LockingProgress")
+    }
+}
+
+/// Progress told to nobody.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl LockingProgress for NoProgress {}
 
 /// Why requirements could not be resolved into releases.
 #[derive(Debug, thiserror::Error)]

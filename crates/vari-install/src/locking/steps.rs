@@ -5,13 +5,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use vari_client::IndexClient;
-use vari_core::ordering::SelectionOptions;
 use vari_lock::LockedRelease;
 
 use super::prefetch::Prefetched;
 use super::request::{LockingError, LockingRequest, LockingTarget};
 use crate::compile::{CompileRequest, Pin};
-use crate::lock_files::{locked_releases, LockFilesTarget, PinnedRelease};
+use crate::lock_files::{locked_releases_reporting, LockFilesTarget, PinnedRelease};
 use crate::run::TEMPORARY_PREFIX;
 
 /// Per package, its version and the targets that pinned it.
@@ -116,10 +115,10 @@ pub(super) fn compile_request(
 /// The files of the pinned releases, in the pins' order; those listed while uv ran
 /// (`prefetched`) are taken from there.
 pub(super) async fn list_files(
+    request: &LockingRequest<'_>,
     client: &IndexClient,
     pins: &Pins,
     targets: &[LockFilesTarget],
-    selection: &SelectionOptions,
     prefetched: Option<&Prefetched>,
 ) -> Result<Vec<LockedRelease>, LockingError> {
     let pinned: Vec<PinnedRelease> = pins
@@ -140,7 +139,12 @@ pub(super) async fn list_files(
         .filter(|(_, known)| known.is_none())
         .map(|(pin, _)| pin.clone())
         .collect();
-    let listed = locked_releases(client, &missing, targets, selection).await?;
+    let progress = request.progress;
+    progress.listing(missing.len());
+    let listed = locked_releases_reporting(client, &missing, targets, request.selection, &|pin| {
+        progress.listed(&pin.name)
+    })
+    .await?;
     Ok(merge(known, listed))
 }
 

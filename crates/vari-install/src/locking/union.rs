@@ -75,6 +75,7 @@ pub(super) async fn resolve_groups(
     client: &IndexClient,
     files: &[LockFilesTarget],
 ) -> Result<Option<(Pins, Vec<LockedRelease>)>, LockingError> {
+    request.progress.resolving(groups.len());
     let each = groups.iter().enumerate().map(|(i, group)| {
         let request = LockingRequest {
             targets: group,
@@ -227,6 +228,13 @@ async fn resolve(
             check_pinned(request.requirements, &pins, target)?;
         }
         tracing::debug!("uv resolved after {:.1?}", clock.elapsed());
+        // Resolved: what follows is listing the pinned releases' files.
+        let names: Vec<&str> = request
+            .targets
+            .iter()
+            .map(|t| t.lock.name.as_str())
+            .collect();
+        request.progress.resolved(&names.join(", "));
         let via = read_via(&text);
         let everyone: Vec<String> = request
             .targets
@@ -237,7 +245,7 @@ async fn resolve(
         for pin in pins {
             pinned.insert(pin.name, (pin.version, everyone.clone()));
         }
-        let listed = list_files(client, &pinned, files, request.selection, Some(&prefetched));
+        let listed = list_files(request, client, &pinned, files, Some(&prefetched));
         let mut releases = match listed.await {
             Ok(releases) => releases,
             Err(LockingError::Files(LockFilesError::NoFiles { name, version })) => {

@@ -48,6 +48,17 @@ pub async fn fetch_locked(
     files: &[LockedFile],
     options: &FetchOptions,
 ) -> Result<Vec<Staged>, SyncError> {
+    fetch_locked_reporting(files, options, &|_| {}).await
+}
+
+/// [`fetch_locked`], calling `on_bytes` with each piece of a file's bytes as it arrives
+/// (from a URL, a wheelhouse or a `path`) and with a file's whole size when the store had it
+/// already, so that the sum is the bytes ready of the lock's sizes (for progress).
+pub async fn fetch_locked_reporting(
+    files: &[LockedFile],
+    options: &FetchOptions,
+    on_bytes: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<Staged>, SyncError> {
     let needs_network = !options.offline && files.iter().any(|f| f.url.is_some());
     // A file without a size in the lock is bounded by the setting (the variable wins, as the
     // client applies it), so one unsized entry cannot fill the store's volume.
@@ -71,7 +82,7 @@ pub async fn fetch_locked(
             false => None,
         };
     let results: Vec<Result<Staged, SyncError>> = stream::iter(files)
-        .map(|file| fetch_one(file, options, client.as_ref(), unsized_ceiling))
+        .map(|file| fetch_one(file, options, client.as_ref(), unsized_ceiling, on_bytes))
         .buffered(PARALLEL)
         .collect()
         .await;
@@ -83,10 +94,12 @@ async fn fetch_one(
     options: &FetchOptions,
     client: Option<&IndexClient>,
     unsized_ceiling: u64,
+    on_bytes: &(dyn Fn(u64) + Sync),
 ) -> Result<Staged, SyncError> {
     let file = &Bounded {
         file,
         unsized_ceiling,
+        on_bytes,
     };
     let name = file.installer_name();
     vari_fs::check_name(&name).map_err(|e| SyncError::Unavailable {
@@ -112,6 +125,12 @@ async fn fetch_one(
             (from, probe, None)
         }
     };
+    if from == "store" {
+        let size = file
+            .size
+            .or_else(|| std::fs::metadata(&dest).ok().map(|m| m.len()));
+        on_bytes(size.unwrap_or(0));
+    }
     check_variant(file, &dest)?;
     let (path, variant_markers) = installable(file, &dest, &options.store, variant_markers)?;
     if let Some(probe) = probe {
@@ -432,6 +451,7 @@ impl<'a> Sink<'a> {
             return Err(too_big(self.file, &self.origin));
         }
         self.hasher.update(bytes);
+        (self.file.on_bytes)(bytes.len() as u64);
         self.out.write_all(bytes).map_err(|e| SyncError::Store {
             path: self.dest.clone(),
             message: e.to_string(),
@@ -443,6 +463,7 @@ impl<'a> Sink<'a> {
         let digest = hex::encode(self.hasher.finalize());
         // Dropping `out` on a mismatch removes the temporary file.
         verdict(self.file, &self.origin, self.written, &digest)?;
+        check_wheel(&self.out, self.file, &self.origin)?;
         self.out.commit().map_err(|e| SyncError::Store {
             path: self.dest,
             message: e.to_string(),
@@ -451,11 +472,40 @@ impl<'a> Sink<'a> {
     }
 }
 
+/// A wheel is read as every command reads one ([`vari_wheel::inspect_reader`]: one
+/// `.dist-info` directory, safe member names, a RECORD, its `variant.json` for its label)
+/// before it enters the store: pip and uv refuse such a wheel at install, and a store
+/// copy, once its record vouches for it, is not read again. The hash matching the lock
+/// says only that it is the file the lock names, not that it is a wheel.
+fn check_wheel(
+    out: &vari_fs::AtomicFile,
+    file: &LockedFile,
+    origin: &str,
+) -> Result<(), SyncError> {
+    let named = Path::new(&file.filename);
+    if !named
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("whl"))
+    {
+        return Ok(());
+    }
+    let reader = std::io::BufReader::new(out.as_file());
+    vari_wheel::inspect_reader(named, reader)
+        .map(drop)
+        .map_err(|e| SyncError::Mismatch {
+            filename: file.filename.clone(),
+            origin: origin.to_owned(),
+            what: e.kind.to_string(),
+        })
+}
+
 /// A locked file with the ceiling that bounds it when the lock gives no size.
 struct Bounded<'a> {
     file: &'a LockedFile,
     /// `max-unsized-file-bytes` (or `VARI_MAX_UNSIZED_FILE_BYTES`).
     unsized_ceiling: u64,
+    /// Told of each piece of the file's bytes written to the store.
+    on_bytes: &'a (dyn Fn(u64) + Sync),
 }
 
 impl std::ops::Deref for Bounded<'_> {
@@ -564,7 +614,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (store, wheelhouse) = (dir.path().join("store"), dir.path().join("wheels"));
         std::fs::create_dir_all(&wheelhouse).unwrap();
-        let name = "demo-1.0-py3-none-any.whl";
+        // Bytes that are not a wheel: an sdist's name (a wheel is also read as one).
+        let name = "demo-1.0.tar.gz";
         std::fs::write(wheelhouse.join(name), b"the right bytes").unwrap();
         let file = locked(name, b"the right bytes");
         let staged = fetch(std::slice::from_ref(&file), &options(&store, &wheelhouse)).unwrap();
@@ -591,7 +642,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (store, wheelhouse) = (dir.path().join("store"), dir.path().join("wheels"));
         std::fs::create_dir_all(&wheelhouse).unwrap();
-        let name = "demo-1.0-py3-none-any.whl";
+        // Bytes that are not a wheel: an sdist's name (a wheel is also read as one).
+        let name = "demo-1.0.tar.gz";
         let bytes = vec![b'x'; 4096];
         std::fs::write(wheelhouse.join(name), &bytes).unwrap();
         let mut file = locked(name, &bytes);
@@ -608,6 +660,31 @@ mod tests {
         // Under the ceiling, the same entry is fetched.
         options.client.limits.max_unsized_file_bytes = 4096;
         fetch(&[file], &options).unwrap();
+    }
+
+    /// Issue 33, item 11: the lock's hash matching says only which file it is; a wheel with
+    /// two `.dist-info` directories is refused as every reader refuses it, and the store keeps
+    /// nothing of it (a store copy is not read again once its record vouches for it).
+    #[test]
+    fn a_wheel_every_reader_refuses_does_not_enter_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, wheelhouse) = (dir.path().join("store"), dir.path().join("wheels"));
+        std::fs::create_dir_all(&wheelhouse).unwrap();
+        let name = "demo-1.0-py3-none-any.whl";
+        let path = vari_test_support::wheels::TestWheel::new(name).write(&wheelhouse);
+        let good = locked(name, &std::fs::read(&path).unwrap());
+        fetch(std::slice::from_ref(&good), &options(&store, &wheelhouse)).unwrap();
+        vari_test_support::wheels::add_second_dist_info(&path, None);
+        let bad = locked(name, &std::fs::read(&path).unwrap());
+        let text = fetch(std::slice::from_ref(&bad), &options(&store, &wheelhouse))
+            .unwrap_err()
+            .to_string();
+        assert!(text.starts_with(&format!("{name} (")), "{text}");
+        assert!(
+            text.contains("has more than one `.dist-info` directory"),
+            "{text}"
+        );
+        assert!(!store.join(&bad.sha256).join(name).exists());
     }
 
     #[test]

@@ -102,6 +102,12 @@ pub async fn select(
             return Ok(Outcome::Resolved(Box::new(resolution)));
         };
         let version = file.version().clone();
+        // Choosing reads metadata, not the wheel: with `--no-deps`, or when the index serves
+        // the wheel's METADATA on its own (PEP 658), the wheel is never opened here, so its
+        // structure is not checked here. It is where the wheel is opened: a download
+        // (`vari download`, the mirror, the proxy: `vari_client`'s download reads it with
+        // `vari_wheel::inspect_reader` before keeping it) and an install (`vari sync`, `vari
+        // install -r`: the store's fetch reads it the same way; pip and uv refuse it too).
         let dependencies = match options.dependencies {
             false => None,
             true => match client.core_metadata(&file).await {
