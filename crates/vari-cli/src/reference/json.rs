@@ -109,8 +109,11 @@ pub(crate) fn page(root: &clap::Command) -> String {
          never removed or renamed without a line in the CHANGELOG; readers should ignore keys \
          they do not know. Each output has a JSON Schema (draft 2020-12) under \
          [`schemas/`](schemas/version.schema.json), one file per command; the tests validate \
-         the commands' real outputs against them. The summaries below are generated from \
-         those files.\n\n| Command | Schema | `--json` prints |\n|---|---|---|\n",
+         the commands' real outputs against them. The schemas are strict (an object whose \
+         keys are fixed refuses a key they do not list), so that an output cannot drift from \
+         its schema unnoticed: a reader that validates vari's output should use the schemas \
+         of the vari it runs. The summaries below are generated from those files; \
+         \"optional\" marks a key that is present only in some cases.\n\n| Command | Schema | `--json` prints |\n|---|---|---|\n",
     );
     let mut root = root.clone();
     root.build();
