@@ -224,7 +224,8 @@ fn is_map(schema: &Value) -> bool {
 }
 
 /// The nested list of `schema`'s keys (of the object it describes, of its list's items, of
-/// its map's values, of each of its alternative shapes), `depth` levels in.
+/// its map's values, of each of its alternative shapes), `depth` levels in. A map's free key
+/// is shown by the `title` of its `propertyNames` (`*NAMESPACE*`).
 fn keys(schema: &Value, depth: usize, out: &mut String) {
     let indent = "  ".repeat(depth);
     if let Some(items) = schema.get("items") {
@@ -243,9 +244,14 @@ fn keys(schema: &Value, depth: usize, out: &mut String) {
         }
     }
     if let Some(value) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+        let key = schema
+            .get("propertyNames")
+            .map(|names| text_of(names, "title"))
+            .filter(|title| !title.is_empty())
+            .unwrap_or("KEY");
         let _ = writeln!(
             out,
-            "{indent}- *any key* ({}): {}",
+            "{indent}- *{key}* ({}): {}",
             type_text(value),
             text_of(value, "description")
         );

@@ -157,6 +157,7 @@ fn slim_keeps_the_code_for_one_capability_and_scan_agrees() {
     ])
     .expect_code(0)
     .json();
+    crate::common::assert_json_schema("wheel-inspect", &inspect);
     assert_eq!(strings(&inspect["properties"]), properties);
     vari_run([Path::new("wheel"), Path::new("validate"), &slim]).expect_code(0);
 
