@@ -561,6 +561,26 @@ fn json_schemas_are_valid_and_listed() {
         names.push(name);
     }
     assert!(names.len() >= 25, "{names:?}");
+    // Each schema is checked against a real output somewhere in these tests (a case of
+    // `json_outputs_match_their_schemas`, or an `assert_json_schema` call in the test of a
+    // command that needs an index, a proxy or a Python); the sources are read without spaces.
+    let mut tests = String::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        tests.extend(
+            read(&entry.unwrap().path())
+                .chars()
+                .filter(|c| !c.is_whitespace()),
+        );
+    }
+    for name in &names {
+        let stem = name.trim_end_matches(".schema.json");
+        assert!(
+            tests.contains(&format!("assert_json_schema(\"{stem}\"",))
+                || tests.contains(&format!("(\"{stem}\",vec![")),
+            "no test checks a real output against schemas/{name}"
+        );
+    }
 }
 
 /// A schema refuses a key it does not know and a missing required key (what makes the checks
