@@ -243,7 +243,7 @@ pub(crate) struct DetectArgs {
     #[arg(long, value_name = "URL", requires = "classes")]
     pub proxy_url: Option<url::Url>,
 
-    /// Print a `vari-profile/1` JSON document; with --class, `{"class", "index_url",
+    /// Print a `vari-profile/1` JSON document; with --class, `{"class", "index_url", "machine",
     /// "classes": [{"name", "fits", "properties", "missing", "platform"}]}`.
     #[arg(long)]
     pub json: bool,
@@ -383,7 +383,7 @@ pub(crate) struct SelectArgs {
     pub no_deps: bool,
 
     /// Print `{"selections": [{"requirement", "name", "version", "filename", "url", "label",
-    /// "sha256", "reason", …}]}`.
+    /// "sha256", "reason", …}], "families": [{"requirement", "choice"}]}`.
     #[arg(long)]
     pub json: bool,
 }
@@ -678,8 +678,8 @@ pub(crate) struct SyncArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Print `{"packages": [{"name", "version", "label", "filename", "reason", "action"}],
-    /// "removed": [{"name", "version"}]}`.
+    /// Print `{"lock", "packages": [{"name", "version", "label", "filename", "reason",
+    /// "action"}], "removed": [{"name", "version"}]}`.
     #[arg(long)]
     pub json: bool,
 

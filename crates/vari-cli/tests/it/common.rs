@@ -157,3 +157,29 @@ pub(crate) fn on_terminal(command: &std::process::Command) -> Option<(String, i3
         output.status.code().unwrap_or(-1),
     ))
 }
+
+/// The JSON Schema of a `--json` output: `docs/reference/schemas/NAME.schema.json`.
+pub(crate) fn json_schema(name: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/reference/schemas")
+        .join(format!("{name}.schema.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `json`, what a command printed with `--json`, is valid against the command's schema
+/// (`docs/reference/schemas/NAME.schema.json`): no key the schema does not know, no required
+/// key missing, every value of the type the schema gives.
+pub(crate) fn assert_json_schema(name: &str, json: &serde_json::Value) {
+    let schema = json_schema(name);
+    let validator = jsonschema::draft202012::new(&schema)
+        .unwrap_or_else(|e| panic!("docs/reference/schemas/{name}.schema.json: {e}"));
+    let errors: Vec<String> = validator
+        .iter_errors(json)
+        .map(|e| format!("at {}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the output does not match docs/reference/schemas/{name}.schema.json: {errors:#?}\n{json:#}"
+    );
+}

@@ -206,6 +206,7 @@ fn check_validates_a_catalog_file() {
     let json = run(vari().args(["families", "check", "--json"]).arg(&file))
         .expect_code(0)
         .json();
+    crate::common::assert_json_schema("families-check", &json);
     assert_eq!(json["valid"], true);
 
     // An unknown key: one line naming the file and the key path, exit 1, nothing on stdout.
@@ -217,6 +218,7 @@ fn check_validates_a_catalog_file() {
     let json = run(vari().args(["families", "check", "--json"]).arg(&file))
         .expect_code(1)
         .json();
+    crate::common::assert_json_schema("families-check", &json);
     assert_eq!(json["valid"], false);
     assert_eq!(
         json["error"]["key"],
@@ -394,6 +396,7 @@ fn select_chooses_a_by_name_build_for_the_machine() {
 
     let h100 = gpu(dir.path(), "h100", "13.0", "9.0");
     let json = select("cupy", &h100).expect_code(0).json();
+    crate::common::assert_json_schema("select", &json);
     assert_eq!(chosen(&json), ("cupy-cuda13x".into(), "14.2.0".into()));
     assert_eq!(json["families"][0]["requirement"], "cupy");
     assert_eq!(json["families"][0]["choice"]["chosen"]["build"], "cu13");

@@ -21,6 +21,7 @@ fn build_fixture_site(site: &Path) -> serde_json::Value {
         "{}",
         run.stderr
     );
+    crate::common::assert_json_schema("index-build", &run.json());
     run.json()
 }
 
@@ -177,6 +178,7 @@ fn validate_reads_a_served_site_by_url() {
     let server = PythonHttpServer::start(site.path());
     let run = vari_run(["index", "validate", server.url.as_str(), "--json"]).expect_code(0);
     let report = run.json();
+    crate::common::assert_json_schema("index-validate", &report);
     assert_eq!(
         (&report["ok"], &report["projects"], &report["files"]),
         (

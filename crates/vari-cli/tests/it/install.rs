@@ -1198,6 +1198,7 @@ fn requirements_files_get_a_line_each_and_their_explanation() {
     );
     assert_eq!(dry.stderr, format!("{expected}\n"));
     let json = run(&mut command(&["--dry-run", "--json"])).expect_code(1);
+    crate::common::assert_json_schema("install", &json.json());
     let selections = &json.json()["selections"];
     assert_eq!(selections[0]["name"], "vari-demo-cuda-runtime");
     assert_eq!(

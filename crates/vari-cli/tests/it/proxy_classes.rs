@@ -315,6 +315,7 @@ fn classes_come_from_vari_toml_unless_the_command_line_names_them() {
         let (proxy, mut stdout) = spawn_proxy(args, Some(&config));
         let json: serde_json::Value = serde_json::from_str(&line(&mut stdout)).unwrap();
         drop(proxy);
+        crate::common::assert_json_schema("proxy", &json);
         json["classes"]
             .as_array()
             .unwrap()
@@ -334,6 +335,7 @@ fn classes_come_from_vari_toml_unless_the_command_line_names_them() {
         .env("VARI_CONFIG", &config))
     .expect_code(0)
     .json();
+    crate::common::assert_json_schema("config-show", &shown);
     let entry = &shown["settings"]["proxy.targets"];
     assert_eq!(
         entry["value"],
@@ -388,6 +390,7 @@ fn detect_class_names_the_class_each_simulated_node_matches() {
         .envs([(driver, "12.8"), (sm, "7.0")]))
     .expect_code(0);
     let json = done.json();
+    crate::common::assert_json_schema("detect-class", &json);
     assert_eq!(json["class"], "gpu-v100");
     assert_eq!(
         json["index_url"],
@@ -442,6 +445,7 @@ fn without_classes_json_gives_the_single_targets_urls() {
     );
     let json: serde_json::Value = serde_json::from_str(&line(&mut stdout)).unwrap();
     drop(proxy);
+    crate::common::assert_json_schema("proxy", &json);
     let fingerprint = json["fingerprint"].as_str().unwrap();
     assert_eq!(fingerprint.len(), 12, "{json}");
     let url = json["index_url"].as_str().unwrap();

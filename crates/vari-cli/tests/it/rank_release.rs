@@ -50,6 +50,7 @@ fn a_wheel_for_another_interpreter_is_not_selectable() {
     let out = rank(dir.path(), &profile, &["--json"])
         .expect_code(0)
         .json();
+    crate::common::assert_json_schema("rank", &out);
     assert_eq!(out["order"], serde_json::json!(["foo", "null"]));
     let bar = out["variants"]
         .as_array()

@@ -436,17 +436,13 @@ fn the_locks_page_names_every_key_the_reader_reads() {
     );
 }
 
-/// The JSON the binary prints has the top-level keys json-schemas.md gives for its command (for
-/// the commands that print JSON without a network or a Python).
+/// What the binary prints with `--json` is valid against the command's schema
+/// (`docs/reference/schemas/`), for the commands that run offline from the fixtures; the
+/// commands that need an index, a proxy or a Python check their outputs against their schemas
+/// in their own tests (`crate::common::assert_json_schema`).
 #[test]
-fn json_outputs_have_the_keys_the_page_lists() {
-    let page = read(&reference_dir().join("json-schemas.md"));
-    let row = |command: &str| -> String {
-        page.lines()
-            .find(|l| l.starts_with(&format!("| [`{command}`]")))
-            .unwrap_or_else(|| panic!("json-schemas.md has no row for `{command}`"))
-            .to_owned()
-    };
+fn json_outputs_match_their_schemas() {
+    use crate::common::assert_json_schema;
     let dir = tempfile::tempdir().unwrap();
     let profile = crate::common::v3_profile(dir.path());
     let profile = profile.to_str().unwrap();
@@ -454,32 +450,56 @@ fn json_outputs_have_the_keys_the_page_lists() {
     let variants = variants.to_str().unwrap();
     let wheel = crate::common::data("wheels/test_package-0-py3-none-any.whl");
     let wheel = wheel.to_str().unwrap();
-    let cases: [(&str, Vec<&str>); 11] = [
-        ("vari --version", vec!["--version", "--json"]),
-        ("vari cache info", vec!["cache", "info", "--json"]),
-        ("vari cache clean", vec!["cache", "clean", "--json"]),
-        ("vari cache prune", vec!["cache", "prune", "--json"]),
-        ("vari config show", vec!["config", "show", "--json"]),
-        ("vari families", vec!["families", "--json"]),
+    let cache = dir.path().join("cache");
+    let cases: Vec<(&str, Vec<&str>, i32)> = vec![
+        ("version", vec!["--version", "--json"], 0),
+        ("detect", vec!["detect", "--json", "--profile", profile], 0),
+        ("cache-info", vec!["cache", "info", "--json"], 0),
+        ("cache-clean", vec!["cache", "clean", "--json"], 0),
+        ("cache-prune", vec!["cache", "prune", "--json"], 0),
+        ("config-show", vec!["config", "show", "--json"], 0),
+        ("families", vec!["families", "--json"], 0),
+        ("families", vec!["families", "--json", "--no-families"], 0),
         (
-            "vari families show",
+            "families-show",
             vec!["families", "show", "cupy", "--json", "--profile", profile],
+            0,
         ),
         (
-            "vari rank",
+            "families-show",
+            vec!["families", "show", "torch", "--json", "--profile", profile],
+            0,
+        ),
+        (
+            "rank",
             vec!["rank", variants, "--json", "--profile", profile],
+            0,
         ),
         (
-            "vari wheel inspect",
+            "wheel-inspect",
             vec!["wheel", "inspect", wheel, "--json"],
+            0,
         ),
         (
-            "vari wheel validate",
+            "wheel-validate",
             vec!["wheel", "validate", wheel, "--json"],
+            0,
+        ),
+        ("wheel-scan", vec!["wheel", "scan", wheel, "--json"], 0),
+        (
+            "wheel-scan",
+            vec!["wheel", "scan", wheel, wheel, "--json"],
+            0,
         ),
         (
-            "vari metadata validate",
+            "metadata-validate",
             vec!["metadata", "validate", variants, "--json"],
+            0,
+        ),
+        (
+            "metadata-validate",
+            vec!["metadata", "validate", variants, "--json", "--for", "uv"],
+            1,
         ),
     ];
     // `vari detect --json` prints a profile: profiles.md names each of its keys.
@@ -492,22 +512,92 @@ fn json_outputs_have_the_keys_the_page_lists() {
             "profiles.md lacks {key:?}"
         );
     }
-    for (command, args) in cases {
-        let out = run_code(vari().current_dir(dir.path()).args(&args), 0).stdout;
-        let json: serde_json::Value =
-            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{command}: {e}: {out}"));
-        let keys: Vec<&String> = json
-            .as_object()
-            .unwrap_or_else(|| panic!("{command}: {out}"))
-            .keys()
-            .collect();
-        assert!(!keys.is_empty(), "{command}: {out}");
-        let row = row(command);
-        for key in keys {
-            assert!(
-                row.contains(&format!("\"{key}\"")),
-                "json-schemas.md's `{command}` row lacks the key {key:?}: {row}"
-            );
-        }
+    for (schema, args, code) in cases {
+        let out = run_code(
+            vari()
+                .current_dir(dir.path())
+                .env("VARI_CACHE_DIR", &cache)
+                .args(&args),
+            code,
+        )
+        .stdout;
+        let json: serde_json::Value = serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("vari {}: {e}: {out}", args.join(" ")));
+        assert_json_schema(schema, &json);
     }
+}
+
+/// Every schema under `docs/reference/schemas/` is a valid draft 2020-12 schema (against the
+/// meta-schema), says what it describes, and is one the generated page links (so the binary
+/// knows it: a `--json` option without a schema fails the unit test
+/// `reference::json::tests::every_json_option_has_a_schema`).
+#[test]
+fn json_schemas_are_valid_and_listed() {
+    let page = read(&reference_dir().join("json-schemas.md"));
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(reference_dir().join("schemas")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let stem = name
+            .strip_suffix(".schema.json")
+            .unwrap_or_else(|| panic!("docs/reference/schemas/{name}: not NAME.schema.json"));
+        let schema = crate::common::json_schema(stem);
+        if let Err(e) = jsonschema::draft202012::meta::validate(&schema) {
+            panic!("docs/reference/schemas/{name} is not a valid schema: {e}");
+        }
+        assert_eq!(
+            schema["$schema"], "https://json-schema.org/draft/2020-12/schema",
+            "{name}"
+        );
+        assert!(
+            schema["description"].is_string(),
+            "{name} has no description"
+        );
+        jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            page.contains(&format!("(schemas/{name})")),
+            "json-schemas.md does not link schemas/{name}"
+        );
+        names.push(name);
+    }
+    assert!(names.len() >= 25, "{names:?}");
+    // Each schema is checked against a real output somewhere in these tests (a case of
+    // `json_outputs_match_their_schemas`, or an `assert_json_schema` call in the test of a
+    // command that needs an index, a proxy or a Python); the sources are read without spaces.
+    let mut tests = String::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        tests.extend(
+            read(&entry.unwrap().path())
+                .chars()
+                .filter(|c| !c.is_whitespace()),
+        );
+    }
+    for name in &names {
+        let stem = name.trim_end_matches(".schema.json");
+        assert!(
+            tests.contains(&format!("assert_json_schema(\"{stem}\"",))
+                || tests.contains(&format!("(\"{stem}\",vec![")),
+            "no test checks a real output against schemas/{name}"
+        );
+    }
+}
+
+/// A schema refuses a key it does not know and a missing required key (what makes the checks
+/// above catch an output that drifts from its schema).
+#[test]
+fn json_schemas_refuse_unknown_and_missing_keys() {
+    let schema = crate::common::json_schema("cache-info");
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let good = serde_json::json!({
+        "cache_dir": "/c", "areas": [{"area": "http", "entries": 1, "bytes": 2}],
+        "total": {"entries": 1, "bytes": 2},
+    });
+    assert!(validator.is_valid(&good));
+    let mut extra = good.clone();
+    extra["areas"][0]["new"] = serde_json::json!(1);
+    assert!(!validator.is_valid(&extra));
+    let mut missing = good.clone();
+    missing.as_object_mut().unwrap().remove("total");
+    assert!(!validator.is_valid(&missing));
 }

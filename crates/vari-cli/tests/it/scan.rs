@@ -48,6 +48,7 @@ fn json_lists_properties_and_files() {
     ])
     .expect_code(0)
     .json();
+    crate::common::assert_json_schema("wheel-scan", &out);
     assert_eq!(
         out,
         json!({

@@ -133,6 +133,7 @@ fn select_json_has_the_contract_fields() {
     let index = serve(dir.path());
     let run = select(&index, &profile, &["demo>=1", "--json"]).expect_code(0);
     let json = run.json();
+    crate::common::assert_json_schema("select", &json);
     let selection = &json["selections"][0];
     for key in [
         "requirement",
@@ -735,6 +736,7 @@ fn download_keeps_going_past_a_failure_and_says_so() {
          http://127.0.0.1:[PORT]/simple/absent/)\n",
         &[],
     );
+    crate::common::assert_json_schema("download", &run.json());
     let selections = &run.json()["selections"];
     assert!(selections[0]["error"].as_str().unwrap().contains("absent"));
     assert!(selections[0]["path"].is_null());

@@ -90,7 +90,9 @@ fn slim_json(wheel: &Path, out: &Path, keep: &[&str]) -> Value {
         args.extend(["--keep".into(), (*k).into()]);
     }
     args.extend(["-o".into(), out.into(), "--json".into()]);
-    vari_run(&args).expect_code(0).json()
+    let json = vari_run(&args).expect_code(0).json();
+    crate::common::assert_json_schema("wheel-slim", &json);
+    json
 }
 
 fn strings(v: &Value) -> Vec<String> {
@@ -155,6 +157,7 @@ fn slim_keeps_the_code_for_one_capability_and_scan_agrees() {
     ])
     .expect_code(0)
     .json();
+    crate::common::assert_json_schema("wheel-inspect", &inspect);
     assert_eq!(strings(&inspect["properties"]), properties);
     vari_run([Path::new("wheel"), Path::new("validate"), &slim]).expect_code(0);
 
@@ -209,6 +212,7 @@ fn split_makes_one_wheel_per_architecture_family() {
     assert!(!run.stderr.contains("splitting"), "{}", run.stderr);
     assert!(!run.stderr.contains(" of 7"), "{}", run.stderr);
     let report = run.json();
+    crate::common::assert_json_schema("wheel-split", &report);
     let wheels = report["wheels"].as_array().unwrap();
     // SASS majors 5, 6, 7, 8, 9 (CUDA 12) and 7, 8, 9, 10, 12 (CUDA 13).
     assert_eq!(wheels.len(), 7);

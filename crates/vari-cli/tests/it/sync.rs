@@ -193,6 +193,7 @@ fn sync_with(
 /// name → label of everything `venv` holds (`vari list --json`), sorted by name.
 pub(crate) fn listed(venv: &Path) -> Vec<(String, Option<String>)> {
     let run = run(vari().arg("list").arg("--json").arg("--python").arg(venv)).expect_code(0);
+    crate::common::assert_json_schema("list", &run.json());
     let mut listed: Vec<(String, Option<String>)> = run.json()["packages"]
         .as_array()
         .unwrap()
@@ -593,6 +594,7 @@ fn what_the_lock_does_not_list_is_removed_unless_inexact() {
     let json = run(sync(&scratch, &fleet.lock, &venv, profile).args(["--dry-run", "--json"]))
         .expect_code(0)
         .json();
+    crate::common::assert_json_schema("sync", &json);
     assert_eq!(
         json["removed"],
         serde_json::json!([{"name": "sockslike", "version": "1.0"}])

@@ -5,14 +5,16 @@ use std::path::{Path, PathBuf};
 use crate::common::{data, vari_run};
 
 fn inspect_json(wheel: &Path) -> serde_json::Value {
-    vari_run([
+    let json = vari_run([
         Path::new("wheel"),
         Path::new("inspect"),
         Path::new("--json"),
         wheel,
     ])
     .expect_code(0)
-    .json()
+    .json();
+    crate::common::assert_json_schema("wheel-inspect", &json);
+    json
 }
 
 #[test]
@@ -146,6 +148,7 @@ fn broken_wheels_fail_with_one_error_line() {
                 assert!(run.stderr.starts_with("error: ") && run.stderr.contains(fragment));
             }
             assert!(human.stdout.contains("✗"), "{}", human.stdout);
+            crate::common::assert_json_schema("wheel-inspect", &json.json());
             let problems = json.json()["problems"].as_array().unwrap().clone();
             assert!(!problems.is_empty());
             assert!(json.json()["tags"][0] == "py3-none-any");
@@ -157,6 +160,7 @@ fn broken_wheels_fail_with_one_error_line() {
             &wheel,
         ])
         .expect_code(1);
+        crate::common::assert_json_schema("metadata-validate", &run.json());
         assert_eq!(run.json()["files"][0]["ok"], false);
         assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     }
