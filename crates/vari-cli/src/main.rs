@@ -49,8 +49,8 @@ fn main() -> ExitCode {
     // The grammar with each command's "More:" line (`help::command`), parsed as clap's
     // `Parser::parse` would.
     let matches = help::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches)
-        .unwrap_or_else(|e| e.format(&mut help::command()).exit());
+    let cli =
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut help::command()).exit());
     progress::configure(cli.quiet, asks_for_json(&matches));
     if cli.version {
         return version::print(cli.json);
