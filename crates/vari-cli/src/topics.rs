@@ -2,7 +2,7 @@
 //! lines, `vari help TOPIC` and the generated reference pages read (issue 31).
 //!
 //! Pages are named relative to the documentation directory (`docs/` in the repository, the
-//! root of the built site); [`url`] puts the base address in front.
+//! root of the built site); [`url()`] puts the base address in front.
 
 /// The base address of the documentation: the repository's `docs/` directory, whose Markdown
 /// pages are the site's sources and read as they are on the forge.

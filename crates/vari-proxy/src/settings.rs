@@ -56,9 +56,9 @@ pub struct ProxySettings {
     pub union: Vec<Target>,
     /// Which variants may be chosen and in which order.
     pub selection: SelectionOptions,
-    /// The build-family catalog (issue 35): a request for a by-name family's page (`cupy`) is
-    /// answered with a selector wheel requiring the build chosen for the target
-    /// ([`crate::selector`]). `None`: no family is served so.
+    /// The build-family catalog: a request for a by-name family's page (`cupy`) is answered
+    /// with a selector wheel requiring the build chosen for the target (the crate's
+    /// documentation says why). `None`: no family is served so.
     pub families: Option<std::sync::Arc<vari_family::Catalog>>,
     /// Where to listen; `127.0.0.1:0` picks a free port.
     pub bind: SocketAddr,
