@@ -350,18 +350,50 @@ fn slim_one(
 /// `path` (`{files_path}{file name}`, relative to the lock's directory: where the mirror's
 /// site holds it) with its SHA-256 and size, and its label and properties added to the entry's
 /// `variants-json`: what `vari sync` of the mirror's lock chooses from, so a node of each GPU
-/// family installs its family's wheel (a variant the target supports before the plain fat
-/// wheel) and the hash it checks is the slim file's.
+/// family installs its family's wheel and the hash it checks is the slim file's.
+///
+/// A plain fat wheel stays listed (a supported variant wins over it; a target without a GPU
+/// still installs it). A fat *variant* wheel declaring `nvidia :: sm_arch` ties with its slim
+/// wheels in the ranking (same best property; the label decides, and `cu12` sorts before
+/// `cu12_9x`), and only targets with a GPU family can install it: when every family asked of it
+/// got its slim wheel, it leaves the mirror's lock, so those targets install their slim one.
 pub fn lock_with_slim_wheels(lock: &Lock, summary: &SlimSummary, files_path: &str) -> Lock {
+    let original = lock;
     let mut lock = lock.clone();
+    let whole: BTreeSet<&str> = summary.left_whole.iter().map(|(f, _)| f.as_str()).collect();
+    let slimmed: BTreeSet<&str> = summary
+        .wheels
+        .iter()
+        .map(|w| w.fat.as_str())
+        .filter(|fat| !whole.contains(fat))
+        .collect();
+    for package in &mut lock.packages {
+        let variants = package.variants_json.as_ref();
+        package.wheels.retain(|artifact| {
+            let Some(name) = artifact.file_name() else {
+                return true;
+            };
+            if !slimmed.contains(name.as_str()) {
+                return true;
+            }
+            let label = WheelFilename::parse(&name).ok().and_then(|w| w.label);
+            let gpu_only = label
+                .and_then(|label| variants?.variants.get(&label))
+                .and_then(|properties| properties.iter().find(|(ns, _)| ns.as_str() == "nvidia"))
+                .is_some_and(|(_, features)| features.iter().any(|(f, _)| f.as_str() == "sm_arch"));
+            !gpu_only
+        });
+    }
     for wheel in &summary.wheels {
-        let Some(package) = lock.packages.iter_mut().find(|p| {
+        // The entry that listed the fat wheel (in the lock as given: it may have left).
+        let Some(index) = original.packages.iter().position(|p| {
             p.wheels
                 .iter()
                 .any(|a| a.file_name().as_deref() == Some(wheel.fat.as_str()))
         }) else {
             continue;
         };
+        let package = &mut lock.packages[index];
         if package
             .wheels
             .iter()
@@ -452,6 +484,155 @@ mod tests {
                 BTreeSet::from([8, 9])
             )])
         );
+    }
+
+    fn package(name: &str, wheels: &[&str], variants: Option<&str>) -> vari_lock::Package {
+        vari_lock::Package {
+            name: name.to_owned(),
+            version: Some("1.0".parse().unwrap()),
+            marker: None,
+            requires_python: None,
+            dependencies: Vec::new(),
+            index: None,
+            sdist: None,
+            wheels: wheels
+                .iter()
+                .map(|w| Artifact {
+                    name: Some((*w).to_owned()),
+                    url: Some(format!("https://example.org/files/{w}")),
+                    path: None,
+                    size: Some(10),
+                    upload_time: None,
+                    hashes: BTreeMap::from([("sha256".to_owned(), "ab".repeat(32))]),
+                })
+                .collect(),
+            variants_json: variants.map(|text| {
+                vari_core::metadata::read_json(text, vari_core::metadata::SourceKind::IndexFile)
+                    .unwrap()
+            }),
+            vari: None,
+            other: BTreeMap::new(),
+        }
+    }
+
+    fn slim_wheel(fat: &str, family: u32, filename: &str, variants: &str) -> SlimWheel {
+        let metadata =
+            vari_core::metadata::read_json(variants, vari_core::metadata::SourceKind::IndexFile)
+                .unwrap();
+        SlimWheel {
+            fat: fat.to_owned(),
+            family,
+            filename: filename.to_owned(),
+            sha256: format!("{family}").repeat(64),
+            size: 5,
+            label: metadata.variants.keys().next().cloned(),
+            metadata: Some(metadata),
+        }
+    }
+
+    #[test]
+    fn the_mirror_s_lock_lists_the_slim_wheels_and_drops_a_fat_gpu_variant_they_replace() {
+        let variants = |label: &str, values: &str| {
+            format!(
+                r#"{{"default-priorities": {{"namespace": ["nvidia"]}}, "variants":
+                {{"{label}": {{"nvidia": {{"sm_arch": [{values}]}}}}}}}}"#
+            )
+        };
+        let lock = Lock {
+            lock_version: "1.0".to_owned(),
+            environments: Vec::new(),
+            requires_python: None,
+            extras: Vec::new(),
+            dependency_groups: Vec::new(),
+            default_groups: Vec::new(),
+            created_by: "test".to_owned(),
+            packages: vec![
+                package(
+                    "g",
+                    &["g-1.0-py3-none-any-cu12.whl"],
+                    Some(&variants("cu12", r#""80_real", "90_real""#)),
+                ),
+                package("p", &["p-1.0-py3-none-any.whl"], None),
+                package(
+                    "w",
+                    &["w-1.0-py3-none-any-cu12.whl"],
+                    Some(&variants("cu12", r#""80_real", "90_real""#)),
+                ),
+            ],
+            vari: None,
+            other_tools: BTreeMap::new(),
+        };
+        let g = "g-1.0-py3-none-any-cu12.whl";
+        let p = "p-1.0-py3-none-any.whl";
+        let w = "w-1.0-py3-none-any-cu12.whl";
+        let summary = SlimSummary {
+            wheels: vec![
+                slim_wheel(
+                    g,
+                    8,
+                    "g-1.0-py3-none-any-cu12_8x.whl",
+                    &variants("cu12_8x", r#""80_real""#),
+                ),
+                slim_wheel(
+                    g,
+                    9,
+                    "g-1.0-py3-none-any-cu12_9x.whl",
+                    &variants("cu12_9x", r#""90_real""#),
+                ),
+                slim_wheel(
+                    p,
+                    9,
+                    "p-1.0-py3-none-any-abc.whl",
+                    &variants("abc", r#""90_real""#),
+                ),
+                slim_wheel(
+                    w,
+                    9,
+                    "w-1.0-py3-none-any-cu12_9x.whl",
+                    &variants("cu12_9x", r#""90_real""#),
+                ),
+            ],
+            // `w` has no 8.x code: 8.x machines need the fat build.
+            left_whole: vec![(w.to_owned(), "no 8.x code".to_owned())],
+            fat_bytes: 0,
+            slim_bytes: 0,
+        };
+        let out = lock_with_slim_wheels(&lock, &summary, "site/files/");
+        let names = |i: usize| -> Vec<String> {
+            out.packages[i]
+                .wheels
+                .iter()
+                .filter_map(|a| a.name.clone())
+                .collect()
+        };
+        // The fat GPU variant leaves: every family asked of it has its slim wheel.
+        assert_eq!(
+            names(0),
+            [
+                "g-1.0-py3-none-any-cu12_8x.whl",
+                "g-1.0-py3-none-any-cu12_9x.whl"
+            ]
+        );
+        // A plain fat wheel stays; so does a variant a family still needs whole.
+        assert_eq!(names(1), [p, "p-1.0-py3-none-any-abc.whl"]);
+        assert_eq!(names(2), [w, "w-1.0-py3-none-any-cu12_9x.whl"]);
+        let slim = &out.packages[0].wheels[1];
+        assert_eq!(
+            slim.path.as_deref(),
+            Some("site/files/g-1.0-py3-none-any-cu12_9x.whl")
+        );
+        assert_eq!(slim.url, None);
+        assert_eq!(slim.hashes["sha256"], "9".repeat(64));
+        let labels: Vec<String> = out.packages[0]
+            .variants_json
+            .as_ref()
+            .unwrap()
+            .variants
+            .keys()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(labels, ["cu12", "cu12_8x", "cu12_9x"]);
+        assert!(out.packages[1].variants_json.is_some());
     }
 
     #[test]
