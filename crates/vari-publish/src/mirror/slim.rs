@@ -98,6 +98,10 @@ impl SlimSummary {
     /// `slimmed: 1.2 MiB of 4.0 MiB (30 %) for 2 GPU families; left whole (GPU code vari
     /// cannot read): a.whl (why)`.
     pub fn line(&self) -> String {
+        if self.wheels.is_empty() && self.left_whole.is_empty() {
+            return "slimmed: nothing (no CUDA wheel a target with a GPU family installs)"
+                .to_owned();
+        }
         let percent = if self.fat_bytes > 0 {
             self.slim_bytes as f64 * 100.0 / self.fat_bytes as f64
         } else {
@@ -655,6 +659,10 @@ mod tests {
             summary.line(),
             "slimmed: 1.0 MiB of 4.0 MiB (25 %) in 1 per-family wheel(s) for GPU families 9.x; \
              left whole: 1 file(s): b.whl (why)"
+        );
+        assert_eq!(
+            SlimSummary::default().line(),
+            "slimmed: nothing (no CUDA wheel a target with a GPU family installs)"
         );
     }
 }
