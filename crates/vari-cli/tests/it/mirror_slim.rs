@@ -70,14 +70,15 @@ fn member(wheel: &Path, name: &str) -> Vec<u8> {
 fn write_upstream(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
     let (s12, s13) = (fatbin(CUDA12_FATBIN), fatbin(CUDA13_FATBIN));
-    let lib = |section| {
+    let lib_in = |name: &'static str, section: &[u8]| {
         Elf {
-            fatbin: Some((".nv_fatbin", section)),
+            fatbin: Some((name, section)),
             needed: &["libcudart.so.12"],
             ..Elf::x86_64_library(code::RET)
         }
         .build()
     };
+    let lib = |section: &[u8]| lib_in(".nv_fatbin", section);
     cuda_wheel(
         dir,
         "cudalike",
@@ -85,6 +86,8 @@ fn write_upstream(dir: &Path) {
             ("cudalike/__init__.py", b"".to_vec()),
             ("cudalike/_a.so", lib(&s12)),
             ("cudalike/_b.so", lib(&s13)),
+            // A fat binary in a section of its own: GPU code vari cannot read, kept whole.
+            ("cudalike/_tables.so", lib_in(".kernels", &s12)),
         ],
     );
     let mut broken = fatbin(CUDA12_FATBIN);
@@ -154,17 +157,19 @@ fn profile(dir: &Path, name: &str, capability: &str) -> PathBuf {
     path
 }
 
-/// The `nvidia :: sm_arch` values `vari wheel scan` reads in a wheel.
+/// The `nvidia :: sm_arch` values a variant wheel's `variant.json` declares (what the slim
+/// wheel was labelled by: the code it keeps of the fat binaries vari reads).
 fn sm_arch(wheel: &Path) -> Vec<String> {
-    let scan = run(vari().args(["wheel", "scan", "--json"]).arg(wheel))
-        .expect_code(0)
-        .json();
-    scan["properties"]
+    let text = member(wheel, "cudalike-1.0.dist-info/variant.json");
+    let value: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    let variants = value["variants"].as_object().unwrap();
+    assert_eq!(variants.len(), 1, "{value}");
+    let (_, properties) = variants.iter().next().unwrap();
+    properties["nvidia"]["sm_arch"]
         .as_array()
         .unwrap()
         .iter()
-        .filter_map(|p| p.as_str()?.strip_prefix("nvidia :: sm_arch :: "))
-        .map(str::to_owned)
+        .map(|v| v.as_str().unwrap().to_owned())
         .collect()
 }
 
@@ -244,7 +249,8 @@ fn a_slim_mirror_holds_one_wheel_per_family_and_each_class_syncs_its_own() {
     assert!(
         line.starts_with("mirrored 2 files (")
             && line.contains("; slimmed: ")
-            && line.contains(" in 2 per-family wheel(s) for GPU families 8.x, 9.x; left whole: ")
+            && line.contains(" in 2 per-family wheel(s) for GPU families 8.x, 9.x; GPU code vari cannot read kept whole: 1 file(s): cudalike-1.0-py3-none-any.whl: cudalike/_tables.so: ")
+            && line.contains("; left whole: 1 file(s): ")
             && line.contains("brokenlike-1.0-py3-none-any.whl ("),
         "{}",
         mirrored.stdout
@@ -313,6 +319,11 @@ fn a_slim_mirror_holds_one_wheel_per_family_and_each_class_syncs_its_own() {
             )
             .unwrap();
             assert_eq!(installed, member(&chosen, "cudalike/_a.so"), "{name}");
+            assert_eq!(
+                member(&chosen, "cudalike/_tables.so"),
+                member(&fat, "cudalike/_tables.so"),
+                "{name}: the GPU code vari cannot read is kept whole"
+            );
             assert_ne!(installed, member(&fat, "cudalike/_a.so"), "{name}");
         }
     }

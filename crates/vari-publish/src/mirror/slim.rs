@@ -6,9 +6,11 @@
 //! a target asks for, the wheel `vari wheel split` writes for it (`--keep M.x`, labelled
 //! `{label}_{M}x` when the fat build has a label, else by its properties) is written into the
 //! store beside the fat one, which stays (plain installers and targets without a GPU family
-//! still need it). A wheel without SASS is not a CUDA build and is left alone; one whose GPU
-//! code vari cannot read (or that cannot be slimmed for a family) is mirrored whole, named and
-//! counted. Members stream through `vari_slim` one at a time (rewritten ones wait on disk), so
+//! still need it). A wheel without SASS is not a CUDA build and is left alone. A member whose
+//! GPU code vari cannot read (cuBLASLt's tables) is kept whole inside each slim wheel (which so
+//! serves its family as the fat build does: `vari_slim::readable_families`), named and counted;
+//! a wheel that cannot be slimmed at all (a malformed fat binary, no code for a family) is
+//! mirrored whole, named and counted. Members stream through `vari_slim` one at a time (rewritten ones wait on disk), so
 //! memory does not grow with the wheel.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -86,6 +88,9 @@ pub struct SlimSummary {
     pub wheels: Vec<SlimWheel>,
     /// Wheels (or a family of one) mirrored whole, with why: `(file name, reason)`.
     pub left_whole: Vec<(String, String)>,
+    /// Members of slimmed wheels whose GPU code vari cannot read, kept whole in each slim
+    /// wheel: `(wheel, "member: why")`.
+    pub kept_whole: Vec<(String, String)>,
     /// What the targets' GPU families would download fat: the fat wheel's bytes once per family
     /// that asked for it.
     pub fat_bytes: u64,
@@ -98,7 +103,7 @@ impl SlimSummary {
     /// `slimmed: 1.2 MiB of 4.0 MiB (30 %) for 2 GPU families; left whole (GPU code vari
     /// cannot read): a.whl (why)`.
     pub fn line(&self) -> String {
-        if self.wheels.is_empty() && self.left_whole.is_empty() {
+        if self.wheels.is_empty() && self.left_whole.is_empty() && self.kept_whole.is_empty() {
             return "slimmed: nothing (no CUDA wheel a target with a GPU family installs)"
                 .to_owned();
         }
@@ -117,6 +122,18 @@ impl SlimSummary {
         if !families.is_empty() {
             let names: Vec<String> = families.iter().map(|f| format!("{f}.x")).collect();
             text.push_str(&format!(" for GPU families {}", names.join(", ")));
+        }
+        if !self.kept_whole.is_empty() {
+            let names: Vec<String> = self
+                .kept_whole
+                .iter()
+                .map(|(wheel, member)| format!("{wheel}: {member}"))
+                .collect();
+            text.push_str(&format!(
+                "; GPU code vari cannot read kept whole: {} file(s): {}",
+                self.kept_whole.len(),
+                names.join(", ")
+            ));
         }
         if !self.left_whole.is_empty() {
             let names: Vec<String> = self
@@ -156,6 +173,9 @@ struct FatRecord {
     whole: Option<String>,
     /// The slim wheel written per family: its file name and SHA-256.
     slim: BTreeMap<u32, (String, String)>,
+    /// Its members whose GPU code vari cannot read, with why: kept whole in every slim wheel.
+    #[serde(default)]
+    unreadable: Vec<(String, String)>,
 }
 
 /// Writes the slim wheels `request` asks for into `store`, from the fat wheels it holds
@@ -199,9 +219,10 @@ pub(super) fn slim_store(
                 slim: BTreeMap::new(),
                 ..known.clone()
             },
-            None => match vari_slim::families(&path) {
-                Ok(has) => FatRecord {
+            None => match vari_slim::readable_families(&path) {
+                Ok((has, unreadable)) => FatRecord {
                     has,
+                    unreadable,
                     ..FatRecord::default()
                 },
                 Err(e) => FatRecord {
@@ -215,6 +236,11 @@ pub(super) fn slim_store(
             summary.slim_bytes += size * families.len() as u64;
             summary.left_whole.push((fat.clone(), why.clone()));
         } else if !record.has.is_empty() {
+            for (member, why) in &record.unreadable {
+                summary
+                    .kept_whole
+                    .push((fat.clone(), format!("{member}: {why}")));
+            }
             let label = WheelFilename::parse(fat).ok().and_then(|w| w.label);
             for &family in families {
                 summary.fat_bytes += size;
@@ -598,6 +624,7 @@ mod tests {
             ],
             // `w` has no 8.x code: 8.x machines need the fat build.
             left_whole: vec![(w.to_owned(), "no 8.x code".to_owned())],
+            kept_whole: Vec::new(),
             fat_bytes: 0,
             slim_bytes: 0,
         };
@@ -652,13 +679,15 @@ mod tests {
                 metadata: None,
             }],
             left_whole: vec![("b.whl".to_owned(), "why".to_owned())],
+            kept_whole: vec![("a.whl".to_owned(), "lib.so: tables".to_owned())],
             fat_bytes: 4 << 20,
             slim_bytes: 1 << 20,
         };
         assert_eq!(
             summary.line(),
             "slimmed: 1.0 MiB of 4.0 MiB (25 %) in 1 per-family wheel(s) for GPU families 9.x; \
-             left whole: 1 file(s): b.whl (why)"
+             GPU code vari cannot read kept whole: 1 file(s): a.whl: lib.so: tables; left \
+             whole: 1 file(s): b.whl (why)"
         );
         assert_eq!(
             SlimSummary::default().line(),
