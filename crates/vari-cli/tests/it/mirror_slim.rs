@@ -90,6 +90,15 @@ fn write_upstream(dir: &Path) {
             ("cudalike/_tables.so", lib_in(".kernels", &s12)),
         ],
     );
+    // Only GPU code vari cannot read: mirrored whole, named.
+    cuda_wheel(
+        dir,
+        "tableslike",
+        &[
+            ("tableslike/__init__.py", b"".to_vec()),
+            ("tableslike/_tables.so", lib_in(".kernels", &s12)),
+        ],
+    );
     let mut broken = fatbin(CUDA12_FATBIN);
     broken[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
     cuda_wheel(
@@ -136,7 +145,11 @@ fn upstream_lock(upstream: &Path, server: &TestIndex) -> Lock {
         dependency_groups: Vec::new(),
         default_groups: Vec::new(),
         created_by: "vari tests".to_owned(),
-        packages: vec![package("brokenlike"), package("cudalike")],
+        packages: vec![
+            package("brokenlike"),
+            package("cudalike"),
+            package("tableslike"),
+        ],
         vari: None,
         other_tools: BTreeMap::new(),
     }
@@ -226,7 +239,7 @@ fn a_slim_mirror_holds_one_wheel_per_family_and_each_class_syncs_its_own() {
         .into_iter()
         .filter(|f| f.ends_with(".whl"))
         .collect();
-    assert_eq!(wheels.len(), 4, "{wheels:?}");
+    assert_eq!(wheels.len(), 5, "{wheels:?}");
     let fat = site.join("files/cudalike-1.0-py3-none-any.whl");
     let fat_size = std::fs::metadata(&fat).unwrap().len();
     let slim: Vec<&String> = wheels
@@ -247,10 +260,13 @@ fn a_slim_mirror_holds_one_wheel_per_family_and_each_class_syncs_its_own() {
     // The saved-bytes line says what slimming saved and names the wheel left whole.
     let line = mirrored.stdout.lines().next().unwrap();
     assert!(
-        line.starts_with("mirrored 2 files (")
+        line.starts_with("mirrored 3 files (")
             && line.contains("; slimmed: ")
             && line.contains(" in 2 per-family wheel(s) for GPU families 8.x, 9.x; GPU code vari cannot read kept whole: 1 file(s): cudalike-1.0-py3-none-any.whl: cudalike/_tables.so: ")
-            && line.contains("; left whole: 1 file(s): ")
+            && line.contains("; left whole: 2 file(s): ")
+            && line.contains(
+                "tableslike-1.0-py3-none-any.whl (tableslike/_tables.so: GPU code vari cannot read: "
+            )
             && line.contains("brokenlike-1.0-py3-none-any.whl ("),
         "{}",
         mirrored.stdout

@@ -231,10 +231,18 @@ pub(super) fn slim_store(
                 },
             },
         };
-        if let Some(why) = &record.whole {
+        let whole = record.whole.clone().or_else(|| {
+            // No SASS vari reads, but GPU code it cannot read: a CUDA build mirrored whole.
+            let (member, why) = record
+                .unreadable
+                .first()
+                .filter(|_| record.has.is_empty())?;
+            Some(format!("{member}: GPU code vari cannot read: {why}"))
+        });
+        if let Some(why) = whole {
             summary.fat_bytes += size * families.len() as u64;
             summary.slim_bytes += size * families.len() as u64;
-            summary.left_whole.push((fat.clone(), why.clone()));
+            summary.left_whole.push((fat.clone(), why));
         } else if !record.has.is_empty() {
             for (member, why) in &record.unreadable {
                 summary
