@@ -442,12 +442,13 @@ pub(crate) struct MirrorArgs {
     #[arg(
         long = "lock",
         value_name = "FILE",
-        conflicts_with_all = ["requirements", "requirement_files", "project", "lock_output"]
+        conflicts_with_all = ["requirements", "requirement_files", "project"]
     )]
     pub lock: Option<PathBuf>,
 
-    /// Also write the lock resolved from the requirements here (as `vari lock` writes it), once
-    /// the mirror is complete: nodes `vari sync` it with `--find-links DEST/files --offline`.
+    /// Also write the mirror's lock here, once the mirror is complete: the lock resolved from
+    /// the requirements (as `vari lock` writes it) or the one given, with the slim wheels of
+    /// `--slim` and their hashes; nodes `vari sync` it with `--find-links DEST/files --offline`.
     #[arg(long, value_name = "FILE")]
     pub lock_output: Option<PathBuf>,
 
@@ -490,6 +491,14 @@ pub(crate) struct MirrorArgs {
     /// linked them).
     #[arg(long)]
     pub keep: bool,
+
+    /// Also hold, for each CUDA wheel a target installs, one slim wheel per GPU family the
+    /// targets declare (their profiles' `nvidia :: sm_arch`), as `vari wheel split` writes
+    /// them, beside the fat one: each target's node downloads only the GPU code its GPU runs
+    /// (the `--lock-output` lock names them by their path in the site). Wheels whose GPU code
+    /// vari cannot read are mirrored whole and named.
+    #[arg(long)]
+    pub slim: bool,
 
     #[command(flatten)]
     pub index: IndexArgs,

@@ -123,6 +123,28 @@ impl fmt::Display for KeepSpec {
     }
 }
 
+/// The GPU families (compute capability majors) a target's profile declares: the majors of
+/// its `nvidia :: sm_arch` values that name real code (`90_real` → 9, `120_real` → 12), the
+/// families whose per-family wheels (as [`crate::split_wheel`] writes them) its GPUs run.
+/// Empty when the profile declares no NVIDIA GPU.
+pub fn profile_families(profile: &vari_core::Profile) -> BTreeSet<u32> {
+    let Some(sm_arch) = profile
+        .namespace("nvidia")
+        .and_then(|ns| ns.feature("sm_arch"))
+    else {
+        return BTreeSet::new();
+    };
+    sm_arch
+        .values
+        .iter()
+        .filter(|v| v.as_str().ends_with("_real"))
+        .filter_map(|v| match v.as_str().parse::<KeepSpec>() {
+            Ok(KeepSpec::Capability(n)) => Some(n / 10),
+            _ => None,
+        })
+        .collect()
+}
+
 /// What a slim build keeps: the compute capabilities it serves and the PTX targets asked for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Keep {
@@ -200,6 +222,21 @@ impl Keep {
 mod tests {
     use super::*;
     use vari_scan::Compression;
+
+    #[test]
+    fn a_profile_declares_the_families_of_its_real_sm_arch_values() {
+        let profile = vari_core::Profile::from_json(
+            r#"{"schema": "vari-profile/1", "namespaces": [{"namespace": "nvidia", "features": [
+                {"name": "sm_arch", "values": ["90_real", "90_virtual", "120_real"], "multi_value": true}
+            ]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            profile_families(&profile).into_iter().collect::<Vec<_>>(),
+            [9, 12]
+        );
+        assert!(profile_families(&vari_core::Profile::default()).is_empty());
+    }
 
     fn entry(kind: CodeKind, arch: u32, arch_specific: bool) -> FatbinEntry {
         FatbinEntry {

@@ -29,9 +29,10 @@ pub mod section;
 mod wheel;
 
 pub use elf::{slim_elf, ElfOutcome, ElfProblem, LeftWhole};
-pub use keep::{Keep, KeepSpec, KeepSpecError};
+pub use keep::{profile_families, Keep, KeepSpec, KeepSpecError};
 pub use report::{CodeSize, FileReport, SlimReport};
 pub use section::{slim_section, EntryOutcome};
 pub use wheel::{
-    families, slim_wheel, split_wheel, split_wheel_reporting, SlimError, SlimOptions, SplitStep,
+    families, readable_families, slim_wheel, split_wheel, split_wheel_reporting, ReadableFamilies,
+    SlimError, SlimOptions, SplitStep,
 };

@@ -389,6 +389,31 @@ fn families_with(wheel: &Path, base: &mut BaseScans) -> Result<Vec<u32>, SlimErr
     Ok(majors.into_iter().collect())
 }
 
+/// [`readable_families`]: the families, and `(member, why)` of each member whose GPU code
+/// vari cannot read.
+pub type ReadableFamilies = (Vec<u32>, Vec<(String, String)>);
+
+/// The architecture families (compute capability majors) of the SASS in the fat binaries of
+/// `wheel` that vari can read, and each member whose GPU code it cannot read, with why. Unlike
+/// [`families`], such a member does not refuse: a slim wheel for one of these families keeps
+/// it whole (so it serves that family as the fat build does), which is what a mirror slimming
+/// for the families its machines have needs; only a split for every family is refused.
+pub fn readable_families(wheel: &Path) -> Result<ReadableFamilies, SlimError> {
+    let members = slim_members(wheel, &Keep::default(), &mut BaseScans::new(), None)?;
+    let unreadable = members
+        .iter()
+        .filter_map(|m| Some((m.report.path.clone(), m.unreadable.clone()?)))
+        .collect();
+    let majors: BTreeSet<u32> = members
+        .iter()
+        .filter(|m| m.report.left_whole != Some(LeftWhole::NonStandard))
+        .flat_map(|m| &m.report.code)
+        .filter(|c| c.kind == Some(CodeKind::Sass))
+        .map(|c| c.arch / 10)
+        .collect();
+    Ok((majors.into_iter().collect(), unreadable))
+}
+
 /// Writes one slim wheel per architecture family of `wheel` (`--keep M.x` for each major `M`
 /// its SASS covers) into `out_dir`, labelled by [`SlimOptions::label`] as a prefix when given.
 /// All or nothing: when one fails, those already written by this call are removed.

@@ -22,7 +22,9 @@ use vari_client::{ClientSettings, FileKind};
 use vari_core::ordering::SelectionOptions;
 use vari_install::{LockingRequest, LockingTarget};
 use vari_lock::{Lock, PlanRequest};
-use vari_publish::mirror::{MirrorError, MirrorOptions, MirrorPlan, MirrorProgress, TargetFiles};
+use vari_publish::mirror::{
+    MirrorError, MirrorOptions, MirrorPlan, MirrorProgress, SlimRequest, TargetFiles,
+};
 use vari_publish::Destination;
 use vari_select::Target;
 
@@ -42,6 +44,13 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     let sources = client_settings(&args.index, &config)?;
     // The destination first: a bad `-o` fails before anything is resolved or downloaded.
     let (destination, store) = publish_destination(args)?;
+    let slim_files_path = match (&args.lock_output, args.slim) {
+        (Some(path), true) => Some(slim_files_path(path, &destination)?),
+        _ => None,
+    };
+    if let (Some(path), Some(_)) = (&args.lock_output, &args.lock) {
+        check_lock_output(path)?;
+    }
     let input = match &args.lock {
         Some(path) => read_input(path, args)?,
         None => resolve_input(args, &sources, &selection)?,
@@ -49,7 +58,9 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     let lock = &input.lock;
     let lock_dir = lock_dir_url(&input.lock_dir)?;
     let mut targets = Vec::new();
+    let mut families = Vec::new();
     for (name, target) in &input.targets {
+        families.push(vari_slim::profile_families(&target.hardware.profile));
         // Everything the lock can install on this target: every extra and group it offers,
         // so that any install from the lock works from the mirror.
         let plan = vari_lock::plan(
@@ -97,11 +108,16 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     let runtime = vari_publish::mirror::download_runtime()
         .map_err(|e| CliError::Other(format!("cannot start the network runtime: {e}")))?;
     let bar = Bar::new();
+    let slim = args.slim.then(|| SlimRequest {
+        wheels: vari_publish::mirror::slim_requests(&targets, &families),
+        valid: crate::load::built_in_valid_values(),
+    });
     let options = MirrorOptions {
         destination,
         store,
         keep: args.keep,
         progress: &bar,
+        slim,
     };
     let report = match vari_publish::mirror::mirror(&client, &runtime, &plan, &options) {
         Ok(report) => report,
@@ -120,10 +136,13 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     for warning in &report.warnings {
         output::warn(warning);
     }
-    if let (Some(path), Some(_)) = (&args.lock_output, &input.lock_text) {
+    if let Some(path) = &args.lock_output {
         // The sizes as the files arrived (the index's, checked, or measured where it gave none).
-        let text = vari_lock::write_lock(&with_received_sizes(&input.lock, &report.received))
-            .map_err(|e| CliError::Other(e.to_string()))?;
+        let mut lock = with_received_sizes(&input.lock, &report.received);
+        if let (Some(slim), Some(files_path)) = (&report.slim, &slim_files_path) {
+            lock = vari_publish::mirror::lock_with_slim_wheels(&lock, slim, files_path);
+        }
+        let text = vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
         vari_fs::write_atomic(path, text.as_bytes()).map_err(|e| CliError::Other(e.to_string()))?;
     }
     output::print(&format!("{}\n  {}\n", report.summary(), report.activity()))?;
@@ -164,6 +183,51 @@ fn publish_destination(args: &MirrorArgs) -> Result<(Destination, PathBuf), CliE
     Ok((destination, store))
 }
 
+/// Where the lock at `lock_output` names the slim wheels of `--slim`: the site's `files/`
+/// directory relative to the lock's (`site/files/`), which must therefore hold it (a lock's
+/// `path` stays inside its directory). An object store has no path: refused.
+fn slim_files_path(lock_output: &Path, destination: &Destination) -> Result<String, CliError> {
+    let refuse = |why: &str| {
+        CliError::Other(format!(
+            "--lock-output {} with --slim: {why}",
+            lock_output.display()
+        ))
+    };
+    let Destination::Directory(site) = destination else {
+        return Err(refuse(
+            "the lock names the slim wheels by their path in the site, and an object store \
+             has none; write the lock without --lock-output or mirror to a directory",
+        ));
+    };
+    let lock_dir = absolute_lock_dir(lock_output)?;
+    let files = std::path::absolute(site.join("files")).map_err(|e| CliError::io(site, e))?;
+    let relative = files.strip_prefix(&lock_dir).map_err(|_| {
+        refuse(&format!(
+            "the lock names the slim wheels by their path in the site, so it must be in {} or a \
+             directory above it",
+            site.display()
+        ))
+    })?;
+    let mut text = String::new();
+    for part in relative.components() {
+        match part {
+            std::path::Component::Normal(name) => match name.to_str() {
+                Some(name) => {
+                    text.push_str(name);
+                    text.push('/');
+                }
+                None => return Err(refuse("the site's path is not UTF-8")),
+            },
+            _ => {
+                return Err(refuse(
+                    "the site's path is not a plain path under the lock's",
+                ))
+            }
+        }
+    }
+    Ok(text)
+}
+
 /// The lock, read within the lock size limit and checked.
 fn read_lock(path: &Path) -> Result<Lock, CliError> {
     let text =
@@ -192,8 +256,6 @@ struct MirrorInput {
     lock_dir: PathBuf,
     /// Each target's name and what it is.
     targets: Vec<(String, Target)>,
-    /// The resolved lock as `--lock-output` writes it, once the mirror is complete.
-    lock_text: Option<String>,
     /// Files and bytes of every variant of the lock's releases, when the lock lists fewer (one
     /// resolved for the targets lists only the variants they can use).
     every_variant: Option<EveryVariant>,
@@ -247,7 +309,6 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
             .into_iter()
             .map(|t| (t.lock.name, t.files.target))
             .collect(),
-        lock_text: None,
         every_variant: None,
     })
 }
@@ -327,10 +388,10 @@ fn resolve_input(
     let client = vari_client::IndexClient::new(sources.clone())
         .map_err(|e| CliError::Other(e.to_string()))?;
     let every_variant = runtime.block_on(every_variant(&client, &lock, &targets))?;
-    let lock_text = match &args.lock_output {
-        Some(_) => Some(vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?),
-        None => None,
-    };
+    if args.lock_output.is_some() {
+        // A lock that cannot be written fails before anything is downloaded.
+        vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
+    }
     Ok(MirrorInput {
         lock,
         origin: "the lock resolved from the requirements".to_owned(),
@@ -339,7 +400,6 @@ fn resolve_input(
             .into_iter()
             .map(|t| (t.lock.name, t.files.target))
             .collect(),
-        lock_text,
         every_variant: Some(every_variant),
     })
 }

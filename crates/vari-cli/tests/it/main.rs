@@ -24,6 +24,7 @@ mod metadata;
 mod metadata_release;
 mod mirror;
 mod mirror_destinations;
+mod mirror_slim;
 mod nesting;
 mod ordering;
 mod output_safety;

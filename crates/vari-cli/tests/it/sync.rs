@@ -163,7 +163,7 @@ pub(crate) fn sync(scratch: &Path, lock: &Path, venv: &Path, profile: &Path) -> 
 }
 
 /// [`sync`] with another `--installer`.
-fn sync_with(
+pub(crate) fn sync_with(
     scratch: &Path,
     lock: &Path,
     venv: &Path,

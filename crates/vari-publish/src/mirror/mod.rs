@@ -32,6 +32,7 @@ mod error;
 mod fetch;
 mod plan;
 mod publish;
+mod slim;
 mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,6 +48,7 @@ pub use cache_layout::MirrorCacheLayout;
 pub use error::{FileFailure, MirrorError};
 pub use fetch::{download_runtime, MirrorProgress, NoMirrorProgress, CONCURRENT_DOWNLOADS};
 pub use plan::{MirrorFile, MirrorPlan, TargetFiles};
+pub use slim::{lock_with_slim_wheels, slim_requests, SlimRequest, SlimSummary, SlimWheel};
 
 use crate::publish::Destination;
 use plan::Release;
@@ -66,6 +68,8 @@ pub struct MirrorOptions<'a> {
     pub keep: bool,
     /// Told about the downloads.
     pub progress: &'a dyn MirrorProgress,
+    /// `--slim`: the per-GPU-family wheels to write beside the fat ones (`None`: off).
+    pub slim: Option<SlimRequest>,
 }
 
 impl std::fmt::Debug for MirrorOptions<'_> {
@@ -74,6 +78,7 @@ impl std::fmt::Debug for MirrorOptions<'_> {
             .field("destination", &self.destination)
             .field("store", &self.store)
             .field("keep", &self.keep)
+            .field("slim", &self.slim)
             .finish_non_exhaustive()
     }
 }
@@ -173,12 +178,23 @@ pub struct MirrorReport {
     /// The size of each file the targets need, by file name, as it arrived (checked against
     /// the size the lock declares, when it declares one): what a lock of the mirror records.
     pub received: BTreeMap<String, u64>,
+    /// What `--slim` did (`None`: off).
+    pub slim: Option<SlimSummary>,
 }
 
 impl MirrorReport {
     /// The one line saying what was mirrored and what it saved against mirroring every
     /// variant of the same releases.
     pub fn summary(&self) -> String {
+        let mut line = self.variants_summary();
+        if let Some(slim) = &self.slim {
+            line.push_str("; ");
+            line.push_str(&slim.line());
+        }
+        line
+    }
+
+    fn variants_summary(&self) -> String {
         let (files, bytes) = self.files;
         let (all_files, all_bytes) = self.every_variant;
         let targets = match self.targets {
@@ -297,10 +313,27 @@ pub fn mirror(
         }
     }
 
+    // 1b. `--slim`: the per-family wheels, written beside the fat ones.
+    if let Some(request) = &options.slim {
+        let sha256: BTreeMap<&str, &str> = plan
+            .files
+            .iter()
+            .map(|f| (f.filename.as_str(), f.sha256.as_str()))
+            .collect();
+        report.slim = Some(slim::slim_store(&mut store, request, &sha256)?);
+    }
+    let slim_files: BTreeSet<&str> = report
+        .slim
+        .iter()
+        .flat_map(|s| &s.wheels)
+        .map(|w| w.filename.as_str())
+        .collect();
+
     // 2. Drop what no target needs. The release metadata is not kept in the store: the site
     // builder combines each release's `*-variants.json` from the wheels mirrored, so it holds
     // exactly their labels.
-    let wanted: BTreeSet<&str> = plan.files.iter().map(|f| f.filename.as_str()).collect();
+    let mut wanted: BTreeSet<&str> = plan.files.iter().map(|f| f.filename.as_str()).collect();
+    wanted.extend(slim_files.iter().copied());
     for name in store.list()? {
         if wanted.contains(name.as_str()) {
             continue;
@@ -320,7 +353,12 @@ pub fn mirror(
     report.warnings = built.stats.warnings;
     report.variants_json = built.stats.variants_json;
     report.published = built.stats.written;
-    let present = store.list()?;
+    // The slim wheels' labels are the mirror's own, not the lock's.
+    let present: Vec<String> = store
+        .list()?
+        .into_iter()
+        .filter(|name| !slim_files.contains(name.as_str()))
+        .collect();
     for release in &plan.releases {
         report.warnings.extend(check_variants_json(
             site.as_ref(),
@@ -337,6 +375,9 @@ pub fn mirror(
         let size = received.unwrap_or(file.size.unwrap_or(0));
         report.files.0 += 1;
         report.files.1 += size;
+    }
+    for wheel in report.slim.iter().flat_map(|s| &s.wheels) {
+        report.received.insert(wheel.filename.clone(), wheel.size);
     }
     report.every_variant = plan.every_variant;
     for filename in &plan.without_size {

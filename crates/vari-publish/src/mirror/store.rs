@@ -96,6 +96,11 @@ impl Store {
             .collect()
     }
 
+    /// The store's directory.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// The directory the site is built from.
     pub(crate) fn files_dir(&self) -> &Path {
         &self.files
@@ -206,7 +211,7 @@ impl Store {
 }
 
 /// The lowercase hex SHA-256 of the file at `path`, streamed.
-fn hash_file(path: &Path) -> Result<String, MirrorError> {
+pub(super) fn hash_file(path: &Path) -> Result<String, MirrorError> {
     let error = |source| MirrorError::Store {
         path: path.to_owned(),
         source,

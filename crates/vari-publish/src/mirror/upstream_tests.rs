@@ -137,6 +137,7 @@ fn run(
             store: dest.join(store::STORE_DIR),
             keep,
             progress: &NoMirrorProgress,
+            slim: None,
         },
     )
 }
@@ -317,6 +318,7 @@ fn runs_with_different_stores_on_one_destination_take_turns() {
                 store: other_store,
                 keep: false,
                 progress: &progress,
+                slim: None,
             },
         );
         let _ = done_send.send(result.map(|_| ()).map_err(|e| e.to_string()));
