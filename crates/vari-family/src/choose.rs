@@ -12,7 +12,7 @@
 //! it would have given.
 //!
 //! A build whose line is read from its requirements ([`Build::line_from_requirements`]) may
-//! span lines across its versions (onnxruntime-gpu: CUDA 12 up to 1.30, CUDA 13 from 1.31):
+//! span lines across its versions (onnxruntime-gpu: CUDA 12 up to 1.26, CUDA 13 from 1.27):
 //! each line it offers is ranked as a build of its own, so a CUDA 12 machine gets the newest
 //! CUDA 12 version rather than nothing.
 

@@ -1,9 +1,10 @@
 //! A build's CUDA line read from its own requirements, for builds whose name does not say it.
 //!
-//! `onnxruntime-gpu` 1.31 requires `nvidia-cuda-runtime~=13.0` (behind its `cuda` extra) where
-//! earlier releases were CUDA 12 builds requiring `nvidia-*-cu12`: the same distribution name
-//! over two lines. Like conda-forge, which derives a build's CUDA line from the libraries it
-//! links, the line is read from the NVIDIA libraries a version requires:
+//! `onnxruntime-gpu` 1.28 and later require `nvidia-cuda-runtime~=13.0` (behind its `cuda`
+//! extra; 1.27 `nvidia-cuda-runtime-cu13`) where 1.26 and earlier were CUDA 12 builds requiring
+//! `nvidia-*-cu12`: the same distribution name over two lines. Like conda-forge, which derives
+//! a build's CUDA line from the libraries it links, the line is read from the NVIDIA libraries
+//! a version requires:
 //! - a `-cuNN` suffix says the major line (`nvidia-cublas-cu12` → 12);
 //! - for CUDA 13 and later NVIDIA publishes the libraries without a suffix; for those whose
 //!   version follows the toolkit's (`nvidia-cuda-runtime`, `nvidia-cuda-nvrtc`,
