@@ -9,6 +9,7 @@ mod detect;
 mod environment_rule;
 mod export;
 mod families;
+mod families_pypi;
 mod fs_guard;
 mod groups;
 mod hostile_index;
