@@ -88,9 +88,10 @@ pub enum Verdict {
         /// Why (`forbidden by name`, `not the requested build cu128`).
         reason: String,
     },
-    /// It fits, but none of its versions is allowed by the requirement.
+    /// It fits, but none of its versions is allowed by the requirement (or it has no wheel
+    /// this target can install).
     NoVersion {
-        /// How many versions it offers.
+        /// How many versions it offers (versions with a wheel this target can install).
         offered: usize,
     },
     /// Its line could not be read from its requirements.
@@ -195,7 +196,11 @@ pub fn verdict_text(verdict: &Verdict) -> String {
         Verdict::Chosen => "chosen".to_owned(),
         Verdict::RanksBelow { rank } => format!("fits, but ranks {rank} for this target"),
         Verdict::Unsupported { reason } | Verdict::NotWanted { reason } => reason.clone(),
-        Verdict::NoVersion { offered: 0 } => "fits, but offers no version".to_owned(),
+        // The offers are the wheels this target can install: a build whose index lists only
+        // source distributions (tensorrt-cu12 on PyPI) or wheels for other platforms has none.
+        Verdict::NoVersion { offered: 0 } => {
+            "fits, but offers no wheel this target can install".to_owned()
+        }
         Verdict::NoVersion { offered } => {
             format!("fits, but none of its {offered} versions is allowed by the requirement")
         }

@@ -436,6 +436,16 @@ fn the_best_build_comes_before_the_newest_version() {
         .builds
         .iter()
         .any(|b| b.build == "cu12" && b.verdict == Verdict::NoVersion { offered: 2 }));
+    assert_eq!(
+        crate::verdict_text(&Verdict::NoVersion { offered: 2 }),
+        "fits, but none of its 2 versions is allowed by the requirement"
+    );
+    // A build with no wheel for this target (tensorrt-cu12 on PyPI has source distributions
+    // only) says so, rather than that it has no version.
+    assert_eq!(
+        crate::verdict_text(&Verdict::NoVersion { offered: 0 }),
+        "fits, but offers no wheel this target can install"
+    );
     // On a CPU machine, the CPU build.
     let choice = choose_in("faiss", &available, "", &cpu(), &none);
     assert_eq!(chosen(&choice), Some(("faiss-cpu".into(), "1.15.1".into())));

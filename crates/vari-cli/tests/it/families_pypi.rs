@@ -72,6 +72,11 @@ impl PyPI {
     /// The files of `name` a CPython 3.12 manylinux_2_28 x86_64 machine can install (wheels
     /// only, not yanked, not pre-releases, `requires-python` allowing 3.12), oldest first.
     fn installable(&self, name: &str) -> Vec<IndexFile> {
+        self.wheels(name, false)
+    }
+
+    /// [`PyPI::installable`], pre-releases included when `pre`.
+    fn wheels(&self, name: &str, pre: bool) -> Vec<IndexFile> {
         let project = self
             .runtime
             .block_on(self.client.project(&name.parse().unwrap()))
@@ -82,7 +87,7 @@ impl PyPI {
             .into_iter()
             .filter(|f| {
                 f.yanked.is_none()
-                    && !f.version().any_prerelease()
+                    && (pre || !f.version().any_prerelease())
                     && f.requires_python
                         .as_ref()
                         .is_none_or(|r| r.contains(&python))
@@ -466,11 +471,19 @@ fn builtin_families_choose_by_the_machines_cuda_line_on_pypi() {
                     &["tensorrt-cu13", "tensorrt-cu12"],
                 );
             }
+            // No wheel at all (tensorrt-cu12), or pre-releases only (tensorrt-cu13's
+            // 0.0.0a0 placeholder), which a plain requirement does not allow.
+            None if pypi.wheels(build, true).is_empty() => expect_none_fits(
+                out,
+                "tensorrt",
+                &trt,
+                &format!("{own} ({build}): fits, but offers no wheel this target can install"),
+            ),
             None => expect_none_fits(
                 out,
                 "tensorrt",
                 &trt,
-                &format!("{own} ({build}): fits, but"),
+                &format!("{own} ({build}): fits, but none of its "),
             ),
         }
     }
