@@ -352,7 +352,11 @@ async fn selector_page(
         return Ok(None);
     };
     let key = "selector".to_owned();
-    let url = Url::parse(&format!("vari:selector/{}", selector.filename)).expect("a valid URL");
+    // The file name is made of a validated project name and a parsed version, so it always
+    // forms a URL; were it not to, the page is built from the upstream as usual.
+    let Ok(url) = Url::parse(&format!("vari:selector/{}", selector.filename)) else {
+        return Ok(None);
+    };
     let hashes = Hashes::sha256_of(&sha256_hex(&selector.bytes));
     let file = IndexFile {
         filename: selector.filename.clone(),
