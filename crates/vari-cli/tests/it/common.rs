@@ -57,6 +57,18 @@ pub(crate) fn first_stdout_line(child: &mut std::process::Child) -> String {
     line
 }
 
+/// The two URLs in `vari proxy`'s first line (`PIP_INDEX_URL=… UV_DEFAULT_INDEX=…`): pip's
+/// alias and uv's URL that names the target.
+pub(crate) fn proxy_urls(line: &str) -> (String, String) {
+    let value = |name: &str| {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("no {name} in {line:?}"))
+            .to_owned()
+    };
+    (value("PIP_INDEX_URL"), value("UV_DEFAULT_INDEX"))
+}
+
 /// Runs `vari ARGS…`.
 pub(crate) fn vari_run<I, S>(args: I) -> Run
 where

@@ -1003,7 +1003,7 @@ fn install_installs_the_build_each_family_chooses_with_uv_and_pip() {
 #[test]
 fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
     use std::process::{Command, Stdio};
-    use vari_test_support::venv::{bare_venv, run_ok, test_venv, uv};
+    use vari_test_support::venv::run_ok;
     let site = pytorch_site(&[], "py3-none-any");
     let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
     let mut child = vari()
@@ -1014,30 +1014,9 @@ fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let line = crate::common::first_stdout_line(&mut child);
-    let value = |name: &str| {
-        line.split_whitespace()
-            .find_map(|w| w.strip_prefix(&format!("{name}=")))
-            .unwrap_or_else(|| panic!("no {name} in {line:?}"))
-            .to_owned()
-    };
-    let (alias, url) = (value("PIP_INDEX_URL"), value("UV_DEFAULT_INDEX"));
-    let contents = |venv: &Path| -> Vec<String> {
-        let site_packages = std::fs::read_dir(venv.join("lib"))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path().join("site-packages"))
-            .find(|p| p.is_dir())
-            .unwrap();
-        let mut names: Vec<String> = std::fs::read_dir(site_packages)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with("cupy") || n.starts_with("cudf"))
-            .collect();
-        names.sort();
-        names
-    };
+    let (alias, url) = crate::common::proxy_urls(&crate::common::first_stdout_line(&mut child));
+    let contents =
+        |venv: &Path| installed_names(venv, |n| n.starts_with("cupy") || n.starts_with("cudf"));
     // cuDF through its own selector, and its requirement on cupy-cuda12x met by the same build.
     let with_cudf = [
         "cudf-25.10.0.dist-info",
@@ -1048,31 +1027,10 @@ fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
         "cupy_cuda12x-14.2.0.dist-info",
     ];
 
-    let scratch = site.dir.path().join("pip");
-    let venv = scratch.join("venv");
-    let python = bare_venv(&venv);
-    run_ok(
-        Command::new(test_venv().join("bin/pip"))
-            .arg("--python")
-            .arg(&python)
-            .args(["install", "--index-url", &alias, "cupy", "cudf"])
-            .env("PIP_CONFIG_FILE", "/dev/null")
-            .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
-            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1"),
-    );
+    let venv = pip_install(&site.dir.path().join("pip"), &alias, &["cupy", "cudf"]);
     assert_eq!(contents(&venv), with_cudf);
 
-    let scratch = site.dir.path().join("uv");
-    let venv = scratch.join("venv");
-    bare_venv(&venv);
-    run_ok(
-        Command::new(uv())
-            .args(["pip", "install", "--python"])
-            .arg(&venv)
-            .args(["--index-url", &url, "cupy", "cudf"])
-            .env("UV_CACHE_DIR", scratch.join("uv-cache"))
-            .env("UV_NO_CONFIG", "1"),
-    );
+    let venv = uv_install(&site.dir.path().join("uv"), &url, &["cupy", "cudf"]);
     assert_eq!(contents(&venv), with_cudf);
 
     run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
@@ -1094,7 +1052,7 @@ fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
 #[test]
 fn plain_uv_and_pip_through_the_proxy_get_torch_from_its_lines_index() {
     use std::process::{Command, Stdio};
-    use vari_test_support::venv::{bare_venv, run_ok, test_venv, uv};
+    use vari_test_support::venv::run_ok;
     let site = pytorch_site(
         &[
             ("torch", "cu130", "2.9.0", ">=3.9"),
@@ -1114,57 +1072,15 @@ fn plain_uv_and_pip_through_the_proxy_get_torch_from_its_lines_index() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let line = crate::common::first_stdout_line(&mut child);
-    let value = |name: &str| {
-        line.split_whitespace()
-            .find_map(|w| w.strip_prefix(&format!("{name}=")))
-            .unwrap_or_else(|| panic!("no {name} in {line:?}"))
-            .to_owned()
-    };
-    let (alias, url) = (value("PIP_INDEX_URL"), value("UV_DEFAULT_INDEX"));
-    let dist_infos = |venv: &Path| -> Vec<String> {
-        let site_packages = std::fs::read_dir(venv.join("lib"))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path().join("site-packages"))
-            .find(|p| p.is_dir())
-            .unwrap();
-        let mut names: Vec<String> = std::fs::read_dir(site_packages)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".dist-info") && !n.starts_with("pip"))
-            .collect();
-        names.sort();
-        names
-    };
+    let (alias, url) = crate::common::proxy_urls(&crate::common::first_stdout_line(&mut child));
+    let dist_infos =
+        |venv: &Path| installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"));
     let expected = ["numpy-1.26.0.dist-info", "torch-2.9.0+cu128.dist-info"];
 
-    let scratch = site.dir.path().join("uv");
-    let venv = scratch.join("venv");
-    bare_venv(&venv);
-    run_ok(
-        Command::new(uv())
-            .args(["pip", "install", "--python"])
-            .arg(&venv)
-            .args(["--index-url", &url, "torch", "numpy"])
-            .env("UV_CACHE_DIR", scratch.join("uv-cache"))
-            .env("UV_NO_CONFIG", "1"),
-    );
+    let venv = uv_install(&site.dir.path().join("uv"), &url, &["torch", "numpy"]);
     assert_eq!(dist_infos(&venv), expected);
 
-    let scratch = site.dir.path().join("pip");
-    let venv = scratch.join("venv");
-    let python = bare_venv(&venv);
-    run_ok(
-        Command::new(test_venv().join("bin/pip"))
-            .arg("--python")
-            .arg(&python)
-            .args(["install", "--index-url", &alias, "torch", "numpy"])
-            .env("PIP_CONFIG_FILE", "/dev/null")
-            .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
-            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1"),
-    );
+    let venv = pip_install(&site.dir.path().join("pip"), &alias, &["torch", "numpy"]);
     assert_eq!(dist_infos(&venv), expected);
 
     run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
@@ -1178,4 +1094,53 @@ fn plain_uv_and_pip_through_the_proxy_get_torch_from_its_lines_index() {
         )),
         "{log}"
     );
+}
+
+/// The names in `venv`'s site-packages that `keep` selects, sorted.
+fn installed_names(venv: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(vari_test_support::venv::site_packages(venv))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| keep(n))
+        .collect();
+    names.sort();
+    names
+}
+
+/// A fresh environment under `scratch` into which real pip installed `packages` from `index`
+/// (no configuration, a cache of its own): its path.
+fn pip_install(scratch: &Path, index: &str, packages: &[&str]) -> std::path::PathBuf {
+    use vari_test_support::venv::{bare_venv, run_ok, test_venv};
+    let venv = scratch.join("venv");
+    let python = bare_venv(&venv);
+    run_ok(
+        std::process::Command::new(test_venv().join("bin/pip"))
+            .arg("--python")
+            .arg(&python)
+            .args(["install", "--index-url", index])
+            .args(packages)
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("PIP_CACHE_DIR", scratch.join("pip-cache"))
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1"),
+    );
+    venv
+}
+
+/// A fresh environment under `scratch` into which real uv installed `packages` from `index`
+/// (no configuration, a cache of its own): its path.
+fn uv_install(scratch: &Path, index: &str, packages: &[&str]) -> std::path::PathBuf {
+    use vari_test_support::venv::{bare_venv, run_ok, uv};
+    let venv = scratch.join("venv");
+    bare_venv(&venv);
+    run_ok(
+        std::process::Command::new(uv())
+            .args(["pip", "install", "--python"])
+            .arg(&venv)
+            .args(["--index-url", index])
+            .args(packages)
+            .env("UV_CACHE_DIR", scratch.join("uv-cache"))
+            .env("UV_NO_CONFIG", "1"),
+    );
+    venv
 }

@@ -821,13 +821,7 @@ impl Proxy {
             .spawn()
             .unwrap();
         let line = crate::common::first_stdout_line(&mut child);
-        let value = |name: &str| {
-            line.split_whitespace()
-                .find_map(|w| w.strip_prefix(&format!("{name}=")))
-                .unwrap_or_else(|| panic!("no {name} in {line:?}"))
-                .to_owned()
-        };
-        let (alias, url) = (value("PIP_INDEX_URL"), value("UV_DEFAULT_INDEX"));
+        let (alias, url) = crate::common::proxy_urls(&line);
         assert_eq!(
             line.trim_end(),
             format!("PIP_INDEX_URL={alias} UV_DEFAULT_INDEX={url}")
