@@ -313,35 +313,9 @@ async fn selector_page(
     state: &Arc<State>,
     name: &ProjectName,
 ) -> Result<Option<ProjectPage>, ServeError> {
-    let Some(catalog) = &state.families else {
-        return Ok(None);
-    };
-    let Some(family) = catalog.family(name.as_str()) else {
-        return Ok(None);
-    };
-    if !state.union.is_empty() || !crate::selector::serves_selector(family) {
-        return Ok(None);
-    }
-    let Ok(request) = vari_select::Request::parse(name.as_str()) else {
-        return Ok(None);
-    };
-    let options = vari_family::FamilyOptions {
-        selection: state.selection.clone(),
-        ..vari_family::FamilyOptions::default()
-    };
-    let choice =
-        vari_select::choose_in_family(&state.client, family, &request, &state.target, &options)
-            .await
-            .map_err(|e| match e {
-                vari_select::SelectError::Index(e) => ServeError::client(e),
-                other => {
-                    ServeError::client(vari_client::ClientError::Page(vari_client::PageError {
-                        url: Url::parse("vari:family").expect("a constant URL"),
-                        message: other.to_string(),
-                    }))
-                }
-            })?;
-    let Some(choice) = choice else {
+    let Some((family, choice)) =
+        family_choice(state, name, crate::selector::serves_selector).await?
+    else {
         return Ok(None);
     };
     let Some(selector) = crate::selector::selector(family, &choice) else {
@@ -429,30 +403,16 @@ async fn family_index_page(
     name: &ProjectName,
     started: Instant,
 ) -> Result<Option<ProjectPage>, ServeError> {
-    let Some(catalog) = &state.families else {
+    // Only families with indexes of their own, and not when the command's sources name one of
+    // them (the user chose that index).
+    let on_own_index = |family: &vari_family::Family| {
+        family.builds.iter().any(|b| b.source.is_some())
+            && vari_select::named_source(state.client.settings(), family).is_none()
+    };
+    let Some((family, choice)) = family_choice(state, name, on_own_index).await? else {
         return Ok(None);
     };
-    let Some(family) = catalog.family(name.as_str()) else {
-        return Ok(None);
-    };
-    if !state.union.is_empty()
-        || !family.builds.iter().any(|b| b.source.is_some())
-        || vari_select::named_source(state.client.settings(), family).is_some()
-    {
-        return Ok(None);
-    }
-    let Ok(request) = vari_select::Request::parse(name.as_str()) else {
-        return Ok(None);
-    };
-    let options = vari_family::FamilyOptions {
-        selection: state.selection.clone(),
-        ..vari_family::FamilyOptions::default()
-    };
-    let choice =
-        vari_select::choose_in_family(&state.client, family, &request, &state.target, &options)
-            .await
-            .map_err(family_error)?;
-    let Some(chosen) = choice.and_then(|c| c.chosen) else {
+    let Some(chosen) = choice.chosen else {
         return Ok(None);
     };
     let Some(build) = family.build(&chosen.build) else {
@@ -482,6 +442,38 @@ async fn family_index_page(
     Ok(Some(
         from_presentation(state.clone(), project, presentation, started).await?,
     ))
+}
+
+/// The build family named `name` and its choice for the proxy's target, when the catalog has
+/// one that `serves` says this kind of page is for and the proxy serves one target (a union
+/// page lists what the upstream lists); `None` otherwise.
+async fn family_choice<'a>(
+    state: &'a Arc<State>,
+    name: &ProjectName,
+    serves: impl Fn(&vari_family::Family) -> bool,
+) -> Result<Option<(&'a vari_family::Family, vari_family::FamilyChoice)>, ServeError> {
+    let Some(family) = state
+        .families
+        .as_ref()
+        .and_then(|catalog| catalog.family(name.as_str()))
+    else {
+        return Ok(None);
+    };
+    if !state.union.is_empty() || !serves(family) {
+        return Ok(None);
+    }
+    let Ok(request) = vari_select::Request::parse(name.as_str()) else {
+        return Ok(None);
+    };
+    let options = vari_family::FamilyOptions {
+        selection: state.selection.clone(),
+        ..vari_family::FamilyOptions::default()
+    };
+    let choice =
+        vari_select::choose_in_family(&state.client, family, &request, &state.target, &options)
+            .await
+            .map_err(family_error)?;
+    Ok(choice.map(|choice| (family, choice)))
 }
 
 /// A family's source failing, as the proxy answers it.
