@@ -15,6 +15,7 @@ mod help;
 mod load;
 mod lock_inputs;
 mod lock_plan;
+mod lock_targets;
 mod output;
 mod progress;
 mod reference;

@@ -146,6 +146,33 @@ pub fn remove_file_under(root: &Path, relative: &str) -> Result<bool, RemoveErro
     }
 }
 
+/// `path` relative to `dir`, `/`-separated (`.` for `dir` itself), when it lies under it.
+pub fn relative_under(path: &Path, dir: &Path) -> Option<String> {
+    let file = std::fs::canonicalize(path).ok()?;
+    let dir = std::fs::canonicalize(dir).ok()?;
+    let relative: Vec<String> = file
+        .strip_prefix(&dir)
+        .ok()?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if relative.is_empty() {
+        return Some(".".to_owned());
+    }
+    let relative = relative.join("/");
+    check_relative(&relative).ok()?;
+    Some(relative)
+}
+
+/// The directory the file at `path` lies in (`.` for a bare file name): where paths a file
+/// records relative to itself (a lock's profiles and local files) start from.
+pub fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,7 @@ use crate::output;
 use crate::settings::{client_settings, load_config, lock_target, server_runtime};
 
 use crate::lock_inputs::{self as inputs, Requirements};
+use crate::lock_targets;
 
 /// Locks (or with `--check`, checks the lock).
 pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
@@ -50,9 +51,9 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     }
     // `--pre`, or the lock being made again allowed pre-releases.
     let pre = args.index.pre || recorded.is_some_and(|info| info.pre);
-    let lock_dir = inputs::lock_dir(&output_path);
+    let lock_dir = vari_fs::safe_path::parent_dir(&output_path);
     let targets = match recorded.filter(|i| !i.targets.is_empty() && no_target_flags(args)) {
-        Some(info) => inputs::recorded_targets(&info.targets, &output_path, &lock_target)?,
+        Some(info) => lock_targets::recorded_targets(&info.targets, &output_path, &lock_target)?,
         None => targets(args, &output_path)?,
     };
     tracing::debug!("targets resolved after {:.1?}", clock.elapsed());
@@ -195,10 +196,10 @@ fn output_path(args: &LockArgs) -> PathBuf {
 /// The targets of the command line: every profile (named after its file) with every Python
 /// version and platform.
 fn targets(args: &LockArgs, lock_path: &Path) -> Result<Vec<LockingTarget>, CliError> {
-    let classes: Vec<inputs::Class> = args
+    let classes: Vec<lock_targets::Class> = args
         .targets
         .iter()
-        .map(|profile| inputs::Class {
+        .map(|profile| lock_targets::Class {
             name: profile
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -206,11 +207,11 @@ fn targets(args: &LockArgs, lock_path: &Path) -> Result<Vec<LockingTarget>, CliE
             profile: Some(profile.clone()),
         })
         .collect();
-    inputs::targets(
+    lock_targets::targets(
         &classes,
         &args.python_versions,
         &args.python_platforms,
-        &inputs::lock_dir(lock_path),
+        &vari_fs::safe_path::parent_dir(lock_path),
         &lock_target,
     )
 }

@@ -31,6 +31,7 @@ use vari_select::Target;
 use crate::cli::MirrorArgs;
 use crate::error::{error_line, CliError};
 use crate::lock_inputs;
+use crate::lock_targets;
 use crate::output;
 use crate::settings::{
     client_settings, load_config, lock_target, selection_options, server_runtime,
@@ -237,7 +238,7 @@ fn read_lock(path: &Path) -> Result<Lock, CliError> {
 
 /// The absolute directory of the lock at `lock` (its `path` entries are relative to it).
 fn absolute_lock_dir(lock: &Path) -> Result<PathBuf, CliError> {
-    let dir = lock_inputs::lock_dir(lock);
+    let dir = vari_fs::safe_path::parent_dir(lock);
     std::path::absolute(&dir).map_err(|e| CliError::io(&dir, e))
 }
 
@@ -269,7 +270,7 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
     let lock_dir = absolute_lock_dir(path)?;
     let classes = given_classes(args)?;
     let targets = match classes.is_empty() {
-        false => lock_inputs::targets(
+        false => lock_targets::targets(
             &classes,
             &args.python_versions,
             &args.python_platforms,
@@ -292,7 +293,7 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
                 .filter(|t| t.profile.is_some() || t.profile_hash.is_some())
                 .cloned()
                 .collect();
-            lock_inputs::recorded_targets(&recorded, path, &lock_target)?
+            lock_targets::recorded_targets(&recorded, path, &lock_target)?
         }
     };
     if targets.is_empty() {
@@ -350,7 +351,7 @@ fn resolve_input(
             here.ancestors().last().unwrap_or(&here).to_path_buf()
         }
     };
-    let targets = lock_inputs::targets(
+    let targets = lock_targets::targets(
         &classes,
         &args.python_versions,
         &args.python_platforms,
@@ -481,8 +482,8 @@ fn check_lock_output(path: &Path) -> Result<(), CliError> {
 
 /// The class of each `--target [NAME=]PROFILE` (the name defaults to the profile's file
 /// stem); two classes may not share a name.
-fn given_classes(args: &MirrorArgs) -> Result<Vec<lock_inputs::Class>, CliError> {
-    let mut classes: Vec<lock_inputs::Class> = Vec::new();
+fn given_classes(args: &MirrorArgs) -> Result<Vec<lock_targets::Class>, CliError> {
+    let mut classes: Vec<lock_targets::Class> = Vec::new();
     for given in &args.targets {
         let (name, profile) = match given.split_once('=') {
             Some((name, profile)) if !name.is_empty() && !name.contains('/') => {
@@ -503,7 +504,7 @@ fn given_classes(args: &MirrorArgs) -> Result<Vec<lock_inputs::Class>, CliError>
                  NAME=PROFILE"
             )));
         }
-        classes.push(lock_inputs::Class {
+        classes.push(lock_targets::Class {
             name,
             profile: Some(profile),
         });

@@ -1,0 +1,252 @@
+//! The targets of a lock: machine classes as the command line gives them, crossed with Python
+//! versions and platforms, or the targets a lock records; each profile read for its hash and
+//! kept in vari's cache when the lock can only record that hash.
+
+use std::path::{Path, PathBuf};
+
+use vari_fs::input::InputKind;
+use vari_install::{LockFilesTarget, LockingTarget};
+use vari_lock::{InputsHash, LockTarget};
+use vari_select::Target;
+
+use crate::error::CliError;
+
+/// How a target is made from its profile (none: no hardware), Python version and platform
+/// (`crate::settings::lock_target`; passed in, so that reading inputs stays apart from the
+/// command line's settings).
+pub(crate) type ResolveTarget<'a> =
+    &'a dyn Fn(Option<&Path>, Option<&str>, Option<&str>) -> Result<Target, CliError>;
+
+/// A machine class as given on the command line: its name, and its profile (none: the
+/// hardware is not described and every variant is kept).
+#[derive(Debug, Clone)]
+pub(crate) struct Class {
+    pub(crate) name: String,
+    pub(crate) profile: Option<PathBuf>,
+}
+
+/// The targets of a lock: every class with every Python version and every platform (each list
+/// standing for one unspecified value when empty: the Python here, this platform). A target is
+/// named after its class, with `-pyX.Y` when there are several versions and `-PLATFORM` when
+/// there are several platforms. Profiles are recorded relative to the lock's directory
+/// `lock_dir` ([`recorded_profile`]).
+pub(crate) fn targets(
+    classes: &[Class],
+    versions: &[String],
+    platforms: &[String],
+    lock_dir: &Path,
+    resolve: ResolveTarget<'_>,
+) -> Result<Vec<LockingTarget>, CliError> {
+    let any = [Class {
+        name: "any".to_owned(),
+        profile: None,
+    }];
+    let classes = match classes.is_empty() {
+        true => &any[..],
+        false => classes,
+    };
+    let versions: Vec<Option<&String>> = match versions.is_empty() {
+        true => vec![None],
+        false => versions.iter().map(Some).collect(),
+    };
+    let platforms: Vec<Option<&String>> = match platforms.is_empty() {
+        true => vec![None],
+        false => platforms.iter().map(Some).collect(),
+    };
+    let mut resolved: Vec<LockingTarget> = Vec::new();
+    for class in classes {
+        for version in &versions {
+            for platform in &platforms {
+                let mut name = class.name.clone();
+                if versions.len() > 1 {
+                    name.push_str(&format!("-py{}", version.map(String::as_str).unwrap_or("")));
+                }
+                if platforms.len() > 1 {
+                    name.push_str(&format!("-{}", platform.map(String::as_str).unwrap_or("")));
+                }
+                while resolved.iter().any(|t| t.lock.name == name) {
+                    name.push('_');
+                }
+                resolved.push(target(
+                    name,
+                    class.profile.as_deref(),
+                    version.cloned(),
+                    platform.cloned(),
+                    lock_dir,
+                    resolve,
+                )?);
+            }
+        }
+    }
+    Ok(resolved)
+}
+
+/// The targets a lock at `lock_path` records, each with its own profile (relative to the lock's
+/// directory), Python version and platform. A target whose profile was outside the lock's
+/// directory is recorded by its hash and name alone: one error naming it, as on a machine
+/// without that file.
+pub(crate) fn recorded_targets(
+    recorded: &[LockTarget],
+    lock_path: &Path,
+    resolve: ResolveTarget<'_>,
+) -> Result<Vec<LockingTarget>, CliError> {
+    let lock_dir = vari_fs::safe_path::parent_dir(lock_path);
+    let mut resolved = Vec::new();
+    for t in recorded {
+        let profile = match (&t.profile, &t.profile_hash) {
+            (Some(_), _) => Some(
+                // The lock's own rule first (no absolute path, `..` or drive), then the
+                // file-system join that also refuses links out of the directory.
+                t.profile_in_lock_dir()
+                    .map_err(|message| {
+                        CliError::invalid(
+                            lock_path,
+                            Some(format!("tool.vari.targets.{}.profile", t.name)),
+                            message,
+                        )
+                    })
+                    .and_then(|profile| {
+                        let profile = profile.unwrap_or_default();
+                        vari_fs::safe_path::join_under(&lock_dir, profile).map_err(|e| {
+                            CliError::invalid(
+                                lock_path,
+                                Some(format!("tool.vari.targets.{}.profile", t.name)),
+                                format!("{e}; a lock names its profiles relative to its directory"),
+                            )
+                        })
+                    })?,
+            ),
+            (None, Some(hash)) if kept_profile(hash).is_some() => kept_profile(hash),
+            (None, Some(hash)) => {
+                return Err(CliError::invalid(
+                    lock_path,
+                    Some(format!("tool.vari.targets.{}", t.name)),
+                    format!(
+                        "its profile was outside the lock's directory, so the lock records only \
+                         its hash ({hash}), and vari's cache has no copy of it (kept on the \
+                         machine that made the lock); give the targets again with --target \
+                         PROFILE, or keep the profiles beside the lock"
+                    ),
+                ))
+            }
+            (None, None) => None,
+        };
+        resolved.push(target(
+            t.name.clone(),
+            profile.as_deref(),
+            t.python_version.clone(),
+            t.python_platform.clone(),
+            &lock_dir,
+            resolve,
+        )?);
+    }
+    Ok(resolved)
+}
+
+/// The copy in vari's cache of the profile whose recorded hash is `hash`, when there is one and
+/// its bytes still have that hash.
+fn kept_profile(hash: &str) -> Option<PathBuf> {
+    let root = vari_fs::cache_dir()?;
+    let path = vari_install::profile_store::find(&root, hash)?;
+    match profile_hash(&path) {
+        Ok(found) if found == hash => Some(path),
+        _ => None,
+    }
+}
+
+/// Keeps a copy of the profile at `path` (recorded by its hash `hash` only) in vari's cache, so
+/// that this machine can lock again from the lock alone. Best effort: without it, locking
+/// again is the error that names the target.
+fn keep_profile(path: &Path, hash: &str) {
+    let Some(root) = vari_fs::cache_dir() else {
+        return;
+    };
+    if kept_profile(hash).is_some() {
+        return;
+    }
+    let kept = vari_fs::input::read_input(path, InputKind::Config)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| {
+            vari_install::profile_store::keep(&root, hash, path, &bytes).map_err(|e| e.to_string())
+        });
+    if let Err(e) = kept {
+        tracing::warn!(
+            "could not keep a copy of {} in vari's cache: {e}",
+            path.display()
+        );
+    }
+}
+
+/// One target: its name, its profile (none: no hardware), its Python version and platform.
+fn target(
+    name: String,
+    profile: Option<&Path>,
+    python_version: Option<String>,
+    python_platform: Option<String>,
+    lock_dir: &Path,
+    resolve: ResolveTarget<'_>,
+) -> Result<LockingTarget, CliError> {
+    let resolved = resolve(
+        profile,
+        python_version.as_deref(),
+        python_platform.as_deref(),
+    )?;
+    let profile_hash = profile.map(profile_hash).transpose()?;
+    let recorded = profile.and_then(|p| recorded_profile(p, lock_dir));
+    if let (Some(path), Some(hash), None) = (profile, &profile_hash, &recorded) {
+        keep_profile(path, hash);
+    }
+    Ok(LockingTarget {
+        lock: LockTarget {
+            name: name.clone(),
+            profile: recorded,
+            profile_hash,
+            python_version,
+            python_platform,
+        },
+        files: LockFilesTarget {
+            name,
+            target: resolved,
+            has_hardware: profile.is_some(),
+        },
+    })
+}
+
+/// How a lock in `lock_dir` records the profile at `profile`: its path relative to the lock's
+/// directory, `/`-separated, when it lies under it; else nothing (the lock keeps its hash and
+/// the target's name, never a path of this machine).
+pub(crate) fn recorded_profile(profile: &Path, lock_dir: &Path) -> Option<String> {
+    vari_fs::safe_path::relative_under(profile, lock_dir).filter(|relative| relative != ".")
+}
+
+/// The hash of a target profile's bytes, as a lock records it.
+pub(crate) fn profile_hash(path: &Path) -> Result<String, CliError> {
+    let bytes = vari_fs::input::read_input(path, InputKind::Config)
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let mut hash = InputsHash::new();
+    hash.add("profile", &bytes);
+    Ok(hash.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_are_recorded_relative_to_the_lock_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(project.join("ci")).unwrap();
+        std::fs::write(project.join("ci/gpu.toml"), "").unwrap();
+        std::fs::write(dir.path().join("outside.toml"), "").unwrap();
+        assert_eq!(
+            recorded_profile(&project.join("ci/gpu.toml"), &project).as_deref(),
+            Some("ci/gpu.toml")
+        );
+        // Outside the lock's directory: no path of this machine (the hash stands for it).
+        assert_eq!(
+            recorded_profile(&dir.path().join("outside.toml"), &project),
+            None
+        );
+    }
+}
