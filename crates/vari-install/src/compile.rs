@@ -70,10 +70,16 @@ pub struct CompileRequest {
     pub output: PathBuf,
     /// `--python-version`.
     pub python_version: Option<String>,
-    /// `--python-platform`.
+    /// `--python-platform` (ignored when [`universal`](Self::universal): uv then resolves for
+    /// every platform).
     pub python_platform: Option<String>,
     /// Allow pre-releases.
     pub pre: bool,
+    /// One resolution for every Python from `python_version` up and every platform
+    /// (`--universal`), each package at one version wherever one serves them all
+    /// (`--fork-strategy fewest`, as a lock of one version per package needs): pins carry
+    /// markers saying where they apply.
+    pub universal: bool,
     /// Annotate each pin with what required it (`# via …` on its line, [`read_via`]);
     /// otherwise no annotations.
     pub annotate: bool,
@@ -173,8 +179,14 @@ impl CompileRequest {
         if let Some(version) = &self.python_version {
             command.args(["--python-version", version]);
         }
-        if let Some(platform) = &self.python_platform {
-            command.args(["--python-platform", platform]);
+        match (&self.python_platform, self.universal) {
+            (_, true) => {
+                command.args(["--universal", "--fork-strategy", "fewest"]);
+            }
+            (Some(platform), false) => {
+                command.args(["--python-platform", platform]);
+            }
+            (None, false) => {}
         }
         if self.pre {
             command.args(["--prerelease", "allow"]);
@@ -441,6 +453,36 @@ pub fn read_pins(text: &str) -> Result<Vec<Pin>, String> {
     Ok(pins)
 }
 
+/// A pin of a universal resolution ([`CompileRequest::universal`]) with the marker uv wrote
+/// for it: where it applies (none: everywhere).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MarkedPin {
+    /// The pin.
+    pub(crate) pin: Pin,
+    /// The PEP 508 marker after the `;`, as uv wrote it.
+    pub(crate) marker: Option<String>,
+}
+
+/// The pins of a `uv pip compile --universal` output with their markers: [`read_pins`]'s
+/// lines, in order, each with what follows its `;`.
+pub(crate) fn read_marked_pins(text: &str) -> Result<Vec<MarkedPin>, String> {
+    let pins = read_pins(text)?;
+    // The lines `read_pins` read, in the same order.
+    let markers = text.lines().filter_map(|line| {
+        let line = line.split(" #").next().unwrap_or_default().trim();
+        (!line.is_empty() && !line.starts_with('#')).then(|| {
+            line.split_once(';')
+                .map(|(_, marker)| marker.trim().to_owned())
+                .filter(|marker| !marker.is_empty())
+        })
+    });
+    Ok(pins
+        .into_iter()
+        .zip(markers)
+        .map(|(pin, marker)| MarkedPin { pin, marker })
+        .collect())
+}
+
 /// What required each pin of an output written with [`CompileRequest::annotate`]: per
 /// normalised name, the entries of its `# via a, b` annotation (names normalised, extras
 /// dropped; an input file stays as uv wrote it, `-r requirements.in`). A pin without an
@@ -508,6 +550,7 @@ mod tests {
             python_platform: None,
             pre: false,
             annotate: false,
+            universal: false,
             piped: None,
         };
         let url = url::Url::parse("http://127.0.0.1:1/t/ab/simple/").unwrap();
@@ -615,12 +658,62 @@ mod tests {
                 python_platform: None,
                 pre: false,
                 annotate: false,
+                universal: false,
                 piped: None,
             };
             let url = url::Url::parse("http://127.0.0.1:1/simple/").unwrap();
             let command = request.command(&url);
             assert!(command.get_args().any(|a| a == "--no-python-downloads"));
         }
+    }
+
+    #[test]
+    fn a_universal_resolution_is_asked_for_every_platform_and_read_with_its_markers() {
+        let request = CompileRequest {
+            uv: "/bin/uv".into(),
+            input: "-".into(),
+            output: "-".into(),
+            python_version: Some("3.10".into()),
+            python_platform: Some("x86_64-manylinux_2_28".into()),
+            pre: false,
+            annotate: true,
+            universal: true,
+            piped: Some("a\n".into()),
+        };
+        let url = url::Url::parse("http://127.0.0.1:1/simple/").unwrap();
+        let args: Vec<String> = request
+            .command(&url)
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let has = |flag: &str| args.iter().any(|a| a == flag);
+        assert!(has("--universal") && has("fewest"), "{args:?}");
+        // uv refuses a platform with `--universal`.
+        assert!(!has("--python-platform"), "{args:?}");
+        let text = "a==1.0 ; python_full_version < '3.11'    # via -r -\n\
+                    # a comment\n\
+                    b==2.0    # via a\n\
+                    c[x]==3 ; sys_platform == 'win32'\n";
+        let marked = read_marked_pins(text).unwrap();
+        let seen: Vec<(&str, &str, Option<&str>)> = marked
+            .iter()
+            .map(|m| {
+                (
+                    m.pin.name.as_str(),
+                    m.pin.version.as_str(),
+                    m.marker.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("a", "1.0", Some("python_full_version < '3.11'")),
+                ("b", "2.0", None),
+                ("c", "3", Some("sys_platform == 'win32'")),
+            ]
+        );
+        assert!(read_marked_pins("a @ https://x/a.whl ; os_name == 'nt'\n").is_err());
     }
 
     #[test]

@@ -3,9 +3,12 @@
 //! ([`compile`], through the proxy); the files each target can use are
 //! [`locked_releases`]'; arranging them into a `pylock.toml` is `vari_lock::build_lock`'s.
 //!
-//! Targets alike but for their hardware are resolved once, together, through a proxy serving
-//! their union, and the result verified per target ([`union`]; targets on several Pythons or
-//! platforms, one union per group of alike ones); otherwise, or when that result cannot be
+//! Targets on several Pythons or platforms are resolved once, together: one universal
+//! resolution through a proxy serving the union of every target's view, each pin's marker
+//! evaluated per target and the result verified per target ([`universal`]). Targets alike but
+//! for their hardware are resolved once, together, through a proxy serving their union, and
+//! the result verified per target ([`union`]; when the universal resolution cannot be
+//! trusted, one union per group of alike targets); otherwise, or when that result cannot be
 //! trusted, one target at a time, as follows.
 //!
 //! Versions agree across targets through preferences: every target is resolved at once, each
@@ -33,6 +36,7 @@ mod prefetch;
 mod request;
 mod steps;
 mod union;
+mod universal;
 
 pub use request::{LockingError, LockingProgress, LockingRequest, LockingTarget, NoProgress};
 pub use union::PER_TARGET_VARIABLE;
@@ -81,11 +85,16 @@ pub async fn resolve_releases(
     };
     let client = IndexClient::new(request.sources.clone()).map_err(LockFilesError::from)?;
     let files: Vec<LockFilesTarget> = request.targets.iter().map(|t| t.files.clone()).collect();
-    let resolved = match union::groups(request) {
-        Some(groups) => {
+    let resolved = match union::universal_wanted(request) {
+        true => union::resolve_universal(request, &resolver.scratch, &client, &files).await?,
+        false => None,
+    };
+    let resolved = match (resolved, union::groups(request)) {
+        (Some(resolved), _) => Some(resolved),
+        (None, Some(groups)) => {
             union::resolve_groups(request, &groups, &resolver.scratch, &client, &files).await?
         }
-        None => None,
+        (None, None) => None,
     };
     let (mut pins, mut releases) = match resolved {
         Some(resolved) => resolved,

@@ -459,7 +459,7 @@ fn one_resolution_for_the_union_writes_what_one_per_target_writes() {
         (&["cpu", "a100", "cuda13"], vec!["app-like"]),
         (&["cpu", "mi300", "a100", "cuda13"], vec!["app-like"]),
         (&["mi300", "cuda13"], vec!["--project", &project]),
-        // Two Pythons: one union per Python, each of two targets.
+        // Two Pythons: one universal resolution for the four targets.
         (&["cpu", "a100"], [&["app-like"], &pythons[..]].concat()),
     ];
     for (classes, args) in cases {
@@ -487,6 +487,66 @@ fn one_resolution_for_the_union_writes_what_one_per_target_writes() {
         let read = |name: &str| std::fs::read_to_string(fleet.path(name)).unwrap();
         assert_eq!(read("union.toml"), read("per-target.toml"), "{classes:?}");
     }
+}
+
+/// Targets on two Pythons whose newest versions differ (the newest `cutlike` requires Python
+/// 3.11): one universal resolution for the four targets (one uv run, counted in its debug
+/// lines), and the lock it writes is byte for byte the one the per-target path writes (where
+/// the targets, each preferring the pins of those before it, agree on the older version).
+#[test]
+fn targets_on_two_pythons_are_resolved_once_and_pinned_as_one_per_target() {
+    use vari_test_support::wheels::TestWheel;
+    let fleet = Fleet::new();
+    let upstream = fleet.path("upstream");
+    TestWheel::new("cutlike-1.0-py3-none-any.whl")
+        .requires_python(Some(">=3.8"))
+        .requires(&["tomlilike ; python_version < '3.11'"])
+        .write(&upstream);
+    TestWheel::new("cutlike-2.0-py3-none-any.whl")
+        .requires_python(Some(">=3.11"))
+        .write(&upstream);
+    TestWheel::new("tomlilike-1.0-py3-none-any.whl").write(&upstream);
+    let args = [
+        "app-like",
+        "cutlike",
+        "--python-version",
+        "3.10",
+        "--python-version",
+        "3.12",
+        "-v",
+        "-o",
+    ];
+    let universal = fleet
+        .lock(&["cpu", "a100"], &[&args[..], &["universal.toml"]].concat())
+        .expect_code(0);
+    let uv_runs = |stderr: &str| stderr.matches("\"pip\" \"compile\"").count();
+    assert_eq!(uv_runs(&universal.stderr), 1, "{}", universal.stderr);
+    assert!(
+        universal.stderr.contains("\"--universal\"")
+            && universal.stderr.contains("\"--no-python-downloads\""),
+        "{}",
+        universal.stderr
+    );
+    let per_target = run(fleet
+        .command(
+            &["cpu", "a100"],
+            &[&args[..], &["per-target.toml"]].concat(),
+        )
+        .env(vari_install::PER_TARGET_VARIABLE, "1"))
+    .expect_code(0);
+    // At once, then again one after another: the Pythons' newest versions differ.
+    assert!(uv_runs(&per_target.stderr) >= 4, "{}", per_target.stderr);
+    let read = |name: &str| std::fs::read_to_string(fleet.path(name)).unwrap();
+    assert_eq!(read("universal.toml"), read("per-target.toml"));
+    let lock = read_lock(&fleet.path("universal.toml"));
+    assert_eq!(
+        locked_version(&fleet.path("universal.toml"), "cutlike"),
+        "1.0"
+    );
+    assert_eq!(
+        package(&lock, "tomlilike").marker.as_deref(),
+        Some("python_full_version < '3.11'")
+    );
 }
 
 #[test]

@@ -108,6 +108,7 @@ pub(super) fn compile_request(
         python_platform: target.uv_platform(),
         pre: request.pre,
         annotate: false,
+        universal: false,
         piped: None,
     }
 }

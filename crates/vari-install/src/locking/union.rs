@@ -42,12 +42,33 @@ use super::request::{LockingError, LockingRequest, LockingTarget};
 use super::steps::{
     check_pinned, compile_request, list_files, requirements_text, write_inputs, Pins, Scratch,
 };
-use crate::compile::{compile_through, read_output_text, read_pins, read_via, CompileRequest};
+use super::universal::{self, Applies};
+use crate::compile::{
+    compile_through, read_marked_pins, read_output_text, read_via, CompileRequest, MarkedPin, Pin,
+};
 use crate::lock_files::{LockFilesError, LockFilesTarget};
 
 /// Set (to anything but the empty string), every target is resolved on its own: the path the
 /// union's result is checked against in tests, and a way around the fast path.
 pub const PER_TARGET_VARIABLE: &str = "VARI_LOCK_PER_TARGET";
+
+/// Whether `request`'s targets are resolved by one universal resolution: two targets or more,
+/// not all alike but for their hardware, all with a Python version (or none with one: the
+/// Python uv finds), and the per-target path not asked for.
+pub(super) fn universal_wanted(request: &LockingRequest<'_>) -> bool {
+    let forced = std::env::var_os(PER_TARGET_VARIABLE).is_some_and(|v| !v.is_empty());
+    let targets = request.targets;
+    let Some(first) = targets.first() else {
+        return false;
+    };
+    let versions = targets
+        .iter()
+        .filter(|t| t.lock.python_version.is_some())
+        .count();
+    let consistent = versions == 0 || versions == targets.len();
+    let differ = targets.iter().any(|t| !alike(first, t));
+    !forced && consistent && differ
+}
 
 /// The targets in groups alike but for their hardware (each group in the targets' order, the
 /// groups in the order of their first target), when resolving each group as one union saves
@@ -81,7 +102,8 @@ pub(super) async fn resolve_groups(
             targets: group,
             ..*request
         };
-        async move { resolve(&request, &format!("union-{i}"), scratch, client, files).await }
+        let slot = format!("union-{i}");
+        async move { resolve(&request, &slot, scratch, client, files, false).await }
     });
     let mut joined: Option<(Pins, Vec<LockedRelease>)> = None;
     for result in futures_util::future::join_all(each).await {
@@ -138,7 +160,7 @@ fn join(
 }
 
 /// Whether two targets resolve alike but for their hardware.
-fn alike(a: &LockingTarget, b: &LockingTarget) -> bool {
+pub(super) fn alike(a: &LockingTarget, b: &LockingTarget) -> bool {
     let (a_tags, b_tags) = (a.files.target.python.tags(), b.files.target.python.tags());
     a.lock.python_version == b.lock.python_version
         && a.uv_platform() == b.uv_platform()
@@ -147,35 +169,60 @@ fn alike(a: &LockingTarget, b: &LockingTarget) -> bool {
         && a_tags.iter().eq(b_tags.iter())
 }
 
+/// Every target of `request` (on several Pythons or platforms) resolved by one universal
+/// resolution over their union and verified per target ([`super::universal`]); `None` when
+/// it cannot be trusted (the caller resolves as before).
+pub(super) async fn resolve_universal(
+    request: &LockingRequest<'_>,
+    scratch: &Scratch,
+    client: &IndexClient,
+    files: &[LockFilesTarget],
+) -> Result<Option<(Pins, Vec<LockedRelease>)>, LockingError> {
+    request.progress.resolving(1);
+    resolve(request, "universal", scratch, client, files, true).await
+}
+
 /// The pins and the listed releases of one resolution over the union of `request`'s targets,
 /// verified per target; `None` when it cannot be trusted (the caller resolves per target).
 /// `slot` names uv's files in the scratch directory, so that groups can resolve at once.
+/// `universal`: the targets differ in Python or platform, and uv resolves for all of them at
+/// once ([`super::universal`]); else they are alike but for their hardware.
 async fn resolve(
     request: &LockingRequest<'_>,
     slot: &str,
     scratch: &Scratch,
     client: &IndexClient,
     files: &[LockFilesTarget],
+    universal: bool,
 ) -> Result<Option<(Pins, Vec<LockedRelease>)>, LockingError> {
     let Some(first) = request.targets.first() else {
         return Ok(None);
     };
+    let python_version = match universal {
+        true => universal::lowest_python(request.targets),
+        false => first.lock.python_version.clone(),
+    };
+    let how = |compile_request: CompileRequest| CompileRequest {
+        universal,
+        python_version: python_version.clone(),
+        ..compile_request
+    };
     // Without preferences, nothing needs a file: the requirements go to uv's standard input
     // and the pins come back on its standard output.
     let compile_request = match request.preferences.is_empty() {
-        true => CompileRequest {
+        true => how(CompileRequest {
             annotate: true,
             piped: Some(requirements_text(request.requirements)?),
             ..compile_request(request, PathBuf::from("-"), PathBuf::from("-"), first)
-        },
+        }),
         false => {
             let scratch = scratch.path()?;
             let (input, output) =
                 write_inputs(&scratch, request.requirements, request.preferences, slot)?;
-            CompileRequest {
+            how(CompileRequest {
                 annotate: true,
                 ..compile_request(request, input, output, first)
-            }
+            })
         }
     };
     let targets = request.targets.iter().map(|t| t.files.target.clone());
@@ -215,7 +262,7 @@ async fn resolve(
                 read_output_text(&compile_request.output).map_err(|e| resolve_error(first, e))?
             }
         };
-        let pins = read_pins(&text).map_err(|message| {
+        let marked = read_marked_pins(&text).map_err(|message| {
             resolve_error(
                 first,
                 crate::compile::CompileError::Output {
@@ -224,8 +271,49 @@ async fn resolve(
                 },
             )
         })?;
+        let everyone: Vec<String> = request
+            .targets
+            .iter()
+            .map(|t| t.lock.name.clone())
+            .collect();
+        let environments: Vec<TargetEnvironment> = request
+            .targets
+            .iter()
+            .map(|t| t.files.target.markers.clone())
+            .collect();
+        let (mut pinned, applies) = match universal {
+            true => match universal::place(marked, &everyone, &environments) {
+                Some(placed) => placed,
+                None => return Ok(None),
+            },
+            // Alike targets: every pin is everyone's (uv writes no markers for one platform).
+            false => {
+                let mut pinned = Pins::new();
+                for MarkedPin { pin, .. } in marked {
+                    pinned.insert(pin.name, (pin.version, everyone.clone()));
+                }
+                (pinned, Applies::new())
+            }
+        };
         for target in request.targets {
-            check_pinned(request.requirements, &pins, target)?;
+            let own: Vec<Pin> = pinned
+                .iter()
+                .filter(|(_, (_, targets))| targets.contains(&target.lock.name))
+                .map(|(name, (version, _))| Pin {
+                    name: name.clone(),
+                    version: version.clone(),
+                })
+                .collect();
+            match check_pinned(request.requirements, &own, target) {
+                Ok(()) => {}
+                // Where uv's markers and vari's reading of them part: each group or target
+                // alone decides.
+                Err(e) if universal => {
+                    tracing::debug!("the universal resolution does not hold for a target: {e}");
+                    return Ok(None);
+                }
+                Err(e) => return Err(e),
+            }
         }
         tracing::debug!("uv resolved after {:.1?}", clock.elapsed());
         // Resolved: what follows is listing the pinned releases' files.
@@ -236,15 +324,6 @@ async fn resolve(
             .collect();
         request.progress.resolved(&names.join(", "));
         let via = read_via(&text);
-        let everyone: Vec<String> = request
-            .targets
-            .iter()
-            .map(|t| t.lock.name.clone())
-            .collect();
-        let mut pinned = Pins::new();
-        for pin in pins {
-            pinned.insert(pin.name, (pin.version, everyone.clone()));
-        }
         let listed = list_files(request, client, &pinned, files, Some(&prefetched));
         let mut releases = match listed.await {
             Ok(releases) => releases,
@@ -270,16 +349,16 @@ async fn resolve(
                 }
             }
         }
-        let environments: Vec<TargetEnvironment> = request
-            .targets
+        // The requirements each target asks for (alike targets: the first one's are everyone's).
+        let roots: BTreeSet<String> = environments
             .iter()
-            .map(|t| t.files.target.markers.clone())
+            .flat_map(|env| root_names(request.requirements, std::slice::from_ref(env)))
             .collect();
-        let roots = root_names(request.requirements, &environments);
         let graph = Graph {
             pins: &pinned,
             via: &via,
             roots: &roots,
+            applies: &applies,
         };
         let Some(targets_of) = closures(&graph, &views, &everyone, &environments) else {
             return Ok(None);
@@ -289,6 +368,24 @@ async fn resolve(
         }
         for release in &mut releases {
             release.targets = targets_of.get(&release.name).cloned().unwrap_or_default();
+            let unusable = request.targets.iter().find(|target| {
+                release.targets.contains(&target.lock.name) && !universal::usable(release, target)
+            });
+            if let Some(target) = unusable.filter(|_| universal) {
+                tracing::debug!(
+                    "the universal resolution pinned {} {}, of which {} can install no file",
+                    release.name,
+                    release.version,
+                    target.lock.name
+                );
+                return Ok(None);
+            }
+        }
+        if universal {
+            tracing::debug!(
+                "one universal resolution for {} targets on several Pythons or platforms",
+                everyone.len()
+            );
         }
         tracing::debug!(
             "resolved once for the union of {} targets ({} packages)",
@@ -359,9 +456,17 @@ fn closures(
         }
     }
     let mut holding: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // Whether uv's marker on `name` holds for the target at `at` (it holds when none).
+    let holds = |name: &str, at: usize| {
+        graph
+            .applies
+            .get(name)
+            .is_none_or(|holds| holds.get(at).copied().unwrap_or(false))
+    };
     for (at, target) in targets.iter().enumerate() {
-        let mut seen: BTreeSet<&str> = roots.iter().copied().collect();
-        let mut queue: VecDeque<&str> = roots.iter().copied().collect();
+        let own_roots = roots.iter().copied().filter(|name| holds(name, at));
+        let mut seen: BTreeSet<&str> = own_roots.clone().collect();
+        let mut queue: VecDeque<&str> = own_roots.collect();
         while let Some(name) = queue.pop_front() {
             let shown = views.get(name).and_then(|v| v.get(at));
             if shown == Some(&UnionShown::Nothing) {
@@ -379,7 +484,7 @@ fn closures(
                     }
                     _ => true,
                 };
-                if follows && seen.insert(child) {
+                if follows && holds(child, at) && seen.insert(child) {
                     queue.push_back(child);
                 }
             }
@@ -400,6 +505,9 @@ struct Graph<'a> {
     /// The names the requirements ask for (roots whatever the annotations say: uv names the
     /// other packages that need a root, not the standard input it read it from).
     roots: &'a BTreeSet<String>,
+    /// Per pin, per target, whether uv's marker holds there (a universal resolution's): a
+    /// target's closure holds no pin whose marker does not. Empty: every pin holds everywhere.
+    applies: &'a Applies,
 }
 
 /// The normalised names of `requirements` whose marker holds in the first of `environments`
@@ -496,6 +604,7 @@ mod tests {
             pins: &pins,
             via: &via,
             roots: &roots,
+            applies: &Applies::new(),
         };
         let held = closures(&graph, &views, &targets, &environments(2)).unwrap();
         assert_eq!(held["demo"], ["cpu", "gpu"]);
@@ -513,6 +622,7 @@ mod tests {
             pins: &pins,
             via: &via,
             roots: &roots,
+            applies: &Applies::new(),
         };
         let held = closures(&graph, &views, &targets, &environments(2)).unwrap();
         assert_eq!(held["demo"], ["cpu", "gpu"]);
@@ -568,6 +678,7 @@ mod tests {
             pins: &pins,
             via: &via,
             roots: &roots,
+            applies: &Applies::new(),
         };
         assert!(closures(&graph, &views, &targets, &environments(2)).is_none());
         // Pins no target's closure reaches (each needed only by the other) are not trusted
@@ -578,6 +689,7 @@ mod tests {
             pins: &pins,
             via: &via,
             roots: &roots,
+            applies: &Applies::new(),
         };
         assert!(closures(&graph, &BTreeMap::new(), &targets, &environments(2)).is_none());
     }
