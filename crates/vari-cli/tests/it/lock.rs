@@ -547,6 +547,28 @@ fn targets_on_two_pythons_are_resolved_once_and_pinned_as_one_per_target() {
         package(&lock, "tomlilike").marker.as_deref(),
         Some("python_full_version < '3.11'")
     );
+    // The higher Python first: one after another, the per-target path pins 2.0 for 3.12 first
+    // and cannot agree; the universal resolution pins what serves both whatever the order.
+    let reversed = ["app-like", "cutlike", "--python-version", "3.12"];
+    let reversed = [
+        &reversed[..],
+        &["--python-version", "3.10", "-o", "reversed.toml"],
+    ]
+    .concat();
+    let per_target = run(fleet
+        .command(&["cpu"], &reversed)
+        .env(vari_install::PER_TARGET_VARIABLE, "1"))
+    .expect_code(1);
+    assert!(
+        per_target.stderr.contains("targets disagree on cutlike"),
+        "{}",
+        per_target.stderr
+    );
+    fleet.lock(&["cpu"], &reversed).expect_code(0);
+    assert_eq!(
+        locked_version(&fleet.path("reversed.toml"), "cutlike"),
+        "1.0"
+    );
 }
 
 #[test]
