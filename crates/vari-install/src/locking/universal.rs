@@ -192,6 +192,59 @@ mod tests {
         assert_eq!(applies["tomli"], [true, false]);
     }
 
+    /// A target on CPython `version`, Linux x86_64, without hardware.
+    fn target(version: &str) -> LockingTarget {
+        let mut settings = vari_select::TargetSettings::default();
+        settings.python.version = Some(version.parse().unwrap());
+        settings.python.platform = Some("x86_64-manylinux_2_28".parse().unwrap());
+        let target = vari_select::Target::resolve(&settings).unwrap();
+        LockingTarget {
+            lock: vari_lock::LockTarget {
+                name: format!("cpu-py{version}"),
+                python_version: Some(version.into()),
+                ..Default::default()
+            },
+            files: crate::lock_files::LockFilesTarget {
+                name: format!("cpu-py{version}"),
+                target,
+                has_hardware: false,
+            },
+        }
+    }
+
+    #[test]
+    fn uv_resolves_from_the_lowest_python_up() {
+        let targets = [target("3.12"), target("3.9"), target("3.10")];
+        assert_eq!(lowest_python(&targets).as_deref(), Some("3.9"));
+        let mut unnamed = target("3.12");
+        unnamed.lock.python_version = None;
+        assert_eq!(lowest_python(&[unnamed]), None);
+    }
+
+    #[test]
+    fn a_target_needs_its_python_allowed_and_a_wheel_for_its_tags_or_an_sdist() {
+        let wheel = |name: &str| vari_lock::Artifact {
+            name: Some(name.into()),
+            url: None,
+            path: None,
+            size: None,
+            upload_time: None,
+            hashes: BTreeMap::new(),
+        };
+        let mut release = super::super::steps::test_release("numpylike", &[]);
+        release.wheels = vec![wheel(
+            "numpylike-1.0-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+        )];
+        let (py310, py312) = (target("3.10"), target("3.12"));
+        assert!(usable(&release, &py312));
+        assert!(!usable(&release, &py310));
+        release.sdist = Some(wheel("numpylike-1.0.tar.gz"));
+        assert!(usable(&release, &py310));
+        release.requires_python = Some(">=3.11".into());
+        assert!(!usable(&release, &py310));
+        assert!(usable(&release, &py312));
+    }
+
     #[test]
     fn two_versions_of_a_package_or_an_unreadable_marker_are_not_trusted() {
         let (names, environments) = environments();
