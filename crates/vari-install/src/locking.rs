@@ -22,13 +22,14 @@
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use vari_client::IndexClient;
 use vari_core::markers::TargetEnvironment;
 use vari_lock::LockedRelease;
-use vari_proxy::ProxySettings;
+use vari_proxy::{ProxySettings, RunningProxy};
 
-use crate::compile::{compile, Pin};
+use crate::compile::{compile_through, read_output, read_pins, CompileError, Pin};
 use crate::installer::{Installer, InstallerChoice, InstallerError, Program};
 use crate::lock_files::{LockFilesError, LockFilesTarget};
 
@@ -82,7 +83,18 @@ pub async fn resolve_releases(
     let resolver = Resolver {
         request,
         scratch: Scratch::default(),
+        proxies: tokio::sync::Mutex::new(BTreeMap::new()),
     };
+    let resolved = resolve_with(request, &resolver).await;
+    resolver.stop_proxies().await;
+    resolved
+}
+
+/// [`resolve_releases`] with `resolver` (whose proxies the caller stops).
+async fn resolve_with(
+    request: &LockingRequest<'_>,
+    resolver: &Resolver<'_>,
+) -> Result<Vec<LockedRelease>, LockingError> {
     let client = IndexClient::new(request.sources.clone()).map_err(LockFilesError::from)?;
     let files: Vec<LockFilesTarget> = request.targets.iter().map(|t| t.files.clone()).collect();
     let resolved = match union::universal_wanted(request) {
@@ -197,6 +209,10 @@ type Pinned = BTreeMap<String, BTreeMap<String, Vec<String>>>;
 struct Resolver<'a> {
     request: &'a LockingRequest<'a>,
     scratch: Scratch,
+    /// Each target's proxy, by the target's name: started for its first resolution and kept
+    /// for the others of the run (again one after another, the variants' dependencies), so
+    /// that its pages are built once per run, not once per uv run.
+    proxies: tokio::sync::Mutex<BTreeMap<String, Arc<RunningProxy>>>,
 }
 
 impl Resolver<'_> {
@@ -271,18 +287,50 @@ impl Resolver<'_> {
         let scratch = self.scratch.path()?;
         let (input, output) = write_inputs(&scratch, requirements, preferred, slot)?;
         let compile_request = compile_request(self.request, input, output, target);
+        let failed = |source| LockingError::Resolve {
+            target: target.lock.name.clone(),
+            source: Box::new(source),
+        };
+        let proxy = self.proxy(target).await.map_err(failed)?;
+        let pins = compile_through(&proxy, &compile_request)
+            .await
+            .and_then(|piped| match piped {
+                Some(text) => read_pins(&text).map_err(|message| CompileError::Output {
+                    path: PathBuf::from("-"),
+                    message,
+                }),
+                None => read_output(&compile_request.output),
+            })
+            .map_err(failed)?;
+        check_pinned(requirements, &pins, target)?;
+        Ok(pins)
+    }
+
+    /// `target`'s proxy: the one started for it earlier in the run, else a new one.
+    async fn proxy(&self, target: &LockingTarget) -> Result<Arc<RunningProxy>, CompileError> {
+        // Held while a proxy starts (a millisecond): a target's resolutions at once would
+        // otherwise start two.
+        let mut proxies = self.proxies.lock().await;
+        if let Some(proxy) = proxies.get(&target.lock.name) {
+            return Ok(proxy.clone());
+        }
         let settings = ProxySettings {
             selection: self.request.selection.clone(),
             ..ProxySettings::new(self.request.sources.clone(), target.files.target.clone())
         };
-        let pins = compile(settings, &compile_request)
-            .await
-            .map_err(|source| LockingError::Resolve {
-                target: target.lock.name.clone(),
-                source: Box::new(source),
-            })?;
-        check_pinned(requirements, &pins, target)?;
-        Ok(pins)
+        let proxy = Arc::new(crate::stable_port::start_stable(settings).await?);
+        proxies.insert(target.lock.name.clone(), proxy.clone());
+        Ok(proxy)
+    }
+
+    /// Stops the targets' proxies (each once no resolution holds it: all have ended).
+    async fn stop_proxies(&self) {
+        let proxies = std::mem::take(&mut *self.proxies.lock().await);
+        for proxy in proxies.into_values() {
+            if let Ok(proxy) = Arc::try_unwrap(proxy) {
+                proxy.shutdown().await;
+            }
+        }
     }
 }
 
