@@ -58,6 +58,9 @@ pub(super) struct Guessing<'a> {
     /// The pins uv is told to prefer (an existing lock's): name to version.
     pub(super) preferences: &'a std::collections::BTreeMap<String, String>,
     pub(super) pre: bool,
+    /// The Python uv resolves for (a universal resolution's lowest): a version whose files all
+    /// require another is not uv's pick. `None`: the Python uv finds.
+    pub(super) python: Option<Version>,
     pub(super) targets: &'a [LockFilesTarget],
     pub(super) selection: &'a SelectionOptions,
 }
@@ -109,6 +112,22 @@ fn candidates(
         .collect()
 }
 
+/// Whether one of a version's `files` can be used on `python` (its `Requires-Python`, when
+/// the index gives one, allows it); any version when `python` is not known.
+fn admits<'a>(
+    mut files: impl Iterator<Item = &'a vari_client::IndexFile>,
+    python: Option<&Version>,
+) -> bool {
+    let Some(python) = python else {
+        return true;
+    };
+    files.any(|file| {
+        file.requires_python
+            .as_ref()
+            .is_none_or(|specifiers| specifiers.contains(python))
+    })
+}
+
 /// Lists the release of `requirement` that uv most likely pins.
 async fn guess(guessing: &Guessing<'_>, requirement: &str, into: &Prefetched) {
     let Ok(request) = Request::parse(requirement) else {
@@ -121,7 +140,11 @@ async fn guess(guessing: &Guessing<'_>, requirement: &str, into: &Prefetched) {
         .preferences
         .get(request.name().as_str())
         .and_then(|v| v.parse().ok());
-    let versions = project.versions();
+    let versions: BTreeSet<&Version> = project
+        .versions()
+        .into_iter()
+        .filter(|v| admits(project.files_of(v), guessing.python.as_ref()))
+        .collect();
     for version in candidates(&versions, &request, guessing.pre, preferred) {
         let pin = PinnedRelease {
             name: request.name().to_string(),
@@ -213,6 +236,35 @@ mod tests {
             texts(candidates(&versions, &any, false, gone)),
             ["2.0", "1.5"]
         );
+    }
+
+    #[test]
+    fn a_version_whose_files_all_require_another_python_is_not_guessed() {
+        let file = |name: &str, requires: Option<&str>| {
+            let url = url::Url::parse(&format!("https://files.example/{name}")).unwrap();
+            vari_client::IndexFile {
+                filename: name.to_owned(),
+                kind: vari_client::FileKind::Wheel(name.parse().unwrap()),
+                url: url.clone(),
+                hashes: vari_client::Hashes::default(),
+                requires_python: requires.map(|r| r.parse().unwrap()),
+                yanked: None,
+                core_metadata: vari_client::CoreMetadata::Absent,
+                size: None,
+                upload_time: None,
+                source: vari_client::FileSource::Index(url),
+            }
+        };
+        let newest = [file("numpylike-2.5-cp312-cp312-any.whl", Some(">=3.11"))];
+        let older = [
+            file("numpylike-2.2-cp310-cp310-any.whl", Some(">=3.10")),
+            file("numpylike-2.2-cp312-cp312-any.whl", None),
+        ];
+        let py310: Version = "3.10".parse().unwrap();
+        assert!(!admits(newest.iter(), Some(&py310)));
+        assert!(admits(older.iter(), Some(&py310)));
+        assert!(admits(newest.iter(), Some(&"3.12".parse().unwrap())));
+        assert!(admits(newest.iter(), None));
     }
 
     #[test]

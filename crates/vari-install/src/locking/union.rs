@@ -245,6 +245,7 @@ async fn resolve(
             requirements: request.requirements,
             preferences: request.preferences,
             pre: request.pre,
+            python: python_version.as_deref().and_then(|v| v.parse().ok()),
             targets: files,
             selection: request.selection,
         };
