@@ -2,9 +2,11 @@
 //! every target at once, through a proxy that serves the targets' union
 //! ([`vari_proxy::ProxySettings::union`]), instead of one per target.
 //!
-//! When it applies: to each group of targets with the same Python version, platform, marker
-//! environment and wheel tags (they differ in hardware only), when some group has two targets
-//! or more ([`groups`]). The groups resolve at once, one uv run each, and their results are
+//! When it applies: to every target at once when they differ in Python version or platform
+//! ([`universal_wanted`]: one `uv pip compile --universal`, each pin placed by its marker,
+//! [`super::universal`]); else, or when that cannot be trusted, to each group of targets with
+//! the same Python version, platform, marker environment and wheel tags (they differ in
+//! hardware only), when some group has two targets or more ([`groups`]). The groups resolve at once, one uv run each, and their results are
 //! joined when they pin the same versions (else the per-target path decides: it agrees or
 //! names the disagreement). Within a group uv sees, for each release,
 //! the dependencies each target's own variant states, all together; a version is listed when
@@ -369,10 +371,14 @@ async fn resolve(
         }
         for release in &mut releases {
             release.targets = targets_of.get(&release.name).cloned().unwrap_or_default();
+            // Alike targets share their tags and Python: uv checked them for all.
+            if !universal {
+                continue;
+            }
             let unusable = request.targets.iter().find(|target| {
                 release.targets.contains(&target.lock.name) && !universal::usable(release, target)
             });
-            if let Some(target) = unusable.filter(|_| universal) {
+            if let Some(target) = unusable {
                 tracing::debug!(
                     "the universal resolution pinned {} {}, of which {} can install no file",
                     release.name,
@@ -663,6 +669,29 @@ mod tests {
             vec![release("a", &["cpu-py3.12"])],
         );
         assert!(join(py310, other).is_none());
+    }
+
+    #[test]
+    fn a_target_s_closure_holds_no_pin_whose_marker_does_not_hold_for_it() {
+        let pins = pins(&["app", "tomli", "sub"]);
+        let via = via(&[("app", &[]), ("tomli", &["app"]), ("sub", &["tomli"])]);
+        // uv's markers: `tomli` and what only it needs, for Python 3.10 only.
+        let applies = Applies::from([
+            ("tomli".to_owned(), vec![true, false]),
+            ("sub".to_owned(), vec![true, false]),
+        ]);
+        let roots = BTreeSet::from(["app".to_owned()]);
+        let graph = Graph {
+            pins: &pins,
+            via: &via,
+            roots: &roots,
+            applies: &applies,
+        };
+        let targets = ["cpu-py3.10".to_owned(), "cpu-py3.12".to_owned()];
+        let held = closures(&graph, &BTreeMap::new(), &targets, &environments(2)).unwrap();
+        assert_eq!(held["app"], ["cpu-py3.10", "cpu-py3.12"]);
+        assert_eq!(held["tomli"], ["cpu-py3.10"]);
+        assert_eq!(held["sub"], ["cpu-py3.10"]);
     }
 
     #[test]
