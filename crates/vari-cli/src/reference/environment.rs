@@ -42,8 +42,9 @@ fn own() -> Vec<(&'static str, String)> {
         (
             vari_install::PER_TARGET_VARIABLE,
             "Set and not empty: `vari lock` resolves every target on its own instead of \
-             resolving targets alike but for their hardware as one group (a way around the \
-             fast path)."
+             resolving targets on several Pythons or platforms with one universal resolution \
+             and targets alike but for their hardware as one group (a way around the fast \
+             paths)."
                 .to_owned(),
         ),
         (
