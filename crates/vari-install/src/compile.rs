@@ -335,6 +335,9 @@ fn run_bounded(
             (kept, overflowed)
         })
     });
+    // Told when uv's error output closes, which it does as uv exits: the wait below wakes then
+    // instead of at its next poll.
+    let (closed, closing) = std::sync::mpsc::channel::<()>();
     let stderr = child.stderr.take().map(|mut pipe| {
         std::thread::spawn(move || {
             let mut tail = Vec::new();
@@ -350,10 +353,11 @@ fn run_bounded(
                     }
                 }
             }
+            let _ = closed.send(());
             tail
         })
     });
-    if wait_until(child, start + timeout).is_none() {
+    if wait_until(child, start + timeout, &closing).is_none() {
         supervised.kill();
         return Err(Ran::TimedOut);
     }
@@ -370,9 +374,19 @@ fn run_bounded(
     })
 }
 
-/// The child's exit status, or `None` when it is still running at `deadline`.
-fn wait_until(child: &mut Child, deadline: Instant) -> Option<std::process::ExitStatus> {
+/// The child's exit status, or `None` when it is still running at `deadline`. Until
+/// `closing` says its error output closed (or cannot say), the wait sleeps on it, so that an
+/// exit is seen at once rather than at the next poll (a resolution takes tens of
+/// milliseconds: a poll every 50 ms added up to as much again); then, or when the output stays
+/// open (a process it started keeps it), it polls, from 1 ms up to 50 ms apart.
+fn wait_until(
+    child: &mut Child,
+    deadline: Instant,
+    closing: &std::sync::mpsc::Receiver<()>,
+) -> Option<std::process::ExitStatus> {
+    const LONGEST: Duration = Duration::from_millis(50);
     let mut pause = Duration::from_millis(1);
+    let mut closed = false;
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return Some(status),
@@ -383,8 +397,16 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<std::process::Exit
         if now >= deadline {
             return None;
         }
-        std::thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(Duration::from_millis(50));
+        if closed {
+            std::thread::sleep(pause.min(deadline - now));
+            pause = (pause * 2).min(LONGEST);
+            continue;
+        }
+        match closing.recv_timeout(LONGEST.min(deadline - now)) {
+            // Exiting: it is reaped within a poll or two.
+            Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => closed = true,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
     }
 }
 
