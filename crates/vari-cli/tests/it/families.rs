@@ -1144,3 +1144,135 @@ fn uv_install(scratch: &Path, index: &str, packages: &[&str]) -> std::path::Path
     );
     venv
 }
+
+/// A stand-in default index with JAX's layout: `jax 0.7.2` whose `cuda12` and `cuda13` extras
+/// require the plugin of their line, `jax 0.4.0` from before the extras, `jaxlib` and both
+/// plugins (all `py3-none-any`). Served on 127.0.0.1: the site and its `/simple/` URL.
+fn jax_site(dir: &Path) -> (vari_test_support::site::StaticSite, String) {
+    use vari_test_support::site::{SiteOptions, StaticSite};
+    use vari_test_support::wheels::TestWheel;
+    let wheels = dir.join("jax-wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    TestWheel::new("jax-0.7.2-py3-none-any.whl")
+        .requires(&[
+            "jaxlib==0.7.2",
+            "jax-cuda12-plugin==0.7.2; extra == \"cuda12\"",
+            "jax-cuda13-plugin==0.7.2; extra == \"cuda13\"",
+        ])
+        .write(&wheels);
+    TestWheel::new("jax-0.4.0-py3-none-any.whl")
+        .requires(&["jaxlib==0.4.0"])
+        .write(&wheels);
+    for name in [
+        "jaxlib-0.7.2",
+        "jaxlib-0.4.0",
+        "jax_cuda12_plugin-0.7.2",
+        "jax_cuda13_plugin-0.7.2",
+    ] {
+        TestWheel::new(&format!("{name}-py3-none-any.whl")).write(&wheels);
+    }
+    let site = dir.join("jax-site");
+    run(vari()
+        .args(["index", "build"])
+        .arg(&wheels)
+        .arg("-o")
+        .arg(&site))
+    .expect_code(0);
+    let host = StaticSite::serve(&site, SiteOptions::default());
+    let index = format!("{}/simple/", host.base);
+    (host, index)
+}
+
+/// Plain pip and plain uv through `vari proxy` asking for `jax`: on a CUDA 12 machine they get
+/// what `jax[cuda12]` gets (jax's own wheel, served with its `cuda12` extra's requirements made
+/// plain ones, so the CUDA 12 plugin comes in as a dependency); on a CPU machine plain jax. The
+/// installed jax is the rewritten copy (its METADATA requires the plugin without the extra), and
+/// a pin on a release from before the extra gets that release as listed.
+#[test]
+fn plain_pip_and_uv_through_the_proxy_get_the_extra_the_family_chooses() {
+    use std::process::{Command, Stdio};
+    use vari_test_support::venv::run_ok;
+    let dir = tempfile::tempdir().unwrap();
+    let (_host, index) = jax_site(dir.path());
+    let proxy = |profile: &Path| {
+        let mut child = vari()
+            .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &index])
+            .arg("--profile")
+            .arg(profile)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let urls = crate::common::proxy_urls(&crate::common::first_stdout_line(&mut child));
+        (child, urls)
+    };
+    let stop = |child: std::process::Child| {
+        run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
+        let output = child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let dist_infos =
+        |venv: &Path| installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"));
+    let jax_metadata = |venv: &Path| {
+        std::fs::read_to_string(
+            vari_test_support::venv::site_packages(venv).join("jax-0.7.2.dist-info/METADATA"),
+        )
+        .unwrap()
+    };
+
+    let a100 = gpu(dir.path(), "a100", "12.8", "8.0");
+    let (child, (alias, url)) = proxy(&a100);
+    let with_cuda12 = [
+        "jax-0.7.2.dist-info",
+        "jax_cuda12_plugin-0.7.2.dist-info",
+        "jaxlib-0.7.2.dist-info",
+    ];
+    let venv = pip_install(&dir.path().join("pip"), &alias, &["jax"]);
+    assert_eq!(dist_infos(&venv), with_cuda12);
+    assert!(
+        jax_metadata(&venv).contains("Requires-Dist: jax-cuda12-plugin==0.7.2\n"),
+        "{}",
+        jax_metadata(&venv)
+    );
+    let venv = uv_install(&dir.path().join("uv"), &url, &["jax"]);
+    assert_eq!(dist_infos(&venv), with_cuda12);
+    assert!(
+        jax_metadata(&venv).contains("Requires-Dist: jax-cuda12-plugin==0.7.2\n"),
+        "{}",
+        jax_metadata(&venv)
+    );
+    // A release from before the extra existed is served as listed.
+    let venv = uv_install(&dir.path().join("uv-old"), &url, &["jax==0.4.0"]);
+    assert_eq!(
+        dist_infos(&venv),
+        ["jax-0.4.0.dist-info", "jaxlib-0.4.0.dist-info"]
+    );
+    let log = stop(child);
+    assert!(
+        log.contains(
+            "jax: serving 1 wheels with the requirements of extra cuda12 (family jax chooses \
+             build cu12 for this target)"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains(
+            "jax: 0.4.0 served as listed: nothing in their METADATA is behind extra cuda12"
+        ),
+        "{log}"
+    );
+
+    let (child, (alias, url)) = proxy(&cpu(dir.path()));
+    let plain = ["jax-0.7.2.dist-info", "jaxlib-0.7.2.dist-info"];
+    let venv = pip_install(&dir.path().join("pip-cpu"), &alias, &["jax"]);
+    assert_eq!(dist_infos(&venv), plain);
+    let venv = uv_install(&dir.path().join("uv-cpu"), &url, &["jax"]);
+    assert_eq!(dist_infos(&venv), plain);
+    assert!(
+        !jax_metadata(&venv).contains("Requires-Dist: jax-cuda12-plugin==0.7.2\n"),
+        "{}",
+        jax_metadata(&venv)
+    );
+    let log = stop(child);
+    assert!(!log.contains("requirements of extra"), "{log}");
+}
