@@ -61,8 +61,10 @@
 //!   that index is asked for the family's name and nothing else, and an upstream the user named
 //!   that is one of the family's indexes is served as listed. A family chosen by extra
 //!   (`jax` → `jax[cuda12]`) is served its own wheels with the extra's requirements made plain
-//!   ones (rewritten copies, as for variant markers below; `family_extra`). The group rule
-//!   across pages and a union are not served through the catalog yet.
+//!   ones (rewritten copies, as for variant markers below; `family_extra`). Each member of
+//!   a group (torch, torchvision, …) takes the line the whole group offers for the target
+//!   (`vari_select::choose_across_group`), so pages read one at a time agree. A union is not
+//!   served through the catalog yet.
 //! - **Variant markers**: a chosen wheel whose `Requires-Dist` uses variant markers is served as
 //!   a rewritten copy (`vari_wheel::replace_metadata`: only METADATA and RECORD change), cached
 //!   on disk by the upstream digest and the marker context, built once however many requests

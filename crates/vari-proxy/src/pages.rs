@@ -564,11 +564,34 @@ async fn family_choice<'a>(
         selection: state.selection.clone(),
         ..vari_family::FamilyOptions::default()
     };
-    let choice =
-        vari_select::choose_in_family(&state.client, family, &request, &state.target, &options)
-            .await
-            .map_err(family_error)?;
-    Ok(choice.map(|choice| (family, choice)))
+    // Through the proxy the installer decides which of a group's members it asks for, one page
+    // at a time: every member's page takes the line the whole group offers here.
+    let Some(catalog) = state.families.as_ref() else {
+        return Ok(None);
+    };
+    let choice = vari_select::choose_across_group(
+        &state.client,
+        catalog,
+        family,
+        &request,
+        &state.target,
+        &options,
+    )
+    .await
+    .map_err(family_error)?;
+    Ok(choice.map(|(choice, group)| {
+        if let (Some((group, members)), Some(chosen)) = (group, &choice.chosen) {
+            state.log_once(
+                tracing::Level::INFO,
+                format!(
+                    "{name}: group {group} takes build {} ({} offer it for this target)",
+                    chosen.build,
+                    members.join(", ")
+                ),
+            );
+        }
+        (family, choice)
+    }))
 }
 
 /// A family's source failing, as the proxy answers it.

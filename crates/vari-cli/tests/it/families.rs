@@ -563,11 +563,12 @@ fn pytorch_site(files: &[(&str, &str, &str, &str)], tags: &str) -> PyTorchSite {
 }
 
 impl PyTorchSite {
-    /// A user's catalog replacing the built-in torch and torchvision families with the same
+    /// A user's catalog replacing the built-in PyTorch families (torch, torchvision, torchaudio,
+    /// xformers: the `pytorch` group, all of whose members the proxy asks about) with the same
     /// builds on the stand-in's indexes.
     fn catalog(&self) -> PathBuf {
         let mut text = "schema = \"vari-families/1\"\n".to_owned();
-        for project in ["torch", "torchvision"] {
+        for project in ["torch", "torchvision", "torchaudio", "xformers"] {
             text.push_str(&format!(
                 "\n[[family]]\nname = \"{project}\"\nsame-name = \"build\"\n"
             ));
@@ -1092,6 +1093,64 @@ fn plain_uv_and_pip_through_the_proxy_get_torch_from_its_lines_index() {
              target)",
             site.base
         )),
+        "{log}"
+    );
+}
+
+/// The group rule across the proxy's pages: on a CUDA 13 machine where torchvision has no cu130
+/// build, plain uv and pip asking for `torch torchvision` get both from the cu128 line, whichever
+/// page they read first; so does `torch` alone (the proxy cannot know which members the
+/// installer will ask for, so every member's page takes the line the group offers).
+#[test]
+fn plain_uv_and_pip_through_the_proxy_get_one_line_for_torch_and_torchvision() {
+    use std::process::{Command, Stdio};
+    use vari_test_support::venv::run_ok;
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.9"),
+            ("torch", "cu128", "2.9.0", ">=3.9"),
+            ("torch", "cpu", "2.9.0", ">=3.9"),
+            ("torchvision", "cu128", "0.24.0", ">=3.9"),
+            ("torchvision", "cpu", "0.24.0", ">=3.9"),
+        ],
+        "py3-none-any",
+    );
+    let h100 = gpu(site.dir.path(), "h100", "13.0", "9.0");
+    let mut child = vari()
+        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
+        .arg("--families")
+        .arg(site.catalog())
+        .arg("--profile")
+        .arg(&h100)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (alias, url) = crate::common::proxy_urls(&crate::common::first_stdout_line(&mut child));
+    let dist_infos =
+        |venv: &Path| installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"));
+    let both = [
+        "torch-2.9.0+cu128.dist-info",
+        "torchvision-0.24.0+cu128.dist-info",
+    ];
+    let venv = uv_install(&site.dir.path().join("uv"), &url, &["torchvision", "torch"]);
+    assert_eq!(dist_infos(&venv), both);
+    let venv = pip_install(
+        &site.dir.path().join("pip"),
+        &alias,
+        &["torch", "torchvision"],
+    );
+    assert_eq!(dist_infos(&venv), both);
+    let venv = uv_install(&site.dir.path().join("uv-torch"), &url, &["torch"]);
+    assert_eq!(dist_infos(&venv), ["torch-2.9.0+cu128.dist-info"]);
+
+    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
+    let output = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        log.contains(
+            "torch: group pytorch takes build cu128 (torch, torchvision offer it for this target)"
+        ),
         "{log}"
     );
 }
