@@ -1155,6 +1155,88 @@ fn plain_uv_and_pip_through_the_proxy_get_one_line_for_torch_and_torchvision() {
     );
 }
 
+/// One `vari proxy --target gpu=… --target cpu=…` serving family pages per class: through the
+/// GPU class's URL plain uv and pip get torch's cu128 build and CuPy's CUDA 12 build, through
+/// the CPU class's URL torch's CPU build, from the same proxy at the same time.
+#[test]
+fn a_proxy_for_machine_classes_serves_each_class_its_families_builds() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    use vari_test_support::venv::run_ok;
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.9"),
+            ("torch", "cu128", "2.9.0", ">=3.9"),
+            ("torch", "cpu", "2.9.0", ">=3.9"),
+        ],
+        "py3-none-any",
+    );
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let cpu = cpu(site.dir.path());
+    let mut child = vari()
+        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
+        .arg("--families")
+        .arg(site.catalog())
+        .arg("--target")
+        .arg(format!("gpu={}", a100.display()))
+        .arg("--target")
+        .arg(format!("cpu={}", cpu.display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // One line per class, in the order given; the reader is kept while the proxy runs.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut announced = |name: &str| {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert!(line.starts_with(&format!("{name} ")), "{line}");
+        crate::common::proxy_urls(&line)
+    };
+    let (gpu_alias, gpu_url) = announced("gpu");
+    let (cpu_alias, cpu_url) = announced("cpu");
+    let dist_infos =
+        |venv: &Path| installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"));
+
+    // CuPy by way of its selector (`cupy`, no files of its own) and the build it requires.
+    let gpu_wanted = [
+        "cupy-14.2.0.dist-info",
+        "cupy_cuda12x-14.2.0.dist-info",
+        "torch-2.9.0+cu128.dist-info",
+    ];
+    let venv = uv_install(
+        &site.dir.path().join("uv-gpu"),
+        &gpu_url,
+        &["torch", "cupy"],
+    );
+    assert_eq!(dist_infos(&venv), gpu_wanted);
+    let venv = pip_install(
+        &site.dir.path().join("pip-gpu"),
+        &gpu_alias,
+        &["torch", "cupy"],
+    );
+    assert_eq!(dist_infos(&venv), gpu_wanted);
+    let venv = uv_install(&site.dir.path().join("uv-cpu"), &cpu_url, &["torch"]);
+    assert_eq!(dist_infos(&venv), ["torch-2.9.0+cpu.dist-info"]);
+    let venv = pip_install(&site.dir.path().join("pip-cpu"), &cpu_alias, &["torch"]);
+    assert_eq!(dist_infos(&venv), ["torch-2.9.0+cpu.dist-info"]);
+
+    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
+    let output = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    for (class, line) in [("gpu", "cu128"), ("cpu", "cpu")] {
+        assert!(
+            log.lines()
+                .any(|l| l.contains(&format!("class{{name={class}}}"))
+                    && l.contains(&format!(
+                        "torch: serving build {line} from {}/whl/{line}",
+                        site.base
+                    ))),
+            "{class}: {log}"
+        );
+    }
+}
+
 /// The names in `venv`'s site-packages that `keep` selects, sorted.
 fn installed_names(venv: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(vari_test_support::venv::site_packages(venv))
