@@ -473,6 +473,70 @@ fn select_chooses_a_by_name_build_for_the_machine() {
     assert!(!off.stderr.contains("family"), "{}", off.stderr);
 }
 
+/// A build whose CUDA line is read from its requirements (onnxruntime-gpu) is read from a wheel
+/// of the target's platform: the stand-in's 1.27.0 has an aarch64 wheel requiring CUDA 12
+/// libraries (listed first) and an x86_64 wheel requiring CUDA 13 ones, so an x86_64 CUDA 12.8
+/// machine gets 1.26.0, the newest CUDA 12 release for its platform.
+#[test]
+fn a_builds_line_is_read_from_a_wheel_for_the_targets_platform() {
+    use vari_test_support::site::{SiteOptions, StaticSite};
+    use vari_test_support::wheels::TestWheel;
+    let dir = tempfile::tempdir().unwrap();
+    let wheels = dir.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    for (name, runtime) in [
+        (
+            "1.27.0-cp312-cp312-linux_aarch64",
+            "nvidia-cuda-runtime-cu12",
+        ),
+        (
+            "1.27.0-cp312-cp312-manylinux_2_28_x86_64",
+            "nvidia-cuda-runtime-cu13",
+        ),
+        (
+            "1.26.0-cp312-cp312-manylinux_2_28_x86_64",
+            "nvidia-cuda-runtime-cu12",
+        ),
+    ] {
+        TestWheel::new(&format!("onnxruntime_gpu-{name}.whl"))
+            .requires(&[runtime])
+            .write(&wheels);
+    }
+    TestWheel::new("onnxruntime-1.27.0-cp312-cp312-manylinux_2_28_x86_64.whl").write(&wheels);
+    let site = dir.path().join("site");
+    run(vari()
+        .args(["index", "build"])
+        .arg(&wheels)
+        .arg("-o")
+        .arg(&site))
+    .expect_code(0);
+    let host = StaticSite::serve(&site, SiteOptions::default());
+    let index = format!("{}/simple/", host.base);
+    let json = run(vari()
+        .args([
+            "select",
+            "--no-deps",
+            "--json",
+            "onnxruntime",
+            "--index-url",
+            &index,
+        ])
+        .args([
+            "--python-version",
+            "3.12",
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+        ])
+        .arg("--profile")
+        .arg(gpu(dir.path(), "a100", "12.8", "8.0")))
+    .expect_code(0)
+    .json();
+    assert_eq!(
+        selected(&json),
+        [("onnxruntime-gpu".to_owned(), "1.26.0".to_owned())]
+    );
+}
+
 /// A stand-in for PyTorch's per-line indexes on 127.0.0.1, with their real page structure:
 /// `/whl/LINE/PROJECT/` pages whose links point at `/whl/LINE/NAME-VERSION%2BLINE-….whl` with
 /// `data-requires-python`, small stand-in wheels, and (as PyTorch's do) other projects listed on

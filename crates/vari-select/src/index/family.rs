@@ -140,7 +140,13 @@ pub async fn family_offers(
                 None => None,
                 Some(source) => Some(source_client(client.settings(), source)?),
             };
-            read_lines(reader.as_ref().unwrap_or(client), &project, &mut list).await;
+            read_lines(
+                reader.as_ref().unwrap_or(client),
+                &project,
+                target,
+                &mut list,
+            )
+            .await;
         }
         offers
             .entry(build.name.clone())
@@ -155,17 +161,30 @@ pub async fn family_offers(
 pub(super) const LINE_READS: usize = 8;
 
 /// Reads the CUDA line of the newest [`LINE_READS`] versions from one wheel's core metadata
-/// each (PEP 658, else range reads), concurrently. A version whose metadata cannot be read
-/// keeps no line (the build's own `requires` then apply).
-async fn read_lines(client: &IndexClient, project: &vari_client::Project, offers: &mut [Offer]) {
+/// each (PEP 658, else range reads), concurrently: a wheel the target can install, since a
+/// release's wheels for other platforms may need other libraries (or none), else any of its
+/// wheels. A version whose metadata cannot be read keeps no line (the build's own `requires`
+/// then apply).
+async fn read_lines(
+    client: &IndexClient,
+    project: &vari_client::Project,
+    target: &Target,
+    offers: &mut [Offer],
+) {
     let newest = offers.len().saturating_sub(LINE_READS);
     let wanted = &mut offers[newest..];
     let files: Vec<_> = wanted
         .iter()
         .map(|offer| {
-            project.files.iter().find(|f| {
+            let of_version = |f: &&IndexFile| {
                 f.yanked.is_none() && f.wheel().is_some() && *f.version() == offer.version
-            })
+            };
+            project
+                .files
+                .iter()
+                .filter(of_version)
+                .find(|f| installable(f, target))
+                .or_else(|| project.files.iter().find(of_version))
         })
         .collect();
     let texts = join_all(files.iter().map(|file| async move {
