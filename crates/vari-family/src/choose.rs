@@ -93,6 +93,10 @@ pub enum Verdict {
     NoVersion {
         /// How many versions it offers (versions with a wheel this target can install).
         offered: usize,
+        /// How many of them the requirement allows but are pre-releases, which were not
+        /// allowed (`--pre` allows them).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        pre_releases: usize,
     },
     /// Its line could not be read from its requirements.
     UnknownLine {
@@ -190,6 +194,10 @@ impl FamilyChoice {
     }
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// The reason of a verdict in words.
 pub fn verdict_text(verdict: &Verdict) -> String {
     match verdict {
@@ -198,12 +206,32 @@ pub fn verdict_text(verdict: &Verdict) -> String {
         Verdict::Unsupported { reason } | Verdict::NotWanted { reason } => reason.clone(),
         // The offers are the wheels this target can install: a build whose index lists only
         // source distributions (tensorrt-cu12 on PyPI) or wheels for other platforms has none.
-        Verdict::NoVersion { offered: 0 } => {
+        Verdict::NoVersion { offered: 0, .. } => {
             "fits, but offers no wheel this target can install".to_owned()
         }
-        Verdict::NoVersion { offered } => {
+        Verdict::NoVersion {
+            offered,
+            pre_releases: 0,
+        } => {
             format!("fits, but none of its {offered} versions is allowed by the requirement")
         }
+        // Saying "not allowed by the requirement" would send the user to change a specifier
+        // that already allows them.
+        Verdict::NoVersion {
+            offered,
+            pre_releases,
+        } => format!(
+            "fits, but of its {offered} versions the requirement allows only {}, which {} not \
+             allowed (`--pre` allows pre-releases)",
+            match pre_releases {
+                1 => "a pre-release".to_owned(),
+                n => format!("{n} pre-releases"),
+            },
+            match pre_releases {
+                1 => "is",
+                _ => "are",
+            }
+        ),
         Verdict::UnknownLine { reason } => reason.clone(),
     }
 }
@@ -291,8 +319,10 @@ pub fn choose(
         order = preferred.into_iter().chain(rest).collect();
     }
 
+    // As PEP 440 says: pre-releases when asked for, or when a specifier names one (`>=2.0rc1`).
+    let pre = options.pre || specifiers.iter().any(|s| s.version().any_prerelease());
     let allowed = |offer: &Offer| {
-        specifiers.contains(&offer.version) && (options.pre || !offer.version.any_prerelease())
+        specifiers.contains(&offer.version) && (pre || !offer.version.any_prerelease())
     };
     let newest = |entry: &Entry<'_>| -> Option<Version> {
         entry
@@ -322,8 +352,17 @@ pub fn choose(
         }
         match newest(entry) {
             None => {
+                let pre_releases = match pre {
+                    true => 0,
+                    false => entry
+                        .offers
+                        .iter()
+                        .filter(|o| o.version.any_prerelease() && specifiers.contains(&o.version))
+                        .count(),
+                };
                 verdicts[i] = Some(Verdict::NoVersion {
                     offered: entry.offers.len(),
+                    pre_releases,
                 })
             }
             Some(version) => {

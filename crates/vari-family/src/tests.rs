@@ -432,18 +432,26 @@ fn the_best_build_comes_before_the_newest_version() {
     // A pin the GPU build cannot meet moves to the CPU build, and says why.
     let choice = choose_in("faiss", &available, "==1.15.1", &cuda("12.8", "8.6"), &none);
     assert_eq!(chosen(&choice), Some(("faiss-cpu".into(), "1.15.1".into())));
-    assert!(choice
-        .builds
-        .iter()
-        .any(|b| b.build == "cu12" && b.verdict == Verdict::NoVersion { offered: 2 }));
+    assert!(choice.builds.iter().any(|b| b.build == "cu12"
+        && b.verdict
+            == Verdict::NoVersion {
+                offered: 2,
+                pre_releases: 0
+            }));
     assert_eq!(
-        crate::verdict_text(&Verdict::NoVersion { offered: 2 }),
+        crate::verdict_text(&Verdict::NoVersion {
+            offered: 2,
+            pre_releases: 0
+        }),
         "fits, but none of its 2 versions is allowed by the requirement"
     );
     // A build with no wheel for this target (tensorrt-cu12 on PyPI has source distributions
     // only) says so, rather than that it has no version.
     assert_eq!(
-        crate::verdict_text(&Verdict::NoVersion { offered: 0 }),
+        crate::verdict_text(&Verdict::NoVersion {
+            offered: 0,
+            pre_releases: 0
+        }),
         "fits, but offers no wheel this target can install"
     );
     // On a CPU machine, the CPU build.
@@ -787,5 +795,53 @@ fn a_member_whose_line_is_read_from_its_requirements_pins_the_others() {
         conflict.to_string(),
         "vllm, torch must take one line (group vllm), but no line fits all of them: vllm offers \
          the CUDA 12 line only; torch offers cu130, cpu"
+    );
+}
+
+/// A build whose only versions the requirement allows are pre-releases says so (and how to allow
+/// them), rather than that the requirement allows none; with pre-releases allowed it is chosen.
+#[test]
+fn a_build_with_only_pre_releases_says_pre_releases_are_not_allowed() {
+    let available = offers(&[
+        ("cpu", &["1.15.1"]),
+        ("cu12", &["1.14.1.post1", "1.16.0rc1", "1.16.0rc2"]),
+    ]);
+    let p = cuda("12.8", "8.6");
+    let choice = choose_in(
+        "faiss",
+        &available,
+        ">=1.15.5",
+        &p,
+        &FamilyOptions::default(),
+    );
+    assert_eq!(chosen(&choice), None);
+    let cu12 = choice.builds.iter().find(|b| b.build == "cu12").unwrap();
+    assert_eq!(
+        cu12.verdict,
+        Verdict::NoVersion {
+            offered: 3,
+            pre_releases: 2
+        }
+    );
+    assert_eq!(
+        crate::verdict_text(&cu12.verdict),
+        "fits, but of its 3 versions the requirement allows only 2 pre-releases, which are not \
+         allowed (`--pre` allows pre-releases)"
+    );
+    let pre = FamilyOptions {
+        pre: true,
+        ..FamilyOptions::default()
+    };
+    let choice = choose_in("faiss", &available, ">=1.15.5", &p, &pre);
+    assert_eq!(
+        chosen(&choice),
+        Some(("faiss-gpu-cu12".into(), "1.16.0rc2".into()))
+    );
+    // A specifier that names a pre-release allows pre-releases (PEP 440).
+    let none = FamilyOptions::default();
+    let choice = choose_in("faiss", &available, ">=1.16.0rc1", &p, &none);
+    assert_eq!(
+        chosen(&choice),
+        Some(("faiss-gpu-cu12".into(), "1.16.0rc2".into()))
     );
 }

@@ -59,8 +59,12 @@
 //!   its own (`torch` → PyTorch's `whl/cu128`) is served that index's files of the name, only
 //!   the versions carrying the build's local tag (`2.9.0+cu128`), presented for the target;
 //!   that index is asked for the family's name and nothing else, and an upstream the user named
-//!   that is one of the family's indexes is served as listed. Families by extra, the group rule
-//!   across pages, and a union are not served through the catalog yet.
+//!   that is one of the family's indexes is served as listed. A family chosen by extra
+//!   (`jax` → `jax[cuda12]`) is served its own wheels with the extra's requirements made plain
+//!   ones (rewritten copies, as for variant markers below; `family_extra`). Each member of
+//!   a group (torch, torchvision, …) takes the line the whole group offers for the target
+//!   (`vari_select::choose_across_group`), so pages read one at a time agree. A union is not
+//!   served through the catalog yet.
 //! - **Variant markers**: a chosen wheel whose `Requires-Dist` uses variant markers is served as
 //!   a rewritten copy (`vari_wheel::replace_metadata`: only METADATA and RECORD change), cached
 //!   on disk by the upstream digest and the marker context, built once however many requests
@@ -126,6 +130,7 @@ mod connections;
 mod context;
 mod describe;
 mod error;
+mod family_extra;
 mod files;
 mod fingerprint;
 mod flight;

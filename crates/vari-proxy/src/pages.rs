@@ -225,6 +225,9 @@ pub(crate) async fn build(state: Arc<State>, name: ProjectName) -> Result<Projec
     if let Some(page) = family_index_page(&state, &name, started).await? {
         return Ok(page);
     }
+    if let Some(page) = family_extra_page(&state, &name, started).await? {
+        return Ok(page);
+    }
     let project = state
         .client
         .project(&name)
@@ -439,9 +442,101 @@ async fn family_index_page(
             family.name
         ),
     );
+    let page = from_presentation(state.clone(), project, presentation, started).await?;
+    // A build by extra on its own index (AMD's `torch[device-gfx950]`): its extra required.
+    Ok(Some(match &build.extra {
+        Some(extra) => with_extra_required(state, page, (&family.name, &build.name, extra)).await,
+        None => page,
+    }))
+}
+
+/// The page of a family chosen by extra (`jax` → `jax[cuda12]`, [`crate::family_extra`]): the
+/// upstream's files of its name, presented for the target, each wheel with the chosen extra's
+/// requirements made plain ones. `None` when the name is no such family, the family does not
+/// apply, or its chosen build is not an extra of its own name on the proxy's sources (the CPU
+/// build: the page is built as usual).
+async fn family_extra_page(
+    context: &Arc<crate::context::Context>,
+    name: &ProjectName,
+    started: Instant,
+) -> Result<Option<ProjectPage>, ServeError> {
+    let Some((family, choice)) =
+        family_choice(context, name, crate::family_extra::serves_extra).await?
+    else {
+        return Ok(None);
+    };
+    let Some(build) = choice.chosen.and_then(|chosen| family.build(&chosen.build)) else {
+        return Ok(None);
+    };
+    let (Some(extra), None, true) = (
+        &build.extra,
+        &build.source,
+        build.distribution == family.name,
+    ) else {
+        return Ok(None);
+    };
+    let project = context
+        .client
+        .project(name)
+        .await
+        .map_err(ServeError::client)?;
+    let presentation = vari_select::present(
+        &context.client,
+        &project,
+        &context.target,
+        &context.selection,
+    )
+    .await
+    .map_err(ServeError::client)?;
+    let page = from_presentation(context.clone(), project, presentation, started).await?;
     Ok(Some(
-        from_presentation(state.clone(), project, presentation, started).await?,
+        with_extra_required(context, page, (&family.name, &build.name, extra)).await,
     ))
+}
+
+/// `page` with each wheel whose METADATA has requirements behind the chosen build's extra
+/// (`choice`: family, build, extra) served as a rewritten copy that requires them plainly, its
+/// PEP 658 metadata the new text with its hash ([`crate::family_extra::require_extra`]).
+async fn with_extra_required(
+    context: &Arc<crate::context::Context>,
+    page: ProjectPage,
+    choice: (&str, &str, &str),
+) -> ProjectPage {
+    let listed: Vec<crate::family_extra::Listed<'_>> = page
+        .entries
+        .iter()
+        .map(|entry| crate::family_extra::Listed {
+            file: &entry.file,
+            shown_as: &entry.served.shown_as,
+            served: match &entry.metadata {
+                MetadataDelivery::Text(bytes) => Some(bytes),
+                _ => None,
+            },
+            markers: match &entry.delivery {
+                Delivery::Rewrite(job) => Some(&job.context),
+                _ => None,
+            },
+        })
+        .collect();
+    let required =
+        crate::family_extra::require_extra(context, page.name.as_str(), &listed, choice).await;
+    let mut entries = page.entries.clone();
+    for (entry, required) in entries.iter_mut().zip(required) {
+        let Some(required) = required else {
+            continue;
+        };
+        entry.listed.core_metadata =
+            CoreMetadata::Available(Hashes::sha256_of(&sha256_hex(&required.metadata)));
+        entry.metadata = MetadataDelivery::Text(required.metadata);
+        entry.delivery = Delivery::Rewrite(Arc::new(required.job));
+        entry.served.why = format!(
+            "family {} chooses build {}: the requirements of extra {} required",
+            choice.0, choice.1, choice.2
+        );
+    }
+    let mut rendered = render(page.name.clone(), page.built, entries, &context.rewrites);
+    rendered.upstream_fresh_until = page.upstream_fresh_until;
+    rendered
 }
 
 /// The build family named `name` and its choice for the proxy's target, when the catalog has
@@ -469,11 +564,34 @@ async fn family_choice<'a>(
         selection: state.selection.clone(),
         ..vari_family::FamilyOptions::default()
     };
-    let choice =
-        vari_select::choose_in_family(&state.client, family, &request, &state.target, &options)
-            .await
-            .map_err(family_error)?;
-    Ok(choice.map(|choice| (family, choice)))
+    // Through the proxy the installer decides which of a group's members it asks for, one page
+    // at a time: every member's page takes the line the whole group offers here.
+    let Some(catalog) = state.families.as_ref() else {
+        return Ok(None);
+    };
+    let choice = vari_select::choose_across_group(
+        &state.client,
+        catalog,
+        family,
+        &request,
+        &state.target,
+        &options,
+    )
+    .await
+    .map_err(family_error)?;
+    Ok(choice.map(|(choice, group)| {
+        if let (Some((group, members)), Some(chosen)) = (group, &choice.chosen) {
+            state.log_once(
+                tracing::Level::INFO,
+                format!(
+                    "{name}: group {group} takes build {} ({} offer it for this target)",
+                    chosen.build,
+                    members.join(", ")
+                ),
+            );
+        }
+        (family, choice)
+    }))
 }
 
 /// A family's source failing, as the proxy answers it.

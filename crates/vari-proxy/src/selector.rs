@@ -21,8 +21,9 @@
 //! dependencies of other packages. A family whose name is itself a build (`onnxruntime`, the CPU
 //! build) is served as listed: a selector would replace a real project. Families whose builds
 //! live on indexes of their own need no selector (the build has the family's name: its page is
-//! served from the chosen build's index, `pages::family_index_page`); families by extra are not
-//! served through the catalog yet.
+//! served from the chosen build's index, `pages::family_index_page`); nor do families by extra
+//! (`jax` is itself the project: its own wheels are served with the chosen extra's requirements
+//! made plain ones, [`crate::family_extra`]).
 
 use std::io::Write;
 

@@ -35,8 +35,8 @@ pub use choice::{choose, Choice, FileFate, FileVerdict, VariantRejection, Varian
 pub use class_match::{match_class, ClassFit, ClassMatch, ClassProfile, ClassReport};
 pub use error::InputError;
 pub use index::{
-    build_request, choose_families, choose_in_family, family_offers, named_source, source_client,
-    FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
+    build_request, choose_across_group, choose_families, choose_in_family, family_offers,
+    named_source, source_client, FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
 };
 pub use index::{judge_listed, requires_dist, Listed, NeedText};
 pub use index::{

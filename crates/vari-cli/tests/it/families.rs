@@ -473,6 +473,70 @@ fn select_chooses_a_by_name_build_for_the_machine() {
     assert!(!off.stderr.contains("family"), "{}", off.stderr);
 }
 
+/// A build whose CUDA line is read from its requirements (onnxruntime-gpu) is read from a wheel
+/// of the target's platform: the stand-in's 1.27.0 has an aarch64 wheel requiring CUDA 12
+/// libraries (listed first) and an x86_64 wheel requiring CUDA 13 ones, so an x86_64 CUDA 12.8
+/// machine gets 1.26.0, the newest CUDA 12 release for its platform.
+#[test]
+fn a_builds_line_is_read_from_a_wheel_for_the_targets_platform() {
+    use vari_test_support::site::{SiteOptions, StaticSite};
+    use vari_test_support::wheels::TestWheel;
+    let dir = tempfile::tempdir().unwrap();
+    let wheels = dir.path().join("wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    for (name, runtime) in [
+        (
+            "1.27.0-cp312-cp312-linux_aarch64",
+            "nvidia-cuda-runtime-cu12",
+        ),
+        (
+            "1.27.0-cp312-cp312-manylinux_2_28_x86_64",
+            "nvidia-cuda-runtime-cu13",
+        ),
+        (
+            "1.26.0-cp312-cp312-manylinux_2_28_x86_64",
+            "nvidia-cuda-runtime-cu12",
+        ),
+    ] {
+        TestWheel::new(&format!("onnxruntime_gpu-{name}.whl"))
+            .requires(&[runtime])
+            .write(&wheels);
+    }
+    TestWheel::new("onnxruntime-1.27.0-cp312-cp312-manylinux_2_28_x86_64.whl").write(&wheels);
+    let site = dir.path().join("site");
+    run(vari()
+        .args(["index", "build"])
+        .arg(&wheels)
+        .arg("-o")
+        .arg(&site))
+    .expect_code(0);
+    let host = StaticSite::serve(&site, SiteOptions::default());
+    let index = format!("{}/simple/", host.base);
+    let json = run(vari()
+        .args([
+            "select",
+            "--no-deps",
+            "--json",
+            "onnxruntime",
+            "--index-url",
+            &index,
+        ])
+        .args([
+            "--python-version",
+            "3.12",
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+        ])
+        .arg("--profile")
+        .arg(gpu(dir.path(), "a100", "12.8", "8.0")))
+    .expect_code(0)
+    .json();
+    assert_eq!(
+        selected(&json),
+        [("onnxruntime-gpu".to_owned(), "1.26.0".to_owned())]
+    );
+}
+
 /// A stand-in for PyTorch's per-line indexes on 127.0.0.1, with their real page structure:
 /// `/whl/LINE/PROJECT/` pages whose links point at `/whl/LINE/NAME-VERSION%2BLINE-….whl` with
 /// `data-requires-python`, small stand-in wheels, and (as PyTorch's do) other projects listed on
@@ -563,11 +627,12 @@ fn pytorch_site(files: &[(&str, &str, &str, &str)], tags: &str) -> PyTorchSite {
 }
 
 impl PyTorchSite {
-    /// A user's catalog replacing the built-in torch and torchvision families with the same
+    /// A user's catalog replacing the built-in PyTorch families (torch, torchvision, torchaudio,
+    /// xformers: the `pytorch` group, all of whose members the proxy asks about) with the same
     /// builds on the stand-in's indexes.
     fn catalog(&self) -> PathBuf {
         let mut text = "schema = \"vari-families/1\"\n".to_owned();
-        for project in ["torch", "torchvision"] {
+        for project in ["torch", "torchvision", "torchaudio", "xformers"] {
             text.push_str(&format!(
                 "\n[[family]]\nname = \"{project}\"\nsame-name = \"build\"\n"
             ));
@@ -1096,6 +1161,146 @@ fn plain_uv_and_pip_through_the_proxy_get_torch_from_its_lines_index() {
     );
 }
 
+/// The group rule across the proxy's pages: on a CUDA 13 machine where torchvision has no cu130
+/// build, plain uv and pip asking for `torch torchvision` get both from the cu128 line, whichever
+/// page they read first; so does `torch` alone (the proxy cannot know which members the
+/// installer will ask for, so every member's page takes the line the group offers).
+#[test]
+fn plain_uv_and_pip_through_the_proxy_get_one_line_for_torch_and_torchvision() {
+    use std::process::{Command, Stdio};
+    use vari_test_support::venv::run_ok;
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.9"),
+            ("torch", "cu128", "2.9.0", ">=3.9"),
+            ("torch", "cpu", "2.9.0", ">=3.9"),
+            ("torchvision", "cu128", "0.24.0", ">=3.9"),
+            ("torchvision", "cpu", "0.24.0", ">=3.9"),
+        ],
+        "py3-none-any",
+    );
+    let h100 = gpu(site.dir.path(), "h100", "13.0", "9.0");
+    let mut child = vari()
+        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
+        .arg("--families")
+        .arg(site.catalog())
+        .arg("--profile")
+        .arg(&h100)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (alias, url) = crate::common::proxy_urls(&crate::common::first_stdout_line(&mut child));
+    let dist_infos =
+        |venv: &Path| installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"));
+    let both = [
+        "torch-2.9.0+cu128.dist-info",
+        "torchvision-0.24.0+cu128.dist-info",
+    ];
+    let venv = uv_install(&site.dir.path().join("uv"), &url, &["torchvision", "torch"]);
+    assert_eq!(dist_infos(&venv), both);
+    let venv = pip_install(
+        &site.dir.path().join("pip"),
+        &alias,
+        &["torch", "torchvision"],
+    );
+    assert_eq!(dist_infos(&venv), both);
+    let venv = uv_install(&site.dir.path().join("uv-torch"), &url, &["torch"]);
+    assert_eq!(dist_infos(&venv), ["torch-2.9.0+cu128.dist-info"]);
+
+    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
+    let output = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        log.contains(
+            "torch: group pytorch takes build cu128 (torch, torchvision offer it for this target)"
+        ),
+        "{log}"
+    );
+}
+
+/// One `vari proxy --target gpu=… --target cpu=…` serving family pages per class: through the
+/// GPU class's URL plain uv and pip get torch's cu128 build and CuPy's CUDA 12 build, through
+/// the CPU class's URL torch's CPU build, from the same proxy at the same time.
+#[test]
+fn a_proxy_for_machine_classes_serves_each_class_its_families_builds() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    use vari_test_support::venv::run_ok;
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.9"),
+            ("torch", "cu128", "2.9.0", ">=3.9"),
+            ("torch", "cpu", "2.9.0", ">=3.9"),
+        ],
+        "py3-none-any",
+    );
+    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let cpu = cpu(site.dir.path());
+    let mut child = vari()
+        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
+        .arg("--families")
+        .arg(site.catalog())
+        .arg("--target")
+        .arg(format!("gpu={}", a100.display()))
+        .arg("--target")
+        .arg(format!("cpu={}", cpu.display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // One line per class, in the order given; the reader is kept while the proxy runs.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut announced = |name: &str| {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert!(line.starts_with(&format!("{name} ")), "{line}");
+        crate::common::proxy_urls(&line)
+    };
+    let (gpu_alias, gpu_url) = announced("gpu");
+    let (cpu_alias, cpu_url) = announced("cpu");
+    let dist_infos =
+        |venv: &Path| installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"));
+
+    // CuPy by way of its selector (`cupy`, no files of its own) and the build it requires.
+    let gpu_wanted = [
+        "cupy-14.2.0.dist-info",
+        "cupy_cuda12x-14.2.0.dist-info",
+        "torch-2.9.0+cu128.dist-info",
+    ];
+    let venv = uv_install(
+        &site.dir.path().join("uv-gpu"),
+        &gpu_url,
+        &["torch", "cupy"],
+    );
+    assert_eq!(dist_infos(&venv), gpu_wanted);
+    let venv = pip_install(
+        &site.dir.path().join("pip-gpu"),
+        &gpu_alias,
+        &["torch", "cupy"],
+    );
+    assert_eq!(dist_infos(&venv), gpu_wanted);
+    let venv = uv_install(&site.dir.path().join("uv-cpu"), &cpu_url, &["torch"]);
+    assert_eq!(dist_infos(&venv), ["torch-2.9.0+cpu.dist-info"]);
+    let venv = pip_install(&site.dir.path().join("pip-cpu"), &cpu_alias, &["torch"]);
+    assert_eq!(dist_infos(&venv), ["torch-2.9.0+cpu.dist-info"]);
+
+    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
+    let output = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    for (class, line) in [("gpu", "cu128"), ("cpu", "cpu")] {
+        assert!(
+            log.lines()
+                .any(|l| l.contains(&format!("class{{name={class}}}"))
+                    && l.contains(&format!(
+                        "torch: serving build {line} from {}/whl/{line}",
+                        site.base
+                    ))),
+            "{class}: {log}"
+        );
+    }
+}
+
 /// The names in `venv`'s site-packages that `keep` selects, sorted.
 fn installed_names(venv: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(vari_test_support::venv::site_packages(venv))
@@ -1143,4 +1348,136 @@ fn uv_install(scratch: &Path, index: &str, packages: &[&str]) -> std::path::Path
             .env("UV_NO_CONFIG", "1"),
     );
     venv
+}
+
+/// A stand-in default index with JAX's layout: `jax 0.7.2` whose `cuda12` and `cuda13` extras
+/// require the plugin of their line, `jax 0.4.0` from before the extras, `jaxlib` and both
+/// plugins (all `py3-none-any`). Served on 127.0.0.1: the site and its `/simple/` URL.
+fn jax_site(dir: &Path) -> (vari_test_support::site::StaticSite, String) {
+    use vari_test_support::site::{SiteOptions, StaticSite};
+    use vari_test_support::wheels::TestWheel;
+    let wheels = dir.join("jax-wheels");
+    std::fs::create_dir_all(&wheels).unwrap();
+    TestWheel::new("jax-0.7.2-py3-none-any.whl")
+        .requires(&[
+            "jaxlib==0.7.2",
+            "jax-cuda12-plugin==0.7.2; extra == \"cuda12\"",
+            "jax-cuda13-plugin==0.7.2; extra == \"cuda13\"",
+        ])
+        .write(&wheels);
+    TestWheel::new("jax-0.4.0-py3-none-any.whl")
+        .requires(&["jaxlib==0.4.0"])
+        .write(&wheels);
+    for name in [
+        "jaxlib-0.7.2",
+        "jaxlib-0.4.0",
+        "jax_cuda12_plugin-0.7.2",
+        "jax_cuda13_plugin-0.7.2",
+    ] {
+        TestWheel::new(&format!("{name}-py3-none-any.whl")).write(&wheels);
+    }
+    let site = dir.join("jax-site");
+    run(vari()
+        .args(["index", "build"])
+        .arg(&wheels)
+        .arg("-o")
+        .arg(&site))
+    .expect_code(0);
+    let host = StaticSite::serve(&site, SiteOptions::default());
+    let index = format!("{}/simple/", host.base);
+    (host, index)
+}
+
+/// Plain pip and plain uv through `vari proxy` asking for `jax`: on a CUDA 12 machine they get
+/// what `jax[cuda12]` gets (jax's own wheel, served with its `cuda12` extra's requirements made
+/// plain ones, so the CUDA 12 plugin comes in as a dependency); on a CPU machine plain jax. The
+/// installed jax is the rewritten copy (its METADATA requires the plugin without the extra), and
+/// a pin on a release from before the extra gets that release as listed.
+#[test]
+fn plain_pip_and_uv_through_the_proxy_get_the_extra_the_family_chooses() {
+    use std::process::{Command, Stdio};
+    use vari_test_support::venv::run_ok;
+    let dir = tempfile::tempdir().unwrap();
+    let (_host, index) = jax_site(dir.path());
+    let proxy = |profile: &Path| {
+        let mut child = vari()
+            .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &index])
+            .arg("--profile")
+            .arg(profile)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let urls = crate::common::proxy_urls(&crate::common::first_stdout_line(&mut child));
+        (child, urls)
+    };
+    let stop = |child: std::process::Child| {
+        run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
+        let output = child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let dist_infos =
+        |venv: &Path| installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"));
+    let jax_metadata = |venv: &Path| {
+        std::fs::read_to_string(
+            vari_test_support::venv::site_packages(venv).join("jax-0.7.2.dist-info/METADATA"),
+        )
+        .unwrap()
+    };
+
+    let a100 = gpu(dir.path(), "a100", "12.8", "8.0");
+    let (child, (alias, url)) = proxy(&a100);
+    let with_cuda12 = [
+        "jax-0.7.2.dist-info",
+        "jax_cuda12_plugin-0.7.2.dist-info",
+        "jaxlib-0.7.2.dist-info",
+    ];
+    let venv = pip_install(&dir.path().join("pip"), &alias, &["jax"]);
+    assert_eq!(dist_infos(&venv), with_cuda12);
+    assert!(
+        jax_metadata(&venv).contains("Requires-Dist: jax-cuda12-plugin==0.7.2\n"),
+        "{}",
+        jax_metadata(&venv)
+    );
+    let venv = uv_install(&dir.path().join("uv"), &url, &["jax"]);
+    assert_eq!(dist_infos(&venv), with_cuda12);
+    assert!(
+        jax_metadata(&venv).contains("Requires-Dist: jax-cuda12-plugin==0.7.2\n"),
+        "{}",
+        jax_metadata(&venv)
+    );
+    // A release from before the extra existed is served as listed.
+    let venv = uv_install(&dir.path().join("uv-old"), &url, &["jax==0.4.0"]);
+    assert_eq!(
+        dist_infos(&venv),
+        ["jax-0.4.0.dist-info", "jaxlib-0.4.0.dist-info"]
+    );
+    let log = stop(child);
+    assert!(
+        log.contains(
+            "jax: serving 1 wheels with the requirements of extra cuda12 (family jax chooses \
+             build cu12 for this target)"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains(
+            "jax: 0.4.0 served as listed: nothing in their METADATA is behind extra cuda12"
+        ),
+        "{log}"
+    );
+
+    let (child, (alias, url)) = proxy(&cpu(dir.path()));
+    let plain = ["jax-0.7.2.dist-info", "jaxlib-0.7.2.dist-info"];
+    let venv = pip_install(&dir.path().join("pip-cpu"), &alias, &["jax"]);
+    assert_eq!(dist_infos(&venv), plain);
+    let venv = uv_install(&dir.path().join("uv-cpu"), &url, &["jax"]);
+    assert_eq!(dist_infos(&venv), plain);
+    assert!(
+        !jax_metadata(&venv).contains("Requires-Dist: jax-cuda12-plugin==0.7.2\n"),
+        "{}",
+        jax_metadata(&venv)
+    );
+    let log = stop(child);
+    assert!(!log.contains("requirements of extra"), "{log}");
 }

@@ -10,10 +10,12 @@
 //! - [`check_single_values`]: the single-value rule, with the providers' knowledge passed in
 //!   as a [`FeatureKinds`].
 //! - [`resolve_variant_markers`]: a wheel's core metadata with its variant markers decided for
-//!   the selected wheel, for installers that cannot parse them.
+//!   the selected wheel, for installers that cannot parse them; [`require_extra`]: one with an
+//!   extra's requirements made plain ones (a build family chosen by extra).
 
 mod combine;
 mod error;
+mod extra_required;
 mod feature_kinds;
 mod generation;
 mod keep_labels;
@@ -33,6 +35,7 @@ mod write;
 
 pub use combine::{combine, CombineError};
 pub use error::MetadataError;
+pub use extra_required::require_extra;
 pub use feature_kinds::{check_single_values, remove_multi_valued_single_features, FeatureKinds};
 pub use generation::{SchemaUrl, UnknownGeneration, PEP_850_URL, VARIANTLIB_0_2_URL};
 pub use known_providers::{known_provider, KnownProvider, KNOWN_PROVIDERS};

@@ -90,16 +90,16 @@ pub fn resolve_variant_markers(
 }
 
 /// One `Requires-Dist` field of the header block.
-struct Field<'a> {
+pub(super) struct Field<'a> {
     /// Byte range of its lines (the first and its continuation lines, line endings included).
     start: usize,
-    end: usize,
+    pub(super) end: usize,
     /// The first line up to the value: the name, the colon, the spaces after it.
     prefix: &'a str,
     /// The value, continuation lines joined with one space, trimmed.
-    value: String,
+    pub(super) value: String,
     /// The line ending of its last line (`""` at the end of a file without one).
-    ending: &'a str,
+    pub(super) ending: &'a str,
 }
 
 /// A line without its line ending, and the ending.
@@ -110,7 +110,7 @@ fn split_ending(line: &str) -> (&str, &str) {
 }
 
 /// The `Requires-Dist` fields of the header block, in order.
-fn requires_dist_fields(text: &str) -> Vec<Field<'_>> {
+pub(super) fn requires_dist_fields(text: &str) -> Vec<Field<'_>> {
     let mut fields: Vec<Field<'_>> = Vec::new();
     // Whether the field being read (and so its continuation lines) is `Requires-Dist`.
     let mut in_requires = false;

@@ -140,7 +140,13 @@ pub async fn family_offers(
                 None => None,
                 Some(source) => Some(source_client(client.settings(), source)?),
             };
-            read_lines(reader.as_ref().unwrap_or(client), &project, &mut list).await;
+            read_lines(
+                reader.as_ref().unwrap_or(client),
+                &project,
+                target,
+                &mut list,
+            )
+            .await;
         }
         offers
             .entry(build.name.clone())
@@ -155,17 +161,30 @@ pub async fn family_offers(
 pub(super) const LINE_READS: usize = 8;
 
 /// Reads the CUDA line of the newest [`LINE_READS`] versions from one wheel's core metadata
-/// each (PEP 658, else range reads), concurrently. A version whose metadata cannot be read
-/// keeps no line (the build's own `requires` then apply).
-async fn read_lines(client: &IndexClient, project: &vari_client::Project, offers: &mut [Offer]) {
+/// each (PEP 658, else range reads), concurrently: a wheel the target can install, since a
+/// release's wheels for other platforms may need other libraries (or none), else any of its
+/// wheels. A version whose metadata cannot be read keeps no line (the build's own `requires`
+/// then apply).
+async fn read_lines(
+    client: &IndexClient,
+    project: &vari_client::Project,
+    target: &Target,
+    offers: &mut [Offer],
+) {
     let newest = offers.len().saturating_sub(LINE_READS);
     let wanted = &mut offers[newest..];
     let files: Vec<_> = wanted
         .iter()
         .map(|offer| {
-            project.files.iter().find(|f| {
+            let of_version = |f: &&IndexFile| {
                 f.yanked.is_none() && f.wheel().is_some() && *f.version() == offer.version
-            })
+            };
+            project
+                .files
+                .iter()
+                .filter(of_version)
+                .find(|f| installable(f, target))
+                .or_else(|| project.files.iter().find(of_version))
         })
         .collect();
     let texts = join_all(files.iter().map(|file| async move {
@@ -200,6 +219,88 @@ pub async fn choose_in_family(
     Ok(offers_if_applies(client, family, target)
         .await?
         .map(|offers| choose_with(family, &offers, request, target, options)))
+}
+
+/// The choice within `family` for `request` on `target` when the installer, not vari, decides
+/// which of a group's members are asked for (the proxy serves one page at a time): the choice
+/// of [`choose_in_family`], moved to the line every member of its groups takes whose sources
+/// offer a build for the target. The members are the group's families that share a build name
+/// with `family` (vLLM's PyPI build, whose line is read from its requirements, pins torch only
+/// when both are asked for, which a page cannot know) and offer a build here; a member whose
+/// sources cannot be read is left out, as is a group whose members share no line (each page
+/// then keeps its own best build). Every member's page takes the same line, whichever page the
+/// installer reads first.
+///
+/// Returns the choice and, when a group moved it, the group's name and the members that took
+/// part.
+pub async fn choose_across_group(
+    client: &IndexClient,
+    catalog: &Catalog,
+    family: &Family,
+    request: &Request,
+    target: &Target,
+    options: &FamilyOptions,
+) -> Result<Option<(FamilyChoice, Option<(String, Vec<String>)>)>, SelectError> {
+    let Some(offers) = offers_if_applies(client, family, target).await? else {
+        return Ok(None);
+    };
+    let own = choose_with(family, &offers, request, target, options);
+    if own.chosen.is_none() {
+        return Ok(Some((own, None)));
+    }
+    let shares = |other: &Family| {
+        other.name != family.name
+            && other
+                .builds
+                .iter()
+                .any(|b| family.builds.iter().any(|o| o.name == b.name))
+    };
+    for group in catalog.groups_of(&family.name) {
+        let members: Vec<&Family> = group
+            .families
+            .iter()
+            .filter_map(|name| catalog.family(name))
+            .filter(|other| shares(other))
+            .collect();
+        let found = join_all(members.iter().map(|member| async move {
+            let request = Request::parse(&member.name).ok()?;
+            choose_in_family(client, member, &request, target, options)
+                .await
+                .ok()
+                .flatten()
+        }))
+        .await;
+        let chosen: Vec<(&Family, FamilyChoice)> = members
+            .into_iter()
+            .zip(found)
+            .filter_map(|(member, choice)| Some((member, choice?)))
+            .filter(|(_, choice)| choice.chosen.is_some())
+            .collect();
+        if chosen.is_empty() {
+            continue;
+        }
+        let mut pairs: Vec<(&Family, &FamilyChoice)> = vec![(family, &own)];
+        pairs.extend(chosen.iter().map(|(member, choice)| (*member, choice)));
+        let Ok(Some(line)) = group_line(&group.name, &pairs) else {
+            continue;
+        };
+        let names: Vec<String> = pairs.iter().map(|(f, _)| f.name.clone()).collect();
+        if own.chosen.as_ref().is_some_and(|c| c.build == line) || family.build(&line).is_none() {
+            return Ok(Some((own, None)));
+        }
+        let lines: Vec<(String, Vec<String>)> = pairs
+            .iter()
+            .map(|(f, choice)| (f.name.clone(), offered_lines(choice)))
+            .collect();
+        let only = FamilyOptions {
+            only_build: Some(line.clone()),
+            ..options.clone()
+        };
+        let moved = choose_with(family, &offers, request, target, &only);
+        let moved = regroup(&own, moved, &group.name, &line, &lines);
+        return Ok(Some((moved, Some((group.name.clone(), names)))));
+    }
+    Ok(Some((own, None)))
 }
 
 /// What the family's builds offer, or `None` when the family does not apply

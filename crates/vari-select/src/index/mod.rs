@@ -24,8 +24,8 @@ mod version;
 
 pub use dependencies::requires_dist;
 pub use family::{
-    build_request, choose_families, choose_in_family, family_offers, named_source, source_client,
-    FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
+    build_request, choose_across_group, choose_families, choose_in_family, family_offers,
+    named_source, source_client, FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
 };
 pub use listed::{judge_listed, Listed};
 pub use need_text::NeedText;
