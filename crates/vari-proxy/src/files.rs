@@ -154,8 +154,8 @@ async fn metadata_of(
         MetadataDelivery::None => return text(StatusCode::NOT_FOUND, "no metadata for this file"),
         MetadataDelivery::Redirect(url) => return redirect(StatusCode::FOUND, url.as_str()),
         MetadataDelivery::Text(bytes) => bytes.clone(),
-        MetadataDelivery::Fetch => match state.client.core_metadata(&entry.file).await {
-            Ok(text) => Bytes::from(text.into_bytes()),
+        MetadataDelivery::Fetch => match state.core_metadata(&entry.file).await {
+            Ok(text) => Bytes::copy_from_slice(text.as_bytes()),
             Err(e) => {
                 let e = ServeError::client(e);
                 state.upstream_failed(&format!("{}.metadata", entry.listed.filename), &e);

@@ -15,7 +15,10 @@
 //! - a non-variant wheel of a project that has variants: as a variant wheel (the three cases
 //!   above), its markers evaluated for a non-variant wheel (an empty label, no property);
 //! - anything else: the upstream file, its hashes, and its PEP 658 metadata as the upstream
-//!   advertises it.
+//!   advertises it; a remote wheel the upstream offers no metadata for is advertised with
+//!   metadata all the same, read from the wheel with range requests when first asked for and kept
+//!   ([`crate::metadata_texts`]): its SHA-256 once read, `true` until then. An installer then
+//!   never downloads a wheel whole (nor asks the proxy for ranges) to read its dependencies.
 //!
 //! Every file is linked through the proxy (`/t/{fingerprint}/files/{project}/{key}/{name}`, the
 //! target's prefix whether the page was asked for under it or not), so downloads are
@@ -69,7 +72,8 @@ pub(crate) enum MetadataDelivery {
     Text(Bytes),
     /// A redirect to the upstream's `.metadata`.
     Redirect(Url),
-    /// Fetched from the upstream through the client.
+    /// Read through the client (the upstream's `.metadata`, else range requests of the wheel)
+    /// and kept ([`crate::metadata_texts`]).
     Fetch,
 }
 
@@ -542,7 +546,18 @@ pub(crate) fn entry(
     let file = &shown.file;
     let key = file_key(&file.url);
     let delivery = upstream(&context.client, &file.url);
+    let mut listed = listed(&context.prefix(), name, &key, &shown.filename, file);
     let metadata = match (&file.core_metadata, &delivery) {
+        // A remote wheel the index offers no metadata for: read from the wheel when asked
+        // for ([`crate::metadata_texts`]), so that no installer downloads it whole to read it.
+        // A local file (`file:` sources) is served by the proxy itself, ranges and all: an
+        // installer reads its metadata that way at no cost to any index.
+        (CoreMetadata::Absent, Delivery::Redirect(_) | Delivery::Stream(_))
+            if file.wheel().is_some() =>
+        {
+            listed.core_metadata = offered(context, file);
+            MetadataDelivery::Fetch
+        }
         (CoreMetadata::Absent, _) => MetadataDelivery::None,
         (CoreMetadata::Available(_), Delivery::Redirect(url)) => {
             MetadataDelivery::Redirect(metadata_url(url))
@@ -550,7 +565,7 @@ pub(crate) fn entry(
         (CoreMetadata::Available(_), _) => MetadataDelivery::Fetch,
     };
     let mut entry = Entry {
-        listed: listed(&context.prefix(), name, &key, &shown.filename, file),
+        listed,
         key,
         file: file.clone(),
         served: Served {
@@ -610,6 +625,17 @@ pub(crate) fn entry(
     };
     log(level, &line);
     entry
+}
+
+/// The PEP 658 metadata a page advertises for a wheel whose index has none: the SHA-256 of
+/// the text the proxy serves when it has read it already, else `true` (PEP 658 allows it when
+/// the hash is not known; reading every listed wheel's METADATA to build a page would cost
+/// what it saves).
+fn offered(context: &Context, file: &IndexFile) -> CoreMetadata {
+    match context.known_metadata(file) {
+        Some(known) => CoreMetadata::Available(Hashes::sha256_of(&known.sha256)),
+        None => CoreMetadata::Available(Hashes::default()),
+    }
 }
 
 /// How a shown wheel whose variant markers are evaluated ([`evaluates_markers`]) is

@@ -27,6 +27,7 @@ use crate::context::{Context, Serving, Shared};
 use crate::error::ProxyError;
 use crate::host::HostCheck;
 use crate::journal::{HiddenVersion, Served};
+use crate::metadata_texts::MetadataTexts;
 use crate::response::{text, without_body, Body};
 use crate::rewrite::Rewrites;
 use crate::routes;
@@ -140,7 +141,7 @@ pub async fn start_first_free(
     let client = IndexClient::new(settings.client.clone())?;
     let builders = Builders::start(&tokio::runtime::Handle::current(), worker_threads())
         .map_err(ProxyError::Threads)?;
-    let shared = Shared::new(client, rewrites, builders);
+    let shared = Shared::new(client, rewrites, builders, MetadataTexts::new(&cache_dir));
     let (hosts, connections, header_timeout) = (
         HostCheck::new(addr, settings.allow_remote),
         Connections::new(connection_cap(settings.max_connections)),
