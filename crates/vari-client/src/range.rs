@@ -15,8 +15,11 @@ use crate::zip_index::{
 };
 
 /// The first request asks for this many bytes from the end: the end-of-central-directory
-/// record plus, for wheels of a few thousand files, the whole central directory.
-const TAIL: u64 = 64 * 1024;
+/// record plus, for most wheels, the whole central directory and the `.dist-info` members
+/// written last. uv asks for as much: more would make every metadata read through vari's
+/// proxy cost the index more bytes than uv straight at it (issue 34); a larger directory is
+/// completed by a second request for the part before the tail only.
+const TAIL: u64 = 16 * 1024;
 
 /// Slack read after a local header's name for its extra field, which the central directory
 /// does not give (it is usually empty or a few dozen bytes).
@@ -59,6 +62,11 @@ impl Remote<'_> {
                 .iter()
                 .position(|(at, bytes)| *at <= start && end <= at + bytes.len() as u64)
         };
+        // The span ends inside a chunk held (the central directory begins before the tail):
+        // only the part before that chunk is fetched, then joined to it.
+        if held(&self.chunks).is_none() {
+            self.extend_down(start, end).await?;
+        }
         let index = match held(&self.chunks) {
             Some(index) => index,
             None => {
@@ -84,6 +92,50 @@ impl Remote<'_> {
         let from = usize::try_from(start - at).map_err(|e| self.archive_error(e.to_string()))?;
         let to = usize::try_from(end - at).map_err(|e| self.archive_error(e.to_string()))?;
         Ok(Cow::Borrowed(&bytes[from..to]))
+    }
+}
+
+impl Remote<'_> {
+    /// When `start..end` ends inside a chunk held that begins after `start`, fetches
+    /// `start..` up to that chunk and joins the two (a server that answers otherwise leaves
+    /// what it sent as a chunk of its own).
+    async fn extend_down(&mut self, start: u64, end: u64) -> Result<(), ClientError> {
+        let Some(index) = self
+            .chunks
+            .iter()
+            .position(|(at, bytes)| start < *at && *at < end && end <= at + bytes.len() as u64)
+        else {
+            return Ok(());
+        };
+        let at = self.chunks[index].0;
+        let answer = self
+            .http
+            .get_range(
+                self.url,
+                ByteRange::Span {
+                    start,
+                    len: at - start,
+                },
+            )
+            .await?;
+        let RangeAnswer::Partial {
+            start: got,
+            mut bytes,
+            total,
+        } = answer;
+        if got != start || bytes.len() as u64 != at - start {
+            self.add(RangeAnswer::Partial {
+                start: got,
+                bytes,
+                total,
+            });
+            return Ok(());
+        }
+        self.total = total;
+        let (_, tail) = self.chunks.remove(index);
+        bytes.extend_from_slice(&tail);
+        self.chunks.push((start, bytes));
+        Ok(())
     }
 }
 

@@ -5,17 +5,20 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use vari_fs::cache_admin::layout::{children, is_hex, modified_at, single, stats};
+use vari_fs::cache_admin::layout::{children, is_hex, is_partial, modified_at, single, stats};
 use vari_fs::cache_admin::{
     prune_listed, AreaLayout, CacheArea, CacheEntry, CacheIoError, Removed,
 };
 
+use crate::metadata_texts::{KEY_HEX, METADATA_DIR};
 use crate::rewrite::{AREA_DIR, INFO_FILE, KEY_BYTES, SCRATCH_DIR, SCRATCH_PREFIX, WHEELS_DIR};
 
 /// The `proxy` area: a rewritten wheel, `proxy/wheels/KEY/` (the copy and its `info.json`),
 /// last used at `info.json`'s time (the proxy refreshes it when it serves the copy), else at the
 /// newest time in the directory; or a build's scratch directory `proxy/tmp/.tmp*`. Each copy is
-/// as large as its upstream wheel.
+/// as large as its upstream wheel. Also the METADATA texts read from wheels
+/// (`proxy/metadata/KEY`), last used when written, and what an
+/// interrupted write of one left.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ProxyCacheLayout;
 
@@ -31,7 +34,8 @@ impl AreaLayout for ProxyCacheLayout {
 
 /// Removes from the proxy cache directory `dir` (`vari_fs::cache_dir()/proxy`, or the one a
 /// proxy was given) the rewritten wheels not served for `max_unused` before `now`, and the
-/// scratch directories that builds left behind as long ago: what a starting proxy evicts.
+/// scratch directories that builds left behind and the METADATA texts written as long ago:
+/// what a starting proxy evicts.
 pub fn prune_proxy_dir(dir: &Path, max_unused: Duration, now: SystemTime) -> Removed {
     prune_listed(CacheArea::Proxy, entries_in(dir), max_unused, now)
 }
@@ -62,6 +66,12 @@ fn entries_in(dir: &Path) -> Result<Vec<CacheEntry>, CacheIoError> {
     })?;
     for scratch in scratch_dirs {
         entries.extend(single(CacheArea::Proxy, scratch)?);
+    }
+    let texts = children(&dir.join(METADATA_DIR), |name| {
+        is_hex(name, KEY_HEX) || is_partial(name)
+    })?;
+    for text in texts {
+        entries.extend(single(CacheArea::Proxy, text)?);
     }
     Ok(entries)
 }

@@ -21,6 +21,7 @@ use crate::class::ClassName;
 use crate::error::ServeError;
 use crate::fingerprint::{fingerprint as fingerprint_for, union_fingerprint};
 use crate::journal::{Journal, UpstreamFailure};
+use crate::metadata_texts::{MetadataTexts, Text};
 use crate::rewrite::Rewrites;
 
 /// What every class of one proxy shares (a single target's proxy has one class).
@@ -29,18 +30,23 @@ pub(crate) struct Shared {
     pub(crate) client: Arc<IndexClient>,
     pub(crate) rewrites: Arc<Rewrites>,
     pub(crate) builders: Arc<Builders>,
-    /// METADATA texts of variant wheels by URL and hash: read once, however often the page is
+    /// METADATA texts of wheels by URL and hash: read once, however often the page is
     /// rebuilt and however many classes show the wheel (range reads are not in the HTTP cache).
-    metadata: Arc<Mutex<HashMap<String, Arc<str>>>>,
+    metadata: Arc<MetadataTexts>,
 }
 
 impl Shared {
-    pub(crate) fn new(client: IndexClient, rewrites: Rewrites, builders: Builders) -> Self {
+    pub(crate) fn new(
+        client: IndexClient,
+        rewrites: Rewrites,
+        builders: Builders,
+        metadata: MetadataTexts,
+    ) -> Self {
         Self {
             client: Arc::new(client),
             rewrites: Arc::new(rewrites),
             builders: Arc::new(builders),
-            metadata: Arc::default(),
+            metadata: Arc::new(metadata),
         }
     }
 }
@@ -66,7 +72,7 @@ pub(crate) struct Context {
     pub(crate) rewrites: Arc<Rewrites>,
     pub(crate) journal: Journal,
     /// The METADATA texts ([`Shared`]).
-    metadata: Arc<Mutex<HashMap<String, Arc<str>>>>,
+    metadata: Arc<MetadataTexts>,
     /// Messages already logged at their level (repeats go to `debug`).
     logged: Mutex<HashSet<String>>,
     /// Upstream failures warned about, and when.
@@ -145,19 +151,19 @@ impl Context {
         }
     }
 
-    /// The METADATA text of a variant wheel (PEP 658, else range reads of the wheel).
+    /// The METADATA text of a wheel (PEP 658, else range reads of the wheel), read once.
     pub(crate) async fn core_metadata(&self, file: &IndexFile) -> Result<Arc<str>, ClientError> {
-        let key = format!("{} {}", file.url, file.hashes.sha256().unwrap_or_default());
-        if let Some(text) = self.lock_metadata().get(&key) {
-            return Ok(text.clone());
-        }
-        let text: Arc<str> = self.client.core_metadata(file).await?.into();
-        self.lock_metadata().insert(key, text.clone());
-        Ok(text)
+        Ok(self.metadata_text(file).await?.text)
     }
 
-    fn lock_metadata(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<str>>> {
-        self.metadata.lock().unwrap_or_else(|e| e.into_inner())
+    /// [`Self::core_metadata`] with its SHA-256.
+    pub(crate) async fn metadata_text(&self, file: &IndexFile) -> Result<Text, ClientError> {
+        self.metadata.get(&self.client, file).await
+    }
+
+    /// The METADATA text of `file` when it has been read already (in memory).
+    pub(crate) fn known_metadata(&self, file: &IndexFile) -> Option<Text> {
+        self.metadata.known(file)
     }
 
     /// Logs `message` at `level` the first time, at `debug` afterwards.

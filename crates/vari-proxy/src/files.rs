@@ -31,6 +31,8 @@ pub(crate) struct FileRequest<'a> {
     /// The last path segment, percent-decoded.
     pub(crate) name: &'a str,
     pub(crate) range: Option<&'a str>,
+    /// A HEAD request: nothing is downloaded, so nothing is journalled or built ahead (the
+    /// server removes the answer's body: [`crate::response::without_body`]).
     pub(crate) head: bool,
     /// Asked for under the target's own prefix, whose URL changes with the target: metadata
     /// may then be kept as long as the page that lists the file ([`metadata_of`]).
@@ -51,11 +53,11 @@ pub(crate) async fn file(state: &Arc<State>, request: FileRequest<'_>) -> Respon
             if e.status() != StatusCode::NOT_FOUND {
                 state.upstream_failed(&format!("{} (file {})", request.project, request.name), &e);
             }
-            return text(e.status(), &e.one_line(), request.head);
+            return text(e.status(), &e.one_line());
         }
     };
     let Some(entry) = page.entry(request.key) else {
-        return text(StatusCode::NOT_FOUND, "no such file", request.head);
+        return text(StatusCode::NOT_FOUND, "no such file");
     };
     if entry.listed.filename == request.name {
         return bytes_of(state, &request, entry).await;
@@ -67,7 +69,7 @@ pub(crate) async fn file(state: &Arc<State>, request: FileRequest<'_>) -> Respon
                 .then(|| page.client_max_age(state.page_ttl));
             metadata_of(state, &request, entry, max_age).await
         }
-        _ => text(StatusCode::NOT_FOUND, "no such file", request.head),
+        _ => text(StatusCode::NOT_FOUND, "no such file"),
     }
 }
 
@@ -88,19 +90,18 @@ async fn bytes_of(state: &Arc<State>, request: &FileRequest<'_>, entry: &Entry) 
     let result = match &entry.delivery {
         Delivery::Redirect(url) => return redirect(StatusCode::FOUND, url.as_str()),
         Delivery::Local(path) => from_disk(path, request).await,
-        Delivery::Stream(url) => streamed(state, url, request.head).await,
+        Delivery::Stream(url) => streamed(state, url).await,
         Delivery::Rewrite(job) => rewritten(state, request, job).await,
         Delivery::Bytes(bytes) => Ok(validated(
             &Rendered::new(bytes.clone(), "selector"),
             HeaderValue::from_static(OCTETS),
             None,
             request.if_none_match,
-            request.head,
         )),
     };
     result.unwrap_or_else(|e| {
         state.upstream_failed(&entry.served.shown_as, &e);
-        text(e.status(), &e.one_line(), request.head)
+        text(e.status(), &e.one_line())
     })
 }
 
@@ -150,21 +151,15 @@ async fn metadata_of(
         });
     }
     let bytes = match &entry.metadata {
-        MetadataDelivery::None => {
-            return text(
-                StatusCode::NOT_FOUND,
-                "no metadata for this file",
-                request.head,
-            )
-        }
+        MetadataDelivery::None => return text(StatusCode::NOT_FOUND, "no metadata for this file"),
         MetadataDelivery::Redirect(url) => return redirect(StatusCode::FOUND, url.as_str()),
         MetadataDelivery::Text(bytes) => bytes.clone(),
-        MetadataDelivery::Fetch => match state.client.core_metadata(&entry.file).await {
-            Ok(text) => Bytes::from(text.into_bytes()),
+        MetadataDelivery::Fetch => match state.core_metadata(&entry.file).await {
+            Ok(text) => Bytes::copy_from_slice(text.as_bytes()),
             Err(e) => {
                 let e = ServeError::client(e);
                 state.upstream_failed(&format!("{}.metadata", entry.listed.filename), &e);
-                return text(e.status(), &e.one_line(), request.head);
+                return text(e.status(), &e.one_line());
             }
         },
     };
@@ -173,7 +168,6 @@ async fn metadata_of(
         HeaderValue::from_static(OCTETS),
         max_age,
         request.if_none_match,
-        request.head,
     )
 }
 
@@ -204,7 +198,6 @@ async fn from_disk(path: &Path, request: &FileRequest<'_>) -> Result<Response<Bo
             let mut response = text(
                 StatusCode::RANGE_NOT_SATISFIABLE,
                 &format!("the file has {length} bytes"),
-                request.head,
             );
             if let Ok(value) = HeaderValue::from_str(&format!("bytes */{length}")) {
                 response.headers_mut().insert(CONTENT_RANGE, value);
@@ -215,7 +208,7 @@ async fn from_disk(path: &Path, request: &FileRequest<'_>) -> Result<Response<Bo
     response
         .headers_mut()
         .insert(CONTENT_LENGTH, HeaderValue::from(count));
-    if request.head || count == 0 {
+    if count == 0 {
         return Ok(response);
     }
     if start > 0 {
@@ -250,11 +243,7 @@ async fn from_disk(path: &Path, request: &FileRequest<'_>) -> Result<Response<Bo
 
 /// The upstream file streamed through (the client holds the credentials). Ranges are not
 /// offered: the answer is the whole file, which HTTP allows.
-async fn streamed(
-    state: &Arc<State>,
-    url: &url::Url,
-    head: bool,
-) -> Result<Response<Body>, ServeError> {
+async fn streamed(state: &Arc<State>, url: &url::Url) -> Result<Response<Body>, ServeError> {
     let stream = state
         .client
         .open_file(url)
@@ -266,9 +255,6 @@ async fn streamed(
     headers.insert(ACCEPT_RANGES, HeaderValue::from_static("none"));
     if let Some(length) = stream.len() {
         headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
-    }
-    if head {
-        return Ok(response);
     }
     let chunks = futures_util::stream::unfold(Some(stream), |stream| async move {
         let mut stream = stream?;

@@ -8,7 +8,9 @@
 //! - **Routes**: `/simple/` (every project the upstream indexes' root pages and the find-links
 //!   sources list) and `/simple/{project}/` (non-normalised names redirected, as PyPI does), in
 //!   PEP 691 JSON or PEP 503 HTML by content negotiation (q-values; HTML by default); PEP 658/714
-//!   metadata at `{file}.metadata` (advertised under both names); files at
+//!   metadata at `{file}.metadata` (advertised under both names) for every wheel listed, the
+//!   upstream's own or, where it has none, read from the wheel with range requests and kept
+//!   on disk (so that installers never download a wheel to read its metadata); files at
 //!   `/files/{project}/{key}/{name}` with range requests (206, 416) and HEAD.
 //! - **URLs name the target**: all of the above is served under `/t/{fingerprint}/`, a short
 //!   hash of what decides the choices (hardware profile, marker environment, wheel tags,
@@ -136,6 +138,7 @@ mod fingerprint;
 mod flight;
 mod host;
 mod journal;
+mod metadata_texts;
 mod negotiate;
 mod pages;
 mod range;

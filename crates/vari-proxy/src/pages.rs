@@ -15,7 +15,10 @@
 //! - a non-variant wheel of a project that has variants: as a variant wheel (the three cases
 //!   above), its markers evaluated for a non-variant wheel (an empty label, no property);
 //! - anything else: the upstream file, its hashes, and its PEP 658 metadata as the upstream
-//!   advertises it.
+//!   advertises it; a remote wheel the upstream offers no metadata for is advertised with
+//!   metadata all the same, read from the wheel with range requests when first asked for and kept
+//!   ([`crate::metadata_texts`]): its SHA-256 once read, `true` until then. An installer then
+//!   never downloads a wheel whole (nor asks the proxy for ranges) to read its dependencies.
 //!
 //! Every file is linked through the proxy (`/t/{fingerprint}/files/{project}/{key}/{name}`, the
 //! target's prefix whether the page was asked for under it or not), so downloads are
@@ -36,7 +39,7 @@ use vari_core::metadata::resolve_variant_markers;
 use vari_select::{Presentation, Shown, ShownBecause};
 use vari_simple::{PageFile, PageStyle};
 
-use crate::context::Context as State;
+use crate::context::Context;
 use crate::describe;
 use crate::error::ServeError;
 use crate::journal::{HiddenVersion, Served};
@@ -69,7 +72,8 @@ pub(crate) enum MetadataDelivery {
     Text(Bytes),
     /// A redirect to the upstream's `.metadata`.
     Redirect(Url),
-    /// Fetched from the upstream through the client.
+    /// Read through the client (the upstream's `.metadata`, else range requests of the wheel)
+    /// and kept ([`crate::metadata_texts`]).
     Fetch,
 }
 
@@ -217,32 +221,58 @@ fn listed(
 }
 
 /// Reads the upstream and builds the page of `name`.
-pub(crate) async fn build(state: Arc<State>, name: ProjectName) -> Result<ProjectPage, ServeError> {
+pub(crate) async fn build(
+    context: Arc<Context>,
+    name: ProjectName,
+) -> Result<ProjectPage, ServeError> {
     let started = Instant::now();
-    if let Some(page) = selector_page(&state, &name).await? {
+    if let Some(page) = selector_page(&context, &name).await? {
         return Ok(page);
     }
-    if let Some(page) = family_index_page(&state, &name, started).await? {
+    if let Some(page) = family_index_page(&context, &name, started).await? {
         return Ok(page);
     }
-    if let Some(page) = family_extra_page(&state, &name, started).await? {
+    if let Some(page) = family_extra_page(&context, &name, started).await? {
         return Ok(page);
     }
-    let project = state
+    let (project, presentation) = presented(&context, &name).await?;
+    from_presentation(context, project, presentation, started).await
+}
+
+/// What every page build starts from (a single target's, a union's): the upstream's files of
+/// `name` and what the context's target is shown of them.
+pub(crate) async fn presented(
+    context: &Context,
+    name: &ProjectName,
+) -> Result<(vari_client::Project, Presentation), ServeError> {
+    let project = context
         .client
-        .project(&name)
+        .project(name)
         .await
         .map_err(ServeError::client)?;
-    let presentation =
-        vari_select::present(&state.client, &project, &state.target, &state.selection)
-            .await
-            .map_err(ServeError::client)?;
-    from_presentation(state, project, presentation, started).await
+    let presentation = vari_select::present(
+        &context.client,
+        &project,
+        &context.target,
+        &context.selection,
+    )
+    .await
+    .map_err(ServeError::client)?;
+    Ok((project, presentation))
+}
+
+/// Until when a page built from `project` may be used, by the upstream's freshness; counted
+/// from `started`, before the upstream was read, so the build's own time is not added.
+pub(crate) fn upstream_fresh_until(
+    project: &vari_client::Project,
+    started: Instant,
+) -> Option<Instant> {
+    project.fresh_for.map(|fresh| started + fresh)
 }
 
 /// The page of `project` as `presentation` shows it; `started`: when the upstream was read.
 pub(crate) async fn from_presentation(
-    state: Arc<State>,
+    context: Arc<Context>,
     project: vari_client::Project,
     presentation: Presentation,
     started: Instant,
@@ -253,7 +283,7 @@ pub(crate) async fn from_presentation(
             true => warning.clone(),
             false => format!("{name}: {warning}"),
         };
-        state.log_once(tracing::Level::WARN, line);
+        context.log_once(tracing::Level::WARN, line);
     }
     for hidden in &presentation.hidden {
         tracing::debug!(
@@ -266,11 +296,11 @@ pub(crate) async fn from_presentation(
     // The METADATA of every shown wheel whose variant markers are evaluated, read in parallel
     // (the client bounds it).
     let texts = futures_util::future::join_all(presentation.shown.iter().map(|shown| {
-        let state = state.clone();
+        let context = context.clone();
         let read = evaluates_markers(&presentation, shown);
         async move {
             match read {
-                true => Some(state.core_metadata(&shown.file).await),
+                true => Some(context.core_metadata(&shown.file).await),
                 false => None,
             }
         }
@@ -278,20 +308,20 @@ pub(crate) async fn from_presentation(
     .await;
     let mut entries = Vec::with_capacity(presentation.shown.len());
     for (shown, text) in presentation.shown.iter().zip(texts) {
-        entries.push(entry(&state, &presentation, shown, text));
+        entries.push(entry(&context, &presentation, shown, text));
     }
     for report in &presentation.hidden_versions {
         let hidden = HiddenVersion {
             project: name.to_string(),
             version: report.version.to_string(),
             report: report.clone(),
-            why: describe::hidden_version(report, &state.target),
+            why: describe::hidden_version(report, &context.target),
         };
         let line = format!(
             "{} {} {}; no wheel of it is shown",
             hidden.project, hidden.version, hidden.why
         );
-        let level = match state.journal.hidden(hidden) {
+        let level = match context.journal.hidden(hidden) {
             true => tracing::Level::INFO,
             false => tracing::Level::DEBUG,
         };
@@ -303,9 +333,8 @@ pub(crate) async fn from_presentation(
         presentation.shown.len(),
         presentation.hidden.len()
     );
-    let mut page = render(name, Instant::now(), entries, &state.rewrites);
-    // Counted from before the upstream was read, so the build's own time is not added.
-    page.upstream_fresh_until = project.fresh_for.map(|fresh| started + fresh);
+    let mut page = render(name, Instant::now(), entries, &context.rewrites);
+    page.upstream_fresh_until = upstream_fresh_until(&project, started);
     Ok(page)
 }
 
@@ -313,16 +342,16 @@ pub(crate) async fn from_presentation(
 /// target ([`crate::selector`]), when the catalog has a family of that name served so and the
 /// sources list its builds; `None` otherwise (the page is built from the upstream as usual).
 async fn selector_page(
-    state: &Arc<State>,
+    context: &Arc<Context>,
     name: &ProjectName,
 ) -> Result<Option<ProjectPage>, ServeError> {
     let Some((family, choice)) =
-        family_choice(state, name, crate::selector::serves_selector).await?
+        family_choice(context, name, crate::selector::serves_selector).await?
     else {
         return Ok(None);
     };
     let Some(selector) = crate::selector::selector(family, &choice) else {
-        state.log_once(tracing::Level::WARN, choice.why_nothing());
+        context.log_once(tracing::Level::WARN, choice.why_nothing());
         return Ok(None);
     };
     let Ok(wheel) = vari_core::filename::WheelFilename::parse(&selector.filename) else {
@@ -363,7 +392,7 @@ async fn selector_page(
         selector.version
     );
     let entry = Entry {
-        listed: listed(&state.prefix(), name, &key, &selector.filename, &file),
+        listed: listed(&context.prefix(), name, &key, &selector.filename, &file),
         key,
         file,
         served: Served {
@@ -390,7 +419,7 @@ async fn selector_page(
         name.clone(),
         Instant::now(),
         vec![entry],
-        &state.rewrites,
+        &context.rewrites,
     )))
 }
 
@@ -402,7 +431,7 @@ async fn selector_page(
 /// name one of the family's indexes (the user chose that index), or the chosen build is not on
 /// a source of its own.
 async fn family_index_page(
-    state: &Arc<State>,
+    context: &Arc<Context>,
     name: &ProjectName,
     started: Instant,
 ) -> Result<Option<ProjectPage>, ServeError> {
@@ -410,9 +439,9 @@ async fn family_index_page(
     // them (the user chose that index).
     let on_own_index = |family: &vari_family::Family| {
         family.builds.iter().any(|b| b.source.is_some())
-            && vari_select::named_source(state.client.settings(), family).is_none()
+            && vari_select::named_source(context.client.settings(), family).is_none()
     };
-    let Some((family, choice)) = family_choice(state, name, on_own_index).await? else {
+    let Some((family, choice)) = family_choice(context, name, on_own_index).await? else {
         return Ok(None);
     };
     let Some(chosen) = choice.chosen else {
@@ -424,13 +453,14 @@ async fn family_index_page(
     let Some(source) = &build.source else {
         return Ok(None);
     };
-    let own = vari_select::source_client(state.client.settings(), source).map_err(family_error)?;
+    let own =
+        vari_select::source_client(context.client.settings(), source).map_err(family_error)?;
     let mut project = own.project(name).await.map_err(ServeError::client)?;
     project
         .files
         .retain(|f| vari_family::carries_local(build, f.version()));
     project.variants_json.clear();
-    let presentation = vari_select::present(&own, &project, &state.target, &state.selection)
+    let presentation = vari_select::present(&own, &project, &context.target, &context.selection)
         .await
         .map_err(ServeError::client)?;
     log(
@@ -442,10 +472,10 @@ async fn family_index_page(
             family.name
         ),
     );
-    let page = from_presentation(state.clone(), project, presentation, started).await?;
+    let page = from_presentation(context.clone(), project, presentation, started).await?;
     // A build by extra on its own index (AMD's `torch[device-gfx950]`): its extra required.
     Ok(Some(match &build.extra {
-        Some(extra) => with_extra_required(state, page, (&family.name, &build.name, extra)).await,
+        Some(extra) => with_extra_required(context, page, (&family.name, &build.name, extra)).await,
         None => page,
     }))
 }
@@ -456,7 +486,7 @@ async fn family_index_page(
 /// apply, or its chosen build is not an extra of its own name on the proxy's sources (the CPU
 /// build: the page is built as usual).
 async fn family_extra_page(
-    context: &Arc<crate::context::Context>,
+    context: &Arc<Context>,
     name: &ProjectName,
     started: Instant,
 ) -> Result<Option<ProjectPage>, ServeError> {
@@ -475,19 +505,7 @@ async fn family_extra_page(
     ) else {
         return Ok(None);
     };
-    let project = context
-        .client
-        .project(name)
-        .await
-        .map_err(ServeError::client)?;
-    let presentation = vari_select::present(
-        &context.client,
-        &project,
-        &context.target,
-        &context.selection,
-    )
-    .await
-    .map_err(ServeError::client)?;
+    let (project, presentation) = presented(context, name).await?;
     let page = from_presentation(context.clone(), project, presentation, started).await?;
     Ok(Some(
         with_extra_required(context, page, (&family.name, &build.name, extra)).await,
@@ -498,7 +516,7 @@ async fn family_extra_page(
 /// (`choice`: family, build, extra) served as a rewritten copy that requires them plainly, its
 /// PEP 658 metadata the new text with its hash ([`crate::family_extra::require_extra`]).
 async fn with_extra_required(
-    context: &Arc<crate::context::Context>,
+    context: &Arc<Context>,
     page: ProjectPage,
     choice: (&str, &str, &str),
 ) -> ProjectPage {
@@ -543,45 +561,45 @@ async fn with_extra_required(
 /// one that `serves` says this kind of page is for and the proxy serves one target (a union
 /// page lists what the upstream lists); `None` otherwise.
 async fn family_choice<'a>(
-    state: &'a Arc<State>,
+    context: &'a Arc<Context>,
     name: &ProjectName,
     serves: impl Fn(&vari_family::Family) -> bool,
 ) -> Result<Option<(&'a vari_family::Family, vari_family::FamilyChoice)>, ServeError> {
-    let Some(family) = state
+    let Some(family) = context
         .families
         .as_ref()
         .and_then(|catalog| catalog.family(name.as_str()))
     else {
         return Ok(None);
     };
-    if !state.union.is_empty() || !serves(family) {
+    if !context.union.is_empty() || !serves(family) {
         return Ok(None);
     }
     let Ok(request) = vari_select::Request::parse(name.as_str()) else {
         return Ok(None);
     };
     let options = vari_family::FamilyOptions {
-        selection: state.selection.clone(),
+        selection: context.selection.clone(),
         ..vari_family::FamilyOptions::default()
     };
     // Through the proxy the installer decides which of a group's members it asks for, one page
     // at a time: every member's page takes the line the whole group offers here.
-    let Some(catalog) = state.families.as_ref() else {
+    let Some(catalog) = context.families.as_ref() else {
         return Ok(None);
     };
     let choice = vari_select::choose_across_group(
-        &state.client,
+        &context.client,
         catalog,
         family,
         &request,
-        &state.target,
+        &context.target,
         &options,
     )
     .await
     .map_err(family_error)?;
     Ok(choice.map(|(choice, group)| {
         if let (Some((group, members)), Some(chosen)) = (group, &choice.chosen) {
-            state.log_once(
+            context.log_once(
                 tracing::Level::INFO,
                 format!(
                     "{name}: group {group} takes build {} ({} offer it for this target)",
@@ -625,7 +643,7 @@ fn log(level: tracing::Level, line: &str) {
 
 /// The entry of one shown file, its choice logged and journalled.
 pub(crate) fn entry(
-    state: &State,
+    context: &Context,
     presentation: &Presentation,
     shown: &Shown,
     text: Option<Result<Arc<str>, ClientError>>,
@@ -633,8 +651,19 @@ pub(crate) fn entry(
     let name = &presentation.name;
     let file = &shown.file;
     let key = file_key(&file.url);
-    let delivery = upstream(&state.client, &file.url);
+    let delivery = upstream(&context.client, &file.url);
+    let mut listed = listed(&context.prefix(), name, &key, &shown.filename, file);
     let metadata = match (&file.core_metadata, &delivery) {
+        // A remote wheel the index offers no metadata for: read from the wheel when asked
+        // for ([`crate::metadata_texts`]), so that no installer downloads it whole to read it.
+        // A local file (`file:` sources) is served by the proxy itself, ranges and all: an
+        // installer reads its metadata that way at no cost to any index.
+        (CoreMetadata::Absent, Delivery::Redirect(_) | Delivery::Stream(_))
+            if file.wheel().is_some() =>
+        {
+            listed.core_metadata = offered(context, file);
+            MetadataDelivery::Fetch
+        }
         (CoreMetadata::Absent, _) => MetadataDelivery::None,
         (CoreMetadata::Available(_), Delivery::Redirect(url)) => {
             MetadataDelivery::Redirect(metadata_url(url))
@@ -642,7 +671,7 @@ pub(crate) fn entry(
         (CoreMetadata::Available(_), _) => MetadataDelivery::Fetch,
     };
     let mut entry = Entry {
-        listed: listed(&state.prefix(), name, &key, &shown.filename, file),
+        listed,
         key,
         file: file.clone(),
         served: Served {
@@ -652,7 +681,7 @@ pub(crate) fn entry(
             original: file.filename.clone(),
             label: None,
             because: shown.because.clone(),
-            why: describe::shown(&shown.because, &state.target),
+            why: describe::shown(&shown.because, &context.target),
             downloaded: false,
         },
         delivery,
@@ -662,7 +691,7 @@ pub(crate) fn entry(
     let line = match (&shown.variant, text) {
         (Some(variant), Some(text)) => {
             entry.served.label = Some(variant.label.to_string());
-            let note = deliver_evaluated(state, &mut entry, shown, &variant.markers, text);
+            let note = deliver_evaluated(context, &mut entry, shown, &variant.markers, text);
             format!(
                 "{} {} {tags}: serving label {} as {} ({}{note})",
                 entry.served.project,
@@ -675,7 +704,7 @@ pub(crate) fn entry(
         (None, text) => {
             let note = match text {
                 Some(text) => deliver_evaluated(
-                    state,
+                    context,
                     &mut entry,
                     shown,
                     &VariantMarkerContext::non_variant(),
@@ -696,12 +725,23 @@ pub(crate) fn entry(
         }
         (Some(_), None) => return entry,
     };
-    let level = match state.journal.choice(entry.served.clone()) {
+    let level = match context.journal.choice(entry.served.clone()) {
         true => tracing::Level::INFO,
         false => tracing::Level::DEBUG,
     };
     log(level, &line);
     entry
+}
+
+/// The PEP 658 metadata a page advertises for a wheel whose index has none: the SHA-256 of
+/// the text the proxy serves when it has read it already, else `true` (PEP 658 allows it when
+/// the hash is not known; reading every listed wheel's METADATA to build a page would cost
+/// what it saves).
+fn offered(context: &Context, file: &IndexFile) -> CoreMetadata {
+    match context.known_metadata(file) {
+        Some(known) => CoreMetadata::Available(Hashes::sha256_of(&known.sha256)),
+        None => CoreMetadata::Available(Hashes::default()),
+    }
 }
 
 /// How a shown wheel whose variant markers are evaluated ([`evaluates_markers`]) is
@@ -710,7 +750,7 @@ pub(crate) fn entry(
 /// rewritten copy; read from the wheel when downloaded when the text could not be read. Its
 /// PEP 658 metadata is the text served, with that text's hash. Returns a note for the log line.
 fn deliver_evaluated(
-    state: &State,
+    context: &Context,
     entry: &mut Entry,
     shown: &Shown,
     markers: &VariantMarkerContext,
@@ -720,7 +760,7 @@ fn deliver_evaluated(
     let text = match text {
         Ok(text) => text,
         Err(e) => {
-            state.log_once(
+            context.log_once(
                 tracing::Level::WARN,
                 format!(
                     "{}: cannot read its METADATA ({e}); it is read from the wheel when the \
@@ -744,7 +784,7 @@ fn deliver_evaluated(
             (bytes, "; its variant markers evaluated for this target")
         }
         Err(e) => {
-            state.log_once(
+            context.log_once(
                 tracing::Level::WARN,
                 format!(
                     "{}: cannot evaluate the variant markers of its METADATA ({e}); serving \

@@ -25,19 +25,17 @@ pub(crate) fn empty() -> Body {
 }
 
 /// `status` with `message` on one line as plain text (pip shows the reason of an error page).
-pub(crate) fn text(status: StatusCode, message: &str, head: bool) -> Response<Body> {
+pub(crate) fn text(status: StatusCode, message: &str) -> Response<Body> {
     let body = format!("{message}\n");
-    let mut response = Response::new(match head {
-        true => empty(),
-        false => full(body.clone()),
-    });
+    let length = body.len();
+    let mut response = Response::new(full(body));
     *response.status_mut() = status;
     let headers = response.headers_mut();
     headers.insert(
         CONTENT_TYPE,
         http::HeaderValue::from_static("text/plain; charset=utf-8"),
     );
-    headers.insert(CONTENT_LENGTH, http::HeaderValue::from(body.len()));
+    headers.insert(CONTENT_LENGTH, http::HeaderValue::from(length));
     headers.insert(CACHE_CONTROL, http::HeaderValue::from_static("no-store"));
     response
 }
@@ -51,11 +49,10 @@ pub(crate) fn validated(
     content_type: HeaderValue,
     max_age: Option<Duration>,
     if_none_match: Option<&str>,
-    head: bool,
 ) -> Response<Body> {
     let unchanged =
         if_none_match.is_some_and(|tags| tags.split(',').any(|t| t.trim() == rendered.etag));
-    let mut response = Response::new(match unchanged || head {
+    let mut response = Response::new(match unchanged {
         true => empty(),
         false => full(rendered.body.clone()),
     });
@@ -90,4 +87,11 @@ pub(crate) fn redirect(status: StatusCode, location: &str) -> Response<Body> {
         .headers_mut()
         .insert(CONTENT_LENGTH, http::HeaderValue::from(0));
     response
+}
+
+/// `response` without its body, its headers (`Content-Length` among them) kept: the answer to
+/// a HEAD request, made in this one place from the GET answer ([`crate::server`] applies it),
+/// so that no route needs to know the method. A streamed body is dropped unread.
+pub(crate) fn without_body(response: Response<Body>) -> Response<Body> {
+    response.map(|_| empty())
 }

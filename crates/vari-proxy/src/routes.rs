@@ -34,7 +34,6 @@ pub(crate) async fn handle<B>(targets: &Targets, request: Request<B>) -> Respons
             let mut response = text(
                 StatusCode::METHOD_NOT_ALLOWED,
                 "only GET and HEAD are served",
-                false,
             );
             response
                 .headers_mut()
@@ -49,7 +48,7 @@ pub(crate) async fn handle<B>(targets: &Targets, request: Request<B>) -> Respons
         .get(http::header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|accept| accept.contains("application/json"));
-    let resolved = match targets.resolve(&segments, wants_json, head) {
+    let resolved = match targets.resolve(&segments, wants_json) {
         Named::Target(resolved) => resolved,
         Named::Answer(answer) => return answer,
     };
@@ -84,12 +83,12 @@ async fn route(
         }
         [] | [""] => redirect(StatusCode::FOUND, &format!("{prefix}/simple/")),
         ["simple"] => redirect(StatusCode::MOVED_PERMANENTLY, &format!("{prefix}/simple/")),
-        ["simple", ""] => root(&state, headers, head).await,
+        ["simple", ""] => root(&state, headers).await,
         ["simple", name] | ["simple", name, ""] => {
             let slash = rest.len() == 3;
             let decoded = decode(name);
             let Ok(project) = ProjectName::new(&decoded) else {
-                return text(StatusCode::NOT_FOUND, "not a valid project name", head);
+                return text(StatusCode::NOT_FOUND, "not a valid project name");
             };
             if !slash || decoded != project.as_str() {
                 return redirect(
@@ -97,7 +96,7 @@ async fn route(
                     &format!("{prefix}/simple/{project}/"),
                 );
             }
-            project_page(&state, &project, own, headers, head).await
+            project_page(&state, &project, own, headers).await
         }
         ["files", project, key, name] => {
             let decoded = decode(project);
@@ -105,7 +104,7 @@ async fn route(
                 .ok()
                 .filter(|p| p.as_str() == decoded)
             else {
-                return text(StatusCode::NOT_FOUND, "no such file", head);
+                return text(StatusCode::NOT_FOUND, "no such file");
             };
             let name = decode(name);
             let range = headers.get(RANGE).and_then(|v| v.to_str().ok());
@@ -123,25 +122,19 @@ async fn route(
             )
             .await
         }
-        _ => text(StatusCode::NOT_FOUND, "not found", head),
+        _ => text(StatusCode::NOT_FOUND, "not found"),
     }
 }
 
-async fn root(state: &Arc<State>, headers: &HeaderMap, head: bool) -> Response<Body> {
+async fn root(state: &Arc<State>, headers: &HeaderMap) -> Response<Body> {
     let Some(format) = format_of(headers) else {
-        return not_acceptable(head);
+        return not_acceptable();
     };
     match state.root().await {
-        Ok(page) => page_answer(
-            pick(format, &page.json, &page.html),
-            format,
-            None,
-            headers,
-            head,
-        ),
+        Ok(page) => page_answer(pick(format, &page.json, &page.html), format, None, headers),
         Err(e) => {
             state.upstream_failed("the project list", &e);
-            text(e.status(), &e.one_line(), head)
+            text(e.status(), &e.one_line())
         }
     }
 }
@@ -154,10 +147,9 @@ async fn project_page(
     project: &ProjectName,
     cacheable: bool,
     headers: &HeaderMap,
-    head: bool,
 ) -> Response<Body> {
     let Some(format) = format_of(headers) else {
-        return not_acceptable(head);
+        return not_acceptable();
     };
     match state.page(project).await {
         Ok(page) => page_answer(
@@ -165,13 +157,12 @@ async fn project_page(
             format,
             cacheable.then(|| page.client_max_age(state.page_ttl)),
             headers,
-            head,
         ),
         Err(e) => {
             if e.status() != StatusCode::NOT_FOUND {
                 state.upstream_failed(project.as_str(), &e);
             }
-            text(e.status(), &e.one_line(), head)
+            text(e.status(), &e.one_line())
         }
     }
 }
@@ -191,11 +182,10 @@ fn pick<'a>(format: Format, json: &'a Rendered, html: &'a Rendered) -> &'a Rende
     }
 }
 
-fn not_acceptable(head: bool) -> Response<Body> {
+fn not_acceptable() -> Response<Body> {
     text(
         StatusCode::NOT_ACCEPTABLE,
         &format!("pages are served as {JSON}, {HTML_V1} or {TEXT_HTML}"),
-        head,
     )
 }
 
@@ -209,14 +199,12 @@ fn page_answer(
     format: Format,
     max_age: Option<Duration>,
     headers: &HeaderMap,
-    head: bool,
 ) -> Response<Body> {
     let mut response = validated(
         page,
         HeaderValue::from_static(format.content_type()),
         max_age,
         if_none_match(headers),
-        head,
     );
     response
         .headers_mut()

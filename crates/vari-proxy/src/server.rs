@@ -27,7 +27,8 @@ use crate::context::{Context, Serving, Shared};
 use crate::error::ProxyError;
 use crate::host::HostCheck;
 use crate::journal::{HiddenVersion, Served};
-use crate::response::{text, Body};
+use crate::metadata_texts::MetadataTexts;
+use crate::response::{text, without_body, Body};
 use crate::rewrite::Rewrites;
 use crate::routes;
 use crate::runtime::worker_threads;
@@ -140,7 +141,7 @@ pub async fn start_first_free(
     let client = IndexClient::new(settings.client.clone())?;
     let builders = Builders::start(&tokio::runtime::Handle::current(), worker_threads())
         .map_err(ProxyError::Threads)?;
-    let shared = Shared::new(client, rewrites, builders);
+    let shared = Shared::new(client, rewrites, builders, MetadataTexts::new(&cache_dir));
     let (hosts, connections, header_timeout) = (
         HostCheck::new(addr, settings.allow_remote),
         Connections::new(connection_cap(settings.max_connections)),
@@ -535,17 +536,22 @@ async fn connection(
     }
 }
 
-/// The `Host` check, then the routes.
+/// The `Host` check, then the routes; a HEAD request gets the GET answer without its body.
 async fn answer(server: &Server, request: Request<Incoming>) -> Response<Body> {
-    match server.hosts.check(request.uri(), request.headers()) {
+    let head = request.method() == http::Method::HEAD;
+    let response = match server.hosts.check(request.uri(), request.headers()) {
         Ok(()) => routes::handle(&server.targets, request).await,
-        Err(host) => misdirected(server, &host, request.method() == http::Method::HEAD),
+        Err(host) => misdirected(server, &host),
+    };
+    match head {
+        true => without_body(response),
+        false => response,
     }
 }
 
 /// `421 Misdirected Request` for a request naming another host (a web page's through DNS
 /// rebinding, most likely), logged once per interval.
-fn misdirected(server: &Server, host: &str, head: bool) -> Response<Body> {
+fn misdirected(server: &Server, host: &str) -> Response<Body> {
     let served = server.hosts.served();
     if let Some(refused) = server.refused_hosts.record(Instant::now()) {
         let quoted: String = host.chars().take(QUOTED_HOST).collect();
@@ -558,7 +564,6 @@ fn misdirected(server: &Server, host: &str, head: bool) -> Response<Body> {
     let mut response = text(
         StatusCode::MISDIRECTED_REQUEST,
         &format!("this proxy serves requests for {served} only"),
-        head,
     );
     response.headers_mut().insert(
         http::header::CONNECTION,

@@ -54,20 +54,15 @@ impl Targets {
     /// names, or the answer when it names none.
     /// `wants_json`: whether the request's `Accept` names `application/json` (for the list of
     /// classes at `/`).
-    pub(crate) fn resolve<'p>(
-        &self,
-        segments: &'p [&'p str],
-        wants_json: bool,
-        head: bool,
-    ) -> Named<'p> {
+    pub(crate) fn resolve<'p>(&self, segments: &'p [&'p str], wants_json: bool) -> Named<'p> {
         match self {
-            Self::One(state) => one(state, segments, head),
-            Self::Classes(states) => classes(states, segments, wants_json, head),
+            Self::One(state) => one(state, segments),
+            Self::Classes(states) => classes(states, segments, wants_json),
         }
     }
 }
 
-fn one<'p>(state: &Arc<State>, segments: &'p [&'p str], head: bool) -> Named<'p> {
+fn one<'p>(state: &Arc<State>, segments: &'p [&'p str]) -> Named<'p> {
     match segments {
         ["t", segment, rest @ ..] if *segment == state.segment => Named::Target(Resolved {
             state: state.clone(),
@@ -76,9 +71,9 @@ fn one<'p>(state: &Arc<State>, segments: &'p [&'p str], head: bool) -> Named<'p>
             rest,
         }),
         ["t", other, ..] if looks_like_fingerprint(other) => {
-            Named::Answer(another_target(state, other, head))
+            Named::Answer(another_target(state, other))
         }
-        ["t", ..] => Named::Answer(text(StatusCode::NOT_FOUND, "not found", head)),
+        ["t", ..] => Named::Answer(text(StatusCode::NOT_FOUND, "not found")),
         rest => Named::Target(Resolved {
             state: state.clone(),
             base: String::new(),
@@ -88,16 +83,11 @@ fn one<'p>(state: &Arc<State>, segments: &'p [&'p str], head: bool) -> Named<'p>
     }
 }
 
-fn classes<'p>(
-    states: &[Arc<State>],
-    segments: &'p [&'p str],
-    wants_json: bool,
-    head: bool,
-) -> Named<'p> {
+fn classes<'p>(states: &[Arc<State>], segments: &'p [&'p str], wants_json: bool) -> Named<'p> {
     let ["t", segment, rest @ ..] = segments else {
         return Named::Answer(match segments {
-            [] | [""] => listing(states, wants_json, head),
-            _ => not_a_class(states, None, head),
+            [] | [""] => listing(states, wants_json),
+            _ => not_a_class(states, None),
         });
     };
     if let Some(state) = states.iter().find(|s| s.segment == *segment) {
@@ -123,9 +113,9 @@ fn classes<'p>(
     }
     // `{name}.{old fingerprint}`: an index URL kept from before the class's facts changed.
     if let Some(state) = segment.split_once('.').and_then(|(name, _)| named(name)) {
-        return Named::Answer(another_target(state, segment, head));
+        return Named::Answer(another_target(state, segment));
     }
-    Named::Answer(not_a_class(states, Some(segment), head))
+    Named::Answer(not_a_class(states, Some(segment)))
 }
 
 /// Whether a path segment has a fingerprint's form (anything else is not worth a log line).
@@ -139,7 +129,7 @@ fn looks_like_fingerprint(segment: &str) -> bool {
 /// A URL of another fingerprint of this target (an index URL kept from an earlier run for
 /// other hardware or options): 404, never this target's wheels under that URL, which an
 /// installer caching by index URL would mix with the other target's.
-fn another_target(state: &State, segment: &str, head: bool) -> Response<Body> {
+fn another_target(state: &State, segment: &str) -> Response<Body> {
     let message = match &state.class {
         // A fingerprint's form, checked: quoted as it is.
         None => format!(
@@ -157,11 +147,11 @@ fn another_target(state: &State, segment: &str, head: bool) -> Response<Body> {
         ),
     };
     state.log_once(tracing::Level::WARN, message.clone());
-    text(StatusCode::NOT_FOUND, &message, head)
+    text(StatusCode::NOT_FOUND, &message)
 }
 
 /// 404 for a path that names no class (`None`: a path outside `/t/`), listing the classes.
-fn not_a_class(states: &[Arc<State>], segment: Option<&str>, head: bool) -> Response<Body> {
+fn not_a_class(states: &[Arc<State>], segment: Option<&str>) -> Response<Body> {
     let served = states
         .iter()
         .filter_map(|s| Some(format!("{} (/t/{}/simple/)", s.class.as_ref()?, s.segment)))
@@ -174,13 +164,12 @@ fn not_a_class(states: &[Arc<State>], segment: Option<&str>, head: bool) -> Resp
     text(
         StatusCode::NOT_FOUND,
         &format!("{what}; the classes served: {served}"),
-        head,
     )
 }
 
 /// `/` of a proxy serving classes: each class with its URLs (paths: the host a client used is
 /// its own business), as text, or JSON for a client that asks for `application/json`.
-fn listing(states: &[Arc<State>], wants_json: bool, head: bool) -> Response<Body> {
+fn listing(states: &[Arc<State>], wants_json: bool) -> Response<Body> {
     let rows: Vec<(String, String, String)> = states
         .iter()
         .filter_map(|s| {
@@ -211,10 +200,7 @@ fn listing(states: &[Arc<State>], wants_json: bool, head: bool) -> Response<Body
             (body, "text/plain; charset=utf-8")
         }
     };
-    let mut response = Response::new(match head {
-        true => crate::response::empty(),
-        false => full(body.clone()),
-    });
+    let mut response = Response::new(full(body.clone()));
     let headers = response.headers_mut();
     headers.insert(
         http::header::CONTENT_TYPE,

@@ -31,9 +31,12 @@ use vari_core::markers::VariantMarkerContext;
 use vari_core::metadata::{resolve_variant_markers, variant_marker_requirements};
 use vari_select::{Presentation, Shown};
 
-use crate::context::Context as State;
+use crate::context::Context;
 use crate::error::ServeError;
-use crate::pages::{entry, from_presentation, render, sha256_hex, MetadataDelivery, ProjectPage};
+use crate::pages::{
+    entry, from_presentation, presented, render, sha256_hex, upstream_fresh_until,
+    MetadataDelivery, ProjectPage,
+};
 use crate::union_view::{UnionShown, UnionVersion};
 
 /// The files shown under one name (one version and tag set), per target.
@@ -47,36 +50,32 @@ struct Slot<'a> {
 
 /// Reads the upstream and builds the union page of `name` (a project without variants: the
 /// page a single target gets, which every target would get).
-pub(crate) async fn build(state: Arc<State>, name: ProjectName) -> Result<ProjectPage, ServeError> {
+pub(crate) async fn build(
+    context: Arc<Context>,
+    name: ProjectName,
+) -> Result<ProjectPage, ServeError> {
     let started = Instant::now();
-    let project = state
-        .client
-        .project(&name)
-        .await
-        .map_err(ServeError::client)?;
-    let first = vari_select::present(&state.client, &project, &state.target, &state.selection)
-        .await
-        .map_err(ServeError::client)?;
+    let (project, first) = presented(&context, &name).await?;
     if !first.has_variants {
-        return from_presentation(state, project, first, started).await;
+        return from_presentation(context, project, first, started).await;
     }
-    let mut page = union_page(&state, &project, first).await?;
-    // Counted from before the upstream was read, as a single target's page.
-    page.upstream_fresh_until = project.fresh_for.map(|fresh| started + fresh);
+    let mut page = union_page(&context, &project, first).await?;
+    page.upstream_fresh_until = upstream_fresh_until(&project, started);
     Ok(page)
 }
 
 /// The union page of `project`; `first`: the first target's presentation, already made.
 async fn union_page(
-    state: &Arc<State>,
+    context: &Arc<Context>,
     project: &Project,
     first: Presentation,
 ) -> Result<ProjectPage, ServeError> {
     let mut presentations = vec![first];
-    for target in &state.union[1..] {
-        let presentation = vari_select::present(&state.client, project, target, &state.selection)
-            .await
-            .map_err(ServeError::client)?;
+    for target in &context.union[1..] {
+        let presentation =
+            vari_select::present(&context.client, project, target, &context.selection)
+                .await
+                .map_err(ServeError::client)?;
         presentations.push(presentation);
     }
     let targets = presentations.len();
@@ -109,7 +108,7 @@ async fn union_page(
             }
         }
     }
-    let read = futures_util::future::join_all(files.iter().map(|file| state.core_metadata(file)));
+    let read = futures_util::future::join_all(files.iter().map(|file| context.core_metadata(file)));
     let mut texts: HashMap<&url::Url, Arc<str>> = HashMap::new();
     let mut unread: HashMap<&url::Url, vari_client::ClientError> = HashMap::new();
     for (file, text) in files.iter().zip(read.await) {
@@ -127,7 +126,7 @@ async fn union_page(
     for slot in &slots {
         let (at, shown) = slot.first;
         // Without a METADATA text, `entry` keeps the upstream file and its metadata.
-        let mut entry = entry(state, &presentations[at], shown, None);
+        let mut entry = entry(context, &presentations[at], shown, None);
         let view = views
             .entry(shown.file.version().clone())
             .or_insert_with(|| vec![UnionShown::Nothing; targets]);
@@ -155,7 +154,7 @@ async fn union_page(
             let Some(shown) = shown else { continue };
             let text = texts
                 .get(&shown.file.url)
-                .map(|t| evaluated(state, shown, t))
+                .map(|t| evaluated(context, shown, t))
                 .unwrap_or_default();
             let requires = vari_select::requires_dist(&text);
             match &mut merged {
@@ -188,7 +187,7 @@ async fn union_page(
         project.name.clone(),
         Instant::now(),
         entries,
-        &state.rewrites,
+        &context.rewrites,
     );
     page.union = views
         .into_iter()
@@ -215,14 +214,14 @@ fn has_variant_markers(slot: &Slot<'_>, texts: &HashMap<&url::Url, Arc<str>>) ->
 
 /// The METADATA `shown` is served with: variant markers evaluated for its variant, or for a
 /// non-variant wheel (as it is when they cannot be: as a single target's page serves it).
-fn evaluated(state: &State, shown: &Shown, text: &str) -> String {
+fn evaluated(context: &Context, shown: &Shown, text: &str) -> String {
     let non_variant = VariantMarkerContext::non_variant();
     let markers = shown.variant.as_ref().map_or(&non_variant, |v| &v.markers);
     match resolve_variant_markers(text, markers) {
         Ok(Some(rewritten)) => rewritten,
         Ok(None) => text.to_owned(),
         Err(e) => {
-            state.log_once(
+            context.log_once(
                 tracing::Level::WARN,
                 format!(
                     "{}: cannot evaluate the variant markers of its METADATA ({e}); using it \

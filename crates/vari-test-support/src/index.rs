@@ -121,6 +121,8 @@ impl Default for Knobs {
 /// One request as the server saw it.
 #[derive(Debug, Clone)]
 pub struct Seen {
+    /// The request method.
+    pub method: String,
     /// The request path.
     pub path: String,
     /// The `Range` header.
@@ -131,7 +133,7 @@ pub struct Seen {
     pub authorization: Option<String>,
     /// The status answered.
     pub status: u16,
-    /// Body bytes sent (before any truncation knob).
+    /// Body bytes sent (before any truncation knob; none for HEAD).
     pub body_len: usize,
 }
 
@@ -242,6 +244,7 @@ fn header(req: &Request<hyper::body::Incoming>, name: &str) -> Option<String> {
 async fn handle(state: &State, req: Request<hyper::body::Incoming>) -> Response<Body> {
     let knobs = state.knobs.lock().unwrap().clone();
     let mut seen = Seen {
+        method: req.method().to_string(),
         path: req.uri().path().to_owned(),
         range: header(&req, "range"),
         accept: header(&req, "accept"),
@@ -259,7 +262,10 @@ async fn handle(state: &State, req: Request<hyper::body::Incoming>) -> Response<
         Err(status) => Reply::status(status),
     };
     seen.status = response.status.as_u16();
-    seen.body_len = response.body.len();
+    seen.body_len = match *req.method() {
+        hyper::Method::HEAD => 0,
+        _ => response.body.len(),
+    };
     state.seen.lock().unwrap().push(seen);
     response.into_response()
 }

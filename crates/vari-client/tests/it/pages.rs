@@ -232,3 +232,67 @@ async fn kept_listings_give_every_client_the_first_answer() {
         Some(real.as_str())
     );
 }
+
+/// A wheel whose central directory is larger than the first range read (16 KiB): the
+/// directory's part before that tail is asked for alone, never the tail again, and the
+/// METADATA member is read from the wheel; no byte is sent twice.
+#[tokio::test]
+async fn a_large_central_directory_is_completed_without_reading_the_tail_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let name_of = "many_files-1.0-py3-none-any.whl";
+    let dist_info = "many_files-1.0.dist-info";
+    // 600 members of 60-byte names: a directory of about 65 KiB.
+    let mut members: Vec<(String, Vec<u8>)> = (0..600)
+        .map(|i| (format!("many_files/{i:0>49}.py"), b"".to_vec()))
+        .collect();
+    members.push((
+        format!("{dist_info}/METADATA"),
+        b"Metadata-Version: 2.1\nName: many-files\nVersion: 1.0\nRequires-Dist: other\n".to_vec(),
+    ));
+    members.push((
+        format!("{dist_info}/WHEEL"),
+        b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n".to_vec(),
+    ));
+    let mut record: String = members
+        .iter()
+        .map(|(n, b)| vari_test_support::wheels::record_row(n, b))
+        .collect();
+    record.push_str(&format!("{dist_info}/RECORD,,\n"));
+    members.push((format!("{dist_info}/RECORD"), record.into_bytes()));
+    let path = vari_test_support::wheels::write_zip(&dir.path().join(name_of), &members);
+    let size = std::fs::metadata(&path).unwrap().len() as usize;
+    let server = TestIndex::start(dir.path()).await;
+    let client = client(settings(&[server.index_url()]));
+    let project = client.project(&name("many-files")).await.unwrap();
+    server.clear_seen();
+
+    let text = client
+        .core_metadata(find(&project.files, name_of))
+        .await
+        .unwrap();
+    assert!(text.contains("Requires-Dist: other"), "{text}");
+    let seen = server.seen();
+    assert!(
+        seen.iter().all(|s| s.status == 206),
+        "ranges only: {seen:?}"
+    );
+    // The tail, the rest of the directory, then the METADATA member written just before it:
+    // three ranges, none overlapping another.
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!(seen[0].range.as_deref(), Some("bytes=-16384"));
+    let mut spans: Vec<(usize, usize)> = seen
+        .iter()
+        .map(|s| {
+            let spec = s.range.as_deref().unwrap().strip_prefix("bytes=").unwrap();
+            match spec.split_once('-').unwrap() {
+                ("", n) => (size - n.parse::<usize>().unwrap(), size),
+                (a, b) => (a.parse().unwrap(), b.parse::<usize>().unwrap() + 1),
+            }
+        })
+        .collect();
+    spans.sort_unstable();
+    assert!(
+        spans.windows(2).all(|pair| pair[0].1 <= pair[1].0),
+        "overlapping ranges: {seen:?}"
+    );
+}

@@ -1,5 +1,5 @@
 //! A starting proxy removes the rewritten wheels of its cache that nothing served for 30 days,
-//! in the background, and keeps the others.
+//! and the METADATA texts written 30 days ago, in the background, and keeps the others.
 
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
@@ -40,5 +40,33 @@ async fn a_starting_proxy_evicts_copies_unused_for_30_days() {
     let kept = cache.join("wheels").join(SERVED_LAST_WEEK);
     assert!(kept.join("demo-1.0-py3-none-any.whl").is_file());
     assert!(kept.join("info.json").is_file());
+    proxy.shutdown().await;
+}
+
+/// A METADATA text read from a wheel (`cache/metadata/{key}`) written `days` ago.
+fn text(cache: &Path, key: &str, days: u32) {
+    let dir = cache.join("metadata");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(key);
+    std::fs::write(&path, b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n").unwrap();
+    let file = std::fs::File::options().write(true).open(&path).unwrap();
+    file.set_modified(SystemTime::now() - DAY * days).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_starting_proxy_evicts_metadata_texts_written_30_days_ago() {
+    let scratch = tempfile::tempdir().unwrap();
+    let cache = scratch.path().join("proxy");
+    text(&cache, UNUSED, 31);
+    text(&cache, SERVED_LAST_WEEK, 7);
+    let target = cpu_target(scratch.path());
+    let proxy = start(settings(client(&[], &[]), target, &cache)).await;
+
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while cache.join("metadata").join(UNUSED).exists() {
+        assert!(Instant::now() < deadline, "the old text is still there");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(cache.join("metadata").join(SERVED_LAST_WEEK).is_file());
     proxy.shutdown().await;
 }

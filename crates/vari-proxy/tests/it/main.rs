@@ -10,6 +10,7 @@ mod concurrency;
 mod eviction;
 mod files;
 mod installers;
+mod metadata;
 mod nesting;
 mod pages;
 mod remote_links;
