@@ -18,7 +18,7 @@
 //! Nothing here prints to stdout; warnings go to stderr as they are met.
 
 use vari_client::{CacheMode, ClientSettings, IndexClient};
-use vari_config::{Config, ConfigError};
+use vari_config::Config;
 use vari_core::ordering::SelectionOptions;
 use vari_select::{
     IndexOptions, Outcome, Request, SelectError, Target, TargetError, TargetSettings,
@@ -222,20 +222,11 @@ pub(crate) struct FamilyStep {
 /// The merged configuration of this process's environment and current directory; files that
 /// were skipped are reported as warnings.
 pub(crate) fn load_config() -> Result<Config, CliError> {
-    let config = Config::from_process_env().map_err(config_error)?;
+    let config = Config::from_process_env()?;
     for skipped in &config.warnings {
         warn(&format!("{skipped} (skipped)"));
     }
     Ok(config)
-}
-
-/// A configuration error as the CLI reports it: `FILE: KEY: MESSAGE (line N)`.
-fn config_error(e: ConfigError) -> CliError {
-    CliError::Invalid {
-        message: e.message_with_line(),
-        path: e.path,
-        key: e.key,
-    }
 }
 
 /// The target settings the options describe, with the process's environment, and with the
@@ -323,11 +314,7 @@ pub(crate) fn class_target(
 /// A target error as the CLI words it: with the flag that would help.
 pub(crate) fn target_error(error: TargetError) -> CliError {
     match error {
-        TargetError::Input(e) => CliError::Invalid {
-            path: e.path,
-            key: e.key,
-            message: e.message,
-        },
+        TargetError::Input(e) => e.into(),
         TargetError::ProfileIsDirectory(path) => CliError::invalid(
             &path,
             None,

@@ -8,7 +8,7 @@ use owo_colors::{OwoColorize, Style};
 use serde_json::json;
 use vari_core::label::default_label;
 use vari_core::metadata::{properties_of, write_json, VariantMetadata};
-use vari_core::Property;
+use vari_core::{Located, Property};
 use vari_wheel::{
     Depth, LabelChoice, RepackConfig, RepackError, Validation, VariantSpec, WheelError,
     WheelErrorKind,
@@ -360,7 +360,7 @@ fn not_selected_by_uv(meta: &vari_core::metadata::VariantMetadata) -> Option<Str
 /// A make-variant failure, with the hint the library cannot give (it names no flag).
 fn made_error(wheel: &Path, e: &WheelError) -> CliError {
     let mut error = wheel_error(wheel, e);
-    if let (WheelErrorKind::InvalidProperties { .. }, CliError::Invalid { message, .. }) =
+    if let (WheelErrorKind::InvalidProperties { .. }, CliError::Invalid(Located { message, .. })) =
         (e.kind.as_ref(), &mut error)
     {
         *message = message.replace(
