@@ -26,8 +26,9 @@ pub(crate) enum CliError {
     /// configuration, input and lock readers return too.
     #[error("{0}")]
     Invalid(#[from] Located),
-    /// A library's error that names its own file, URL or item (`<url>: the server answered
-    /// 404`, `<file>: is not UTF-8`), printed as the library words it; see [`library_errors!`].
+    /// A library's error passed on as the library words it: it names its own file, URL or
+    /// subject (`<url>: the server answered 404`, `<file>: is not UTF-8`, `invalid requirement
+    /// `x`: …`) and the command has nothing to add; see `library_errors!`.
     #[error("{0}")]
     Library(Box<dyn std::error::Error + Send + Sync>),
     /// A failure that is not about one file (detection, nothing to do, …).
@@ -35,10 +36,13 @@ pub(crate) enum CliError {
     Other(String),
 }
 
-/// `From` for the library errors whose every message starts with (or names) what it is about,
-/// so that a command passes them on with `?` and the user reads the library's own line. An
-/// error type that can say something without naming its file or URL does not belong here: the
-/// command words it (`CliError::Other`) with what it knows.
+/// `From` for the library errors that are complete reasons on their own (they name the file,
+/// URL, requirement or setting they are about), so that a command passes them on with `?` and
+/// the user reads the library's own line. Where a command adds to a library's words (a flag that
+/// would help, the file the library did not know), it says so itself: `CliError::Invalid` when
+/// the reason is about one file, `CliError::Other` when it is about none. A reader that does not
+/// know its file (`vari_lock::LockError`, the core's `Diagnostic`) is located by its caller with
+/// `Diagnostic::in_file`, never passed on here.
 macro_rules! library_errors {
     ($($error:ty),* $(,)?) => {
         $(impl From<$error> for CliError {
@@ -51,11 +55,18 @@ macro_rules! library_errors {
 
 library_errors!(
     vari_client::ClientError,
+    vari_config::InvalidIndexVariable,
+    vari_core::metadata::CombineError,
     vari_fs::InputError,
     vari_fs::WriteError,
+    vari_install::EnvironmentRuleError,
+    vari_proxy::ProxyError,
     vari_publish::BuildError,
     vari_publish::DestinationError,
     vari_publish::ValidateError,
+    vari_select::FamilyError,
+    vari_select::RequestError,
+    vari_select::TargetError,
 );
 
 impl CliError {

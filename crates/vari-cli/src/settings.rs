@@ -105,7 +105,7 @@ impl FromIndexes {
         let config = load_config()?;
         let sources = client_settings(index, &config)?;
         let selecting = Selecting::with_config(config, target, selection)?;
-        let client = IndexClient::new(sources).map_err(|e| CliError::Other(e.to_string()))?;
+        let client = IndexClient::new(sources)?;
         let options = selecting.index_options(index.pre, dependencies);
         Ok(Self {
             requests,
@@ -143,15 +143,13 @@ impl FromIndexes {
             pre: self.options.pre,
             ..vari_family::FamilyOptions::default()
         };
-        let found = runtime
-            .block_on(vari_select::choose_families(
-                &self.client,
-                &catalog,
-                &self.requests,
-                &self.selecting.target,
-                &options,
-            ))
-            .map_err(|e| CliError::Other(e.to_string()))?;
+        let found = runtime.block_on(vari_select::choose_families(
+            &self.client,
+            &catalog,
+            &self.requests,
+            &self.selecting.target,
+            &options,
+        ))?;
         for note in &found.notes {
             crate::output::note(note);
         }
@@ -161,7 +159,7 @@ impl FromIndexes {
             let original = request.as_str().to_owned();
             match vari_select::build_request(&pick.choice, request) {
                 Some(Ok(chosen)) => *request = chosen,
-                Some(Err(e)) => return Err(CliError::Other(e.to_string())),
+                Some(Err(e)) => return Err(e.into()),
                 None => {
                     return Err(CliError::Other(format!(
                         "{original}: {} (a build asked for by name, or --no-families, selects \
@@ -321,7 +319,7 @@ pub(crate) fn target_error(error: TargetError) -> CliError {
             "is a directory, not a profile; to detect from a snapshot directory, use --sysroot",
         ),
         TargetError::Python(e) => CliError::Other(format!("{e} (see --python)")),
-        other => CliError::Other(other.to_string()),
+        other => other.into(),
     }
 }
 
@@ -421,7 +419,7 @@ pub(crate) fn selection_options(args: &SelectionArgs) -> SelectionOptions {
 pub(crate) fn parse_requests(requirements: &[String]) -> Result<Vec<Request>, CliError> {
     requirements
         .iter()
-        .map(|r| Request::parse(r).map_err(|e| CliError::Other(e.to_string())))
+        .map(|r| Request::parse(r).map_err(CliError::from))
         .collect()
 }
 
@@ -439,8 +437,7 @@ pub(crate) fn client_settings(
     let indexes = match names_sources(index) {
         true => Vec::new(),
         false => {
-            let default = vari_config::default_index(|name| std::env::var(name).ok())
-                .map_err(|e| CliError::Other(e.to_string()))?;
+            let default = vari_config::default_index(|name| std::env::var(name).ok())?;
             vec![default.url]
         }
     };
@@ -532,8 +529,7 @@ pub(crate) fn environment_to_change(
     target: &Target,
     system: bool,
 ) -> Result<Option<vari_install::ChangedEnvironment>, CliError> {
-    vari_install::environment_to_change(&target.python, system)
-        .map_err(|e| CliError::Other(e.to_string()))
+    vari_install::environment_to_change(&target.python, system).map_err(CliError::from)
 }
 
 /// `note: Using Python 3.12.3 environment at /work/.venv`.

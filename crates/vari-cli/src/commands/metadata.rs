@@ -399,8 +399,7 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, CliError> {
         }
     }
     check_one_release(&args.files, &args.output)?;
-    let combined = metadata::combine(read.iter().map(|(s, m)| (s.as_str(), m)))
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let combined = metadata::combine(read.iter().map(|(s, m)| (s.as_str(), m)))?;
     let generation = args.schema.unwrap_or(combined.generation);
     let url = schema_url(args.variantlib_url);
     write_metadata(&combined, generation, url, Some(&args.output), &args.output)?;
