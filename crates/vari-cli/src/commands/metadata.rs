@@ -351,8 +351,7 @@ fn write_metadata(
     dest: Option<&Path>,
     subject: &Path,
 ) -> Result<(), CliError> {
-    let written = write_json_as(meta, generation, url)
-        .map_err(|e| CliError::invalid(subject, Some(e.path), e.message))?;
+    let written = write_json_as(meta, generation, url).map_err(|e| e.in_file(subject))?;
     for warning in &written.warnings {
         output::warn(&format!("{}: {warning}", subject.display()));
     }
