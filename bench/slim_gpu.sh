@@ -9,7 +9,7 @@
 #   bench/slim_gpu.sh
 #
 # Without an NVIDIA GPU (no working `nvidia-smi`) it says so and exits 0: until it has passed on
-# a real GPU, slimmed wheels are checked structurally only (crates/vari-cli/tests/it/slim*.rs).
+# a real GPU, slimmed wheels are checked structurally only (crates/vari-cli/tests/wheel/slim*.rs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 

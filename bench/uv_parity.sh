@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # uv's native variant support against vari's: the parity tests of
-# crates/vari-cli/tests/it/uv_parity.rs, with the table of choices they compare printed.
+# crates/vari-cli/tests/select/uv_parity.rs, with the table of choices they compare printed.
 #
 # Each row is one simulated target (NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION and
 # NV_VARIANT_PROVIDER_FORCE_SM_ARCH, which uv 0.13 and vari both honour) and the file uv
@@ -20,6 +20,6 @@ echo "|---|---|---|---|---|"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
-cargo test -q -p vari-cli --test it uv_parity -- --nocapture --test-threads 1 >"$log" 2>&1 || status=$?
+cargo test -q -p vari-cli --test select uv_parity -- --nocapture --test-threads 1 >"$log" 2>&1 || status=$?
 grep -oE '\| (vari-demo|torch|levels) \|.*\|$|test result.*|panicked.*|FAILED.*' "$log" || true
 exit "$status"

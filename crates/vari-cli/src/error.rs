@@ -9,6 +9,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use owo_colors::OwoColorize;
+use vari_core::Located;
 
 /// Why a command failed (exit status 1).
 #[derive(Debug, thiserror::Error)]
@@ -21,30 +22,52 @@ pub(crate) enum CliError {
         /// The operating system's reason.
         source: io::Error,
     },
-    /// A file's content is wrong at a key path.
-    #[error("{}: {}{message}", .path.display(), key_prefix(key))]
-    Invalid {
-        /// The file at fault.
-        path: PathBuf,
-        /// Where inside the file (`variants.cu128`, `line 3 column 7`), when known.
-        key: Option<String>,
-        /// What is wrong there.
-        message: String,
-    },
+    /// A file's content is wrong at a key path: the workspace's one located error, which the
+    /// configuration, input and lock readers return too.
+    #[error("{0}")]
+    Invalid(#[from] Located),
+    /// A library's error passed on as the library words it: it names its own file, URL or
+    /// subject (`<url>: the server answered 404`, `<file>: is not UTF-8`, `invalid requirement
+    /// `x`: …`) and the command has nothing to add; see `library_errors!`.
+    #[error("{0}")]
+    Library(Box<dyn std::error::Error + Send + Sync>),
     /// A failure that is not about one file (detection, nothing to do, …).
     #[error("{0}")]
     Other(String),
 }
 
-impl From<vari_select::InputError> for CliError {
-    fn from(e: vari_select::InputError) -> Self {
-        Self::Invalid {
-            path: e.path,
-            key: e.key,
-            message: e.message,
-        }
-    }
+/// `From` for the library errors that are complete reasons on their own (they name the file,
+/// URL, requirement or setting they are about), so that a command passes them on with `?` and
+/// the user reads the library's own line. Where a command adds to a library's words (a flag that
+/// would help, the file the library did not know), it says so itself: `CliError::Invalid` when
+/// the reason is about one file, `CliError::Other` when it is about none. A reader that does not
+/// know its file (`vari_lock::LockError`, the core's `Diagnostic`) is located by its caller with
+/// `Diagnostic::in_file`, never passed on here.
+macro_rules! library_errors {
+    ($($error:ty),* $(,)?) => {
+        $(impl From<$error> for CliError {
+            fn from(e: $error) -> Self {
+                Self::Library(Box::new(e))
+            }
+        })*
+    };
 }
+
+library_errors!(
+    vari_client::ClientError,
+    vari_config::InvalidIndexVariable,
+    vari_core::metadata::CombineError,
+    vari_fs::InputError,
+    vari_fs::WriteError,
+    vari_install::EnvironmentRuleError,
+    vari_proxy::ProxyError,
+    vari_publish::BuildError,
+    vari_publish::DestinationError,
+    vari_publish::ValidateError,
+    vari_select::FamilyError,
+    vari_select::RequestError,
+    vari_select::TargetError,
+);
 
 impl CliError {
     /// An I/O failure on `path`.
@@ -61,11 +84,8 @@ impl CliError {
         key: impl Into<Option<String>>,
         message: impl Into<String>,
     ) -> Self {
-        Self::Invalid {
-            path: path.as_ref().to_owned(),
-            key: key.into().filter(|k| !k.is_empty()),
-            message: message.into(),
-        }
+        let key: Option<String> = key.into();
+        Self::Invalid(Located::at(path, key.unwrap_or_default(), message))
     }
 
     /// The reason as exactly one line (messages from libraries may span lines).
@@ -108,11 +128,6 @@ fn stderr_line(prefix: impl std::fmt::Display, message: &str) {
     let mut err = anstream::stderr().lock();
     // stderr is best effort: there is nowhere left to report a failure to write to it.
     let _ = writeln!(err, "{prefix} {}", one_line(message));
-}
-
-/// `key: ` when there is a key, else nothing.
-fn key_prefix(key: &Option<String>) -> String {
-    key.as_ref().map(|k| format!("{k}: ")).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -27,10 +27,14 @@ pub(crate) fn read_stdin() -> Result<Vec<u8>, CliError> {
     vari_fs::input::read_bounded(std::io::stdin().lock(), limit, &mut bytes)
         .map_err(|e| CliError::io("<stdin>", e))?;
     if bytes.len() as u64 > limit {
-        return Err(CliError::Other(format!(
-            "<stdin>: is larger than the limit of {limit} bytes (raise it with {})",
-            vari_fs::input::MAX_INPUT_BYTES_ENV
-        )));
+        return Err(CliError::invalid(
+            "<stdin>",
+            None,
+            format!(
+                "is larger than the limit of {limit} bytes (raise it with {})",
+                vari_fs::input::MAX_INPUT_BYTES_ENV
+            ),
+        ));
     }
     Ok(bytes)
 }

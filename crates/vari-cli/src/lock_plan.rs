@@ -76,11 +76,7 @@ pub(crate) fn plan_lock(
         },
     )
     .map_err(Failure::Plan)?;
-    let files = planned_files(&lock, &plan, &dir).map_err(|e| CliError::Invalid {
-        path: path.to_owned(),
-        key: Some(e.path),
-        message: e.message,
-    })?;
+    let files = planned_files(&lock, &plan, &dir).map_err(|e| CliError::from(e.in_file(path)))?;
     Ok(LockPlan {
         path: path.to_owned(),
         lock,
@@ -100,11 +96,7 @@ fn lock_dir(path: &Path) -> Result<PathBuf, CliError> {
 
 fn load_error(path: &Path, error: LoadError) -> CliError {
     match error {
-        LoadError::Invalid { path, error } => CliError::Invalid {
-            path,
-            key: (!error.path.is_empty()).then_some(error.path),
-            message: error.message,
-        },
+        LoadError::Invalid { path, error } => error.in_file(path).into(),
         LoadError::NotUtf8(_) => CliError::invalid(path, None, "is not UTF-8"),
         LoadError::Input(e) => CliError::Other(e.to_string()),
         too_large @ LoadError::TooLarge { .. } => CliError::Other(too_large.to_string()),

@@ -74,11 +74,7 @@ pub(crate) fn write_atomically(dest: &Path, contents: &[u8]) -> Result<(), CliEr
     if dest == Path::new("-") {
         return print_bytes(contents);
     }
-    vari_fs::write_atomic(dest, contents).map_err(|e| CliError::Invalid {
-        path: e.path,
-        key: None,
-        message: e.kind.to_string(),
-    })
+    vari_fs::write_atomic(dest, contents).map_err(CliError::from)
 }
 
 /// The width to lay tables out in: the terminal's, `COLUMNS`, or 100.

@@ -18,7 +18,7 @@
 //! Nothing here prints to stdout; warnings go to stderr as they are met.
 
 use vari_client::{CacheMode, ClientSettings, IndexClient};
-use vari_config::{Config, ConfigError};
+use vari_config::Config;
 use vari_core::ordering::SelectionOptions;
 use vari_select::{
     IndexOptions, Outcome, Request, SelectError, Target, TargetError, TargetSettings,
@@ -105,7 +105,7 @@ impl FromIndexes {
         let config = load_config()?;
         let sources = client_settings(index, &config)?;
         let selecting = Selecting::with_config(config, target, selection)?;
-        let client = IndexClient::new(sources).map_err(|e| CliError::Other(e.to_string()))?;
+        let client = IndexClient::new(sources)?;
         let options = selecting.index_options(index.pre, dependencies);
         Ok(Self {
             requests,
@@ -143,15 +143,13 @@ impl FromIndexes {
             pre: self.options.pre,
             ..vari_family::FamilyOptions::default()
         };
-        let found = runtime
-            .block_on(vari_select::choose_families(
-                &self.client,
-                &catalog,
-                &self.requests,
-                &self.selecting.target,
-                &options,
-            ))
-            .map_err(|e| CliError::Other(e.to_string()))?;
+        let found = runtime.block_on(vari_select::choose_families(
+            &self.client,
+            &catalog,
+            &self.requests,
+            &self.selecting.target,
+            &options,
+        ))?;
         for note in &found.notes {
             crate::output::note(note);
         }
@@ -161,7 +159,7 @@ impl FromIndexes {
             let original = request.as_str().to_owned();
             match vari_select::build_request(&pick.choice, request) {
                 Some(Ok(chosen)) => *request = chosen,
-                Some(Err(e)) => return Err(CliError::Other(e.to_string())),
+                Some(Err(e)) => return Err(e.into()),
                 None => {
                     return Err(CliError::Other(format!(
                         "{original}: {} (a build asked for by name, or --no-families, selects \
@@ -222,20 +220,11 @@ pub(crate) struct FamilyStep {
 /// The merged configuration of this process's environment and current directory; files that
 /// were skipped are reported as warnings.
 pub(crate) fn load_config() -> Result<Config, CliError> {
-    let config = Config::from_process_env().map_err(config_error)?;
+    let config = Config::from_process_env()?;
     for skipped in &config.warnings {
         warn(&format!("{skipped} (skipped)"));
     }
     Ok(config)
-}
-
-/// A configuration error as the CLI reports it: `FILE: KEY: MESSAGE (line N)`.
-fn config_error(e: ConfigError) -> CliError {
-    CliError::Invalid {
-        message: e.message_with_line(),
-        path: e.path,
-        key: e.key,
-    }
 }
 
 /// The target settings the options describe, with the process's environment, and with the
@@ -323,18 +312,14 @@ pub(crate) fn class_target(
 /// A target error as the CLI words it: with the flag that would help.
 pub(crate) fn target_error(error: TargetError) -> CliError {
     match error {
-        TargetError::Input(e) => CliError::Invalid {
-            path: e.path,
-            key: e.key,
-            message: e.message,
-        },
+        TargetError::Input(e) => e.into(),
         TargetError::ProfileIsDirectory(path) => CliError::invalid(
             &path,
             None,
             "is a directory, not a profile; to detect from a snapshot directory, use --sysroot",
         ),
         TargetError::Python(e) => CliError::Other(format!("{e} (see --python)")),
-        other => CliError::Other(other.to_string()),
+        other => other.into(),
     }
 }
 
@@ -434,7 +419,7 @@ pub(crate) fn selection_options(args: &SelectionArgs) -> SelectionOptions {
 pub(crate) fn parse_requests(requirements: &[String]) -> Result<Vec<Request>, CliError> {
     requirements
         .iter()
-        .map(|r| Request::parse(r).map_err(|e| CliError::Other(e.to_string())))
+        .map(|r| Request::parse(r).map_err(CliError::from))
         .collect()
 }
 
@@ -452,8 +437,7 @@ pub(crate) fn client_settings(
     let indexes = match names_sources(index) {
         true => Vec::new(),
         false => {
-            let default = vari_config::default_index(|name| std::env::var(name).ok())
-                .map_err(|e| CliError::Other(e.to_string()))?;
+            let default = vari_config::default_index(|name| std::env::var(name).ok())?;
             vec![default.url]
         }
     };
@@ -545,8 +529,7 @@ pub(crate) fn environment_to_change(
     target: &Target,
     system: bool,
 ) -> Result<Option<vari_install::ChangedEnvironment>, CliError> {
-    vari_install::environment_to_change(&target.python, system)
-        .map_err(|e| CliError::Other(e.to_string()))
+    vari_install::environment_to_change(&target.python, system).map_err(CliError::from)
 }
 
 /// `note: Using Python 3.12.3 environment at /work/.venv`.

@@ -61,7 +61,7 @@ impl Config {
                 None => PathBuf::from(named),
             };
             let text = read_text(&path)?.ok_or_else(|| {
-                ConfigError::file(&path, format!("does not exist (named by {CONFIG_ENV})"))
+                ConfigError::new(&path, format!("does not exist (named by {CONFIG_ENV})"))
             })?;
             let doc = parse(&text, &path)?;
             let settings = settings_in(&doc, &path, Layer::Environment, Placement::Root)?;
@@ -354,18 +354,18 @@ fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
     match vari_fs::read_input(path, vari_fs::InputKind::Config) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
-            .map_err(|_| ConfigError::file(path, "not valid UTF-8")),
+            .map_err(|_| ConfigError::new(path, "not valid UTF-8")),
         Err(vari_fs::InputError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
             Ok(None)
         }
         Err(vari_fs::InputError::NotRegular {
             what: "a directory",
             ..
-        }) => Err(ConfigError::file(
+        }) => Err(ConfigError::new(
             path,
             "is a directory, not a configuration file",
         )),
-        Err(e) => Err(ConfigError::file(path, e.problem())),
+        Err(e) => Err(ConfigError::new(path, e.problem())),
     }
 }
 

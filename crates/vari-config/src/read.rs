@@ -45,11 +45,11 @@ pub(crate) fn parse<'t>(text: &'t str, path: &Path) -> Result<ImDocument<&'t str
     let text = vari_core::strip_bom(text);
     // The message names the line already.
     vari_core::check_toml_depth(text)
-        .map_err(|e| ConfigError::at(path, "", None, format!("not valid TOML: {e}")))?;
+        .map_err(|e| ConfigError::at(path, "", format!("not valid TOML: {e}")))?;
     ImDocument::parse(text).map_err(|e| {
         let message = e.message().lines().collect::<Vec<_>>().join("; ");
         let line = e.span().map(|s| line_of(text, s.start));
-        ConfigError::at(path, "", line, format!("not valid TOML: {message}"))
+        ConfigError::at(path, "", format!("not valid TOML: {message}")).with_line(line)
     })
 }
 
@@ -140,7 +140,7 @@ impl Reader<'_> {
         message: impl Into<String>,
     ) -> ConfigError {
         let line = span.map(|s| line_of(self.text, s.start));
-        ConfigError::at(self.path, at, line, message)
+        ConfigError::at(self.path, at, message).with_line(line)
     }
 
     fn sourced<T>(&self, value: T) -> Option<Sourced<T>> {

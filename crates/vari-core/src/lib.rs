@@ -17,11 +17,13 @@
 //! - [`uv`]: what uv 0.13 makes of a release's metadata, and metadata it installs as intended.
 //! - [`check_toml_depth`]: the nesting limit every TOML input is checked against.
 //! - [`Diagnostic`]: the one problem report (key path + message) every reader returns.
+//! - [`Located`]: the one located error (file, key path, line, message) every front-end prints.
 
 mod depth;
 mod diagnostic;
 pub mod filename;
 pub mod label;
+mod located;
 pub mod markers;
 pub mod metadata;
 mod name_hash;
@@ -36,6 +38,7 @@ pub mod uv;
 
 pub use depth::{check_toml_depth, TooDeep, MAX_DOCUMENT_DEPTH};
 pub use diagnostic::{strip_bom, Diagnostic};
+pub use located::{io_message, Located};
 pub use names::{
     FeatureName, FeatureRef, FeatureValue, NameError, Namespace, Property, VariantLabel,
 };

@@ -155,7 +155,7 @@ impl Release {
     /// A release from the text of a JSON metadata file; `path` names it in messages.
     pub fn from_json_text(path: &Path, text: &str, kind: InputKind) -> Result<Self, InputError> {
         let (metadata, problems) = metadata::read_json_lenient(text, kind.source_kind())
-            .map_err(|e| InputError::from_metadata(path, &e))?;
+            .map_err(|e| crate::error::from_metadata(path, &e))?;
         Ok(Self::from_read(path, metadata, &problems))
     }
 
@@ -269,7 +269,7 @@ fn read_json_release(path: &Path, kind: InputKind) -> Result<Release, InputError
     }
     match metadata::read_compact_json_lenient(compact, kind.source_kind()) {
         Ok((metadata, problems)) => Ok(Release::from_read(path, metadata, &problems)),
-        Err(CompactReadError::Invalid(errors)) => Err(InputError::from_metadata(path, &errors)),
+        Err(CompactReadError::Invalid(errors)) => Err(crate::error::from_metadata(path, &errors)),
         // Not text, or not JSON: the file as written, for an error that points into it.
         Err(CompactReadError::NotJson) => Release::from_json_text(path, &read_text(path)?, kind),
     }
@@ -434,7 +434,7 @@ fn read_directory(dir: &Path) -> Result<Release, InputError> {
         Some(index) => {
             let text = read_text(index)?;
             let (meta, problems) = metadata::read_json_lenient(&text, SourceKind::IndexFile)
-                .map_err(|e| InputError::from_metadata(index, &e))?;
+                .map_err(|e| crate::error::from_metadata(index, &e))?;
             warnings.extend(located(index, &problems));
             meta
         }

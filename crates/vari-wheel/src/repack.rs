@@ -189,17 +189,9 @@ pub struct RepackConfig {
     pub for_uv: bool,
 }
 
-/// A problem in a repack configuration: the file, the key path, and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}: {}{message}", path.display(), if key.is_empty() { String::new() } else { format!("{key}: ") })]
-pub struct ConfigError {
-    /// The configuration file.
-    pub path: PathBuf,
-    /// Where in it (`build[2].properties[0]`); empty for the whole file.
-    pub key: String,
-    /// What is wrong.
-    pub message: String,
-}
+/// A problem in a repack configuration: the file, the key path (`build[2].properties[0]`, none
+/// for the whole file) and what is wrong; the workspace's one located error.
+pub type ConfigError = vari_core::Located;
 
 /// Why a repack failed.
 #[derive(Debug, thiserror::Error)]
@@ -291,21 +283,14 @@ mod file {
 impl RepackConfig {
     /// Reads and checks a configuration file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            path: path.to_owned(),
-            key: String::new(),
-            message: e.to_string(),
-        })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| ConfigError::new(path, e.to_string()))?;
         Self::parse(path, &text)
     }
 
     /// Parses and checks the text of a configuration; `path` names it in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
-        let err = |key: String, message: String| ConfigError {
-            path: path.to_owned(),
-            key,
-            message,
-        };
+        let err = |key: String, message: String| ConfigError::at(path, key, message);
         vari_core::check_toml_depth(text)
             .map_err(|e| err(String::new(), format!("not valid TOML: {e}")))?;
         let raw: file::Config = toml::from_str(text).map_err(|e| {
@@ -792,11 +777,7 @@ fn plan(
     };
     if let Err(message) = check_project_name(&display_name) {
         return Err(match from_config {
-            true => RepackError::Config(ConfigError {
-                path: config.path.clone(),
-                key: "name".to_owned(),
-                message,
-            }),
+            true => RepackError::Config(ConfigError::at(&config.path, "name", message)),
             false => fail(WheelErrorKind::InvalidCoreMetadata {
                 member: metadata_member.clone(),
                 message: format!("`Name`: {message}"),
@@ -852,11 +833,7 @@ fn plan(
     }
     let (label, split) = if rule.split {
         let (prefix, fat) = split_label(&rule.label).map_err(|message| {
-            RepackError::Config(ConfigError {
-                path: config.path.clone(),
-                key: "build.label".to_owned(),
-                message,
-            })
+            RepackError::Config(ConfigError::at(&config.path, "build.label", message))
         })?;
         (LabelChoice::Given(fat), Some(prefix))
     } else {
@@ -1026,13 +1003,8 @@ fn match_rule<'a>(
         .enumerate()
         .filter(|(_, b)| b.matches.matches(file_name, filename))
         .collect();
-    let config_error = |message: String| {
-        RepackError::Config(ConfigError {
-            path: config.path.clone(),
-            key: "build".to_owned(),
-            message,
-        })
-    };
+    let config_error =
+        |message: String| RepackError::Config(ConfigError::at(&config.path, "build", message));
     match matching.as_slice() {
         [(_, rule)] => Ok(rule),
         [] => Err(config_error(format!(
@@ -1108,13 +1080,13 @@ mod tests {
     fn config_errors_name_the_key() {
         let p = Path::new("c.toml");
         let e = RepackConfig::parse(p, "[[build]]\nmatch = {}\n").unwrap_err();
-        assert_eq!(e.key, "build[0].match");
+        assert_eq!(e.key.as_deref(), Some("build[0].match"));
         let e = RepackConfig::parse(
             p,
             "[[build]]\nmatch = { name = \"x\" }\nproperties = [\"nope\"]\n",
         )
         .unwrap_err();
-        assert_eq!(e.key, "build[0].properties[0]");
+        assert_eq!(e.key.as_deref(), Some("build[0].properties[0]"));
         let e =
             RepackConfig::parse(p, "bogus = 1\n[[build]]\nmatch = { name = \"x\" }\n").unwrap_err();
         assert!(e.message.contains("bogus"), "{e}");
@@ -1125,7 +1097,7 @@ mod tests {
             "[[build]]\nmatch = { name = \"x\" }\nrequires-dist = { add = [\"y; bogus_var == '1'\"] }\n",
         )
         .unwrap_err();
-        assert_eq!(e.key, "build[0].requires-dist");
+        assert_eq!(e.key.as_deref(), Some("build[0].requires-dist"));
     }
 
     #[test]

@@ -137,7 +137,7 @@ async fn download_all(
             };
             let result = client.download(file, &path, &progress).await;
             bar.finish();
-            result.map_err(|e| CliError::Other(e.to_string()))
+            result.map_err(CliError::from)
         }
     });
     join_all(tasks).await

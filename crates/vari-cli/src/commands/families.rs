@@ -188,9 +188,10 @@ pub(super) fn check(args: &FamiliesCheckArgs) -> Result<ExitCode, CliError> {
             ))?;
             Ok(ExitCode::SUCCESS)
         }
-        (Err(CliError::Invalid { key, message, .. }), true) => {
+        (Err(CliError::Invalid(e)), true) => {
             output::print_data(&output::json_text(&json!({
-                "file": file, "valid": false, "error": { "key": key, "message": message },
+                "file": file, "valid": false,
+                "error": { "key": e.key, "message": e.message_with_line() },
             })))?;
             Ok(ExitCode::FAILURE)
         }

@@ -46,8 +46,7 @@ pub(super) fn build(args: &IndexBuildArgs) -> Result<ExitCode, CliError> {
         (None, true) => FilePlacement::Copy,
         (None, false) => FilePlacement::HardLink,
     };
-    let destination =
-        Destination::parse(args.output.as_os_str()).map_err(|e| CliError::Other(e.to_string()))?;
+    let destination = Destination::parse(args.output.as_os_str())?;
     let bar = Bar::new();
     let options = BuildOptions {
         input: args.dir.clone(),
@@ -55,7 +54,7 @@ pub(super) fn build(args: &IndexBuildArgs) -> Result<ExitCode, CliError> {
         placement,
         progress: &bar,
     };
-    let stats = vari_publish::build(&options).map_err(|e| CliError::Other(e.to_string()))?;
+    let stats = vari_publish::build(&options)?;
     for skipped in &stats.skipped {
         output::warn(&format!(
             "{}: not published: {}",
@@ -118,8 +117,7 @@ pub(super) fn validate(args: &IndexValidateArgs) -> Result<ExitCode, CliError> {
         None => {
             LocalSite::new(&args.site).and_then(|site| vari_publish::validate_with(&site, &options))
         }
-    }
-    .map_err(|e| CliError::Other(e.to_string()))?;
+    }?;
     for problem in &report.problems {
         let location = match &problem.key {
             Some(key) => format!("{}: {key}", problem.file),

@@ -351,8 +351,7 @@ fn write_metadata(
     dest: Option<&Path>,
     subject: &Path,
 ) -> Result<(), CliError> {
-    let written = write_json_as(meta, generation, url)
-        .map_err(|e| CliError::invalid(subject, Some(e.path), e.message))?;
+    let written = write_json_as(meta, generation, url).map_err(|e| e.in_file(subject))?;
     for warning in &written.warnings {
         output::warn(&format!("{}: {warning}", subject.display()));
     }
@@ -399,8 +398,7 @@ pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode, CliError> {
         }
     }
     check_one_release(&args.files, &args.output)?;
-    let combined = metadata::combine(read.iter().map(|(s, m)| (s.as_str(), m)))
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let combined = metadata::combine(read.iter().map(|(s, m)| (s.as_str(), m)))?;
     let generation = args.schema.unwrap_or(combined.generation);
     let url = schema_url(args.variantlib_url);
     write_metadata(&combined, generation, url, Some(&args.output), &args.output)?;

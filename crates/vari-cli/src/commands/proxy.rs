@@ -69,8 +69,7 @@ pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
             }
             ProxySettings {
                 selection: config.selection(selection_options(&args.selection)),
-                ..ProxySettings::for_classes(client.clone(), served)
-                    .map_err(|e| CliError::Other(e.to_string()))?
+                ..ProxySettings::for_classes(client.clone(), served)?
             }
         }
     };
@@ -89,22 +88,19 @@ pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
     server_runtime()?.block_on(async {
         // Before the URL is announced: whoever reads it may stop the proxy at once (Ctrl-C,
         // `docker stop`), and that must be a graceful stop with status 0.
-        let signals = StopSignals::listen().map_err(|e| CliError::Other(e.to_string()))?;
+        let signals = StopSignals::listen()?;
         // The proxy stops gracefully on those signals; partial files are removed then.
         let held = vari_fs::interrupt::hold();
         let proxy = vari_proxy::start(settings).await.map_err(|e| match e {
             ProxyError::RemoteBind { .. } => CliError::Other(format!("{e} (--allow-remote)")),
-            e => CliError::Other(e.to_string()),
+            e => CliError::from(e),
         })?;
         tracing::info!(
             "upstream: {}; choosing for {choosing_for}",
             sources_text(&client)
         );
         announce(&proxy, args.json)?;
-        let stopped = proxy
-            .run_until(signals)
-            .await
-            .map_err(|e| CliError::Other(e.to_string()));
+        let stopped = proxy.run_until(signals).await.map_err(CliError::from);
         held.stopped_gracefully();
         stopped
     })?;

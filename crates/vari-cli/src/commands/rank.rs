@@ -72,11 +72,7 @@ pub(super) fn run(args: &RankArgs) -> Result<ExitCode, CliError> {
 
 /// The release at FILE, or on standard input for `-`.
 fn read_release(file: &Path) -> Result<Release, CliError> {
-    let from = |e: vari_select::InputError| CliError::Invalid {
-        path: e.path,
-        key: e.key,
-        message: e.message,
-    };
+    let from = CliError::Invalid;
     if file == Path::new("-") {
         let bytes = crate::load::read_stdin()?;
         let name = Path::new("<stdin>");

@@ -8,7 +8,7 @@ use owo_colors::{OwoColorize, Style};
 use serde_json::json;
 use vari_core::label::default_label;
 use vari_core::metadata::{properties_of, write_json, VariantMetadata};
-use vari_core::Property;
+use vari_core::{Located, Property};
 use vari_wheel::{
     Depth, LabelChoice, RepackConfig, RepackError, Validation, VariantSpec, WheelError,
     WheelErrorKind,
@@ -59,8 +59,7 @@ fn inspect_json(v: &Validation, path: &Path) -> Result<serde_json::Value, CliErr
     let metadata = match &v.metadata {
         None => serde_json::Value::Null,
         Some(meta) => {
-            let written = write_json(meta, meta.generation)
-                .map_err(|e| CliError::invalid(path, Some(e.path), e.message))?;
+            let written = write_json(meta, meta.generation).map_err(|e| e.in_file(path))?;
             serde_json::from_str(&written.text).map_err(|e| {
                 CliError::Other(format!("internal error: re-reading variant.json: {e}"))
             })?
@@ -360,7 +359,7 @@ fn not_selected_by_uv(meta: &vari_core::metadata::VariantMetadata) -> Option<Str
 /// A make-variant failure, with the hint the library cannot give (it names no flag).
 fn made_error(wheel: &Path, e: &WheelError) -> CliError {
     let mut error = wheel_error(wheel, e);
-    if let (WheelErrorKind::InvalidProperties { .. }, CliError::Invalid { message, .. }) =
+    if let (WheelErrorKind::InvalidProperties { .. }, CliError::Invalid(Located { message, .. })) =
         (e.kind.as_ref(), &mut error)
     {
         *message = message.replace(
@@ -449,8 +448,7 @@ fn count(n: usize, noun: &str) -> String {
 
 /// Repacks the builds and prints the written paths, one a line.
 pub(super) fn repack(args: &RepackArgs) -> Result<ExitCode, CliError> {
-    let mut config = RepackConfig::load(&args.config)
-        .map_err(|e| CliError::invalid(&e.path, Some(e.key.clone()), e.message.clone()))?;
+    let mut config = RepackConfig::load(&args.config)?;
     if args.for_installer == Some(crate::cli::Installer::Uv) {
         config.for_uv = true;
     }
@@ -466,7 +464,7 @@ pub(super) fn repack(args: &RepackArgs) -> Result<ExitCode, CliError> {
         Some(&splitter),
     )
     .map_err(|e| match e {
-        RepackError::Config(e) => CliError::invalid(&e.path, Some(e.key), e.message),
+        RepackError::Config(e) => e.into(),
         RepackError::Wheel(e) => wheel_error(&e.path.clone(), &e),
         RepackError::Combine { file, message } => CliError::invalid(file, None, message),
         RepackError::Write { path, message } => CliError::invalid(path, None, message),

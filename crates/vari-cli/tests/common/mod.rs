@@ -1,10 +1,14 @@
 //! Shared helpers for the end-to-end tests: they run the real `vari` binary.
-#![allow(dead_code)] // Each test module uses a different subset of the helpers.
+// Each test binary, and each module in it, uses a different subset of the helpers.
+#![allow(dead_code, unused_imports)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use vari_test_support::output::Filters;
+
+mod peak;
+pub(crate) use peak::measured;
 
 /// The workspace test data directory (`testdata/` at the root).
 pub(crate) use vari_test_support::paths::testdata as data;
@@ -130,6 +134,27 @@ pub(crate) fn assert_output(actual: &str, expected: &str, paths: &[(&Path, &str)
             filters.path(path, placeholder)
         });
     vari_test_support::output::assert_output(actual, expected, &filters);
+}
+
+/// Asserts a whole run, the default check of a command's human output: its exit status, and its
+/// stdout and its stderr each exactly the expected text after the shared filters and `paths`
+/// (as [`assert_output`]: temporary paths, ports on 127.0.0.1, durations, digests and vari's
+/// version become placeholders). Every line is stated, so a changed, added or dropped one fails.
+#[track_caller]
+pub(crate) fn assert_run(
+    run: &Run,
+    code: i32,
+    stdout: &str,
+    stderr: &str,
+    paths: &[(&Path, &str)],
+) {
+    assert_eq!(
+        run.code, code,
+        "exit status\n--- stdout\n{}\n--- stderr\n{}",
+        run.stdout, run.stderr
+    );
+    assert_output(&run.stdout, stdout, paths);
+    assert_output(&run.stderr, stderr, paths);
 }
 
 /// `command` run on a pseudo-terminal (util-linux `script`), its environment and directory

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::common::{assert_output, data, vari_run};
+use crate::common::{assert_output, assert_run, data, vari_run};
 use vari_test_support::site::PythonHttpServer;
 
 fn build_fixture_site(site: &Path) -> serde_json::Value {
@@ -273,5 +273,36 @@ fn validate_for_uv_names_what_uv_would_install_instead() {
             .iter()
             .any(|m| m.contains("a target built for cu128: vari installs cu128, uv null")),
         "{messages:?}"
+    );
+}
+
+/// A destination vari cannot publish to, and a site that does not exist, are each one line naming
+/// what is wrong, as the library words it, and nothing else.
+#[test]
+fn unusable_destinations_and_sites_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = vari_run([
+        "index".as_ref(),
+        "build".as_ref(),
+        data("wheels").as_os_str(),
+        "-o".as_ref(),
+        "ftp://example.invalid/site".as_ref(),
+    ]);
+    assert_run(
+        &run,
+        1,
+        "",
+        "error: `ftp://example.invalid/site`: unsupported destination scheme (use a directory, \
+         s3://, gs://, az:// or an http(s) WebDAV URL)\n",
+        &[],
+    );
+    let missing = dir.path().join("no-site");
+    let run = vari_run(["index".as_ref(), "validate".as_ref(), missing.as_os_str()]);
+    assert_run(
+        &run,
+        1,
+        "",
+        "error: [TMP]/no-site: No such file or directory (os error 2)\n",
+        &[(dir.path(), "[TMP]")],
     );
 }

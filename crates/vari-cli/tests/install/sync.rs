@@ -820,12 +820,8 @@ fn a_fifo_or_a_device_at_a_lock_path_is_refused_without_hanging() {
         if !venv.exists() {
             bare_venv(&venv);
         }
-        let (synced, _) = crate::hostile_index::measured(&mut sync(
-            &scratch,
-            &hostile,
-            &venv,
-            fleet.profile("cpu"),
-        ));
+        let (synced, _) =
+            crate::common::measured(&mut sync(&scratch, &hostile, &venv, fleet.profile("cpu")));
         synced.expect_one_error(&["wheels/", what]);
         let mut install = vari();
         install
@@ -840,7 +836,7 @@ fn a_fifo_or_a_device_at_a_lock_path_is_refused_without_hanging() {
             .arg(fleet.profile("cpu"))
             .arg("--installer")
             .arg(uv());
-        let (installed, _) = crate::hostile_index::measured(&mut install);
+        let (installed, _) = crate::common::measured(&mut install);
         installed.expect_one_error(&["wheels/", what]);
         assert_eq!(listed(&venv), []);
     }

@@ -3,7 +3,7 @@
 //! every `VARI_*` variable the code reads is documented, the man pages name every command, and
 //! `--help` and `vari help TOPIC` point to pages that exist.
 //!
-//! `VARI_BLESS=1 cargo test -p vari-cli --test it reference::` rewrites the generated pages.
+//! `VARI_BLESS=1 cargo test -p vari-cli --test docs reference::` rewrites the generated pages.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -26,7 +26,7 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-const BLESS: &str = "VARI_BLESS=1 cargo test -p vari-cli --test it reference::";
+const BLESS: &str = "VARI_BLESS=1 cargo test -p vari-cli --test docs reference::";
 
 /// The pages `vari generate-reference` writes, by name.
 fn generated() -> Vec<(String, String)> {
@@ -565,13 +565,19 @@ fn json_schemas_are_valid_and_listed() {
     // `json_outputs_match_their_schemas`, or an `assert_json_schema` call in the test of a
     // command that needs an index, a proxy or a Python); the sources are read without spaces.
     let mut tests = String::new();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        tests.extend(
-            read(&entry.unwrap().path())
-                .chars()
-                .filter(|c| !c.is_whitespace()),
-        );
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    for binary in std::fs::read_dir(&dir).unwrap() {
+        let binary = binary.unwrap().path();
+        if !binary.is_dir() {
+            continue;
+        }
+        for entry in std::fs::read_dir(&binary).unwrap() {
+            tests.extend(
+                read(&entry.unwrap().path())
+                    .chars()
+                    .filter(|c| !c.is_whitespace()),
+            );
+        }
     }
     for name in &names {
         let stem = name.trim_end_matches(".schema.json");
