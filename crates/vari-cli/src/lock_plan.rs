@@ -1,12 +1,14 @@
-//! What `vari sync`, `vari install -r pylock.toml` and `vari export` share: the lock read
-//! (bounded, checked), the plan for the target (`vari_lock::plan`), and the files it installs.
-//! The commands word the plan's refusal themselves (`explain::plan_error_text`).
+//! What `vari sync`, `vari install -r pylock.toml`, `vari export`, `vari mirror --lock` and
+//! `vari lock` share: the lock opened (bounded, checked, its directory found:
+//! [`vari_lock::LockFile`]), and for the first three the plan for the target
+//! (`vari_lock::plan`) and the files it installs. The commands word the plan's refusal
+//! themselves (`explain::plan_error_text`).
 
 use std::path::{Path, PathBuf};
 
 use vari_core::ordering::SelectionOptions;
-use vari_install::sync::{load_lock, planned_files, LoadError, LockedFile};
-use vari_lock::{Lock, Plan, PlanError, PlanRequest};
+use vari_install::sync::{open_lock, planned_files, LoadError, LockedFile};
+use vari_lock::{Lock, LockFile, Plan, PlanError, PlanRequest};
 use vari_select::Target;
 
 use crate::cli::LockChoiceArgs;
@@ -45,16 +47,14 @@ pub(crate) fn plan_lock(
     target: &Target,
     options: &SelectionOptions,
 ) -> Result<LockPlan, Failure> {
-    let lock = load_lock(path).map_err(|e| load_error(path, e))?;
-    let dir = lock_dir(path)?;
-    let lock_dir = url::Url::from_directory_path(&dir)
-        .map_err(|()| CliError::Other(format!("{}: not an absolute directory", dir.display())))?;
+    let file = open(path)?;
+    let lock = file.lock();
     let extras = match choice.all_extras {
         true => lock.extras.clone(),
         false => choice.extras.clone(),
     };
     let groups = vari_lock::chosen_groups(
-        &lock,
+        lock,
         &vari_lock::GroupChoice {
             groups: &choice.groups,
             all_groups: choice.all_groups,
@@ -65,37 +65,34 @@ pub(crate) fn plan_lock(
     )
     .map_err(Failure::Plan)?;
     let plan = vari_lock::plan(
-        &lock,
+        lock,
         &PlanRequest {
             target,
             options,
             extras: &extras,
             groups: Some(&groups.groups),
             only_groups: groups.only,
-            lock_dir: &lock_dir,
+            lock_dir: file.dir_url(),
         },
     )
     .map_err(Failure::Plan)?;
-    let files = planned_files(&lock, &plan, &dir).map_err(|e| CliError::Invalid {
+    let files = planned_files(lock, &plan, file.dir()).map_err(|e| CliError::Invalid {
         path: path.to_owned(),
         key: Some(e.path),
         message: e.message,
     })?;
     Ok(LockPlan {
         path: path.to_owned(),
-        lock,
+        lock: file.into_lock(),
         plan,
         files,
     })
 }
 
-/// The absolute directory the lock's `path` entries are relative to.
-fn lock_dir(path: &Path) -> Result<PathBuf, CliError> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::canonicalize(&parent).map_err(|e| CliError::io(&parent, e))
+/// Opens the lock at `path` (a file, or a directory holding `pylock.toml`): read within the
+/// lock ceiling, checked, its directory resolved.
+pub(crate) fn open(path: &Path) -> Result<LockFile, CliError> {
+    open_lock(path).map_err(|e| load_error(path, e))
 }
 
 fn load_error(path: &Path, error: LoadError) -> CliError {
@@ -107,6 +104,8 @@ fn load_error(path: &Path, error: LoadError) -> CliError {
         },
         LoadError::NotUtf8(_) => CliError::invalid(path, None, "is not UTF-8"),
         LoadError::Input(e) => CliError::Other(e.to_string()),
-        too_large @ LoadError::TooLarge { .. } => CliError::Other(too_large.to_string()),
+        other @ (LoadError::TooLarge { .. } | LoadError::Directory(_)) => {
+            CliError::Other(other.to_string())
+        }
     }
 }

@@ -41,7 +41,7 @@ pub use early::EarlyInstall;
 pub use fetch::{
     fetch_locked, fetch_locked_reporting, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES,
 };
-pub use from_lock::{load_lock, planned_files, read_lock_text, LoadError};
+pub use from_lock::{open_lock, planned_files, read_lock_text, LoadError};
 pub use request::{lock_environment, lock_path, waiting_note, SyncRequest, ENVIRONMENT_LOCK};
 
 /// The directory of vari's cache where locked files are kept (`{cache}/locked`), the `locked`

@@ -229,13 +229,6 @@ fn slim_files_path(lock_output: &Path, destination: &Destination) -> Result<Stri
     Ok(text)
 }
 
-/// The lock, read within the lock size limit and checked.
-fn read_lock(path: &Path) -> Result<Lock, CliError> {
-    let text =
-        vari_install::sync::read_lock_text(path).map_err(|e| CliError::Other(e.to_string()))?;
-    vari_lock::read_lock(&text).map_err(|e| CliError::invalid(path, Some(e.path), e.message))
-}
-
 /// The absolute directory of the lock at `lock` (its `path` entries are relative to it).
 fn absolute_lock_dir(lock: &Path) -> Result<PathBuf, CliError> {
     let dir = vari_fs::safe_path::parent_dir(lock);
@@ -266,8 +259,9 @@ struct MirrorInput {
 /// `--python-platform`), else the lock's own targets, each with the profile (relative to the
 /// lock), Python version and platform it records.
 fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
-    let lock = read_lock(path)?;
-    let lock_dir = absolute_lock_dir(path)?;
+    let file = crate::lock_plan::open(path)?;
+    let lock_dir = file.dir().to_owned();
+    let lock = file.into_lock();
     let classes = given_classes(args)?;
     let targets = match classes.is_empty() {
         false => lock_targets::targets(

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use vari_lock::plan::{Plan, PlannedFile};
-use vari_lock::{Lock, LockError, MAX_LOCK_BYTES};
+use vari_lock::{Lock, LockError, LockFile, OpenError, MAX_LOCK_BYTES};
 
 use super::LockedFile;
 
@@ -34,6 +34,9 @@ pub enum LoadError {
         /// The key path and what is wrong.
         error: LockError,
     },
+    /// Its directory cannot be resolved (the message names it).
+    #[error("{0}")]
+    Directory(String),
 }
 
 /// The text of the lock file at `path`: a regular file, at most [`MAX_LOCK_BYTES`], UTF-8.
@@ -46,12 +49,13 @@ pub fn read_lock_text(path: &Path) -> Result<String, LoadError> {
     String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8(path.to_owned()))
 }
 
-/// Reads and checks the lock at `path` ([`read_lock_text`]).
-pub fn load_lock(path: &Path) -> Result<Lock, LoadError> {
-    let text = read_lock_text(path)?;
-    vari_lock::read_lock(&text).map_err(|error| LoadError::Invalid {
-        path: path.to_owned(),
-        error,
+/// Opens and checks the lock at `given` (a file, or a directory holding `pylock.toml`), read
+/// by [`read_lock_text`]: the one way every command opens an existing lock.
+pub fn open_lock(given: &Path) -> Result<LockFile, LoadError> {
+    LockFile::open(given, read_lock_text).map_err(|e| match e {
+        OpenError::Read(e) => e,
+        OpenError::Invalid { path, error } => LoadError::Invalid { path, error },
+        directory @ OpenError::Directory { .. } => LoadError::Directory(directory.to_string()),
     })
 }
 
