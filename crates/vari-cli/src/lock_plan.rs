@@ -1,14 +1,15 @@
 //! What `vari sync`, `vari install -r pylock.toml`, `vari export`, `vari mirror --lock` and
 //! `vari lock` share: the lock opened (bounded, checked, its directory found:
 //! [`vari_lock::LockFile`]), and for the first three the plan for the target
-//! (`vari_lock::plan`) and the files it installs. The commands word the plan's refusal
+//! (`vari_select::locked::plan`) and the files it installs. The commands word the plan's refusal
 //! themselves (`explain::plan_error_text`).
 
 use std::path::{Path, PathBuf};
 
 use vari_core::ordering::SelectionOptions;
 use vari_install::sync::{open_lock, planned_files, LoadError, LockedFile};
-use vari_lock::{Lock, LockFile, Plan, PlanError, PlanRequest};
+use vari_lock::{Lock, LockFile};
+use vari_select::locked::{Plan, PlanError, PlanRequest};
 use vari_select::Target;
 
 use crate::cli::LockChoiceArgs;
@@ -53,9 +54,9 @@ pub(crate) fn plan_lock(
         true => lock.extras.clone(),
         false => choice.extras.clone(),
     };
-    let groups = vari_lock::chosen_groups(
+    let groups = vari_select::locked::chosen_groups(
         lock,
-        &vari_lock::GroupChoice {
+        &vari_select::locked::GroupChoice {
             groups: &choice.groups,
             all_groups: choice.all_groups,
             no_default_groups: choice.no_default_groups,
@@ -64,7 +65,7 @@ pub(crate) fn plan_lock(
         },
     )
     .map_err(Failure::Plan)?;
-    let plan = vari_lock::plan(
+    let plan = vari_select::locked::plan(
         lock,
         &PlanRequest {
             target,
@@ -76,7 +77,7 @@ pub(crate) fn plan_lock(
         },
     )
     .map_err(Failure::Plan)?;
-    let files = planned_files(lock, &plan, file.dir()).map_err(|e| CliError::Invalid {
+    let files = planned_files(&plan, file.dir()).map_err(|e| CliError::Invalid {
         path: path.to_owned(),
         key: Some(e.path),
         message: e.message,

@@ -48,7 +48,6 @@ pub mod export;
 mod file;
 pub mod limits;
 mod model;
-pub mod plan;
 mod read;
 mod write;
 
@@ -61,10 +60,6 @@ pub use file::{LockFile, OpenError, LOCK_FILE_NAME};
 pub use limits::{MAX_LOCK_BYTES, MAX_PACKAGES, MAX_WHEELS_PER_PACKAGE};
 pub use model::{
     Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo, LOCK_VERSION,
-};
-pub use plan::{
-    chosen_groups, plan, ChosenGroups, GroupChoice, Plan, PlanError, PlanRequest, Planned,
-    PlannedFile,
 };
 pub use read::read_lock;
 pub use write::write_lock;

@@ -27,6 +27,7 @@ mod cross_cpu;
 mod error;
 mod hardware;
 mod index;
+pub mod locked;
 mod release;
 mod target;
 mod unused;
@@ -38,7 +39,7 @@ pub use index::{
     build_request, choose_families, choose_in_family, family_offers, named_source, source_client,
     FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
 };
-pub use index::{judge_listed, requires_dist, Listed, NeedText};
+pub use index::{judge_listed, requires_dist, Listed, ListedChoice, ListedFile, NeedText};
 pub use index::{
     present, HiddenBecause, HiddenFile, Presentation, Shown, ShownBecause, ShownVariant,
 };

@@ -1,6 +1,6 @@
 //! `vari export`: what one machine class installs from a lock, for pip, uv and Docker builds
 //! without variant support: a requirements file of pinned files with `--hash`, or a
-//! pylock.toml with only that class's files. Planning is `vari_lock::plan`'s (the rules of
+//! pylock.toml with only that class's files. Planning is `vari_select::locked::plan`'s (the rules of
 //! `vari sync`), writing `vari_lock::export`'s.
 //!
 //! Released pip and uv refuse a variant wheel's file name and the variant markers in its
@@ -85,7 +85,7 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
             })?
         }
         ExportFormat::Pylock => {
-            let mut lock = narrow(&planned.lock, &planned.plan);
+            let mut lock = narrow(&planned.lock, &planned.plan.kept());
             if let Some(placed) = &placed {
                 for ((package, place), file) in
                     lock.packages.iter_mut().zip(placed).zip(&planned.files)

@@ -1,5 +1,5 @@
 //! `vari mirror`: a static index with exactly the files a fleet's machine classes install
-//! (`vari_publish::mirror`), each class's files chosen by the lock planner (`vari_lock::plan`,
+//! (`vari_publish::mirror`), each class's files chosen by the lock planner (`vari_select::locked::plan`,
 //! the one `vari sync` installs by), so a machine installing from the mirror gets what it would
 //! have got from the upstream.
 //!
@@ -21,11 +21,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use vari_client::{ClientSettings, FileKind};
 use vari_core::ordering::SelectionOptions;
 use vari_install::{LockingRequest, LockingTarget};
-use vari_lock::{Lock, PlanRequest};
+use vari_lock::Lock;
 use vari_publish::mirror::{
     MirrorError, MirrorOptions, MirrorPlan, MirrorProgress, SlimRequest, TargetFiles,
 };
 use vari_publish::Destination;
+use vari_select::locked::PlanRequest;
 use vari_select::Target;
 
 use crate::cli::MirrorArgs;
@@ -64,7 +65,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
         families.push(vari_slim::profile_families(&target.hardware.profile));
         // Everything the lock can install on this target: every extra and group it offers,
         // so that any install from the lock works from the mirror.
-        let plan = vari_lock::plan(
+        let plan = vari_select::locked::plan(
             lock,
             &PlanRequest {
                 target,
@@ -80,7 +81,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             .install
             .iter()
             .filter_map(|planned| {
-                let filename = planned.artifact(lock)?.file_name()?;
+                let filename = planned.artifact.file_name()?;
                 Some((planned.package, filename))
             })
             .collect();

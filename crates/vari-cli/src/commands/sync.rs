@@ -1,5 +1,5 @@
 //! `vari sync` and `vari install -r pylock.toml`: a lock installed on this machine (or a
-//! target), one line per package with its variant and why. Planning is `vari_lock::plan`'s
+//! target), one line per package with its variant and why. Planning is `vari_select::locked::plan`'s
 //! (the rules of `vari select`), fetching, checking and running the installer
 //! `vari_install::sync`'s; this module maps the flags and words the result.
 //!

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use vari_lock::plan::{Plan, PlannedFile};
-use vari_lock::{Lock, LockError, LockFile, OpenError, MAX_LOCK_BYTES};
+use vari_lock::{LockError, LockFile, OpenError, MAX_LOCK_BYTES};
+use vari_select::locked::{Plan, PlannedFile};
 
 use super::LockedFile;
 
@@ -62,11 +62,7 @@ pub fn open_lock(given: &Path) -> Result<LockFile, LoadError> {
 /// The chosen file of each planned entry, in the plan's order; `path` entries resolved under
 /// `lock_dir` (the reader keeps them relative and free of `..`). An entry without a SHA-256 or
 /// a name cannot be checked and is refused: the key path says which.
-pub fn planned_files(
-    lock: &Lock,
-    plan: &Plan,
-    lock_dir: &Path,
-) -> Result<Vec<LockedFile>, LockError> {
+pub fn planned_files(plan: &Plan, lock_dir: &Path) -> Result<Vec<LockedFile>, LockError> {
     plan.install
         .iter()
         .map(|planned| {
@@ -76,9 +72,7 @@ pub fn planned_files(
                 }
                 PlannedFile::Sdist => format!("packages[{}].sdist", planned.package),
             };
-            let artifact = planned
-                .artifact(lock)
-                .ok_or_else(|| LockError::new(&key, "is missing"))?;
+            let artifact = &planned.artifact;
             let sha256 = artifact
                 .sha256()
                 .ok_or_else(|| LockError::new(format!("{key}.hashes"), "has no sha256 to check"))?;
@@ -105,15 +99,7 @@ pub fn planned_files(
                 // they see the empty label), so every wheel's are evaluated.
                 markers: matches!(planned.file, PlannedFile::Wheel { .. })
                     .then(|| planned.context.clone()),
-                locked_variant: planned.label.as_ref().and_then(|label| {
-                    lock.packages
-                        .get(planned.package)?
-                        .variants_json
-                        .as_ref()?
-                        .variants
-                        .get(label)
-                        .cloned()
-                }),
+                locked_variant: planned.properties.clone(),
             })
         })
         .collect()
