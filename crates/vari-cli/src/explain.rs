@@ -563,6 +563,65 @@ pub(crate) fn planned_text(planned: &vari_select::locked::Planned, target: &Targ
     }
 }
 
+/// What a sync of a lock did (or, dry, would do): one line per package with its variant and
+/// why, and per removal; and the same as the `--json` document.
+pub(crate) fn synced_report(
+    synced: &vari_install::sync::Synced,
+    target: &Target,
+    dry_run: bool,
+) -> (String, Value) {
+    let (verb_new, verb_old, verb_removed) = match dry_run {
+        true => ("would install", "unchanged", "would remove"),
+        false => ("installed", "unchanged", "removed"),
+    };
+    let mut text = String::new();
+    let mut packages: Vec<Value> = Vec::new();
+    for (entry, installs) in &synced.entries {
+        let planned = &entry.planned;
+        let action = match installs {
+            true => verb_new,
+            false => verb_old,
+        };
+        let why = planned_text(planned, target);
+        let version = planned
+            .version
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let label = planned.label.as_ref().map(|l| l.as_str());
+        let properties = planned.properties.as_ref();
+        text.push_str(&choice_line(
+            action,
+            &planned.name,
+            &version,
+            label,
+            properties,
+            &why,
+        ));
+        packages.push(json!({
+            "name": planned.name,
+            "version": version,
+            "label": label,
+            "filename": entry.file.filename,
+            "reason": why,
+            "action": action,
+        }));
+    }
+    for (name, version) in &synced.removed {
+        text.push_str(&format!(
+            "{verb_removed} {name} {version}: the lock does not list it\n"
+        ));
+    }
+    let document = json!({
+        "lock": synced.lock.path().display().to_string(),
+        "packages": packages,
+        "removed": synced.removed.iter().map(|(name, version)| json!({
+            "name": name, "version": version,
+        })).collect::<Vec<_>>(),
+    });
+    (text, document)
+}
+
 /// A lock that cannot be installed on the target, in one line; for a package no listed file
 /// fits, what `select` says about such a version.
 pub(crate) fn plan_error_text(error: &vari_select::locked::PlanError, target: &Target) -> String {

@@ -80,11 +80,12 @@ impl LockFile {
 
     /// A lock already parsed or built in memory (`vari mirror` from requirements), its `path`
     /// entries relative to `dir` and its messages naming `origin` (what it was made from).
-    pub fn from_lock<E: std::error::Error + 'static>(
+    /// Nothing is read: only [`OpenError::Directory`] can be returned.
+    pub fn from_lock(
         lock: Lock,
         origin: impl Into<PathBuf>,
         dir: &Path,
-    ) -> Result<Self, OpenError<E>> {
+    ) -> Result<Self, OpenError<std::convert::Infallible>> {
         let dir = std::path::absolute(dir).map_err(|e| OpenError::Directory {
             dir: dir.to_owned(),
             message: e.to_string(),
@@ -189,7 +190,7 @@ mod tests {
     fn a_path_entry_lies_under_the_lock_directory() {
         let dir = tempfile::tempdir().unwrap();
         let lock = read_lock(LOCK).unwrap();
-        let file = LockFile::from_lock::<std::io::Error>(lock, "requirements", dir.path()).unwrap();
+        let file = LockFile::from_lock(lock, "requirements", dir.path()).unwrap();
         let artifact = Artifact {
             name: Some("a-1.0-py3-none-any.whl".to_owned()),
             url: None,

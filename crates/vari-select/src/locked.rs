@@ -22,6 +22,7 @@
 //!    CUDA runtime.
 
 mod choose;
+mod chosen;
 mod closure;
 mod groups;
 
@@ -37,6 +38,7 @@ use vari_lock::Artifact;
 use crate::index::{ChosenBecause, VersionReport};
 use crate::target::Target;
 
+pub use chosen::{plan_chosen, LockChoice};
 pub use closure::plan;
 pub use groups::{chosen_groups, ChosenGroups, GroupChoice};
 
@@ -122,21 +124,25 @@ pub struct Planned {
     pub needed_by: NeededBy,
 }
 
+impl Planned {
+    /// What it keeps of the lock, for [`vari_lock::export::narrow`]: its entry, its chosen
+    /// file and label.
+    pub fn kept(&self) -> Kept<'_> {
+        Kept {
+            package: self.package,
+            wheel: match &self.file {
+                PlannedFile::Wheel { index, .. } => Some(*index),
+                PlannedFile::Sdist => None,
+            },
+            label: self.label.as_ref(),
+        }
+    }
+}
+
 impl Plan {
-    /// What the plan keeps of the lock, for [`vari_lock::export::narrow`]: each planned
-    /// entry with its chosen file and label.
+    /// What the plan keeps of the lock, for [`vari_lock::export::narrow`] ([`Planned::kept`]).
     pub fn kept(&self) -> Vec<Kept<'_>> {
-        self.install
-            .iter()
-            .map(|planned| Kept {
-                package: planned.package,
-                wheel: match &planned.file {
-                    PlannedFile::Wheel { index, .. } => Some(*index),
-                    PlannedFile::Sdist => None,
-                },
-                label: planned.label.as_ref(),
-            })
-            .collect()
+        self.install.iter().map(Planned::kept).collect()
     }
 }
 
