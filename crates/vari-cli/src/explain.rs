@@ -147,6 +147,9 @@ pub(crate) fn skipped_text(marker: &str) -> String {
 }
 
 /// Why no file of `report` fits: the first reason that covers the version.
+/// Why a version with no wheel fits nothing (see [`unfit_text`]).
+const ONLY_SDISTS: &str = "has only source distributions (only wheels are selected)";
+
 pub(crate) fn unfit_text(report: &VersionReport, target: &Target) -> String {
     let wheels: Vec<&CandidateFile> = report
         .files
@@ -154,7 +157,7 @@ pub(crate) fn unfit_text(report: &VersionReport, target: &Target) -> String {
         .filter(|f| f.fate != CandidateFate::SdistNotConsidered)
         .collect();
     if wheels.is_empty() {
-        return "has only source distributions (only wheels are selected)".to_owned();
+        return ONLY_SDISTS.to_owned();
     }
     let all = |pred: &dyn Fn(&CandidateFate) -> bool| wheels.iter().all(|f| pred(&f.fate));
     if all(&|f| matches!(f, CandidateFate::Yanked { .. })) {
@@ -536,30 +539,94 @@ pub(crate) fn choice_line(
 
 /// Why a lock's entry is installed with the file the plan chose: `select`'s reason for the
 /// file, and for an entry a variant brought in, which one.
-pub(crate) fn planned_text(planned: &vari_lock::Planned, target: &Target) -> String {
+pub(crate) fn planned_text(planned: &vari_select::locked::Planned, target: &Target) -> String {
     let file = match &planned.file {
-        vari_lock::PlannedFile::Wheel { because, .. } => {
-            chosen_text(because, &planned.report.needs, target)
-        }
-        vari_lock::PlannedFile::Sdist => format!(
+        vari_select::locked::PlannedFile::Wheel { because, .. } => chosen_text(
+            because,
+            planned.report.as_ref().map_or(&[], |r| &r.needs),
+            target,
+        ),
+        vari_select::locked::PlannedFile::Sdist => format!(
             "the sdist: no listed wheel fits (it {})",
-            unfit_text(&planned.report, target)
+            match &planned.report {
+                Some(report) => unfit_text(report, target),
+                None => ONLY_SDISTS.to_owned(),
+            }
         ),
     };
     match &planned.needed_by {
-        vari_lock::plan::NeededBy::Lock => file,
-        vari_lock::plan::NeededBy::Variant { of, requirement } => {
+        vari_select::locked::NeededBy::Lock => file,
+        vari_select::locked::NeededBy::Variant { of, requirement } => {
             format!("{file}; the chosen variant of {of} requires it (`{requirement}`)")
         }
-        vari_lock::plan::NeededBy::Dependency { of } => format!("{file}; {of} requires it"),
+        vari_select::locked::NeededBy::Dependency { of } => format!("{file}; {of} requires it"),
     }
+}
+
+/// What a sync of a lock did (or, dry, would do): one line per package with its variant and
+/// why, and per removal; and the same as the `--json` document.
+pub(crate) fn synced_report(
+    synced: &vari_install::sync::Synced,
+    target: &Target,
+    dry_run: bool,
+) -> (String, Value) {
+    let (verb_new, verb_old, verb_removed) = match dry_run {
+        true => ("would install", "unchanged", "would remove"),
+        false => ("installed", "unchanged", "removed"),
+    };
+    let mut text = String::new();
+    let mut packages: Vec<Value> = Vec::new();
+    for (entry, installs) in &synced.entries {
+        let planned = &entry.planned;
+        let action = match installs {
+            true => verb_new,
+            false => verb_old,
+        };
+        let why = planned_text(planned, target);
+        let version = planned
+            .version
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let label = planned.label.as_ref().map(|l| l.as_str());
+        let properties = planned.properties.as_ref();
+        text.push_str(&choice_line(
+            action,
+            &planned.name,
+            &version,
+            label,
+            properties,
+            &why,
+        ));
+        packages.push(json!({
+            "name": planned.name,
+            "version": version,
+            "label": label,
+            "filename": entry.file.filename,
+            "reason": why,
+            "action": action,
+        }));
+    }
+    for (name, version) in &synced.removed {
+        text.push_str(&format!(
+            "{verb_removed} {name} {version}: the lock does not list it\n"
+        ));
+    }
+    let document = json!({
+        "lock": synced.lock.path().display().to_string(),
+        "packages": packages,
+        "removed": synced.removed.iter().map(|(name, version)| json!({
+            "name": name, "version": version,
+        })).collect::<Vec<_>>(),
+    });
+    (text, document)
 }
 
 /// A lock that cannot be installed on the target, in one line; for a package no listed file
 /// fits, what `select` says about such a version.
-pub(crate) fn plan_error_text(error: &vari_lock::PlanError, target: &Target) -> String {
+pub(crate) fn plan_error_text(error: &vari_select::locked::PlanError, target: &Target) -> String {
     match error {
-        vari_lock::PlanError::NothingFits {
+        vari_select::locked::PlanError::NothingFits {
             name,
             version,
             report,

@@ -1,104 +1,70 @@
-//! What `vari sync`, `vari install -r pylock.toml` and `vari export` share: the lock read
-//! (bounded, checked), the plan for the target (`vari_lock::plan`), and the files it installs.
-//! The commands word the plan's refusal themselves (`explain::plan_error_text`).
+//! What the commands that read a lock share: the lock opened (`vari_install::sync::open_lock`:
+//! bounded, checked, its directory found) for `mirror --lock` and `lock`; the extras and
+//! groups asked for and the words for a lock that cannot be planned, for `sync`, `install -r`
+//! and `export` (which plan through `vari_install::sync`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use vari_core::ordering::SelectionOptions;
-use vari_install::sync::{load_lock, planned_files, LoadError, LockedFile};
-use vari_lock::{Lock, Plan, PlanError, PlanRequest};
+use vari_install::sync::{open_lock, LoadError, PlanFailure};
+use vari_lock::LockFile;
+use vari_select::locked::{GroupChoice, LockChoice, PlanError};
 use vari_select::Target;
 
 use crate::cli::LockChoiceArgs;
 use crate::error::CliError;
 
-/// A lock with its plan for one target.
-pub(crate) struct LockPlan {
-    /// The lock file, as given.
-    pub(crate) path: PathBuf,
-    /// The lock.
-    pub(crate) lock: Lock,
-    /// What the target installs from it.
-    pub(crate) plan: Plan,
-    /// The planned files, in the plan's order.
-    pub(crate) files: Vec<LockedFile>,
+/// Opens the lock at `path` (a file, or a directory holding `pylock.toml`): read within the
+/// lock ceiling, checked, its directory resolved.
+pub(crate) fn open(path: &Path) -> Result<LockFile, CliError> {
+    open_lock(path).map_err(load_error)
 }
 
-/// Why a lock cannot be planned: a file problem, or the plan's refusal.
-pub(crate) enum Failure {
-    /// The lock cannot be read, or an entry cannot be checked.
-    Cli(CliError),
-    /// The lock is not for the target, or a package has no file for it.
-    Plan(PlanError),
-}
-
-impl From<CliError> for Failure {
-    fn from(e: CliError) -> Self {
-        Self::Cli(e)
+/// The extras and groups the flags ask for.
+pub(crate) fn lock_choice(args: &LockChoiceArgs) -> LockChoice<'_> {
+    LockChoice {
+        extras: &args.extras,
+        all_extras: args.all_extras,
+        groups: GroupChoice {
+            groups: &args.groups,
+            all_groups: args.all_groups,
+            no_default_groups: args.no_default_groups,
+            no_groups: &args.no_groups,
+            only_groups: &args.only_groups,
+        },
     }
 }
 
-/// Reads the lock at `path` and plans it for `target`.
-pub(crate) fn plan_lock(
-    path: &Path,
-    choice: &LockChoiceArgs,
+/// A lock that cannot be planned, in one line; the plan's refusal worded by `plan_text`
+/// (`explain::plan_error_text`).
+pub(crate) fn plan_failure(
+    failure: PlanFailure,
     target: &Target,
-    options: &SelectionOptions,
-) -> Result<LockPlan, Failure> {
-    let lock = load_lock(path).map_err(|e| load_error(path, e))?;
-    let dir = lock_dir(path)?;
-    let lock_dir = url::Url::from_directory_path(&dir)
-        .map_err(|()| CliError::Other(format!("{}: not an absolute directory", dir.display())))?;
-    let extras = match choice.all_extras {
-        true => lock.extras.clone(),
-        false => choice.extras.clone(),
-    };
-    let groups = vari_lock::chosen_groups(
-        &lock,
-        &vari_lock::GroupChoice {
-            groups: &choice.groups,
-            all_groups: choice.all_groups,
-            no_default_groups: choice.no_default_groups,
-            no_groups: &choice.no_groups,
-            only_groups: &choice.only_groups,
+    plan_text: fn(&PlanError, &Target) -> String,
+) -> CliError {
+    match failure {
+        PlanFailure::Load(e) => load_error(e),
+        PlanFailure::Plan { path, error } => {
+            CliError::Other(format!("{}: {}", path.display(), plan_text(&error, target)))
+        }
+        PlanFailure::File { path, error } => CliError::Invalid {
+            path,
+            key: Some(error.path),
+            message: error.message,
         },
-    )
-    .map_err(Failure::Plan)?;
-    let plan = vari_lock::plan(
-        &lock,
-        &PlanRequest {
-            target,
-            options,
-            extras: &extras,
-            groups: Some(&groups.groups),
-            only_groups: groups.only,
-            lock_dir: &lock_dir,
-        },
-    )
-    .map_err(Failure::Plan)?;
-    let files = planned_files(&lock, &plan, &dir).map_err(|e| CliError::from(e.in_file(path)))?;
-    Ok(LockPlan {
-        path: path.to_owned(),
-        lock,
-        plan,
-        files,
-    })
+    }
 }
 
-/// The absolute directory the lock's `path` entries are relative to.
-fn lock_dir(path: &Path) -> Result<PathBuf, CliError> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::canonicalize(&parent).map_err(|e| CliError::io(&parent, e))
-}
-
-fn load_error(path: &Path, error: LoadError) -> CliError {
+fn load_error(error: LoadError) -> CliError {
     match error {
-        LoadError::Invalid { path, error } => error.in_file(path).into(),
-        LoadError::NotUtf8(_) => CliError::invalid(path, None, "is not UTF-8"),
+        LoadError::Invalid { path, error } => CliError::Invalid {
+            path,
+            key: (!error.path.is_empty()).then_some(error.path),
+            message: error.message,
+        },
+        LoadError::NotUtf8(path) => CliError::invalid(path, None, "is not UTF-8"),
         LoadError::Input(e) => CliError::Other(e.to_string()),
-        too_large @ LoadError::TooLarge { .. } => CliError::Other(too_large.to_string()),
+        other @ (LoadError::TooLarge { .. } | LoadError::Directory(_)) => {
+            CliError::Other(other.to_string())
+        }
     }
 }

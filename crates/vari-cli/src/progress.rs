@@ -310,6 +310,57 @@ impl Drop for Spinner {
     }
 }
 
+/// What `sync`, `install -r` and `export` show while a lock's files are fetched and installed
+/// (`vari_install::sync`'s events): on a terminal, the bytes fetched and checked of the lock's
+/// sizes (the installer's own output follows); the environment named just before it changes;
+/// a note while another run holds it.
+pub(crate) struct LockFiles<'a> {
+    environment: Option<&'a vari_install::ChangedEnvironment>,
+    bar: std::sync::OnceLock<Bytes>,
+}
+
+impl<'a> LockFiles<'a> {
+    /// For a run that changes `environment` (`None`: one that changes none, or names none).
+    pub(crate) fn new(environment: Option<&'a vari_install::ChangedEnvironment>) -> Self {
+        Self {
+            environment,
+            bar: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl vari_install::sync::SyncEvents for LockFiles<'_> {
+    fn waiting(&self, lock: &std::path::Path) {
+        eprintln!("{}", vari_install::sync::waiting_note(lock));
+    }
+
+    fn fetching(&self, files: &[&vari_install::sync::LockedFile]) {
+        let what = format!("fetching {}", crate::table::count(files.len(), "file"));
+        // Set once per run: a run fetches once.
+        let _ = self
+            .bar
+            .set(Bytes::for_files(what, files.iter().map(|f| f.size)));
+    }
+
+    fn fetched(&self, bytes: u64) {
+        if let Some(bar) = self.bar.get() {
+            bar.inc(bytes);
+        }
+    }
+
+    fn fetch_done(&self) {
+        if let Some(bar) = self.bar.get() {
+            bar.finish();
+        }
+    }
+
+    fn changing(&self) {
+        if let Some(environment) = self.environment {
+            crate::error::note(&environment.to_string());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,6 +43,24 @@ pub(crate) struct Selecting {
 }
 
 impl Selecting {
+    /// Where a lock's files come from (`sync`, `install -r`, `export --wheelhouse`): the
+    /// configured client without indexes (a lock names its files), the wheelhouses, and
+    /// `--offline`.
+    pub(crate) fn lock_files(
+        &self,
+        wheelhouses: Vec<std::path::PathBuf>,
+        offline: bool,
+    ) -> vari_install::sync::FetchSettings {
+        vari_install::sync::FetchSettings {
+            client: self.config.client_settings(ClientSettings {
+                indexes: Vec::new(),
+                ..ClientSettings::default()
+            }),
+            wheelhouses,
+            offline,
+        }
+    }
+
     /// Loads the configuration and resolves the target and the selection options.
     pub(crate) fn resolve(
         target: &TargetArgs,

@@ -25,6 +25,12 @@
 //!   cannot say because the installer never asked ([`kept_requirements`], [`unmet`]) and the
 //!   exit status ([`InstallOutcome::exit_code`]).
 //!
+//! - Syncing a lock (`vari sync`, `vari install -r pylock.toml`): [`sync::sync`], one
+//!   operation from the lock to the environment (the installer started early, the lock opened
+//!   and planned, the environment surveyed, the files fetched and checked, then installed);
+//!   `vari export` opens, plans and fetches through the same parts ([`sync::LockedPlan`],
+//!   [`sync::fetch`]).
+//!
 //! What it leaves to others: which environment is the target (`vari-python`'s one answer
 //! gives the interpreter and the site-packages directories), choosing and presenting variants
 //! (`vari-select`, `vari-proxy`), and printing (the front-end).

@@ -1,4 +1,5 @@
-//! Installing exact files from a lock (`vari sync`, `vari install -r pylock.toml`): every file
+//! Installing exact files from a lock (`vari sync`, `vari install -r pylock.toml`; the whole
+//! run is [`sync`], whose opening and fetching `vari export` shares): every file
 //! fetched and checked against the lock's SHA-256 and size before anything is installed, then
 //! installed with pip or uv without dependency resolution, and (for an exact sync) what the
 //! lock does not list removed.
@@ -28,6 +29,7 @@ mod cache_layout;
 mod early;
 mod fetch;
 mod from_lock;
+mod operation;
 mod record;
 mod request;
 
@@ -41,8 +43,14 @@ pub use early::EarlyInstall;
 pub use fetch::{
     fetch_locked, fetch_locked_reporting, sha256_file, FetchOptions, Staged, MAX_FILE_BYTES,
 };
-pub use from_lock::{load_lock, planned_files, read_lock_text, LoadError};
-pub use request::{lock_environment, lock_path, waiting_note, SyncRequest, ENVIRONMENT_LOCK};
+pub use from_lock::{open_lock, planned_files, read_lock_text, LoadError};
+pub use operation::{
+    fetch, sync, Entry, FetchSettings, LockedPlan, PlanFailure, SyncEvents, SyncFailure, SyncJob,
+    Synced,
+};
+pub use request::{
+    lock_environment, lock_path, waiting_note, RequestError, SyncRequest, ENVIRONMENT_LOCK,
+};
 
 /// The directory of vari's cache where locked files are kept (`{cache}/locked`), the `locked`
 /// area of `vari cache` ([`LockedCacheLayout`]).

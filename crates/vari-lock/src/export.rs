@@ -3,7 +3,7 @@
 //! files. Pure: the caller fetches files, writes the output.
 
 use crate::model::{Lock, LockInfo, PackageInfo};
-use crate::plan::{Plan, PlannedFile};
+use vari_core::VariantLabel;
 
 /// One line of an exported requirements file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,25 +183,36 @@ fn comment_safe(text: &str) -> String {
         .collect()
 }
 
-/// `lock` narrowed to what `plan` installs: only its entries, each with only its chosen file
-/// (and the variants-json of its label), unconditional (no `marker`, not `through-variants`:
-/// the plan decided), and no extras or groups left to choose.
-pub fn narrow(lock: &Lock, plan: &Plan) -> Lock {
-    let mut packages = Vec::with_capacity(plan.install.len());
-    for planned in &plan.install {
-        let Some(source) = lock.packages.get(planned.package) else {
+/// One entry an install plan keeps (`vari_select`'s plan for one machine), for [`narrow`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kept<'a> {
+    /// Its index in [`Lock::packages`].
+    pub package: usize,
+    /// The index of its chosen wheel in `wheels`; `None`: its sdist.
+    pub wheel: Option<usize>,
+    /// The chosen wheel's variant label.
+    pub label: Option<&'a VariantLabel>,
+}
+
+/// `lock` narrowed to the `kept` entries (what a plan installs): only them, each with only
+/// its chosen file (and the variants-json of its label), unconditional (no `marker`, not
+/// `through-variants`: the plan decided), and no extras or groups left to choose.
+pub fn narrow(lock: &Lock, kept: &[Kept<'_>]) -> Lock {
+    let mut packages = Vec::with_capacity(kept.len());
+    for entry in kept {
+        let Some(source) = lock.packages.get(entry.package) else {
             continue;
         };
         let mut package = source.clone();
         package.marker = None;
-        match &planned.file {
-            PlannedFile::Wheel { index, .. } => {
-                package.wheels = source.wheels.get(*index).cloned().into_iter().collect();
+        match entry.wheel {
+            Some(index) => {
+                package.wheels = source.wheels.get(index).cloned().into_iter().collect();
                 package.sdist = None;
             }
-            PlannedFile::Sdist => package.wheels.clear(),
+            None => package.wheels.clear(),
         }
-        package.variants_json = match &planned.label {
+        package.variants_json = match entry.label {
             Some(label) => source
                 .variants_json
                 .as_ref()

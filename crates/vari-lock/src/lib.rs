@@ -3,14 +3,17 @@
 //! The `pylock.toml` model: PEP 751's lock file with PEP 825's `[packages.variants-json]`
 //! ([PEP 751](https://peps.python.org/pep-0751/), [PEP 825](https://peps.python.org/pep-0825/)
 //! "Integration with pylock.toml"), and what
-//! vari adds under `[tool.vari]` and `[packages.tool.vari]`. No I/O: callers read the file
-//! (bounded by [`MAX_LOCK_BYTES`]) and write it atomically.
+//! vari adds under `[tool.vari]` and `[packages.tool.vari]`. No I/O of its own: callers read
+//! the file (bounded by [`MAX_LOCK_BYTES`]; [`LockFile::open`] takes their reader and only
+//! resolves the lock's directory) and write it atomically.
 //!
 //! - [`read_lock`]: text → [`Lock`], every field checked (names, PEP 440 versions, hashes,
 //!   http(s) URLs, paths that stay under the lock's directory, wheel names that match their
 //!   entry, variant labels defined by the entry's variants-json, bounded counts), the first
 //!   problem reported as a [`LockError`] with its key path.
 //! - [`write_lock`]: [`Lock`] → deterministic text, laid out as PEP 751's examples.
+//! - [`LockFile`]: the one way to open a lock (a file, a directory holding `pylock.toml`, or a
+//!   lock built in memory), with the directory its `path` entries are relative to.
 //!
 //! What vari records beyond PEP 751 ([`LockInfo`], [`PackageInfo`]): the inputs' hash (for
 //! `vari lock --check`), the targets, and per package the dependencies its variants bring in
@@ -42,9 +45,9 @@
 mod build;
 mod error;
 pub mod export;
+mod file;
 pub mod limits;
 mod model;
-pub mod plan;
 mod read;
 mod write;
 
@@ -53,13 +56,10 @@ pub use build::{
     LockedRelease,
 };
 pub use error::LockError;
+pub use file::{LockFile, OpenError, LOCK_FILE_NAME};
 pub use limits::{MAX_LOCK_BYTES, MAX_PACKAGES, MAX_WHEELS_PER_PACKAGE};
 pub use model::{
     Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo, LOCK_VERSION,
-};
-pub use plan::{
-    chosen_groups, plan, ChosenGroups, GroupChoice, Plan, PlanError, PlanRequest, Planned,
-    PlannedFile,
 };
 pub use read::read_lock;
 pub use write::write_lock;

@@ -17,6 +17,10 @@
 //! - [`present`]: what an installer that does not understand variants should see of one
 //!   project ([`Presentation`]): per version and tag set the chosen variant wheel under its
 //!   name without the label, every hidden file and version with why.
+//! - [`locked`]: what one machine installs from a lock (`vari-lock`'s model): its markers,
+//!   extras and groups, each entry's file judged as [`select`] judges one version (through
+//!   [`ListedFile`], which index files and a lock's wheels both implement), and the entries the
+//!   chosen variants bring in.
 //!
 //! Rules live here and in `vari-core`; the messages carry data and name no command-line flag:
 //! a front-end phrases them and adds its own hints. Nothing here prints.
@@ -27,6 +31,7 @@ mod cross_cpu;
 mod error;
 mod hardware;
 mod index;
+pub mod locked;
 mod release;
 mod target;
 mod unused;
@@ -38,7 +43,7 @@ pub use index::{
     build_request, choose_across_group, choose_families, choose_in_family, family_offers,
     named_source, source_client, FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
 };
-pub use index::{judge_listed, requires_dist, Listed, NeedText};
+pub use index::{judge_listed, requires_dist, Listed, ListedChoice, ListedFile, NeedText};
 pub use index::{
     present, HiddenBecause, HiddenFile, Presentation, Shown, ShownBecause, ShownVariant,
 };

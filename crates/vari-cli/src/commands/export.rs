@@ -1,7 +1,7 @@
 //! `vari export`: what one machine class installs from a lock, for pip, uv and Docker builds
 //! without variant support: a requirements file of pinned files with `--hash`, or a
-//! pylock.toml with only that class's files. Planning is `vari_lock::plan`'s (the rules of
-//! `vari sync`), writing `vari_lock::export`'s.
+//! pylock.toml with only that class's files. Opening and planning the lock and fetching its
+//! files are `vari_install::sync`'s (what `vari sync` does), writing `vari_lock::export`'s.
 //!
 //! Released pip and uv refuse a variant wheel's file name and the variant markers in its
 //! METADATA: with `--wheelhouse DIR` each file is fetched, checked against the lock, and put
@@ -15,31 +15,24 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use vari_install::sync::{fetch_locked_reporting, sha256_file, FetchOptions, Store};
-use vari_lock::export::{narrow, requirements_txt, ExportedFile};
+use vari_install::sync::{sha256_file, LockedFile, LockedPlan};
+use vari_lock::export::{narrow, requirements_txt, ExportedFile, Kept};
 
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::error::CliError;
 use crate::explain::plan_error_text;
-use crate::lock_plan::{plan_lock, Failure, LockPlan};
-use crate::output;
-use crate::settings::{runtime, Selecting};
+use crate::lock_plan::{lock_choice, plan_failure};
+use crate::settings::Selecting;
+use crate::{output, progress};
 
 /// Writes the export.
 pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
     let selecting = Selecting::resolve(&args.target, &args.selection)?;
     let target = &selecting.target;
-    let planned = match plan_lock(&args.lock, &args.lock_choice, target, &selecting.selection) {
-        Ok(planned) => planned,
-        Err(Failure::Cli(e)) => return Err(e),
-        Err(Failure::Plan(e)) => {
-            return Err(CliError::Other(format!(
-                "{}: {}",
-                args.lock.display(),
-                plan_error_text(&e, target)
-            )))
-        }
-    };
+    let choice = lock_choice(&args.lock_choice);
+    let planned = LockedPlan::open(&args.lock, &choice, target, &selecting.selection)
+        .map_err(|failure| plan_failure(failure, target, plan_error_text))?;
+    let files: Vec<&LockedFile> = planned.entries.iter().map(|e| &e.file).collect();
     let out_dir = match &args.output {
         Some(path) => match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -48,7 +41,7 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
         None => PathBuf::from("."),
     };
     let placed = match &args.wheelhouse {
-        Some(dir) => Some(fill_wheelhouse(args, &selecting, &planned, dir, &out_dir)?),
+        Some(dir) => Some(fill_wheelhouse(args, &selecting, &files, dir, &out_dir)?),
         None => None,
     };
     let text = match args.format {
@@ -56,7 +49,7 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
             let files: Vec<ExportedFile> = match &placed {
                 Some(placed) => placed
                     .iter()
-                    .zip(&planned.files)
+                    .zip(&files)
                     .map(|(p, f)| ExportedFile {
                         name: f.project.clone(),
                         location: p.relative.clone(),
@@ -64,9 +57,8 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
                     })
                     .collect(),
                 None => {
-                    refuse_variant_names(args, &planned)?;
-                    planned
-                        .files
+                    refuse_variant_names(args, &files)?;
+                    files
                         .iter()
                         .map(|f| ExportedFile {
                             name: f.project.clone(),
@@ -85,11 +77,10 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
             })?
         }
         ExportFormat::Pylock => {
-            let mut lock = narrow(&planned.lock, &planned.plan);
+            let kept: Vec<Kept<'_>> = planned.entries.iter().map(|e| e.planned.kept()).collect();
+            let mut lock = narrow(planned.lock.lock(), &kept);
             if let Some(placed) = &placed {
-                for ((package, place), file) in
-                    lock.packages.iter_mut().zip(placed).zip(&planned.files)
-                {
+                for ((package, place), file) in lock.packages.iter_mut().zip(placed).zip(&files) {
                     let artifact = vari_lock::Artifact {
                         name: Some(place.name.clone()),
                         url: None,
@@ -123,9 +114,8 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
 /// A requirements file naming variant wheels by URL is one plain pip and uv refuse (the label
 /// in the file name, the variant markers in its METADATA): refused before anything is written,
 /// naming the wheels and the ways out, unless `--variant-urls` asks for exactly that.
-fn refuse_variant_names(args: &ExportArgs, planned: &LockPlan) -> Result<(), CliError> {
-    let variants: Vec<String> = planned
-        .files
+fn refuse_variant_names(args: &ExportArgs, files: &[&LockedFile]) -> Result<(), CliError> {
+    let variants: Vec<String> = files
         .iter()
         .filter(|f| f.label.is_some())
         .map(|f| f.filename.clone())
@@ -174,38 +164,19 @@ struct Placed {
 fn fill_wheelhouse(
     args: &ExportArgs,
     selecting: &Selecting,
-    planned: &LockPlan,
+    files: &[&LockedFile],
     dir: &Path,
     out_dir: &Path,
 ) -> Result<Vec<Placed>, CliError> {
-    let store = Store::open().map_err(|e| CliError::Other(e.to_string()))?;
-    let options = FetchOptions {
-        client: selecting
-            .config
-            .client_settings(vari_client::ClientSettings {
-                indexes: Vec::new(),
-                ..vari_client::ClientSettings::default()
-            }),
-        wheelhouses: args.files.wheelhouses.clone(),
-        offline: args.files.offline,
-        store: store.path().to_path_buf(),
-    };
-    let bar = crate::progress::Bytes::for_files(
-        format!(
-            "fetching {}",
-            crate::table::count(planned.files.len(), "file")
-        ),
-        planned.files.iter().map(|f| f.size),
-    );
-    let staged = runtime()?.block_on(fetch_locked_reporting(&planned.files, &options, &|n| {
-        bar.inc(n)
-    }));
-    bar.finish();
-    let staged = staged.map_err(|e| CliError::Other(e.to_string()))?;
+    let settings = selecting.lock_files(args.files.wheelhouses.clone(), args.files.offline);
+    // The store stays until the copies are made (a temporary one goes when dropped).
+    let (staged, _store) =
+        vari_install::sync::fetch(files, &settings, &progress::LockFiles::new(None))
+            .map_err(|e| CliError::Other(e.to_string()))?;
     std::fs::create_dir_all(dir).map_err(|e| CliError::io(dir, e))?;
     let relative_dir = relative_to(dir, out_dir)?;
     let mut placed = Vec::with_capacity(staged.len());
-    for (file, staged) in planned.files.iter().zip(staged) {
+    for (file, staged) in files.iter().zip(staged) {
         let name = file.installer_name();
         let dest = vari_fs::join_under(dir, &name).map_err(|e| CliError::Other(e.to_string()))?;
         // Copied file to file (a CUDA wheel can be gigabytes): never whole in memory.

@@ -221,11 +221,7 @@ fn read_existing(path: &Path) -> Result<Option<Lock>, CliError> {
     if !path.exists() {
         return Ok(None);
     }
-    let text =
-        vari_install::sync::read_lock_text(path).map_err(|e| CliError::Other(e.to_string()))?;
-    vari_lock::read_lock(&text)
-        .map(Some)
-        .map_err(|e| CliError::invalid(path, Some(e.path), e.message))
+    crate::lock_plan::open(path).map(|file| Some(file.into_lock()))
 }
 
 /// `--check`: 0 when the lock's inputs hash is this one, else 1 with one line saying what

@@ -1,11 +1,12 @@
 //! `vari mirror`: a static index with exactly the files a fleet's machine classes install
-//! (`vari_publish::mirror`), each class's files chosen by the lock planner (`vari_lock::plan`,
+//! (`vari_publish::mirror`), each class's files chosen by the lock planner (`vari_select::locked::plan`,
 //! the one `vari sync` installs by), so a machine installing from the mirror gets what it would
 //! have got from the upstream.
 //!
 //! The lock is read (`--lock`), or resolved from requirements for the targets exactly as
 //! `vari lock` resolves them (`vari_install::resolve_releases`, inputs and targets read by
-//! `crate::lock_inputs`) and built in memory; either way the same planner picks each target's
+//! `crate::lock_inputs`) and built in memory; either way it is a `vari_lock::LockFile` (the lock
+//! with its directory, as `sync` opens it), and the same planner picks each target's
 //! files, each target with its own Python version and platform (every class with every
 //! `--python-version` and `--python-platform`, or the lock's targets as it records them), so
 //! that one run serves every class of a fleet. A resolution that fails stops the run before anything is downloaded or written.
@@ -21,11 +22,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use vari_client::{ClientSettings, FileKind};
 use vari_core::ordering::SelectionOptions;
 use vari_install::{LockingRequest, LockingTarget};
-use vari_lock::{Lock, PlanRequest};
+use vari_lock::{Lock, LockFile};
 use vari_publish::mirror::{
     MirrorError, MirrorOptions, MirrorPlan, MirrorProgress, SlimRequest, TargetFiles,
 };
 use vari_publish::Destination;
+use vari_select::locked::PlanRequest;
 use vari_select::Target;
 
 use crate::cli::MirrorArgs;
@@ -56,15 +58,15 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
         Some(path) => read_input(path, args)?,
         None => resolve_input(args, &sources, &selection)?,
     };
-    let lock = &input.lock;
-    let lock_dir = lock_dir_url(&input.lock_dir)?;
+    let lock = input.lock.lock();
+    let lock_dir = input.lock.dir();
     let mut targets = Vec::new();
     let mut families = Vec::new();
     for (name, target) in &input.targets {
         families.push(vari_slim::profile_families(&target.hardware.profile));
         // Everything the lock can install on this target: every extra and group it offers,
         // so that any install from the lock works from the mirror.
-        let plan = vari_lock::plan(
+        let plan = vari_select::locked::plan(
             lock,
             &PlanRequest {
                 target,
@@ -72,7 +74,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
                 extras: &lock.extras,
                 groups: Some(&lock.dependency_groups),
                 only_groups: false,
-                lock_dir: &lock_dir,
+                lock_dir: input.lock.dir_url(),
             },
         )
         .map_err(|e| CliError::Other(format!("{}: target `{name}`: {e}", input.origin)))?;
@@ -80,7 +82,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             .install
             .iter()
             .filter_map(|planned| {
-                let filename = planned.artifact(lock)?.file_name()?;
+                let filename = planned.artifact.file_name()?;
                 Some((planned.package, filename))
             })
             .collect();
@@ -89,7 +91,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             files,
         });
     }
-    let mut plan = MirrorPlan::new(lock, Some(&input.lock_dir), &targets)
+    let mut plan = MirrorPlan::new(lock, Some(lock_dir), &targets)
         .map_err(|e| CliError::Other(format!("{}: {e}", input.origin)))?;
     if let Some((every, without_size)) = input.every_variant {
         plan.every_variant = every;
@@ -101,7 +103,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
         // the lock names.
         sources
             .find_links
-            .push(vari_client::FindLinks::Directory(input.lock_dir.clone()));
+            .push(vari_client::FindLinks::Directory(lock_dir.to_owned()));
     }
     let client = vari_client::IndexClient::new(sources)
         .map(std::sync::Arc::new)
@@ -139,7 +141,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     }
     if let Some(path) = &args.lock_output {
         // The sizes as the files arrived (the index's, checked, or measured where it gave none).
-        let mut lock = with_received_sizes(&input.lock, &report.received);
+        let mut lock = with_received_sizes(lock, &report.received);
         if let (Some(slim), Some(files_path)) = (&report.slim, &slim_files_path) {
             lock = vari_publish::mirror::lock_with_slim_wheels(&lock, slim, files_path);
         }
@@ -229,32 +231,18 @@ fn slim_files_path(lock_output: &Path, destination: &Destination) -> Result<Stri
     Ok(text)
 }
 
-/// The lock, read within the lock size limit and checked.
-fn read_lock(path: &Path) -> Result<Lock, CliError> {
-    let text =
-        vari_install::sync::read_lock_text(path).map_err(|e| CliError::Other(e.to_string()))?;
-    vari_lock::read_lock(&text).map_err(|e| CliError::invalid(path, Some(e.path), e.message))
-}
-
 /// The absolute directory of the lock at `lock` (its `path` entries are relative to it).
 fn absolute_lock_dir(lock: &Path) -> Result<PathBuf, CliError> {
     let dir = vari_fs::safe_path::parent_dir(lock);
     std::path::absolute(&dir).map_err(|e| CliError::io(&dir, e))
 }
 
-/// A directory as a `file:` URL ending in `/`.
-fn lock_dir_url(dir: &Path) -> Result<url::Url, CliError> {
-    url::Url::from_directory_path(dir)
-        .map_err(|()| CliError::Other(format!("{}: not a usable directory", dir.display())))
-}
-
 /// The lock to mirror, what errors call it, and the machine classes to plan it for.
 struct MirrorInput {
-    lock: Lock,
+    /// The lock, with its absolute directory (its `path` entries are relative to it).
+    lock: LockFile,
     /// The lock file's path, or what the lock was resolved from.
     origin: String,
-    /// The lock's absolute directory (its `path` entries are relative to it).
-    lock_dir: PathBuf,
     /// Each target's name and what it is.
     targets: Vec<(String, Target)>,
     /// Files and bytes of every variant of the lock's releases, when the lock lists fewer (one
@@ -266,15 +254,16 @@ struct MirrorInput {
 /// `--python-platform`), else the lock's own targets, each with the profile (relative to the
 /// lock), Python version and platform it records.
 fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
-    let lock = read_lock(path)?;
-    let lock_dir = absolute_lock_dir(path)?;
+    let file = crate::lock_plan::open(path)?;
+    let lock = file.lock();
+    let lock_dir = file.dir();
     let classes = given_classes(args)?;
     let targets = match classes.is_empty() {
         false => lock_targets::targets(
             &classes,
             &args.python_versions,
             &args.python_platforms,
-            &lock_dir,
+            lock_dir,
             &lock_target,
         )?,
         true => {
@@ -303,9 +292,8 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
         )));
     }
     Ok(MirrorInput {
-        lock,
+        lock: file,
         origin: path.display().to_string(),
-        lock_dir,
         targets: targets
             .into_iter()
             .map(|t| (t.lock.name, t.files.target))
@@ -393,10 +381,11 @@ fn resolve_input(
         // A lock that cannot be written fails before anything is downloaded.
         vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
     }
+    let origin = "the lock resolved from the requirements";
     Ok(MirrorInput {
-        lock,
-        origin: "the lock resolved from the requirements".to_owned(),
-        lock_dir,
+        lock: LockFile::from_lock(lock, origin, &lock_dir)
+            .map_err(|e| CliError::Other(e.to_string()))?,
+        origin: origin.to_owned(),
         targets: targets
             .into_iter()
             .map(|t| (t.lock.name, t.files.target))

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use vari_lock::plan::{Plan, PlannedFile};
-use vari_lock::{Lock, LockError, MAX_LOCK_BYTES};
+use vari_lock::{LockError, LockFile, OpenError, MAX_LOCK_BYTES};
+use vari_select::locked::{Plan, PlannedFile};
 
 use super::LockedFile;
 
@@ -34,6 +34,9 @@ pub enum LoadError {
         /// The key path and what is wrong.
         error: LockError,
     },
+    /// Its directory cannot be resolved (the message names it).
+    #[error("{0}")]
+    Directory(String),
 }
 
 /// The text of the lock file at `path`: a regular file, at most [`MAX_LOCK_BYTES`], UTF-8.
@@ -46,23 +49,20 @@ pub fn read_lock_text(path: &Path) -> Result<String, LoadError> {
     String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8(path.to_owned()))
 }
 
-/// Reads and checks the lock at `path` ([`read_lock_text`]).
-pub fn load_lock(path: &Path) -> Result<Lock, LoadError> {
-    let text = read_lock_text(path)?;
-    vari_lock::read_lock(&text).map_err(|error| LoadError::Invalid {
-        path: path.to_owned(),
-        error,
+/// Opens and checks the lock at `given` (a file, or a directory holding `pylock.toml`), read
+/// by [`read_lock_text`]: the one way every command opens an existing lock.
+pub fn open_lock(given: &Path) -> Result<LockFile, LoadError> {
+    LockFile::open(given, read_lock_text).map_err(|e| match e {
+        OpenError::Read(e) => e,
+        OpenError::Invalid { path, error } => LoadError::Invalid { path, error },
+        directory @ OpenError::Directory { .. } => LoadError::Directory(directory.to_string()),
     })
 }
 
 /// The chosen file of each planned entry, in the plan's order; `path` entries resolved under
 /// `lock_dir` (the reader keeps them relative and free of `..`). An entry without a SHA-256 or
 /// a name cannot be checked and is refused: the key path says which.
-pub fn planned_files(
-    lock: &Lock,
-    plan: &Plan,
-    lock_dir: &Path,
-) -> Result<Vec<LockedFile>, LockError> {
+pub fn planned_files(plan: &Plan, lock_dir: &Path) -> Result<Vec<LockedFile>, LockError> {
     plan.install
         .iter()
         .map(|planned| {
@@ -72,9 +72,7 @@ pub fn planned_files(
                 }
                 PlannedFile::Sdist => format!("packages[{}].sdist", planned.package),
             };
-            let artifact = planned
-                .artifact(lock)
-                .ok_or_else(|| LockError::new(&key, "is missing"))?;
+            let artifact = &planned.artifact;
             let sha256 = artifact
                 .sha256()
                 .ok_or_else(|| LockError::new(format!("{key}.hashes"), "has no sha256 to check"))?;
@@ -101,15 +99,7 @@ pub fn planned_files(
                 // they see the empty label), so every wheel's are evaluated.
                 markers: matches!(planned.file, PlannedFile::Wheel { .. })
                     .then(|| planned.context.clone()),
-                locked_variant: planned.label.as_ref().and_then(|label| {
-                    lock.packages
-                        .get(planned.package)?
-                        .variants_json
-                        .as_ref()?
-                        .variants
-                        .get(label)
-                        .cloned()
-                }),
+                locked_variant: planned.properties.clone(),
             })
         })
         .collect()

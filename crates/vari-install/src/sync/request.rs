@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::installer::{Installer, Program};
+use vari_python::TargetPython;
+
+use crate::installer::{Installer, InstallerChoice, InstallerError, Program};
 
 /// Where and how to install.
 #[derive(Debug, Clone)]
@@ -30,7 +32,54 @@ pub struct SyncRequest {
 /// `<venv>/.lock`: uv takes that one while it installs, and would wait for vari forever.
 pub const ENVIRONMENT_LOCK: &str = ".vari-lock";
 
+/// Why a sync has no environment to install into.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// The target is described (a Python version and platform) without an interpreter.
+    #[error(
+        "no Python environment to install into: the target is described without an interpreter"
+    )]
+    NoInterpreter,
+    /// The installer cannot be found or used.
+    #[error(transparent)]
+    Installer(#[from] InstallerError),
+}
+
 impl SyncRequest {
+    /// The request for the target's environment: its interpreter, its site-packages and
+    /// prefix, and the installer (`choice`, else uv on `PATH`, else its pip; a dry run does
+    /// not ask whether pip is importable there, since nothing runs).
+    pub fn for_target(
+        python: &TargetPython,
+        choice: Option<&InstallerChoice>,
+        exact: bool,
+        offline: bool,
+        dry_run: bool,
+    ) -> Result<Self, RequestError> {
+        let interpreter = python
+            .interpreter
+            .as_ref()
+            .map(|i| i.executable.clone())
+            .ok_or(RequestError::NoInterpreter)?;
+        let installer = Installer::find(
+            choice,
+            std::env::var_os("PATH").as_deref(),
+            &interpreter,
+            match dry_run {
+                true => &[],
+                false => &python.site_packages,
+            },
+        )?;
+        Ok(Self {
+            installer,
+            python: interpreter,
+            site_packages: python.site_packages.clone(),
+            prefix: python.prefix().map(Path::to_path_buf),
+            exact,
+            offline,
+        })
+    }
+
     /// The environment's lock file ([`lock_path`]).
     pub fn lock_path(&self) -> Option<PathBuf> {
         lock_path(self.prefix.as_deref(), &self.site_packages)

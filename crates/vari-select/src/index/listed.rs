@@ -1,18 +1,20 @@
 //! Choosing among files that are already listed, one version's, with the variant metadata
 //! that describes them: a lock file's entry (`pylock.toml`), where the version is fixed and
 //! every file is known. The same judging as one version of an index (screen, build the
-//! release, [`choose`](crate::choose), report), so a lock's install explains itself exactly
-//! as `select` does.
+//! release, [`choose`](crate::choose), report), over any [`ListedFile`], so a lock's install
+//! explains itself exactly as `select` does.
 
 use std::collections::BTreeSet;
 
 use pep440_rs::Version;
-use vari_client::{IndexFile, ProjectName};
+use vari_client::ProjectName;
 use vari_core::markers::VariantMarkerContext;
 use vari_core::metadata::VariantMetadata;
 use vari_core::ordering::SelectionOptions;
+use vari_core::VariantLabel;
 
-use super::report::{Chosen, VersionReport};
+use super::listed_file::ListedFile;
+use super::report::{ChosenBecause, VersionReport};
 use super::screen::screen;
 use super::version::{chosen, release_of, report};
 use crate::choice::choose;
@@ -21,29 +23,39 @@ use crate::target::Target;
 
 /// What [`judge_listed`] found.
 #[derive(Debug, Clone)]
-pub struct Listed {
+pub struct Listed<'f, F> {
     /// Every file with its fate, every variant with its verdict, and what the variants need
     /// when none with properties fits: what `select` reports for one version.
     pub report: VersionReport,
-    /// The chosen wheel and why (`dependencies` is `None`: nothing is read); `None` when no
-    /// wheel fits.
-    pub chosen: Option<Chosen>,
+    /// The chosen wheel and why; `None` when no wheel fits.
+    pub chosen: Option<ListedChoice<'f, F>>,
     /// What the chosen wheel's variant markers see (a non-variant wheel's when none fits).
     pub context: VariantMarkerContext,
+}
+
+/// The wheel [`judge_listed`] chose.
+#[derive(Debug, Clone)]
+pub struct ListedChoice<'f, F> {
+    /// The file, one of those given.
+    pub file: &'f F,
+    /// Its variant label; `None` for a non-variant wheel.
+    pub label: Option<VariantLabel>,
+    /// Why this file.
+    pub because: ChosenBecause,
 }
 
 /// Judges the `files` of `version` of `name` for `target`: `metadata` describes their labels
 /// (a label it does not describe is unusable, as PEP 825 has it; `None` makes every labelled
 /// wheel so). Files are taken as pinned (a yanked mark does not set them aside);
 /// `requires-python` and tags are checked as for an index.
-pub fn judge_listed(
+pub fn judge_listed<'f, F: ListedFile>(
     name: &ProjectName,
     version: &Version,
-    files: &[IndexFile],
+    files: &'f [F],
     metadata: Option<VariantMetadata>,
     target: &Target,
     options: &SelectionOptions,
-) -> Listed {
+) -> Listed<'f, F> {
     let python = target.python.version;
     let python = Version::new([
         u64::from(python.major),
@@ -70,12 +82,10 @@ pub fn judge_listed(
     );
     let (chosen, context) = match picked {
         Some((file, because, context)) => (
-            Some(Chosen {
-                version: version.clone(),
+            Some(ListedChoice {
                 label: file.wheel().and_then(|w| w.label.clone()),
                 file,
                 because,
-                dependencies: None,
             }),
             context,
         ),

@@ -11,6 +11,7 @@
 mod dependencies;
 mod family;
 mod listed;
+mod listed_file;
 mod need_text;
 mod needs;
 mod present;
@@ -27,7 +28,8 @@ pub use family::{
     build_request, choose_across_group, choose_families, choose_in_family, family_offers,
     named_source, source_client, FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
 };
-pub use listed::{judge_listed, Listed};
+pub use listed::{judge_listed, Listed, ListedChoice};
+pub use listed_file::ListedFile;
 pub use need_text::NeedText;
 pub use present::present;
 pub use presentation::{

@@ -8,6 +8,7 @@ use vari_client::{IndexFile, ProjectName};
 use vari_core::ordering::Rejection;
 use vari_core::{Namespace, VariantLabel};
 
+use super::listed_file::ListedFile;
 use crate::choice::VariantRejection;
 use crate::release::UnusableReason;
 
@@ -223,10 +224,10 @@ pub struct NamespaceNeed {
 }
 
 /// `file` in the report, with its URL, its label (for a variant wheel) and its fate.
-pub(crate) fn candidate(file: &IndexFile, fate: CandidateFate) -> CandidateFile {
+pub(crate) fn candidate(file: &impl ListedFile, fate: CandidateFate) -> CandidateFile {
     CandidateFile {
-        filename: file.filename.clone(),
-        url: file.url.clone(),
+        filename: file.filename().to_owned(),
+        url: file.url().clone(),
         label: file.wheel().and_then(|w| w.label.clone()),
         fate,
     }

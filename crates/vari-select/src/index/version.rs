@@ -12,6 +12,7 @@ use vari_core::metadata::VariantMetadata;
 use vari_core::ordering::SelectionOptions;
 use vari_core::VariantLabel;
 
+use super::listed_file::ListedFile;
 use super::needs::needs;
 use super::report::{
     candidate, CandidateFate, CandidateFile, ChosenBecause, LabelVerdict, VersionReport,
@@ -97,7 +98,8 @@ impl Judge<'_> {
             read.then_some(&missing),
         );
         let choice = choose(&release, self.target, self.options);
-        let chosen = chosen(&choice, &release, &eligible, self.options, self.target);
+        let chosen = chosen(&choice, &release, &eligible, self.options, self.target)
+            .map(|(file, because, context)| (file.clone(), because, context));
         let report = report(
             version,
             &choice,
@@ -179,8 +181,8 @@ pub(crate) fn read_variants(
 
 /// Moves the labelled wheels of `eligible` to `set_aside`: the version's variant metadata is
 /// unusable (`why`).
-pub(crate) fn set_aside_labelled(
-    eligible: &mut Vec<&IndexFile>,
+pub(crate) fn set_aside_labelled<F: ListedFile>(
+    eligible: &mut Vec<&F>,
     set_aside: &mut Vec<CandidateFile>,
     why: &str,
 ) {
@@ -201,9 +203,9 @@ pub(crate) fn set_aside_labelled(
 /// The release of one version: its eligible wheels, with labels the metadata does not describe
 /// marked unusable (when the metadata was read: `missing` is `Some`), and the metadata's labels
 /// kept only where a wheel carries them.
-pub(crate) fn release_of(
+pub(crate) fn release_of<F: ListedFile>(
     name: &vari_client::ProjectName,
-    eligible: &[&IndexFile],
+    eligible: &[&F],
     mut metadata: VariantMetadata,
     missing: Option<&BTreeSet<VariantLabel>>,
 ) -> Release {
@@ -212,7 +214,7 @@ pub(crate) fn release_of(
         .filter_map(|file| {
             Some(ReleaseFile {
                 filename: file.wheel()?.clone(),
-                location: file.url.to_string(),
+                location: file.url().to_string(),
             })
         })
         .collect();
@@ -240,22 +242,22 @@ pub(crate) fn release_of(
 /// The index file behind each release file, by its URL (a release file's `location`). Not by
 /// name: a release file's name is the canonical rendering of the parsed filename, and upstream
 /// names need not be canonical (`PyYAML-6.0-….whl`, `Demo-1.0-….whl`).
-fn by_location<'p>(eligible: &[&'p IndexFile]) -> HashMap<String, &'p IndexFile> {
-    eligible.iter().map(|f| (f.url.to_string(), *f)).collect()
+fn by_location<'p, F: ListedFile>(eligible: &[&'p F]) -> HashMap<String, &'p F> {
+    eligible.iter().map(|f| (f.url().to_string(), *f)).collect()
 }
 
 /// The chosen file of `choice`, why, and the variant-marker values its dependencies see.
-pub(crate) fn chosen(
+pub(crate) fn chosen<'p, F: ListedFile>(
     choice: &Choice,
     release: &Release,
-    eligible: &[&IndexFile],
+    eligible: &[&'p F],
     options: &SelectionOptions,
     target: &Target,
-) -> Option<ChosenFile> {
+) -> Option<(&'p F, ChosenBecause, VariantMarkerContext)> {
     let file = choice.chosen()?;
-    let index_file = (*by_location(eligible).get(&file.location)?).clone();
+    let listed = *by_location(eligible).get(&file.location)?;
     let (because, context) = because_of(choice, release, file, options, target);
-    Some((index_file, because, context))
+    Some((listed, because, context))
 }
 
 /// Why `file` (a file of `choice`, chosen or taking the chosen one's place for other tags) is
@@ -305,10 +307,10 @@ pub(crate) fn because_of(
 }
 
 /// The report of one judged version.
-pub(crate) fn report(
+pub(crate) fn report<F: ListedFile>(
     version: &Version,
     choice: &Choice,
-    eligible: &[&IndexFile],
+    eligible: &[&F],
     set_aside: Vec<CandidateFile>,
     metadata_from: Option<Vec<Url>>,
     target: &Target,

@@ -1,10 +1,10 @@
 use std::collections::BTreeMap;
 
 use vari_core::metadata::{read_json, SourceKind};
-use vari_select::{Target, TargetSettings};
+use vari_lock::{Artifact, DependencyRef, Lock, Package, PackageInfo, LOCK_VERSION};
 
 use super::*;
-use crate::model::{Artifact, DependencyRef, Package, PackageInfo, LOCK_VERSION};
+use crate::{Target, TargetSettings};
 
 const SHA: &str = "1111111111111111111111111111111111111111111111111111111111111111";
 
@@ -204,7 +204,7 @@ fn each_class_gets_its_variant_and_only_cuda_machines_the_runtime() {
         }
     ));
     assert_eq!(
-        demo.artifact(&lock).unwrap().file_name().unwrap(),
+        demo.artifact.file_name().unwrap(),
         "vari_demo-1.0.0-py3-none-any-cu128.whl"
     );
 
@@ -243,7 +243,7 @@ fn each_class_gets_its_variant_and_only_cuda_machines_the_runtime() {
         }
     ));
     assert!(
-        !cpu.install[1].report.needs.is_empty(),
+        !cpu.install[1].report.as_ref().unwrap().needs.is_empty(),
         "what cu* would need"
     );
 }
@@ -358,8 +358,8 @@ fn the_sdist_only_when_no_wheel_fits_and_paths_resolve_under_the_lock() {
     );
     assert_eq!(plan.install[1].file, PlannedFile::Sdist);
     assert_eq!(
-        plan.install[1].report.files[0].fate,
-        vari_select::CandidateFate::WrongTags
+        plan.install[1].report.as_ref().unwrap().files[0].fate,
+        crate::CandidateFate::WrongTags
     );
 }
 
@@ -432,7 +432,7 @@ fn a_variant_dependency_must_name_an_entry() {
 fn an_export_narrows_the_lock_to_what_the_plan_installs() {
     let lock = fleet_lock();
     let a100 = plan_for(&lock, "a100", &[], None);
-    let narrowed = crate::export::narrow(&lock, &a100);
+    let narrowed = vari_lock::export::narrow(&lock, &a100.kept());
     let names: Vec<&str> = narrowed.packages.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(
         names,
@@ -467,8 +467,8 @@ fn an_export_narrows_the_lock_to_what_the_plan_installs() {
     let again = plan_for(&narrowed, "a100", &[], None);
     assert_eq!(installed(&again), installed(&a100));
     // The narrowed lock writes and reads back.
-    let text = crate::write_lock(&narrowed).unwrap();
-    assert_eq!(crate::read_lock(&text).unwrap(), narrowed);
+    let text = vari_lock::write_lock(&narrowed).unwrap();
+    assert_eq!(vari_lock::read_lock(&text).unwrap(), narrowed);
 }
 
 /// `--only-group dev`: what `dev` needs on its own (its `group-marker`), the project's own
@@ -517,9 +517,9 @@ fn only_groups_install_what_the_groups_need_on_their_own() {
     let error = plan(&lock, &request).unwrap_err();
     assert!(matches!(error, PlanError::NoGroupMarkers { .. }), "{error}");
     assert!(error.to_string().contains("vari lock"), "{error}");
-    lock.vari = Some(crate::LockInfo {
+    lock.vari = Some(vari_lock::LockInfo {
         group_markers: true,
-        ..crate::LockInfo::default()
+        ..vari_lock::LockInfo::default()
     });
     let only = plan(&lock, &request).unwrap();
     assert_eq!(

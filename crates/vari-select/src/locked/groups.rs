@@ -5,9 +5,10 @@
 //! project's own requirements left out, and the defaults). Every name must be a group the
 //! lock offers; `--only-group` with `--group` or `--all-groups` is refused, as uv refuses it.
 
+use vari_lock::Lock;
+
 use super::closure::check_offered;
 use super::PlanError;
-use crate::model::Lock;
 
 /// The group options as given.
 #[derive(Debug, Clone, Copy, Default)]
@@ -83,7 +84,7 @@ mod tests {
 
     fn lock() -> Lock {
         Lock {
-            lock_version: crate::LOCK_VERSION.to_owned(),
+            lock_version: vari_lock::LOCK_VERSION.to_owned(),
             environments: Vec::new(),
             requires_python: None,
             extras: Vec::new(),

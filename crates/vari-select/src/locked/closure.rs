@@ -9,9 +9,10 @@ use pep508_rs::VersionOrUrl;
 use vari_core::markers::{requirement_applies, split_requirement, LockSets, Marker};
 use vari_core::metadata::parse_requirement;
 
+use vari_lock::{Lock, Package};
+
 use super::choose::choose_file;
 use super::{NeededBy, Plan, PlanError, PlanRequest, Planned, SkipReason, Skipped};
-use crate::model::{Lock, Package};
 
 /// Plans the install of `lock` for the request's target (see the [module docs](super)).
 pub fn plan(lock: &Lock, request: &PlanRequest<'_>) -> Result<Plan, PlanError> {
@@ -146,6 +147,11 @@ pub fn plan(lock: &Lock, request: &PlanRequest<'_>) -> Result<Plan, PlanError> {
                 name: package.name.clone(),
                 version: package.version.clone(),
                 file: choice.file,
+                artifact: choice.artifact,
+                properties: choice
+                    .label
+                    .as_ref()
+                    .and_then(|label| package.variants_json.as_ref()?.variants.get(label).cloned()),
                 label: choice.label,
                 context: choice.context,
                 report: choice.report,

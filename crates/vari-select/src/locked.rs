@@ -1,6 +1,7 @@
 //! The install plan of a lock for one machine: which entries to install, with which file,
 //! and why. Pure: no I/O, so `sync`, `export`, `install -r pylock.toml` and `mirror` ask the
-//! same question and get the same answer.
+//! same question and get the same answer. The lock is `vari-lock`'s model (the format crate
+//! only reads and writes); judging its files is selection's, so it lives here.
 //!
 //! 1. The lock must be for the target: `requires-python` holds for its Python and, when
 //!    `environments` is given, one of its markers is true.
@@ -10,7 +11,8 @@
 //!    `[packages.tool.vari] group-marker` is: what the groups need on their own, the
 //!    project's own requirements left out.
 //! 3. Each entry to install gets its file by vari's rules, through
-//!    [`vari_select::judge_listed`] (the same judging as `vari select`): the best variant among
+//!    [`judge_listed`](crate::judge_listed) (the same judging as `vari select`, each listed
+//!    wheel a [`ListedFile`](crate::ListedFile)): the best variant among
 //!    the listed wheels for the target's hardware, then the null variant, then the plain wheel,
 //!    each only with tags the target interpreter accepts; the sdist only when no wheel fits.
 //!    No file at all: [`PlanError::NothingFits`] with the report `select` explains from.
@@ -20,18 +22,23 @@
 //!    CUDA runtime.
 
 mod choose;
+mod chosen;
 mod closure;
 mod groups;
 
 use pep440_rs::Version;
 use url::Url;
 use vari_core::markers::{MarkerError, VariantMarkerContext};
+use vari_core::metadata::VariantProperties;
 use vari_core::ordering::SelectionOptions;
 use vari_core::VariantLabel;
-use vari_select::{ChosenBecause, Target, VersionReport};
+use vari_lock::export::Kept;
+use vari_lock::Artifact;
 
-use crate::model::{Artifact, Lock};
+use crate::index::{ChosenBecause, VersionReport};
+use crate::target::Target;
 
+pub use chosen::{plan_chosen, LockChoice};
 pub use closure::plan;
 pub use groups::{chosen_groups, ChosenGroups, GroupChoice};
 
@@ -90,35 +97,52 @@ pub enum NeededBy {
     },
 }
 
-/// One entry to install.
+/// One entry to install, with its chosen file: everything later steps (fetching, checking,
+/// reporting, narrowing) need of the entry, in one value.
 #[derive(Debug, Clone)]
 pub struct Planned {
-    /// Its index in [`Lock::packages`].
+    /// Its index in [`Lock::packages`](vari_lock::Lock::packages).
     pub package: usize,
     /// Its name.
     pub name: String,
     /// Its version, when the lock fixes one.
     pub version: Option<Version>,
-    /// The file to install.
+    /// Which file to install, and why.
     pub file: PlannedFile,
+    /// That file as the lock lists it (name, `url` or `path`, size, hashes).
+    pub artifact: Artifact,
     /// The chosen wheel's variant label (`None`: a non-variant wheel or the sdist).
     pub label: Option<VariantLabel>,
+    /// The properties the lock's `variants-json` gives that label.
+    pub properties: Option<VariantProperties>,
     /// What the chosen wheel's variant markers see (its label and supported properties).
     pub context: VariantMarkerContext,
-    /// Every listed file's fate and every variant's verdict, as `select` reports a version.
-    pub report: VersionReport,
+    /// Every listed wheel's fate and every variant's verdict, as `select` reports a version;
+    /// `None` for an entry that lists no wheel to judge.
+    pub report: Option<VersionReport>,
     /// Why the entry is installed at all.
     pub needed_by: NeededBy,
 }
 
 impl Planned {
-    /// The artifact to install.
-    pub fn artifact<'l>(&self, lock: &'l Lock) -> Option<&'l Artifact> {
-        let package = lock.packages.get(self.package)?;
-        match &self.file {
-            PlannedFile::Wheel { index, .. } => package.wheels.get(*index),
-            PlannedFile::Sdist => package.sdist.as_ref(),
+    /// What it keeps of the lock, for [`vari_lock::export::narrow`]: its entry, its chosen
+    /// file and label.
+    pub fn kept(&self) -> Kept<'_> {
+        Kept {
+            package: self.package,
+            wheel: match &self.file {
+                PlannedFile::Wheel { index, .. } => Some(*index),
+                PlannedFile::Sdist => None,
+            },
+            label: self.label.as_ref(),
         }
+    }
+}
+
+impl Plan {
+    /// What the plan keeps of the lock, for [`vari_lock::export::narrow`] ([`Planned::kept`]).
+    pub fn kept(&self) -> Vec<Kept<'_>> {
+        self.install.iter().map(Planned::kept).collect()
     }
 }
 
@@ -137,7 +161,7 @@ pub enum SkipReason {
 /// One entry left out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
-    /// Its index in [`Lock::packages`].
+    /// Its index in [`Lock::packages`](vari_lock::Lock::packages).
     pub package: usize,
     /// Its name.
     pub name: String,
