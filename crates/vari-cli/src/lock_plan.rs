@@ -46,21 +46,19 @@ pub(crate) fn plan_failure(
         PlanFailure::Plan { path, error } => {
             CliError::Other(format!("{}: {}", path.display(), plan_text(&error, target)))
         }
-        PlanFailure::File { path, error } => CliError::Invalid {
-            path,
-            key: Some(error.path),
-            message: error.message,
-        },
+        PlanFailure::File { path, error } => {
+            CliError::invalid(path, Some(error.path), error.message)
+        }
     }
 }
 
 fn load_error(error: LoadError) -> CliError {
     match error {
-        LoadError::Invalid { path, error } => CliError::Invalid {
+        LoadError::Invalid { path, error } => CliError::invalid(
             path,
-            key: (!error.path.is_empty()).then_some(error.path),
-            message: error.message,
-        },
+            (!error.path.is_empty()).then_some(error.path),
+            error.message,
+        ),
         LoadError::NotUtf8(path) => CliError::invalid(path, None, "is not UTF-8"),
         LoadError::Input(e) => CliError::Other(e.to_string()),
         other @ (LoadError::TooLarge { .. } | LoadError::Directory(_)) => {
