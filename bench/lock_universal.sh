@@ -28,6 +28,8 @@
 #                                   $VARI_TEST_VENV: scripts/test-env; PyPI on the first run)
 #   RUNS=9 bench/lock_universal.sh
 #   VARI=target/release/vari bench/lock_universal.sh   (an already built binary)
+#   VARI_BASE=old/vari bench/lock_universal.sh   (also times an older build on the same
+#                                                 targets, in the same interleaved runs)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -105,12 +107,12 @@ unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL UV_INDEX_URL UV_EXTRA_INDEX_URL UV_INDEX
   UV_DEFAULT_INDEX VIRTUAL_ENV VARI_PROFILE VARI_LOCK_PER_TARGET 2>/dev/null || true
 
 # shellcheck disable=SC2086
-python3 - "$tools" "$vari" "$index" "$data" "${RUNS:-5}" vari-demo $PACKAGES <<'PY'
+python3 - "$tools" "$vari" "$index" "$data" "${RUNS:-5}" "${base:-}" vari-demo $PACKAGES <<'PY'
 import os, resource, statistics, subprocess, sys, time
 
-tools, vari, index, data, runs = sys.argv[1:6]
+tools, vari, index, data, runs, base = sys.argv[1:7]
 runs = int(runs)
-requirements = sys.argv[6:]
+requirements = sys.argv[7:]
 uv = os.path.join(tools, "bin", "uv")
 req_in = os.path.join(data, "requirements.in")
 with open(req_in, "w") as f:
@@ -133,6 +135,11 @@ commands = [
      [vari, "lock", "--index-url", index, *targets, *pythons, "-r", req_in, "-o",
       lock + ".per-target"]),
 ]
+BASE = "  VARI_BASE (older build)"
+if base:
+    commands.append((BASE, lock + ".base",
+                     [base, "lock", "--index-url", index, *targets, *pythons, "-r", req_in, "-o",
+                      lock + ".base"]))
 per_target = dict(os.environ, VARI_LOCK_PER_TARGET="1")
 
 def once(output, args):
@@ -180,7 +187,7 @@ for name, _, _ in commands:
     w, c = statistics.median(times[name]), statistics.median(cpus[name])
     print(f"  {name:<27} {w:7.3f} s wall  {c:7.3f} s CPU   "
           f"(runs: {', '.join(f'{t:.2f}' for t in times[name])})")
-for name in (VARI, PER_TARGET):
+for name in (VARI, PER_TARGET) + ((BASE,) if base else ()):
     ratio = statistics.median(times[name]) / statistics.median(times[REFERENCE])
     cpu_ratio = statistics.median(cpus[name]) / statistics.median(cpus[REFERENCE])
     print(f"  {name.strip()} / uv pip compile --universal = {ratio:.2f}x wall, "
