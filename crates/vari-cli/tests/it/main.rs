@@ -3,6 +3,7 @@
 mod common;
 
 mod cache;
+mod classes;
 mod config;
 mod counting_index;
 mod detect;
