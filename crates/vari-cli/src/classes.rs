@@ -1,46 +1,28 @@
-//! Machine classes as `vari proxy --target` and `vari detect --class` name them: `NAME=PROFILE`
-//! on the command line (repeatable), else `[proxy.targets]` in vari.toml; the command line's list
-//! replaces the configured one. Each name is checked against the class-name grammar
-//! ([`vari_proxy::ClassName`]) before anything uses it; a name given twice is refused. Each
-//! PROFILE is read as everywhere else: a directory is a snapshot (as `--sysroot`), a file a
-//! profile or facts file (as `--profile`), resolved by the same target code
-//! ([`crate::settings::class_target`]).
-
-use std::path::PathBuf;
+//! Machine classes as the command line and vari.toml name them, the same for every command
+//! that takes them (`vari lock --target`, `vari mirror --target`, `vari proxy --target`,
+//! `vari detect --class`): `[NAME=]PROFILE` (repeatable; the grammar is
+//! [`vari_core::class::ClassArg`]'s: the name defaults to the profile's file stem, and is checked
+//! by the class-name rule, [`vari_core::class::ClassName`]), else, for the proxy and
+//! `detect --class`, `[proxy.targets]` in vari.toml; the command line's list replaces the
+//! configured one. A name given twice is refused. Each PROFILE is a profile or facts file, or a
+//! snapshot directory ([`vari_select::ClassSource::of`]), read by
+//! [`vari_select::MachineClass::resolve`] for every command alike.
 
 use vari_config::Config;
-use vari_proxy::ClassName;
+use vari_core::class::{ClassArg, ClassName};
+use vari_select::{ClassSource, MachineClass};
 
 use crate::error::CliError;
 
-/// One class, validated: its name and its profile.
-#[derive(Debug, Clone)]
-pub(crate) struct Class {
-    pub(crate) name: ClassName,
-    pub(crate) profile: PathBuf,
-}
-
-/// The classes `given` on the command line (`flag`: its name, for errors), else the configured
-/// ones; an empty list when neither names any.
+/// The classes `given` on the command line (`flag`: its name, for errors), else the ones
+/// `[proxy.targets]` configures; an empty list when neither names any.
 pub(crate) fn classes(
     given: &[String],
     flag: &str,
     config: &Config,
-) -> Result<Vec<Class>, CliError> {
+) -> Result<Vec<MachineClass>, CliError> {
     if !given.is_empty() {
-        let mut classes: Vec<Class> = Vec::with_capacity(given.len());
-        for text in given {
-            let class = from_flag(text, flag)?;
-            if classes.iter().any(|c| c.name == class.name) {
-                return Err(CliError::Other(format!(
-                    "{flag} {}: machine class {} is given twice (each class needs its own name)",
-                    quoted(text),
-                    class.name
-                )));
-            }
-            classes.push(class);
-        }
-        return Ok(classes);
+        return given_classes(given, flag);
     }
     let Some(configured) = &config.settings.proxy_targets else {
         return Ok(Vec::new());
@@ -56,34 +38,29 @@ pub(crate) fn classes(
                     e.to_string(),
                 )
             })?;
-            Ok(Class {
-                name,
-                profile: profile.clone(),
-            })
+            Ok(MachineClass::named(name, Some(ClassSource::of(profile))))
         })
         .collect()
 }
 
-/// `NAME=PROFILE` from the command line.
-fn from_flag(text: &str, flag: &str) -> Result<Class, CliError> {
-    let Some((name, profile)) = text.split_once('=') else {
-        return Err(CliError::Other(format!(
-            "{flag} {}: expected NAME=PROFILE (a profile or facts file, or a snapshot directory)",
-            quoted(text)
-        )));
-    };
-    let name = ClassName::new(name)
-        .map_err(|e| CliError::Other(format!("{flag} {}: {e}", quoted(text))))?;
-    if profile.is_empty() {
-        return Err(CliError::Other(format!(
-            "{flag} {}: the profile path is empty",
-            quoted(text)
-        )));
+/// The classes `given` on the command line (`flag`: its name, for errors): each
+/// `[NAME=]PROFILE` checked, no name twice.
+pub(crate) fn given_classes(given: &[String], flag: &str) -> Result<Vec<MachineClass>, CliError> {
+    let mut classes: Vec<MachineClass> = Vec::with_capacity(given.len());
+    for text in given {
+        let arg = ClassArg::parse(text)
+            .map_err(|e| CliError::Other(format!("{flag} {}: {e}", quoted(text))))?;
+        if classes.iter().any(|c| c.name == arg.name) {
+            let name = &arg.name;
+            return Err(CliError::Other(format!(
+                "{flag} {}: machine class {name} is given twice (another target is already \
+                 named `{name}`): each class needs its own name, NAME=PROFILE",
+                quoted(text),
+            )));
+        }
+        classes.push(MachineClass::from_arg(arg));
     }
-    Ok(Class {
-        name,
-        profile: PathBuf::from(profile),
-    })
+    Ok(classes)
 }
 
 /// A command-line value as quoted in an error: bounded, control characters escaped.
@@ -96,22 +73,32 @@ fn quoted(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn given(items: &[&str]) -> Result<Vec<Class>, CliError> {
+    fn given(items: &[&str]) -> Result<Vec<MachineClass>, CliError> {
         let items: Vec<String> = items.iter().map(|s| s.to_string()).collect();
         classes(&items, "--target", &Config::default())
     }
 
     #[test]
     fn names_are_checked_and_unique() {
-        let ok = given(&["cpu=cpu.toml", "gpu-a100=a.toml"]).unwrap();
+        let ok = given(&["cpu=cpu.toml", "gpu-a100=a.toml", "ci/v100.json"]).unwrap();
         assert_eq!(ok[1].name.as_str(), "gpu-a100");
-        assert_eq!(ok[1].profile, PathBuf::from("a.toml"));
+        assert_eq!(ok[1].source, Some(ClassSource::Facts("a.toml".into())));
+        // A bare profile is named after its file.
+        assert_eq!(ok[2].name.as_str(), "v100");
+        assert_eq!(
+            ok[2].source,
+            Some(ClassSource::Profile("ci/v100.json".into()))
+        );
         for (bad, fragment) in [
             (&["GPU=a.toml"][..], "is not valid"),
-            (&["gpu"][..], "expected NAME=PROFILE"),
+            (&["ci/GPU.toml"][..], "name it NAME=PROFILE"),
             (&["gpu="][..], "the profile path is empty"),
             (&["=a.toml"][..], "cannot be empty"),
             (&["a=x.toml", "a=y.toml"][..], "given twice"),
+            (
+                &["x.toml", "ci/x.json"][..],
+                "another target is already named `x`",
+            ),
         ] {
             let e = given(bad).unwrap_err().to_string();
             assert!(e.contains(fragment), "{bad:?}: {e}");

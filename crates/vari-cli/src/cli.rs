@@ -231,11 +231,12 @@ pub(crate) struct DetectArgs {
     pub no_cache: bool,
 
     /// Say which machine class this machine (or the --profile or --sysroot given) matches, of
-    /// NAME=PROFILE (repeatable) or, given without a value, of `[proxy.targets]` in vari.toml:
+    /// [NAME=]PROFILE (repeatable; a profile or facts file, or a snapshot directory, named
+    /// after its file without NAME) or, given without a value, of `[proxy.targets]` in vari.toml:
     /// of the classes whose platform and preferred value of each feature (the CUDA version, the
     /// GPU architecture, the x86-64 level its profile names first) this machine has, the one
     /// declaring the most properties. Prints the name; exits 1 when no class matches.
-    #[arg(long = "class", value_name = "NAME=PROFILE", num_args = 0..=1, default_missing_value = "")]
+    #[arg(long = "class", value_name = "[NAME=]PROFILE", num_args = 0..=1, default_missing_value = "")]
     pub classes: Vec<String>,
 
     /// With --class: print the class's URL on a `vari proxy` serving the classes at URL
@@ -453,8 +454,9 @@ pub(crate) struct MirrorArgs {
     pub lock_output: Option<PathBuf>,
 
     /// A machine class to mirror for: a profile (`vari-profile/1` JSON as `vari detect --json`
-    /// prints it, or a `.toml` of hardware facts), named NAME or after the file (repeatable)
-    /// [default with --lock: the lock's targets; requirements need at least one].
+    /// prints it), a `.toml` of hardware facts or a snapshot directory, named NAME or after the
+    /// file (repeatable; NAME: lowercase letters, digits, `-` and `_`, at most 40) [default
+    /// with --lock: the lock's targets; requirements need at least one].
     #[arg(long = "target", value_name = "[NAME=]PROFILE")]
     pub targets: Vec<String>,
 
@@ -535,8 +537,8 @@ pub(crate) struct ProxyArgs {
     /// directory), under `/t/NAME.FINGERPRINT/simple/` (for uv) and `/t/NAME/simple/` (for pip),
     /// from this one process (repeatable; replaces --profile and --sysroot) [default:
     /// `[proxy.targets]` in vari.toml, else one target]. NAME: lowercase letters, digits, `-`
-    /// and `_`, at most 40.
-    #[arg(long = "target", value_name = "NAME=PROFILE")]
+    /// and `_`, at most 40; without it, the profile's file name.
+    #[arg(long = "target", value_name = "[NAME=]PROFILE")]
     pub targets: Vec<String>,
 
     /// Print the URLs as JSON (`{"index_url", "alias_url", "fingerprint"}`, or with machine
@@ -781,12 +783,13 @@ pub(crate) struct LockArgs {
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 
-    /// A machine class the lock must serve: a profile (`vari-profile/1` JSON) or a `.toml`
-    /// file of hardware facts (repeatable), named in the lock after the file and recorded
+    /// A machine class the lock must serve: a profile (`vari-profile/1` JSON), a `.toml` file
+    /// of hardware facts or a snapshot directory (`vari snapshot`), named NAME or after the
+    /// file (repeatable; NAME: lowercase letters, digits, `-` and `_`, at most 40), recorded
     /// relative to the lock (one outside its directory: by its hash only). Without any, every
     /// variant of every locked release is listed (the lock records one target, `any`).
-    #[arg(long = "target", value_name = "PROFILE")]
-    pub targets: Vec<PathBuf>,
+    #[arg(long = "target", value_name = "[NAME=]PROFILE")]
+    pub targets: Vec<String>,
 
     /// A Python version the lock must serve (X.Y, repeatable) [default: the Python on PATH].
     #[arg(long = "python-version", value_name = "X.Y")]

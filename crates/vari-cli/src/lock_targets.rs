@@ -1,29 +1,21 @@
-//! The targets of a lock: machine classes as the command line gives them, crossed with Python
-//! versions and platforms, or the targets a lock records; each profile read for its hash and
-//! kept in vari's cache when the lock can only record that hash.
+//! The targets of a lock: machine classes as the command line gives them (`crate::classes`),
+//! crossed with Python versions and platforms, or the targets a lock records; each source read
+//! once, for its hardware and its hash, and kept in vari's cache when the lock can only record
+//! that hash.
 
 use std::path::{Path, PathBuf};
 
-use vari_fs::input::InputKind;
 use vari_install::{LockFilesTarget, LockingTarget};
 use vari_lock::{InputsHash, LockTarget};
-use vari_select::Target;
+use vari_select::{ClassSource, MachineClass, ResolvedClass};
 
 use crate::error::CliError;
 
-/// How a target is made from its profile (none: no hardware), Python version and platform
-/// (`crate::settings::lock_target`; passed in, so that reading inputs stays apart from the
-/// command line's settings).
+/// How a target is made from its hardware source (none: no hardware), Python version and
+/// platform (`crate::settings::lock_target`; passed in, so that reading inputs stays apart from
+/// the command line's settings).
 pub(crate) type ResolveTarget<'a> =
-    &'a dyn Fn(Option<&Path>, Option<&str>, Option<&str>) -> Result<Target, CliError>;
-
-/// A machine class as given on the command line: its name, and its profile (none: the
-/// hardware is not described and every variant is kept).
-#[derive(Debug, Clone)]
-pub(crate) struct Class {
-    pub(crate) name: String,
-    pub(crate) profile: Option<PathBuf>,
-}
+    &'a dyn Fn(Option<&ClassSource>, Option<&str>, Option<&str>) -> Result<ResolvedClass, CliError>;
 
 /// The targets of a lock: every class with every Python version and every platform (each list
 /// standing for one unspecified value when empty: the Python here, this platform). A target is
@@ -31,19 +23,19 @@ pub(crate) struct Class {
 /// there are several platforms. Profiles are recorded relative to the lock's directory
 /// `lock_dir` ([`recorded_profile`]).
 pub(crate) fn targets(
-    classes: &[Class],
+    classes: &[MachineClass],
     versions: &[String],
     platforms: &[String],
     lock_dir: &Path,
     resolve: ResolveTarget<'_>,
 ) -> Result<Vec<LockingTarget>, CliError> {
-    let any = [Class {
-        name: "any".to_owned(),
-        profile: None,
-    }];
-    let classes = match classes.is_empty() {
-        true => &any[..],
-        false => classes,
+    // No class: one target, `any`, whose hardware is not described.
+    let classes: Vec<(&str, Option<&ClassSource>)> = match classes.is_empty() {
+        true => vec![("any", None)],
+        false => classes
+            .iter()
+            .map(|c| (c.name.as_str(), c.source.as_ref()))
+            .collect(),
     };
     let versions: Vec<Option<&String>> = match versions.is_empty() {
         true => vec![None],
@@ -54,10 +46,10 @@ pub(crate) fn targets(
         false => platforms.iter().map(Some).collect(),
     };
     let mut resolved: Vec<LockingTarget> = Vec::new();
-    for class in classes {
+    for (class, source) in classes {
         for version in &versions {
             for platform in &platforms {
-                let mut name = class.name.clone();
+                let mut name = class.to_owned();
                 if versions.len() > 1 {
                     name.push_str(&format!("-py{}", version.map(String::as_str).unwrap_or("")));
                 }
@@ -69,7 +61,7 @@ pub(crate) fn targets(
                 }
                 resolved.push(target(
                     name,
-                    class.profile.as_deref(),
+                    source,
                     version.cloned(),
                     platform.cloned(),
                     lock_dir,
@@ -93,7 +85,7 @@ pub(crate) fn recorded_targets(
     let lock_dir = vari_fs::safe_path::parent_dir(lock_path);
     let mut resolved = Vec::new();
     for t in recorded {
-        let profile = match (&t.profile, &t.profile_hash) {
+        let profile: Option<PathBuf> = match (&t.profile, &t.profile_hash) {
             (Some(_), _) => Some(
                 // The lock's own rule first (no absolute path, `..` or drive), then the
                 // file-system join that also refuses links out of the directory.
@@ -131,9 +123,10 @@ pub(crate) fn recorded_targets(
             }
             (None, None) => None,
         };
+        let source = profile.as_deref().map(ClassSource::of);
         resolved.push(target(
             t.name.clone(),
-            profile.as_deref(),
+            source.as_ref(),
             t.python_version.clone(),
             t.python_platform.clone(),
             &lock_dir,
@@ -148,53 +141,56 @@ pub(crate) fn recorded_targets(
 fn kept_profile(hash: &str) -> Option<PathBuf> {
     let root = vari_fs::cache_dir()?;
     let path = vari_install::profile_store::find(&root, hash)?;
-    match profile_hash(&path) {
-        Ok(found) if found == hash => Some(path),
-        _ => None,
-    }
+    let bytes = vari_fs::input::read_input(&path, vari_fs::input::InputKind::Metadata).ok()?;
+    (profile_hash(&bytes) == hash).then_some(path)
 }
 
-/// Keeps a copy of the profile at `path` (recorded by its hash `hash` only) in vari's cache, so
-/// that this machine can lock again from the lock alone. Best effort: without it, locking
+/// Keeps a copy of what describes `source` (its `bytes` as read, recorded by their hash `hash`
+/// only) in vari's cache, so that this machine can lock again from the lock alone. A snapshot
+/// is kept as the `vari-profile/1` JSON detected from it. Best effort: without it, locking
 /// again is the error that names the target.
-fn keep_profile(path: &Path, hash: &str) {
+fn keep_profile(source: &ClassSource, hash: &str, bytes: &[u8]) {
     let Some(root) = vari_fs::cache_dir() else {
         return;
     };
     if kept_profile(hash).is_some() {
         return;
     }
-    let kept = vari_fs::input::read_input(path, InputKind::Config)
-        .map_err(|e| e.to_string())
-        .and_then(|bytes| {
-            vari_install::profile_store::keep(&root, hash, path, &bytes).map_err(|e| e.to_string())
-        });
-    if let Err(e) = kept {
+    // The copy's name keeps the original's extension, which tells a facts file from a profile.
+    let named_like = match source {
+        ClassSource::Snapshot(_) => Path::new("profile.json"),
+        ClassSource::Profile(path) | ClassSource::Facts(path) => path,
+    };
+    if let Err(e) = vari_install::profile_store::keep(&root, hash, named_like, bytes) {
         tracing::warn!(
             "could not keep a copy of {} in vari's cache: {e}",
-            path.display()
+            source.path().display()
         );
     }
 }
 
-/// One target: its name, its profile (none: no hardware), its Python version and platform.
+/// One target: its name, its hardware source (none: no hardware), its Python version and
+/// platform.
 fn target(
     name: String,
-    profile: Option<&Path>,
+    source: Option<&ClassSource>,
     python_version: Option<String>,
     python_platform: Option<String>,
     lock_dir: &Path,
     resolve: ResolveTarget<'_>,
 ) -> Result<LockingTarget, CliError> {
     let resolved = resolve(
-        profile,
+        source,
         python_version.as_deref(),
         python_platform.as_deref(),
     )?;
-    let profile_hash = profile.map(profile_hash).transpose()?;
-    let recorded = profile.and_then(|p| recorded_profile(p, lock_dir));
-    if let (Some(path), Some(hash), None) = (profile, &profile_hash, &recorded) {
-        keep_profile(path, hash);
+    let described = source.and(resolved.described_by.as_deref());
+    let profile_hash = described.map(profile_hash);
+    let recorded = source.and_then(|s| recorded_profile(s.path(), lock_dir));
+    if let (Some(source), Some(bytes), Some(hash), None) =
+        (source, described, &profile_hash, &recorded)
+    {
+        keep_profile(source, hash, bytes);
     }
     Ok(LockingTarget {
         lock: LockTarget {
@@ -206,8 +202,8 @@ fn target(
         },
         files: LockFilesTarget {
             name,
-            target: resolved,
-            has_hardware: profile.is_some(),
+            target: resolved.target,
+            has_hardware: source.is_some(),
         },
     })
 }
@@ -219,13 +215,12 @@ pub(crate) fn recorded_profile(profile: &Path, lock_dir: &Path) -> Option<String
     vari_fs::safe_path::relative_under(profile, lock_dir).filter(|relative| relative != ".")
 }
 
-/// The hash of a target profile's bytes, as a lock records it.
-pub(crate) fn profile_hash(path: &Path) -> Result<String, CliError> {
-    let bytes = vari_fs::input::read_input(path, InputKind::Config)
-        .map_err(|e| CliError::Other(e.to_string()))?;
+/// The hash of what describes a target's hardware (a profile's bytes, or the JSON detected
+/// from a snapshot), as a lock records it.
+fn profile_hash(bytes: &[u8]) -> String {
     let mut hash = InputsHash::new();
-    hash.add("profile", &bytes);
-    Ok(hash.finish())
+    hash.add("profile", bytes);
+    hash.finish()
 }
 
 #[cfg(test)]

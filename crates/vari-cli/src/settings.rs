@@ -21,7 +21,8 @@ use vari_client::{CacheMode, ClientSettings, IndexClient};
 use vari_config::Config;
 use vari_core::ordering::SelectionOptions;
 use vari_select::{
-    IndexOptions, Outcome, Request, SelectError, Target, TargetError, TargetSettings,
+    ClassSource, IndexOptions, MachineClass, Outcome, Request, ResolvedClass, SelectError, Target,
+    TargetError, TargetSettings,
 };
 
 use crate::cli::{FamilyFileArgs, IndexArgs, SelectionArgs, TargetArgs};
@@ -280,6 +281,12 @@ pub(crate) fn configured_target_settings(
 /// warnings are printed.
 pub(crate) fn resolve_target(settings: &TargetSettings) -> Result<Target, CliError> {
     let target = Target::resolve(settings).map_err(target_error)?;
+    report_target(&target);
+    Ok(target)
+}
+
+/// Says which Python a target has and why (`-v`), and prints its hardware's warnings.
+fn report_target(target: &Target) {
     tracing::debug!(
         "target Python: {} ({})",
         target.python.version.full(),
@@ -289,42 +296,37 @@ pub(crate) fn resolve_target(settings: &TargetSettings) -> Result<Target, CliErr
     for warning in &target.hardware.warnings {
         warn(&warning.to_string());
     }
-    Ok(target)
 }
 
-/// The target of a lock (`vari lock`, `vari mirror`): `profile` (none: no hardware, not the
-/// configured profile, so that such a target keeps every variant whatever this machine is
-/// configured with), with its Python version and platform.
+/// A target of a lock (`vari lock`, `vari mirror`): the hardware of `source` (none: not
+/// described, and not the configured profile either, so that such a target keeps every variant
+/// whatever this machine is configured with), with its Python version and platform; read once
+/// for its hardware and for the bytes the lock hashes.
 pub(crate) fn lock_target(
-    profile: Option<&std::path::Path>,
+    source: Option<&ClassSource>,
     python_version: Option<&str>,
     python_platform: Option<&str>,
-) -> Result<Target, CliError> {
+) -> Result<ResolvedClass, CliError> {
     let args = TargetArgs {
-        profile: profile.map(std::path::Path::to_path_buf),
+        profile: None,
         sysroot: None,
         python: None,
         python_version: python_version.map(str::to_owned),
         python_platform: python_platform.map(str::to_owned),
     };
-    resolve_target(&configured_target_settings(&args, None)?)
+    let base = configured_target_settings(&args, None)?;
+    let resolved = vari_select::resolve_source(source, None, None, &base).map_err(target_error)?;
+    report_target(&resolved.target);
+    Ok(resolved)
 }
 
-/// The target of a machine class whose profile is `profile`: the command line's Python options
-/// (`args`) with that profile instead of any other — a directory read as a snapshot (as
-/// `--sysroot`), a file as a profile or facts file (as `--profile`).
-pub(crate) fn class_target(
-    profile: &std::path::Path,
-    args: &TargetArgs,
-) -> Result<Target, CliError> {
-    let mut settings = configured_target_settings(args, None)?;
-    let (profile, sysroot) = match profile.is_dir() {
-        true => (None, Some(profile.to_path_buf())),
-        false => (Some(profile.to_path_buf()), None),
-    };
-    settings.profile = profile;
-    settings.sysroot = sysroot;
-    resolve_target(&settings)
+/// The target of a machine class: the command line's Python options (`args`) with the class's
+/// source instead of any other hardware (a profile or facts file, or a snapshot directory).
+pub(crate) fn class_target(class: &MachineClass, args: &TargetArgs) -> Result<Target, CliError> {
+    let base = configured_target_settings(args, None)?;
+    let resolved = class.resolve(&base).map_err(target_error)?;
+    report_target(&resolved.target);
+    Ok(resolved.target)
 }
 
 /// A target error as the CLI words it: with the flag that would help.

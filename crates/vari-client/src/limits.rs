@@ -187,7 +187,7 @@ impl BodyKind {
     /// ending in `-variants.json` or `.metadata` says what it is; anything else is a page.
     pub(crate) fn of_url(url: &url::Url) -> Self {
         let path = url.path();
-        if path.ends_with("-variants.json") {
+        if path.ends_with(vari_core::filename::VARIANTS_JSON_SUFFIX) {
             Self::VariantsJson
         } else if path.ends_with(".metadata") {
             Self::Metadata

@@ -289,7 +289,69 @@ impl fmt::Display for WheelFilename {
 /// assert_eq!(variants_json_filename("Foo.Bar", &version), "foo_bar-1.0.0rc1-variants.json");
 /// ```
 pub fn variants_json_filename(name: &str, version: &Version) -> String {
-    format!("{}-{}-variants.json", normalize_name(name), version)
+    format!("{}-{}{VARIANTS_JSON_SUFFIX}", normalize_name(name), version)
+}
+
+/// How a release's index-level metadata file name ends: `{name}-{version}-variants.json`.
+pub const VARIANTS_JSON_SUFFIX: &str = "-variants.json";
+
+/// What a `{name}-{version}-variants.json` file name says: the project (as written, not
+/// normalised) and the version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariantsJsonName {
+    /// The project's name as the file name writes it (`my_pkg`); compare it normalised.
+    pub name: String,
+    /// The version.
+    pub version: Version,
+}
+
+/// A name that ends like a `variants.json` whose version is not a version.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{filename}: invalid version `{version}` in a variants.json name: {message}")]
+pub struct VariantsJsonNameError {
+    /// The file name (bounded).
+    pub filename: String,
+    /// The project's name as the file name writes it.
+    pub name: String,
+    /// The text where the version should be.
+    pub version: String,
+    /// Why it is not one.
+    pub message: String,
+}
+
+/// Parses a release's index-level metadata file name, `{name}-{version}-variants.json` (the
+/// name may hold `-`: the version is the text after the last one). `None` for a name that is
+/// not one (another suffix, no `-` before the version, an empty name); an error for one that
+/// is, with a version that is not a version.
+///
+/// ```
+/// use vari_core::filename::parse_variants_json_filename;
+/// let parsed = parse_variants_json_filename("my-pkg-2.0-variants.json").unwrap().unwrap();
+/// assert_eq!((parsed.name.as_str(), parsed.version.to_string().as_str()), ("my-pkg", "2.0"));
+/// assert!(parse_variants_json_filename("my_pkg-2.0.tar.gz").is_none());
+/// assert!(parse_variants_json_filename("my_pkg-x.y-variants.json").unwrap().is_err());
+/// ```
+pub fn parse_variants_json_filename(
+    filename: &str,
+) -> Option<Result<VariantsJsonName, VariantsJsonNameError>> {
+    let stem = filename.strip_suffix(VARIANTS_JSON_SUFFIX)?;
+    let (name, version) = stem.rsplit_once('-')?;
+    if name.is_empty() {
+        return None;
+    }
+    Some(match Version::from_str(version) {
+        Ok(parsed) => Ok(VariantsJsonName {
+            name: name.to_owned(),
+            version: parsed,
+        }),
+        // Bounded: a hostile page's link text is quoted in a warning.
+        Err(e) => Err(VariantsJsonNameError {
+            filename: filename.chars().take(200).collect(),
+            name: name.to_owned(),
+            version: version.chars().take(100).collect(),
+            message: e.to_string(),
+        }),
+    })
 }
 
 /// Normalises a distribution name as wheel filenames do: the PEP 503 normal form
@@ -553,6 +615,35 @@ mod tests {
         assert_eq!(
             variants_json_filename("My-Pkg", &v),
             "my_pkg-2.0a1-variants.json"
+        );
+    }
+
+    #[test]
+    fn variants_json_names_parse_back() {
+        let v = Version::from_str("2.0-alpha.1").unwrap();
+        let written = variants_json_filename("My-Pkg", &v);
+        let parsed = parse_variants_json_filename(&written).unwrap().unwrap();
+        assert_eq!((parsed.name.as_str(), parsed.version), ("my_pkg", v));
+        // The version is after the last `-`; the name keeps its own.
+        let parsed = parse_variants_json_filename("a-b-1.0-variants.json")
+            .unwrap()
+            .unwrap();
+        assert_eq!(parsed.name, "a-b");
+        for not_one in [
+            "1.0-variants.json",
+            "-1.0-variants.json",
+            "a-1.0.json",
+            "variants.json",
+        ] {
+            assert!(parse_variants_json_filename(not_one).is_none(), "{not_one}");
+        }
+        let e = parse_variants_json_filename("a-x.y-variants.json")
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("a-x.y-variants.json: invalid version `x.y`"),
+            "{e}"
         );
     }
 

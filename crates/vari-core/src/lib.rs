@@ -12,6 +12,7 @@
 //! - [`filename`]: wheel filenames with variant labels, `variants.json` names (§2).
 //! - [`project`]: project names — PEP 508 validity, PEP 503 normal form.
 //! - [`profile`]: the `vari-profile/1` document — a target's supported properties.
+//! - [`class`]: machine classes — the class-name grammar and `[NAME=]PROFILE`.
 //! - [`ordering`]: ranking variants for a target, with user preferences (§6).
 //! - [`markers`]: the target marker environment and variant environment markers (§7).
 //! - [`uv`]: what uv 0.13 makes of a release's metadata, and metadata it installs as intended.
@@ -19,6 +20,7 @@
 //! - [`Diagnostic`]: the one problem report (key path + message) every reader returns.
 //! - [`Located`]: the one located error (file, key path, line, message) every front-end prints.
 
+pub mod class;
 mod depth;
 mod diagnostic;
 pub mod filename;

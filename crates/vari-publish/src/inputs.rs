@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use pep440_rs::Version;
 use serde::{Deserialize, Serialize};
-use vari_core::filename::WheelFilename;
+use vari_core::filename::{WheelFilename, VARIANTS_JSON_SUFFIX};
 use vari_core::project::normalize;
 
 use crate::error::BuildError;
@@ -152,9 +152,6 @@ pub(crate) fn discover(dir: &Path) -> Result<Discovered, BuildError> {
         skipped,
     })
 }
-
-/// How a release's `{name}-{version}-variants.json` ends.
-const VARIANTS_JSON_SUFFIX: &str = "-variants.json";
 
 /// The endings of distribution files.
 const DIST_SUFFIXES: [&str; 3] = [".whl", ".tar.gz", ".zip"];

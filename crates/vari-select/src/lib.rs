@@ -26,6 +26,7 @@
 //! a front-end phrases them and adds its own hints. Nothing here prints.
 
 mod choice;
+mod class;
 mod class_match;
 mod cross_cpu;
 mod error;
@@ -37,6 +38,7 @@ mod target;
 mod unused;
 
 pub use choice::{choose, Choice, FileFate, FileVerdict, VariantRejection, VariantVerdict};
+pub use class::{resolve_source, ClassSource, MachineClass, ResolvedClass};
 pub use class_match::{match_class, ClassFit, ClassMatch, ClassProfile, ClassReport};
 pub use error::InputError;
 pub use index::{

@@ -209,10 +209,13 @@ fn drop_impossible_variants(path: &Path, metadata: &mut VariantMetadata) -> Vec<
 
 /// Reads a text file, explaining content that is not text.
 pub fn read_text(path: &Path) -> Result<String, InputError> {
-    // A regular file, opened without blocking and read up to a ceiling (vari_fs::input).
-    let bytes = vari_fs::read_input(path, vari_fs::InputKind::Metadata)
-        .map_err(|e| input_error(path, e))?;
-    text_of(path, bytes)
+    text_of(path, read_bytes(path)?)
+}
+
+/// The bytes of a metadata or profile file: a regular file, opened without blocking and read
+/// up to a ceiling (vari_fs::input).
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
+    vari_fs::read_input(path, vari_fs::InputKind::Metadata).map_err(|e| input_error(path, e))
 }
 
 /// A `vari_fs` input error as this crate's (which names the path itself).

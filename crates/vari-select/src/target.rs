@@ -17,7 +17,7 @@ use vari_python::{DiscoveryEnv, PlatformName, PythonRequest, ResolveOptions, Tar
 
 use crate::error::InputError;
 pub use crate::hardware::{Hardware, HardwareSource};
-use crate::release::read_text;
+use crate::release::{read_bytes, text_of};
 
 /// How to find the target.
 #[derive(Debug, Clone, Default)]
@@ -91,6 +91,15 @@ pub struct Target {
 impl Target {
     /// Finds the target the settings describe.
     pub fn resolve(settings: &TargetSettings) -> Result<Self, TargetError> {
+        Self::resolve_described(settings).map(|(target, _)| target)
+    }
+
+    /// [`Target::resolve`], with what describes its hardware as read: a profile's or facts
+    /// file's bytes, or the `vari-profile/1` JSON detected from a snapshot; `None` for this
+    /// machine. The one read of the file, for whoever also needs its hash.
+    pub(crate) fn resolve_described(
+        settings: &TargetSettings,
+    ) -> Result<(Self, Option<Vec<u8>>), TargetError> {
         let mut context = DetectContext::from_process_env(Sysroot::host());
         context.env = settings.env.clone();
         vari_detect::overrides::check_overrides(&context)?;
@@ -109,7 +118,7 @@ impl Target {
             .first()
             .cloned()
             .or_else(|| python.prefix().map(Path::to_path_buf));
-        let mut hardware = resolve_hardware(settings, context)?;
+        let (mut hardware, described) = resolve_hardware(settings, context)?;
         let mut notes = Vec::new();
         // A profile's platform decides the target's platform: its tags, and the name uv is
         // given. It must agree with `--python-platform` when both are given.
@@ -139,12 +148,13 @@ impl Target {
         for note in &notes {
             tracing::debug!("{note}");
         }
-        Ok(Self {
+        let target = Self {
             hardware,
             python,
             markers,
             notes,
-        })
+        };
+        Ok((target, described))
     }
 }
 
@@ -245,13 +255,15 @@ fn source_path(source: &HardwareSource) -> &Path {
     }
 }
 
-/// The hardware lists the settings name.
+/// The hardware lists the settings name, and what describes them as read (see
+/// [`Target::resolve_described`]).
 fn resolve_hardware(
     settings: &TargetSettings,
     context: DetectContext,
-) -> Result<Hardware, TargetError> {
+) -> Result<(Hardware, Option<Vec<u8>>), TargetError> {
     if let Some(path) = &settings.profile {
-        return read_profile(path, context);
+        let (hardware, bytes) = read_profile_bytes(path, context)?;
+        return Ok((hardware, Some(bytes)));
     }
     if let Some(root) = &settings.sysroot {
         // `open` reads the snapshot's manifest: what the node's driver libraries answered is
@@ -270,22 +282,23 @@ fn resolve_hardware(
             context,
             use_cache: false,
         });
-        return Ok(detected(
-            detection,
-            HardwareSource::Sysroot(root.clone()),
-            sysroot,
-        ));
+        let hardware = detected(detection, HardwareSource::Sysroot(root.clone()), sysroot);
+        // A snapshot is described by what was detected from it: its files are many and
+        // unbounded, the profile they make is one small document.
+        let described = hardware.profile.to_json().into_bytes();
+        return Ok((hardware, Some(described)));
     }
     let detection = detect(&DetectOptions {
         context,
         use_cache: settings.use_cache,
     });
     let overrides = set_overrides(&settings.env);
-    Ok(detected(
+    let hardware = detected(
         detection,
         HardwareSource::Host { overrides },
         Sysroot::host(),
-    ))
+    );
+    Ok((hardware, None))
 }
 
 /// The override variables set in `env` (`NAME=value`), in the registry's order, their values
@@ -323,17 +336,32 @@ fn detected(detection: Detection, source: HardwareSource, sysroot: Sysroot) -> H
 /// Reads a profile file: `vari-profile/1` JSON, or hardware facts when the name ends in
 /// `.toml` (`context` is this machine's, for facts that inherit from it).
 pub fn read_profile(path: &Path, context: DetectContext) -> Result<Hardware, TargetError> {
+    read_profile_bytes(path, context).map(|(hardware, _)| hardware)
+}
+
+/// [`read_profile`], with the file's bytes as read (once, bounded).
+fn read_profile_bytes(
+    path: &Path,
+    context: DetectContext,
+) -> Result<(Hardware, Vec<u8>), TargetError> {
     if path.is_dir() {
         return Err(TargetError::ProfileIsDirectory(path.to_path_buf()));
     }
-    let text = read_text(path)?;
+    let bytes = read_bytes(path)?;
+    let text = text_of(path, bytes.clone())?;
+    let hardware = hardware_of(path, &text, context)?;
+    Ok((hardware, bytes))
+}
+
+/// The hardware a profile's `text` (read from `path`) describes.
+fn hardware_of(path: &Path, text: &str, context: DetectContext) -> Result<Hardware, TargetError> {
     let is_toml = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
     if is_toml {
         let base = path.parent().unwrap_or(Path::new("."));
         // Detecting this machine costs time; only facts that inherit from it need it.
-        let host = match inherits_from_host(&text) {
+        let host = match inherits_from_host(text) {
             true => Some(
                 detect(&DetectOptions {
                     context,
@@ -343,7 +371,7 @@ pub fn read_profile(path: &Path, context: DetectContext) -> Result<Hardware, Tar
             ),
             false => None,
         };
-        let facts = profile_from_facts(&text, base, host.as_ref()).map_err(|e| match e {
+        let facts = profile_from_facts(text, base, host.as_ref()).map_err(|e| match e {
             FactsError::Invalid { path: key, message } => InputError::at(path, key, message),
             FactsError::Syntax(message) => {
                 let (position, message) = compact_toml_error(&message);
@@ -366,9 +394,9 @@ pub fn read_profile(path: &Path, context: DetectContext) -> Result<Hardware, Tar
             sysroot: None,
         });
     }
-    let profile = Profile::from_json(&text).map_err(|e| match e {
+    let profile = Profile::from_json(text).map_err(|e| match e {
         vari_core::profile::ProfileError::Invalid { path: key, message } => {
-            let hint = if looks_like_toml(&text) {
+            let hint = if looks_like_toml(text) {
                 " (this looks like TOML hardware facts: name the file *.toml)"
             } else {
                 ""

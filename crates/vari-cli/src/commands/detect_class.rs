@@ -4,9 +4,9 @@
 
 use std::process::ExitCode;
 
-use vari_select::{match_class, ClassMatch, ClassProfile, ClassReport, Target};
+use vari_select::{match_class, ClassMatch, ClassProfile, ClassReport, MachineClass, Target};
 
-use crate::classes::{classes, Class};
+use crate::classes::classes;
 use crate::cli::DetectArgs;
 use crate::error::CliError;
 use crate::output;
@@ -26,7 +26,7 @@ pub(super) fn run(args: &DetectArgs) -> Result<ExitCode, CliError> {
     let classes = classes(&given, "--class", &config)?;
     if classes.is_empty() {
         return Err(CliError::Other(
-            "no machine classes to match: give --class NAME=PROFILE, or set [proxy.targets] \
+            "no machine classes to match: give --class [NAME=]PROFILE, or set [proxy.targets] \
              in vari.toml"
                 .to_owned(),
         ));
@@ -36,7 +36,7 @@ pub(super) fn run(args: &DetectArgs) -> Result<ExitCode, CliError> {
     let machine = Target::resolve(&settings).map_err(target_error)?;
     let targets: Vec<Target> = classes
         .iter()
-        .map(|class| class_target(&class.profile, &args.target))
+        .map(|class| class_target(class, &args.target))
         .collect::<Result<_, _>>()?;
     let compared: Vec<ClassProfile> = classes
         .iter()
@@ -78,7 +78,7 @@ pub(super) fn run(args: &DetectArgs) -> Result<ExitCode, CliError> {
 }
 
 /// Why no class matches, on one line: each class's first mismatch.
-fn no_match(report: &ClassReport, classes: &[Class], machine: &Target) -> String {
+fn no_match(report: &ClassReport, classes: &[MachineClass], machine: &Target) -> String {
     let source = &machine.hardware.source;
     if let ClassMatch::Ambiguous(names) = &report.matched {
         return format!(
@@ -102,7 +102,12 @@ fn no_match(report: &ClassReport, classes: &[Class], machine: &Target) -> String
                 0 => String::new(),
                 n => format!(" and {n} more"),
             };
-            format!("{} ({}): {first}{more}", fit.name, class.profile.display())
+            let source = class
+                .source
+                .as_ref()
+                .map(|s| s.path().display().to_string())
+                .unwrap_or_default();
+            format!("{} ({source}): {first}{more}", fit.name)
         })
         .collect();
     format!("{source} matches no machine class: {}", reasons.join("; "))

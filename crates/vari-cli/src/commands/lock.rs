@@ -193,20 +193,10 @@ fn output_path(args: &LockArgs) -> PathBuf {
     }
 }
 
-/// The targets of the command line: every profile (named after its file) with every Python
-/// version and platform.
+/// The targets of the command line: every class (`[NAME=]PROFILE`, named after its file when
+/// unnamed) with every Python version and platform.
 fn targets(args: &LockArgs, lock_path: &Path) -> Result<Vec<LockingTarget>, CliError> {
-    let classes: Vec<lock_targets::Class> = args
-        .targets
-        .iter()
-        .map(|profile| lock_targets::Class {
-            name: profile
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "any".to_owned()),
-            profile: Some(profile.clone()),
-        })
-        .collect();
+    let classes = crate::classes::given_classes(&args.targets, "--target")?;
     lock_targets::targets(
         &classes,
         &args.python_versions,

@@ -412,10 +412,8 @@ fn release_of(path: &Path) -> Option<(String, String)> {
     if let Ok(wheel) = WheelFilename::parse(name) {
         return Some((wheel.name, wheel.version.to_string()));
     }
-    let stem = name.strip_suffix("-variants.json")?;
-    let (project, version) = stem.rsplit_once('-')?;
-    let version: pep440_rs::Version = version.parse().ok()?;
-    Some((normalize_name(project), version.to_string()))
+    let parsed = vari_core::filename::parse_variants_json_filename(name)?.ok()?;
+    Some((normalize_name(&parsed.name), parsed.version.to_string()))
 }
 
 /// One index file describes one version of one project: every input must belong to the same
@@ -457,7 +455,7 @@ fn check_one_release(inputs: &[std::path::PathBuf], output: &Path) -> Result<(),
     if output == Path::new("-") || given == expected {
         return Ok(());
     }
-    if given.ends_with("-variants.json") {
+    if given.ends_with(vari_core::filename::VARIANTS_JSON_SUFFIX) {
         return Err(CliError::invalid(
             output,
             None,

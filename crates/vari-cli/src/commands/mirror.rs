@@ -257,7 +257,7 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
     let file = crate::lock_plan::open(path)?;
     let lock = file.lock();
     let lock_dir = file.dir();
-    let classes = given_classes(args)?;
+    let classes = crate::classes::given_classes(&args.targets, "--target")?;
     let targets = match classes.is_empty() {
         false => lock_targets::targets(
             &classes,
@@ -317,7 +317,7 @@ fn resolve_input(
     )?;
     // Without targets a mirror would hold every variant of every release: what a fleet mirror
     // exists to avoid, so the classes must be named.
-    let classes = given_classes(args)?;
+    let classes = crate::classes::given_classes(&args.targets, "--target")?;
     if classes.is_empty() {
         return Err(CliError::Other(
             "mirroring requirements needs the machine classes to mirror for: give at least one \
@@ -467,38 +467,6 @@ fn check_lock_output(path: &Path) -> Result<(), CliError> {
             dir.display()
         ))),
     }
-}
-
-/// The class of each `--target [NAME=]PROFILE` (the name defaults to the profile's file
-/// stem); two classes may not share a name.
-fn given_classes(args: &MirrorArgs) -> Result<Vec<lock_targets::Class>, CliError> {
-    let mut classes: Vec<lock_targets::Class> = Vec::new();
-    for given in &args.targets {
-        let (name, profile) = match given.split_once('=') {
-            Some((name, profile)) if !name.is_empty() && !name.contains('/') => {
-                (name.to_owned(), PathBuf::from(profile))
-            }
-            _ => {
-                let path = PathBuf::from(given);
-                let stem = path
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| given.clone());
-                (stem, path)
-            }
-        };
-        if classes.iter().any(|other| other.name == name) {
-            return Err(CliError::Other(format!(
-                "--target {given}: another target is already named `{name}`; name them \
-                 NAME=PROFILE"
-            )));
-        }
-        classes.push(lock_targets::Class {
-            name,
-            profile: Some(profile),
-        });
-    }
-    Ok(classes)
 }
 
 /// One progress bar on stderr for all the downloads (bytes, rate, files done), drawn only on a

@@ -8,7 +8,7 @@
 //! uv the target's own URL (`/t/{fingerprint}/simple/`), which its cache needs. Each choice is
 //! logged on stderr with its reason.
 //!
-//! With machine classes (`--target NAME=PROFILE`, repeatable, else `[proxy.targets]` in
+//! With machine classes (`--target [NAME=]PROFILE`, repeatable, else `[proxy.targets]` in
 //! vari.toml) one process serves each class under its own URLs, one line per class on stdout:
 //! `NAME PIP_INDEX_URL=…/t/NAME/simple/ UV_DEFAULT_INDEX=…/t/NAME.FINGERPRINT/simple/`.
 
@@ -61,7 +61,7 @@ pub(super) fn run(args: &ProxyArgs) -> Result<ExitCode, CliError> {
             }
             let mut served = Vec::with_capacity(classes.len());
             for class in classes {
-                let target = class_target(&class.profile, &args.target)?;
+                let target = class_target(&class, &args.target)?;
                 served.push(TargetClass {
                     name: class.name,
                     target,

@@ -9,6 +9,7 @@
 mod common;
 
 mod cache;
+mod classes;
 mod counting_index;
 mod environment_rule;
 mod export;

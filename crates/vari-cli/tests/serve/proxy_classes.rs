@@ -280,7 +280,15 @@ fn bad_and_duplicate_class_names_are_refused_with_one_error_line() {
     proxy(&[format!("GPU={cpu}")]).expect_one_error(&["--target \"GPU=", "\"GPU\" is not valid"]);
     proxy(&[format!("gpu/../x={cpu}")]).expect_one_error(&["is not valid"]);
     proxy(&[format!("{}={cpu}", "a".repeat(41))]).expect_one_error(&["too long"]);
-    proxy(std::slice::from_ref(&cpu)).expect_one_error(&["expected NAME=PROFILE"]);
+    // A bare profile is a class named after its file (`[NAME=]PROFILE`, as for every command
+    // taking classes): one whose file name is no class name is refused.
+    let upper = dir.path().join("CPU.toml");
+    std::fs::copy(&classes[0].1, &upper).unwrap();
+    proxy(&[upper.display().to_string()]).expect_one_error(&[
+        "--target \"",
+        "\"CPU\" is not valid",
+        "name it NAME=PROFILE",
+    ]);
     proxy(&[format!("cpu={cpu}"), format!("cpu={cpu}")])
         .expect_one_error(&["machine class cpu is given twice"]);
     // In vari.toml: the file and the key path are named.

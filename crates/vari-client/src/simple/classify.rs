@@ -5,15 +5,13 @@ use std::collections::HashMap;
 use std::str::FromStr;
 
 use pep440_rs::{Version, VersionSpecifiers};
-use vari_core::filename::WheelFilename;
+use vari_core::filename::{parse_variants_json_filename, WheelFilename};
 
 use super::model::{FileKind, FileSource, IndexFile, PageWarning, RawFile};
 use crate::name::ProjectName;
 
 /// Source distribution extensions installers recognise.
 const SDIST_EXTENSIONS: [&str; 6] = [".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz", ".tar"];
-
-const VARIANTS_JSON_SUFFIX: &str = "-variants.json";
 
 /// Classifies the links of one page for `project`. Links of other projects are dropped
 /// silently (a find-links page lists many); links of this project that cannot be read are
@@ -92,18 +90,14 @@ fn kind_of(filename: &str, project: &ProjectName) -> Kind {
             Err(_) => Kind::Other,
         };
     }
-    if let Some(stem) = filename.strip_suffix(VARIANTS_JSON_SUFFIX) {
-        let Some((name, version)) = stem.rsplit_once('-') else {
-            return Kind::Other;
-        };
-        if !project.matches(name) {
-            return Kind::Other;
-        }
-        return match Version::from_str(version) {
-            Ok(version) => Kind::Ours(FileKind::VariantsJson { version }),
-            Err(e) => Kind::Unreadable(format!(
-                "{filename}: invalid version `{version}` in a variants.json name: {e}"
-            )),
+    if let Some(parsed) = parse_variants_json_filename(filename) {
+        return match parsed {
+            Ok(name) if project.matches(&name.name) => Kind::Ours(FileKind::VariantsJson {
+                version: name.version,
+            }),
+            Ok(_) => Kind::Other,
+            Err(e) if project.matches(&e.name) => Kind::Unreadable(e.to_string()),
+            Err(_) => Kind::Other,
         };
     }
     let lower = filename.to_ascii_lowercase();
