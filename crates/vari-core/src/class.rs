@@ -89,7 +89,9 @@ impl std::str::FromStr for ClassName {
 /// `NAME=PROFILE` when the text has a `=` (the first one separates); otherwise the whole text
 /// is the profile, and the class is named after its file (its stem: `ci/a100.toml` is `a100`,
 /// a snapshot directory `snaps/node1/` is `node1`). Either way the name follows
-/// [`ClassName`]'s grammar. A profile whose own path has a `=` is given with a name in front
+/// [`ClassName`]'s grammar; a name taken from a file is first brought to it (lowercased, any
+/// other character a `-`: `ci/A100.cuda12.toml` is `a100-cuda12`), so that every profile path
+/// `vari lock --target` took before still names a class, while a name given is taken as is. A profile whose own path has a `=` is given with a name in front
 /// (`xy=./x=y.toml`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassArg {
@@ -133,7 +135,8 @@ impl ClassArg {
             });
         }
         let profile = PathBuf::from(text);
-        let name = ClassName::new(&file_stem(&profile)).map_err(ClassArgError::NameFromFile)?;
+        let name = ClassName::new(&name_from_file(&file_stem(&profile)))
+            .map_err(ClassArgError::NameFromFile)?;
         Ok(Self { name, profile })
     }
 }
@@ -144,6 +147,20 @@ fn file_stem(path: &Path) -> String {
     path.file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+/// A file stem brought to the name grammar: ASCII letters lowercased, any character outside
+/// the grammar a `-`, leading `-` and `_` dropped (`A100.cuda12` is `a100-cuda12`). Length is
+/// not cut: a stem too long is refused rather than silently made to collide with another.
+fn name_from_file(stem: &str) -> String {
+    let mapped: String = stem
+        .chars()
+        .map(|c| match c.to_ascii_lowercase() {
+            c @ ('a'..='z' | '0'..='9' | '-' | '_') => c,
+            _ => '-',
+        })
+        .collect();
+    mapped.trim_start_matches(['-', '_']).to_owned()
 }
 
 #[cfg(test)]
@@ -194,6 +211,15 @@ mod tests {
             ("node1".into(), "snaps/node1/".into())
         );
         assert_eq!(parsed("cpu.json"), ("cpu".into(), "cpu.json".into()));
+        // A file's name is brought to the grammar; a name given is not.
+        assert_eq!(
+            parsed("ci/A100.cuda12.toml"),
+            ("a100-cuda12".into(), "ci/A100.cuda12.toml".into())
+        );
+        assert_eq!(
+            parsed("ci/_GPU.toml"),
+            ("gpu".into(), "ci/_GPU.toml".into())
+        );
         // Only the first `=` separates; what comes before it is always a name.
         assert_eq!(parsed("xy=./x=y.toml"), ("xy".into(), "./x=y.toml".into()));
         assert!(matches!(
@@ -215,12 +241,14 @@ mod tests {
             Err(ClassArgError::Name(ClassNameError::Invalid(_)))
         ));
         // Named after a file whose stem breaks the grammar: the message says how to name it.
-        let e = ClassArg::parse("ci/A100.cuda12.toml").unwrap_err();
+        let e = ClassArg::parse(&format!("ci/{}.toml", "a".repeat(41))).unwrap_err();
         assert!(matches!(e, ClassArgError::NameFromFile(_)), "{e:?}");
         assert!(e.to_string().contains("NAME=PROFILE"), "{e}");
-        assert!(matches!(
-            ClassArg::parse("/"),
-            Err(ClassArgError::NameFromFile(ClassNameError::Empty))
-        ));
+        for nameless in ["/", "ci/__.toml"] {
+            assert!(matches!(
+                ClassArg::parse(nameless),
+                Err(ClassArgError::NameFromFile(ClassNameError::Empty))
+            ));
+        }
     }
 }

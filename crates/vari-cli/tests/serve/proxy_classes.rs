@@ -281,12 +281,13 @@ fn bad_and_duplicate_class_names_are_refused_with_one_error_line() {
     proxy(&[format!("gpu/../x={cpu}")]).expect_one_error(&["is not valid"]);
     proxy(&[format!("{}={cpu}", "a".repeat(41))]).expect_one_error(&["too long"]);
     // A bare profile is a class named after its file (`[NAME=]PROFILE`, as for every command
-    // taking classes): one whose file name is no class name is refused.
-    let upper = dir.path().join("CPU.toml");
-    std::fs::copy(&classes[0].1, &upper).unwrap();
-    proxy(&[upper.display().to_string()]).expect_one_error(&[
+    // taking classes), its file name brought to the grammar; one that makes no class name
+    // (too long to be one) is refused.
+    let long = dir.path().join(format!("{}.toml", "c".repeat(41)));
+    std::fs::copy(&classes[0].1, &long).unwrap();
+    proxy(&[long.display().to_string()]).expect_one_error(&[
         "--target \"",
-        "\"CPU\" is not valid",
+        "is too long",
         "name it NAME=PROFILE",
     ]);
     proxy(&[format!("cpu={cpu}"), format!("cpu={cpu}")])
