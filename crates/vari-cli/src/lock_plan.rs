@@ -98,7 +98,7 @@ fn load_error(path: &Path, error: LoadError) -> CliError {
     match error {
         LoadError::Invalid { path, error } => error.in_file(path).into(),
         LoadError::NotUtf8(_) => CliError::invalid(path, None, "is not UTF-8"),
-        LoadError::Input(e) => CliError::Other(e.to_string()),
-        too_large @ LoadError::TooLarge { .. } => CliError::Other(too_large.to_string()),
+        LoadError::Input(e) => e.into(),
+        too_large @ LoadError::TooLarge { .. } => too_large.into(),
     }
 }

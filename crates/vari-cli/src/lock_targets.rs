@@ -221,8 +221,7 @@ pub(crate) fn recorded_profile(profile: &Path, lock_dir: &Path) -> Option<String
 
 /// The hash of a target profile's bytes, as a lock records it.
 pub(crate) fn profile_hash(path: &Path) -> Result<String, CliError> {
-    let bytes = vari_fs::input::read_input(path, InputKind::Config)
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let bytes = vari_fs::input::read_input(path, InputKind::Config)?;
     let mut hash = InputsHash::new();
     hash.add("profile", &bytes);
     Ok(hash.finish())

@@ -113,8 +113,7 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
         }
     };
     match &args.output {
-        Some(path) => vari_fs::write_atomic(path, text.as_bytes())
-            .map_err(|e| CliError::Other(e.to_string()))?,
+        Some(path) => vari_fs::write_atomic(path, text.as_bytes())?,
         None => output::print_data(&text)?,
     }
     Ok(ExitCode::SUCCESS)
@@ -178,7 +177,7 @@ fn fill_wheelhouse(
     dir: &Path,
     out_dir: &Path,
 ) -> Result<Vec<Placed>, CliError> {
-    let store = Store::open().map_err(|e| CliError::Other(e.to_string()))?;
+    let store = Store::open()?;
     let options = FetchOptions {
         client: selecting
             .config
@@ -201,21 +200,20 @@ fn fill_wheelhouse(
         bar.inc(n)
     }));
     bar.finish();
-    let staged = staged.map_err(|e| CliError::Other(e.to_string()))?;
+    let staged = staged?;
     std::fs::create_dir_all(dir).map_err(|e| CliError::io(dir, e))?;
     let relative_dir = relative_to(dir, out_dir)?;
     let mut placed = Vec::with_capacity(staged.len());
     for (file, staged) in planned.files.iter().zip(staged) {
         let name = file.installer_name();
-        let dest = vari_fs::join_under(dir, &name).map_err(|e| CliError::Other(e.to_string()))?;
+        let dest = vari_fs::join_under(dir, &name)?;
         // Copied file to file (a CUDA wheel can be gigabytes): never whole in memory.
         let mut source =
             std::fs::File::open(&staged.path).map_err(|e| CliError::io(&staged.path, e))?;
-        let copy =
-            vari_fs::AtomicFile::create(&dest).map_err(|e| CliError::Other(e.to_string()))?;
+        let copy = vari_fs::AtomicFile::create(&dest)?;
         let size =
             std::io::copy(&mut source, &mut copy.as_file()).map_err(|e| CliError::io(&dest, e))?;
-        copy.commit().map_err(|e| CliError::Other(e.to_string()))?;
+        copy.commit()?;
         let sha256 = sha256_file(&dest).map_err(|e| CliError::io(&dest, e))?;
         placed.push(Placed {
             relative: format!("{relative_dir}{name}"),

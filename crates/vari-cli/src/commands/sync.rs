@@ -121,17 +121,15 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
     // installer, another sync of the same environment waits (a dry run changes nothing).
     let _environment = match job.dry_run {
         true => None,
-        false => request
-            .lock_environment(|path| {
-                eprintln!("{}", vari_install::sync::waiting_note(path));
-            })
-            .map_err(|e| CliError::Other(e.to_string()))?,
+        false => request.lock_environment(|path| {
+            eprintln!("{}", vari_install::sync::waiting_note(path));
+        })?,
     };
     let outcome = vari_install::sync::survey(&request, &planned.files);
     if job.dry_run {
         name_environment(environment.as_ref());
     } else {
-        let store = Store::open().map_err(|e| CliError::Other(e.to_string()))?;
+        let store = Store::open()?;
         let options = FetchOptions {
             client: job
                 .selecting
@@ -159,11 +157,10 @@ fn sync(job: &Job<'_>) -> Result<ExitCode, CliError> {
         let staged =
             runtime()?.block_on(fetch_locked_reporting(&wanted, &options, &|n| bar.inc(n)));
         bar.finish();
-        let staged = staged.map_err(|e| CliError::Other(e.to_string()))?;
+        let staged = staged?;
         // Every file is here and checked: what follows changes the environment.
         name_environment(environment.as_ref());
-        vari_install::sync::apply(&request, &planned.files, &staged, &outcome, early)
-            .map_err(|e| CliError::Other(e.to_string()))?;
+        vari_install::sync::apply(&request, &planned.files, &staged, &outcome, early)?;
     }
     report(job, &planned, &outcome)?;
     Ok(ExitCode::SUCCESS)
@@ -193,8 +190,7 @@ fn sync_request(job: &Job<'_>) -> Result<SyncRequest, CliError> {
             true => &[],
             false => &target.python.site_packages,
         },
-    )
-    .map_err(|e| CliError::Other(e.to_string()))?;
+    )?;
     Ok(SyncRequest {
         installer,
         python,
