@@ -59,15 +59,14 @@ pub(crate) fn read(
         ..Requirements::default()
     };
     for requirement in &requirements.base {
-        vari_select::Request::parse(requirement).map_err(|e| CliError::Other(e.to_string()))?;
+        vari_select::Request::parse(requirement)?;
     }
     if !files.is_empty() {
         let args: Vec<OsString> = files
             .iter()
             .flat_map(|f| [OsString::from("-r"), f.clone().into_os_string()])
             .collect();
-        let read = vari_install::requirements_in_args(&args, Path::new(""))
-            .map_err(|e| CliError::Other(e.to_string()))?;
+        let read = vari_install::requirements_in_args(&args, Path::new(""))?;
         requirements.base.extend(read);
     }
     if let Some(dir) = project {
@@ -257,8 +256,7 @@ pub(crate) fn recorded_sources(
 }
 
 fn read_pyproject(path: &Path, requirements: &mut Requirements) -> Result<(), CliError> {
-    let text = read_input_to_string(path, InputKind::Config)
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let text = read_input_to_string(path, InputKind::Config)?;
     let text = vari_core::strip_bom(&text);
     vari_core::check_toml_depth(text).map_err(|deep| {
         CliError::invalid(

@@ -104,8 +104,7 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
         }
     };
     match &args.output {
-        Some(path) => vari_fs::write_atomic(path, text.as_bytes())
-            .map_err(|e| CliError::Other(e.to_string()))?,
+        Some(path) => vari_fs::write_atomic(path, text.as_bytes())?,
         None => output::print_data(&text)?,
     }
     Ok(ExitCode::SUCCESS)
@@ -178,15 +177,14 @@ fn fill_wheelhouse(
     let mut placed = Vec::with_capacity(staged.len());
     for (file, staged) in files.iter().zip(staged) {
         let name = file.installer_name();
-        let dest = vari_fs::join_under(dir, &name).map_err(|e| CliError::Other(e.to_string()))?;
+        let dest = vari_fs::join_under(dir, &name)?;
         // Copied file to file (a CUDA wheel can be gigabytes): never whole in memory.
         let mut source =
             std::fs::File::open(&staged.path).map_err(|e| CliError::io(&staged.path, e))?;
-        let copy =
-            vari_fs::AtomicFile::create(&dest).map_err(|e| CliError::Other(e.to_string()))?;
+        let copy = vari_fs::AtomicFile::create(&dest)?;
         let size =
             std::io::copy(&mut source, &mut copy.as_file()).map_err(|e| CliError::io(&dest, e))?;
-        copy.commit().map_err(|e| CliError::Other(e.to_string()))?;
+        copy.commit()?;
         let sha256 = sha256_file(&dest).map_err(|e| CliError::io(&dest, e))?;
         placed.push(Placed {
             relative: format!("{relative_dir}{name}"),

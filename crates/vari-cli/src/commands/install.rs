@@ -72,18 +72,15 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
         target.python.prefix(),
         &target.python.site_packages,
         |path| eprintln!("{}", vari_install::sync::waiting_note(path)),
-    )
-    .map_err(|e| CliError::Other(e.to_string()))?;
+    )?;
     let server = server_runtime()?;
     // The installer's own output (what it resolves, downloads and installs) is its progress:
     // it streams to this terminal, and a bar of vari's drawn over it would garble both.
-    let outcome = server
-        .block_on(vari_install::install(
-            settings,
-            &request,
-            &target.python.site_packages,
-        ))
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let outcome = server.block_on(vari_install::install(
+        settings,
+        &request,
+        &target.python.site_packages,
+    ))?;
     // Why each was installed: the proxy's choice, worded as `vari select` words it (the journal
     // holds the reason as data, so nothing is selected again).
     let mut text = String::new();
@@ -158,8 +155,7 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
 /// and explained alike.
 fn all_requirements(given: &[String], args: &InstallArgs) -> Result<Vec<String>, CliError> {
     // The installer runs in this directory: its relative paths are this process's.
-    let from_files = vari_install::requirements_in_args(&args.installer_args, Path::new(""))
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let from_files = vari_install::requirements_in_args(&args.installer_args, Path::new(""))?;
     Ok(given.iter().cloned().chain(from_files).collect())
 }
 
@@ -211,8 +207,7 @@ fn through_families(
     {
         return Ok(unchanged());
     }
-    let client = vari_client::IndexClient::new(sources.clone())
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let client = vari_client::IndexClient::new(sources.clone())?;
     let target = &selecting.target;
     let family_options = vari_family::FamilyOptions {
         selection: options.selection.clone(),
@@ -220,15 +215,13 @@ fn through_families(
         ..vari_family::FamilyOptions::default()
     };
     let runtime = runtime()?;
-    let found = runtime
-        .block_on(vari_select::choose_families(
-            &client,
-            &catalog,
-            &requests,
-            target,
-            &family_options,
-        ))
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let found = runtime.block_on(vari_select::choose_families(
+        &client,
+        &catalog,
+        &requests,
+        target,
+        &family_options,
+    ))?;
     for note in &found.notes {
         output::note(note);
     }
@@ -238,7 +231,7 @@ fn through_families(
         let original = request.as_str();
         let chosen_request = match vari_select::build_request(&pick.choice, request) {
             Some(Ok(chosen)) => chosen,
-            Some(Err(e)) => return Err(CliError::Other(e.to_string())),
+            Some(Err(e)) => return Err(e.into()),
             None => {
                 return Err(CliError::Other(format!(
                     "{original}: {} (a build asked for by name, or --no-families, installs \
@@ -369,8 +362,7 @@ fn dry_run(
     options: &IndexOptions,
 ) -> Result<ExitCode, CliError> {
     let requests = parse_requests(requirements)?;
-    let client =
-        vari_client::IndexClient::new(sources).map_err(|e| CliError::Other(e.to_string()))?;
+    let client = vari_client::IndexClient::new(sources)?;
     let target = &selecting.target;
     let spinner = crate::progress::Spinner::new(format!(
         "choosing for {} from the indexes",

@@ -67,8 +67,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
             &targets,
         ));
     }
-    let uv = vari_install::find_uv(std::env::var_os("PATH").as_deref())
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let uv = vari_install::find_uv(std::env::var_os("PATH").as_deref())?;
     let selection = config.selection(vari_core::ordering::SelectionOptions::default());
     let preferences = preferences(existing.as_ref(), args);
     let runtime = server_runtime()?;
@@ -87,14 +86,12 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
     };
     let releases = runtime.block_on(vari_install::resolve_releases(&request));
     progress.finish();
-    let releases = releases.map_err(|e| CliError::Other(e.to_string()))?;
+    let releases = releases?;
     tracing::debug!("releases listed after {:.1?}", clock.elapsed());
     let lock_inputs = inputs::lock_inputs(&requirements, &targets, &sources, &lock_dir, pre, hash);
-    let lock = vari_lock::build_lock(&lock_inputs, releases)
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let lock = vari_lock::build_lock(&lock_inputs, releases)?;
     let text = vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
-    vari_fs::write_atomic(&output_path, text.as_bytes())
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    vari_fs::write_atomic(&output_path, text.as_bytes())?;
     tracing::debug!("lock written after {:.1?}", clock.elapsed());
     output::print(&summary(&lock, &output_path))?;
     Ok(ExitCode::SUCCESS)

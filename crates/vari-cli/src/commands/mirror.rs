@@ -105,9 +105,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             .find_links
             .push(vari_client::FindLinks::Directory(lock_dir.to_owned()));
     }
-    let client = vari_client::IndexClient::new(sources)
-        .map(std::sync::Arc::new)
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let client = vari_client::IndexClient::new(sources).map(std::sync::Arc::new)?;
     let runtime = vari_publish::mirror::download_runtime()
         .map_err(|e| CliError::Other(format!("cannot start the network runtime: {e}")))?;
     let bar = Bar::new();
@@ -134,7 +132,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             ));
             return Ok(ExitCode::FAILURE);
         }
-        Err(e) => return Err(CliError::Other(e.to_string())),
+        Err(e) => return Err(e.into()),
     };
     for warning in &report.warnings {
         output::warn(warning);
@@ -146,7 +144,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             lock = vari_publish::mirror::lock_with_slim_wheels(&lock, slim, files_path);
         }
         let text = vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
-        vari_fs::write_atomic(path, text.as_bytes()).map_err(|e| CliError::Other(e.to_string()))?;
+        vari_fs::write_atomic(path, text.as_bytes())?;
     }
     output::print(&format!("{}\n  {}\n", report.summary(), report.activity()))?;
     Ok(ExitCode::SUCCESS)
@@ -171,8 +169,7 @@ fn with_received_sizes(lock: &Lock, received: &std::collections::BTreeMap<String
 /// Where the site goes (`-o DIR|URL`) and where its store is kept (`--store`, else
 /// [`vari_publish::mirror::default_store`]).
 fn publish_destination(args: &MirrorArgs) -> Result<(Destination, PathBuf), CliError> {
-    let destination =
-        Destination::parse(args.output.as_os_str()).map_err(|e| CliError::Other(e.to_string()))?;
+    let destination = Destination::parse(args.output.as_os_str())?;
     let store = match &args.store {
         Some(store) => store.clone(),
         None => vari_publish::mirror::default_store(&destination, vari_fs::cache_dir().as_deref())
@@ -328,8 +325,7 @@ fn resolve_input(
     if let Some(path) = &args.lock_output {
         check_lock_output(path)?;
     }
-    let uv = vari_install::find_uv(std::env::var_os("PATH").as_deref())
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let uv = vari_install::find_uv(std::env::var_os("PATH").as_deref())?;
     // The lock's directory: the written lock's; a lock kept in memory only names the local
     // files it lists relative to the root, so that a wheelhouse anywhere can be mirrored.
     let lock_dir = match &args.lock_output {
@@ -363,7 +359,7 @@ fn resolve_input(
     let runtime = server_runtime()?;
     let releases = runtime.block_on(vari_install::resolve_releases(&request));
     progress.finish();
-    let releases = releases.map_err(|e| CliError::Other(e.to_string()))?;
+    let releases = releases?;
     let inputs = lock_inputs::lock_inputs(
         &requirements,
         &targets,
@@ -372,10 +368,8 @@ fn resolve_input(
         args.index.pre,
         hash,
     );
-    let lock =
-        vari_lock::build_lock(&inputs, releases).map_err(|e| CliError::Other(e.to_string()))?;
-    let client = vari_client::IndexClient::new(sources.clone())
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let lock = vari_lock::build_lock(&inputs, releases)?;
+    let client = vari_client::IndexClient::new(sources.clone())?;
     let every_variant = runtime.block_on(every_variant(&client, &lock, &targets))?;
     if args.lock_output.is_some() {
         // A lock that cannot be written fails before anything is downloaded.
@@ -415,10 +409,7 @@ async fn every_variant(
         };
         let name = vari_client::ProjectName::new(&package.name)
             .map_err(|e| CliError::Other(format!("{}: {e}", package.name)))?;
-        let project = client
-            .project(&name)
-            .await
-            .map_err(|e| CliError::Other(e.to_string()))?;
+        let project = client.project(&name).await?;
         let sdist = package.sdist.as_ref().and_then(|s| s.file_name());
         for file in project.files_of(version) {
             let counted = match &file.kind {
