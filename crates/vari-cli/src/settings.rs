@@ -154,6 +154,10 @@ impl FromIndexes {
         &mut self,
         runtime: &tokio::runtime::Runtime,
     ) -> Result<Vec<FamilyStep>, CliError> {
+        let names = self.requests.iter().map(|r| r.name().as_str());
+        if !self.selecting.families.may_name(names) {
+            return Ok(Vec::new());
+        }
         let Some(catalog) = self.selecting.families.catalog()? else {
             return Ok(Vec::new());
         };
@@ -381,6 +385,20 @@ impl FamilySettings {
             settings.catalog()?;
         }
         Ok(settings)
+    }
+
+    /// Whether the catalog in effect may name one of `names` as a family or a build's
+    /// distribution: when it names none, a command has nothing to choose through it and skips
+    /// reading the built-in catalog ([`vari_family::builtin_may_name`]).
+    pub(crate) fn may_name<'n>(&self, mut names: impl Iterator<Item = &'n str>) -> bool {
+        self.enabled
+            && names.any(|name| {
+                vari_family::builtin_may_name(name)
+                    || self.user.iter().any(|(_, catalog)| {
+                        catalog.family(name).is_some()
+                            || catalog.family_of_distribution(name).is_some()
+                    })
+            })
     }
 
     /// The catalog in effect: `None` when turned off.

@@ -40,7 +40,7 @@ mod model;
 mod read;
 mod sources;
 
-pub use builtin::{builtin, BUILTIN_TEXT};
+pub use builtin::{builtin, builtin_may_name, BUILTIN_TEXT};
 pub use choose::{
     carries_local, choose, rank_builds, verdict_text, BuildReport, Chosen, FamilyChoice,
     FamilyOptions, Offer, Verdict,

@@ -845,3 +845,23 @@ fn a_build_with_only_pre_releases_says_pre_releases_are_not_allowed() {
         Some(("faiss-gpu-cu12".into(), "1.16.0rc2".into()))
     );
 }
+
+/// Every family and build distribution of the built-in catalog is found by the check that lets
+/// a command skip reading it; other names are not.
+#[test]
+fn the_builtin_catalog_names_are_found_without_reading_it() {
+    for family in &crate::builtin().families {
+        assert!(crate::builtin_may_name(&family.name), "{}", family.name);
+        for build in &family.builds {
+            assert!(
+                crate::builtin_may_name(&build.distribution),
+                "{}",
+                build.distribution
+            );
+        }
+    }
+    assert!(crate::builtin_may_name("CuPy_CUDA12x"));
+    for name in ["numpy", "requests", "bench"] {
+        assert!(!crate::builtin_may_name(name), "{name}");
+    }
+}

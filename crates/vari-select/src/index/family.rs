@@ -310,12 +310,23 @@ async fn offers_if_applies(
     family: &Family,
     target: &Target,
 ) -> Result<Option<BTreeMap<String, Vec<Offer>>>, SelectError> {
-    if family.builds.iter().any(|b| b.source.is_some())
-        && publishes_variants(client, &family.name).await?
-    {
+    // The user's sources are asked about variants alongside the builds' own sources, not
+    // before them: one round trip instead of two.
+    let has_sources = family.builds.iter().any(|b| b.source.is_some());
+    let (variants, offers) = futures_util::future::join(
+        async {
+            match has_sources {
+                true => publishes_variants(client, &family.name).await,
+                false => Ok(false),
+            }
+        },
+        family_offers(client, family, target),
+    )
+    .await;
+    if variants? {
         return Ok(None);
     }
-    let offers = family_offers(client, family, target).await?;
+    let offers = offers?;
     Ok((!offers.is_empty()).then_some(offers))
 }
 
