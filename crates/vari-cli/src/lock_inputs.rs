@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use vari_client::{ClientSettings, FindLinks};
 use vari_fs::input::{read_input_to_string, InputKind};
-use vari_install::LockingTarget;
 use vari_lock::{InputsHash, LockInfo, LockInputs, LockTarget};
+use vari_lockmaker::LockingTarget;
 
 use crate::error::CliError;
 

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use vari_fs::input::InputKind;
-use vari_install::{LockFilesTarget, LockingTarget};
 use vari_lock::{InputsHash, LockTarget};
+use vari_lockmaker::{LockFilesTarget, LockingTarget};
 use vari_select::Target;
 
 use crate::error::CliError;

@@ -1,5 +1,5 @@
 //! `vari lock`: one `pylock.toml` for several machine classes. Argument mapping and rendering;
-//! resolving and listing the files each target can use is `vari_install::resolve_releases`'
+//! resolving and listing the files each target can use is `vari_lockmaker::resolve_releases`'
 //! (uv through the proxy, targets made to agree on versions, preferring the existing lock's
 //! pins less those `--upgrade`/`--upgrade-package` name), the lock's arrangement is
 //! `vari_lock::build_lock`'s.
@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use vari_install::{LockingRequest, LockingTarget};
 use vari_lock::{Lock, LockTarget};
+use vari_lockmaker::{LockingRequest, LockingTarget};
 
 use crate::cli::LockArgs;
 use crate::error::{error_line, CliError};
@@ -67,7 +67,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
             &targets,
         ));
     }
-    let uv = vari_install::find_uv(std::env::var_os("PATH").as_deref())
+    let uv = vari_lockmaker::find_uv(std::env::var_os("PATH").as_deref())
         .map_err(|e| CliError::Other(e.to_string()))?;
     let selection = config.selection(vari_core::ordering::SelectionOptions::default());
     let preferences = preferences(existing.as_ref(), args);
@@ -85,7 +85,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
         lock_dir: &lock_dir,
         progress: &progress,
     };
-    let releases = runtime.block_on(vari_install::resolve_releases(&request));
+    let releases = runtime.block_on(vari_lockmaker::resolve_releases(&request));
     progress.finish();
     let releases = releases.map_err(|e| CliError::Other(e.to_string()))?;
     tracing::debug!("releases listed after {:.1?}", clock.elapsed());

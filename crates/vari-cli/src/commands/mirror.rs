@@ -4,7 +4,7 @@
 //! have got from the upstream.
 //!
 //! The lock is read (`--lock`), or resolved from requirements for the targets exactly as
-//! `vari lock` resolves them (`vari_install::resolve_releases`, inputs and targets read by
+//! `vari lock` resolves them (`vari_lockmaker::resolve_releases`, inputs and targets read by
 //! `crate::lock_inputs`) and built in memory; either way the same planner picks each target's
 //! files, each target with its own Python version and platform (every class with every
 //! `--python-version` and `--python-platform`, or the lock's targets as it records them), so
@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use vari_client::{ClientSettings, FileKind};
 use vari_core::ordering::SelectionOptions;
-use vari_install::{LockingRequest, LockingTarget};
 use vari_lock::{Lock, PlanRequest};
+use vari_lockmaker::{LockingRequest, LockingTarget};
 use vari_publish::mirror::{
     MirrorError, MirrorOptions, MirrorPlan, MirrorProgress, SlimRequest, TargetFiles,
 };
@@ -340,7 +340,7 @@ fn resolve_input(
     if let Some(path) = &args.lock_output {
         check_lock_output(path)?;
     }
-    let uv = vari_install::find_uv(std::env::var_os("PATH").as_deref())
+    let uv = vari_lockmaker::find_uv(std::env::var_os("PATH").as_deref())
         .map_err(|e| CliError::Other(e.to_string()))?;
     // The lock's directory: the written lock's; a lock kept in memory only names the local
     // files it lists relative to the root, so that a wheelhouse anywhere can be mirrored.
@@ -373,7 +373,7 @@ fn resolve_input(
         progress: &progress,
     };
     let runtime = server_runtime()?;
-    let releases = runtime.block_on(vari_install::resolve_releases(&request));
+    let releases = runtime.block_on(vari_lockmaker::resolve_releases(&request));
     progress.finish();
     let releases = releases.map_err(|e| CliError::Other(e.to_string()))?;
     let inputs = lock_inputs::lock_inputs(

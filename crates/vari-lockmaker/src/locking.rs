@@ -26,8 +26,8 @@ use vari_lock::LockedRelease;
 use vari_proxy::ProxySettings;
 
 use crate::compile::{compile, Pin};
-use crate::installer::{Installer, InstallerChoice, InstallerError, Program};
 use crate::lock_files::{LockFilesError, LockFilesTarget};
+use vari_install::{Installer, InstallerChoice, InstallerError, Program};
 
 mod prefetch;
 mod request;
