@@ -46,6 +46,21 @@ impl From<vari_select::InputError> for CliError {
     }
 }
 
+impl From<vari_lockmaker::LockMakeError> for CliError {
+    fn from(e: vari_lockmaker::LockMakeError) -> Self {
+        use vari_lockmaker::LockMakeError;
+        match e {
+            LockMakeError::Input(e) => e.into(),
+            // The front-end's own target error, back as it raised it.
+            LockMakeError::Targets(e) => match e.downcast::<CliError>() {
+                Ok(e) => *e,
+                Err(e) => Self::Other(e.to_string()),
+            },
+            other => Self::Other(other.to_string()),
+        }
+    }
+}
+
 impl CliError {
     /// An I/O failure on `path`.
     pub(crate) fn io(path: impl AsRef<Path>, source: io::Error) -> Self {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use vari_fs::input::InputKind;
 use vari_lock::{InputsHash, LockTarget};
-use vari_lockmaker::{LockFilesTarget, LockingTarget};
+use vari_lockmaker::{LockFilesTarget, LockingTarget, TargetsError};
 use vari_select::Target;
 
 use crate::error::CliError;
@@ -226,6 +226,45 @@ pub(crate) fn profile_hash(path: &Path) -> Result<String, CliError> {
     let mut hash = InputsHash::new();
     hash.add("profile", &bytes);
     Ok(hash.finish())
+}
+
+/// A command line's targets as the lock maker asks for them (`vari_lockmaker::MakeTargets`):
+/// its classes with every Python version and platform, or the targets an existing lock
+/// records.
+pub(crate) struct ClassTargets<'a> {
+    /// The classes of `--target`.
+    pub(crate) classes: Vec<Class>,
+    /// `--python-version`s.
+    pub(crate) versions: &'a [String],
+    /// `--python-platform`s.
+    pub(crate) platforms: &'a [String],
+    /// How a target is made from its profile.
+    pub(crate) resolve: ResolveTarget<'a>,
+}
+
+impl vari_lockmaker::MakeTargets for ClassTargets<'_> {
+    fn given(&self) -> bool {
+        !self.classes.is_empty() || !self.versions.is_empty() || !self.platforms.is_empty()
+    }
+
+    fn make(&self, lock_dir: &Path) -> Result<Vec<LockingTarget>, TargetsError> {
+        targets(
+            &self.classes,
+            self.versions,
+            self.platforms,
+            lock_dir,
+            self.resolve,
+        )
+        .map_err(Into::into)
+    }
+
+    fn recorded(
+        &self,
+        recorded: &[LockTarget],
+        lock_path: &Path,
+    ) -> Result<Vec<LockingTarget>, TargetsError> {
+        recorded_targets(recorded, lock_path, self.resolve).map_err(Into::into)
+    }
 }
 
 #[cfg(test)]

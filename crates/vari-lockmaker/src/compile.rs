@@ -37,10 +37,10 @@ const MAX_RESOLVE_TIMEOUT_SECS: f64 = 86_400.0;
 /// variable.
 ///
 /// ```
-/// assert_eq!(vari_lockmaker::resolve_timeout_from(None).unwrap().as_secs(), 1800);
-/// assert_eq!(vari_lockmaker::resolve_timeout_from(Some("2.5")).unwrap().as_millis(), 2500);
-/// assert!(vari_lockmaker::resolve_timeout_from(Some("0")).is_err());
-/// assert!(vari_lockmaker::resolve_timeout_from(Some("soon")).is_err());
+/// assert_eq!(vari_lockmaker::steps::resolve_timeout_from(None).unwrap().as_secs(), 1800);
+/// assert_eq!(vari_lockmaker::steps::resolve_timeout_from(Some("2.5")).unwrap().as_millis(), 2500);
+/// assert!(vari_lockmaker::steps::resolve_timeout_from(Some("0")).is_err());
+/// assert!(vari_lockmaker::steps::resolve_timeout_from(Some("soon")).is_err());
 /// ```
 pub fn resolve_timeout_from(value: Option<&str>) -> Result<Duration, CompileError> {
     let Some(value) = value else {
@@ -405,10 +405,10 @@ pub(crate) fn read_output(path: &Path) -> Result<Vec<Pin>, CompileError> {
 /// naming the line: a lock lists index files only.
 ///
 /// ```
-/// let pins = vari_lockmaker::read_pins("# comment\nApp_Like==1.0\nreqlike[socks]==1.1 ; python_version >= '3.8'\n").unwrap();
+/// let pins = vari_lockmaker::steps::read_pins("# comment\nApp_Like==1.0\nreqlike[socks]==1.1 ; python_version >= '3.8'\n").unwrap();
 /// assert_eq!(pins[0].name, "app-like");
 /// assert_eq!(pins[1].version, "1.1");
-/// assert!(vari_lockmaker::read_pins("demo @ https://x/demo.whl\n").is_err());
+/// assert!(vari_lockmaker::steps::read_pins("demo @ https://x/demo.whl\n").is_err());
 /// ```
 pub fn read_pins(text: &str) -> Result<Vec<Pin>, String> {
     let mut pins = Vec::new();
@@ -447,7 +447,7 @@ pub fn read_pins(text: &str) -> Result<Vec<Pin>, String> {
 /// annotation has no entry.
 ///
 /// ```
-/// let via = vari_lockmaker::read_via("idna==3.0  # via requests, Other[x]\nrequests==2.0  # via -r in.txt\n");
+/// let via = vari_lockmaker::steps::read_via("idna==3.0  # via requests, Other[x]\nrequests==2.0  # via -r in.txt\n");
 /// assert_eq!(via["idna"], ["requests", "other"]);
 /// assert_eq!(via["requests"], ["-r in.txt"]);
 /// ```
