@@ -21,8 +21,9 @@
 //! - building the lock (`vari_lock::build_lock`) and writing it.
 //!
 //! What it leaves to others: the lock's format (`vari-lock`), choosing variants
-//! (`vari-select`), serving indexes to uv (`vari-proxy`), finding the installer and the proxy's
-//! stable port (`vari-install`), making a target from a machine class (the front-end's
+//! (`vari-select`), serving indexes to uv (`vari-proxy`), the plumbing it shares with
+//! installing (`vari-install`: finding uv, the proxy's stable port, requirements files and lock
+//! files read within their limits), making a target from a machine class (the front-end's
 //! [`MakeTargets`]), and printing.
 
 mod compile;

@@ -4,10 +4,10 @@
 //! have got from the upstream.
 //!
 //! The lock is read (`--lock`), or made from requirements for the targets by the lock maker
-//! `vari lock` makes its locks with (`vari_lockmaker::make_lock`), kept in memory; either way the same planner picks each target's
-//! files, each target with its own Python version and platform (every class with every
-//! `--python-version` and `--python-platform`, or the lock's targets as it records them), so
-//! that one run serves every class of a fleet. A resolution that fails stops the run before anything is downloaded or written.
+//! `vari lock` makes its locks with (`vari_lockmaker::make_lock`), kept in memory; either way
+//! the same planner picks each target's files, each target with its own Python version and
+//! platform (every class with every `--python-version` and `--python-platform`, or the lock's
+//! targets as it records them), so that one run serves every class of a fleet. A resolution that fails stops the run before anything is downloaded or written.
 //! Requirements need `--target`: without classes a mirror would hold every variant, which is
 //! what a fleet mirror exists to avoid. A resolved lock lists only the variants the targets can
 //! use, so the saved line then compares against every variant the index has of the resolved
