@@ -42,6 +42,10 @@
 # command line (~0.6 ms: every subcommand's clap definition), the archspec catalog (~0.45 ms,
 # once), each target's Python tags (~0.3 ms each), and the proxy's union page for the release
 # with variants (~1-2 ms of CPU on its threads, overlapping uv).
+# Moving the lock maker into vari-lockmaker (issue 30) cost nothing: against the commit before
+# (both release builds without LTO, VARI_BASE, load 10-19 on 2 cores), `vari lock` medians of
+# 7, 15 and 15 interleaved runs took 0.031/0.033, 0.033/0.033 and 0.033/0.032 s of CPU (0.94x,
+# 1.00x, 1.03x); wall time was too noisy under that load to say more (0.62x-1.09x).
 #
 #   bench/lock.sh                 (needs cargo, python3; uv from <repo>/.venv or
 #                                  $VARI_TEST_VENV: scripts/test-env; PyPI on the first run)
