@@ -42,11 +42,17 @@
 # command line (~0.6 ms: every subcommand's clap definition), the archspec catalog (~0.45 ms,
 # once), each target's Python tags (~0.3 ms each), and the proxy's union page for the release
 # with variants (~1-2 ms of CPU on its threads, overlapping uv).
+# Moving the lock maker into vari-lockmaker (issue 30) cost nothing: against the commit before
+# (both release builds without LTO, VARI_BASE, load 10-19 on 2 cores), `vari lock` medians of
+# 7, 15 and 15 interleaved runs took 0.031/0.033, 0.033/0.033 and 0.033/0.032 s of CPU (0.94x,
+# 1.00x, 1.03x); wall time was too noisy under that load to say more (0.62x-1.09x).
 #
 #   bench/lock.sh                 (needs cargo, python3; uv from <repo>/.venv or
 #                                  $VARI_TEST_VENV: scripts/test-env; PyPI on the first run)
 #   RUNS=9 bench/lock.sh
 #   VARI=target/release/vari bench/lock.sh   (an already built binary)
+#   VARI_BASE=/tmp/vari-old bench/lock.sh    (also times an older binary's `vari lock` in the
+#                                            same interleaved runs: a change made nothing slower)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -112,12 +118,12 @@ unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL UV_INDEX_URL UV_EXTRA_INDEX_URL UV_INDEX
   UV_DEFAULT_INDEX VIRTUAL_ENV VARI_PROFILE 2>/dev/null || true
 
 # shellcheck disable=SC2086
-python3 - "$tools" "$vari" "$index" "$data" "${RUNS:-5}" vari-demo $PACKAGES <<'PY'
+python3 - "$tools" "$vari" "$index" "$data" "${RUNS:-5}" "${base:-}" vari-demo $PACKAGES <<'PY'
 import os, resource, statistics, subprocess, sys, time
 
-tools, vari, index, data, runs = sys.argv[1:6]
+tools, vari, index, data, runs, base = sys.argv[1:7]
 runs = int(runs)
-requirements = sys.argv[6:]
+requirements = sys.argv[7:]
 uv = os.path.join(tools, "bin", "uv")
 req_in = os.path.join(data, "requirements.in")
 with open(req_in, "w") as f:
@@ -133,6 +139,9 @@ commands = [
     ("  per target (before)", lock + ".per-target",
      [vari, "lock", "--index-url", index, *targets, "-r", req_in, "-o", lock + ".per-target"]),
 ]
+if base:
+    commands.append(("vari lock (base)", lock + ".base",
+                     [base, "lock", "--index-url", index, *targets, "-r", req_in, "-o", lock + ".base"]))
 per_target = dict(os.environ, VARI_LOCK_PER_TARGET="1")
 
 def once(output, args):
@@ -166,6 +175,10 @@ with open(lock) as f:
 with open(lock + ".per-target") as f:
     if f.read() != text:
         raise SystemExit("the lock resolved once for the union differs from the per-target one")
+if base:
+    with open(lock + ".base") as f:
+        if f.read() != text:
+            raise SystemExit("the base binary's lock differs from this one's")
 packages = text.count("[[packages]]")
 wheels = sum(1 for line in text.splitlines() if line.startswith("    { url = "))
 print(f"\n{len(requirements)} requirements; the lock: {packages} packages, {wheels} files "
@@ -180,4 +193,9 @@ ratio = statistics.median(times["vari lock (3 targets)"]) / statistics.median(ti
 cpu_ratio = statistics.median(cpus["vari lock (3 targets)"]) / statistics.median(cpus["uv pip compile"])
 print(f"  vari lock (3 targets) / uv pip compile = {ratio:.2f}x wall, {cpu_ratio:.2f}x CPU "
       f"(aim: <= 1.5x)")
+if base:
+    name = "vari lock (3 targets)"
+    wall = statistics.median(times[name]) / statistics.median(times["vari lock (base)"])
+    cpu = statistics.median(cpus[name]) / statistics.median(cpus["vari lock (base)"])
+    print(f"  vari lock (3 targets) / base = {wall:.2f}x wall, {cpu:.2f}x CPU")
 PY

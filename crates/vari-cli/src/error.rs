@@ -63,7 +63,7 @@ library_errors!(
     vari_install::EnvironmentRuleError,
     vari_install::InstallError,
     vari_install::InstallerError,
-    vari_install::LockingError,
+    vari_lockmaker::LockingError,
     vari_install::RequirementsFileError,
     vari_install::sync::LoadError,
     vari_install::sync::SyncError,
@@ -77,6 +77,21 @@ library_errors!(
     vari_select::RequestError,
     vari_select::TargetError,
 );
+
+impl From<vari_lockmaker::LockMakeError> for CliError {
+    fn from(e: vari_lockmaker::LockMakeError) -> Self {
+        use vari_lockmaker::LockMakeError;
+        match e {
+            LockMakeError::Input(e) => e.into(),
+            // The front-end's own target error, back as it raised it.
+            LockMakeError::Targets(e) => match e.downcast::<CliError>() {
+                Ok(e) => *e,
+                Err(e) => Self::Other(e.to_string()),
+            },
+            other => Self::Other(other.to_string()),
+        }
+    }
+}
 
 impl CliError {
     /// An I/O failure on `path`.

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use vari_install::{LockFilesTarget, LockingTarget};
 use vari_lock::{InputsHash, LockTarget};
+use vari_lockmaker::{LockFilesTarget, LockingTarget, TargetsError};
 use vari_select::{ClassSource, MachineClass, ResolvedClass};
 
 use crate::error::CliError;
@@ -221,6 +221,45 @@ fn profile_hash(bytes: &[u8]) -> String {
     let mut hash = InputsHash::new();
     hash.add("profile", bytes);
     hash.finish()
+}
+
+/// A command line's targets as the lock maker asks for them (`vari_lockmaker::MakeTargets`):
+/// its classes with every Python version and platform, or the targets an existing lock
+/// records.
+pub(crate) struct ClassTargets<'a> {
+    /// The classes of `--target`.
+    pub(crate) classes: Vec<MachineClass>,
+    /// `--python-version`s.
+    pub(crate) versions: &'a [String],
+    /// `--python-platform`s.
+    pub(crate) platforms: &'a [String],
+    /// How a target is made from its profile.
+    pub(crate) resolve: ResolveTarget<'a>,
+}
+
+impl vari_lockmaker::MakeTargets for ClassTargets<'_> {
+    fn given(&self) -> bool {
+        !self.classes.is_empty() || !self.versions.is_empty() || !self.platforms.is_empty()
+    }
+
+    fn make(&self, lock_dir: &Path) -> Result<Vec<LockingTarget>, TargetsError> {
+        targets(
+            &self.classes,
+            self.versions,
+            self.platforms,
+            lock_dir,
+            self.resolve,
+        )
+        .map_err(Into::into)
+    }
+
+    fn recorded(
+        &self,
+        recorded: &[LockTarget],
+        lock_path: &Path,
+    ) -> Result<Vec<LockingTarget>, TargetsError> {
+        recorded_targets(recorded, lock_path, self.resolve).map_err(Into::into)
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@ mod error;
 mod explain;
 mod help;
 mod load;
-mod lock_inputs;
 mod lock_plan;
 mod lock_targets;
 mod output;

@@ -232,7 +232,7 @@ impl Count {
     }
 }
 
-/// `lock` and `mirror` resolving requirements ([`vari_install::LockingProgress`]): how many
+/// `lock` and `mirror` resolving requirements ([`vari_lockmaker::LockingProgress`]): how many
 /// resolutions are done (one per target, or per group of alike targets), then how many pinned
 /// releases' files are listed, each phase a [`Count`] naming the last one done.
 pub(crate) struct Resolving {
@@ -257,7 +257,7 @@ impl Resolving {
     }
 }
 
-impl vari_install::LockingProgress for Resolving {
+impl vari_lockmaker::LockingProgress for Resolving {
     fn resolving(&self, total: usize) {
         self.listing.store(false, Ordering::Relaxed);
         self.bar

@@ -17,9 +17,6 @@
 //!   configuration ([`stable_port`]), so that the installers' caches (uv's is keyed by index
 //!   URL) are reused from one run to the next.
 //!
-//! - Locking (`vari lock`): [`compile`] runs `uv pip compile` through the proxy for one
-//!   target, [`locked_releases`] lists each pinned release's files that the targets can use.
-//!
 //! - Planning and reporting: [`Plan`] (the installer, the proxy's sources, what hides the
 //!   installer's own sources, the target it installs for), and after the run what the journal
 //!   cannot say because the installer never asked ([`kept_requirements`], [`unmet`]) and the
@@ -50,15 +47,12 @@
 //! ```
 
 mod changes;
-mod compile;
 mod environment;
 mod index_source;
 mod ini;
 mod installer;
 mod installer_env;
 mod list;
-mod lock_files;
-mod locking;
 mod plan;
 pub mod profile_store;
 mod requirements_file;
@@ -68,10 +62,6 @@ pub mod sync;
 mod unasked;
 mod uv_config;
 
-pub use compile::{
-    compile, compile_through, read_pins, read_via, resolve_timeout_from, CompileError,
-    CompileRequest, Pin, DEFAULT_RESOLVE_TIMEOUT, RESOLVE_TIMEOUT_ENV,
-};
 pub use environment::{environment_to_change, ChangedEnvironment, EnvironmentRuleError};
 pub use index_source::{
     installer_indexes, pip_config_files, IndexSourceError, InstallerEnv, InstallerIndexes, Origin,
@@ -84,11 +74,6 @@ pub use installer::{
 pub use list::{
     list_installed, Installed, InstalledDistribution, InstalledVariant, VariantJsonProblem,
     VARIANT_JSON,
-};
-pub use lock_files::{locked_releases, LockFilesError, LockFilesTarget, PinnedRelease};
-pub use locking::{
-    find_uv, resolve_releases, LockingError, LockingProgress, LockingRequest, LockingTarget,
-    NoProgress, PER_TARGET_VARIABLE,
 };
 pub use plan::{HiddenSources, Plan, PlanError};
 pub use requirements_file::{

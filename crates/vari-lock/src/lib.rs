@@ -25,7 +25,7 @@
 //!   dependency group needs, sorted for deterministic bytes); [`InputsHash`] for `--check`.
 //!
 //! How `vari lock` resolves, and why it does not resolve itself: it drives `uv pip compile`
-//! (`vari_install::compile`) once per target through vari's proxy, which shows uv the variant
+//! (`vari_lockmaker::compile`) once per target through vari's proxy, which shows uv the variant
 //! that target would install with its variant markers already evaluated, the runs at once,
 //! then (only when they disagree) one after another, each preferring the versions the runs
 //! before it pinned (uv reads its output file as preferences). A resolver

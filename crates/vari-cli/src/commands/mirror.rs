@@ -3,13 +3,11 @@
 //! the one `vari sync` installs by), so a machine installing from the mirror gets what it would
 //! have got from the upstream.
 //!
-//! The lock is read (`--lock`), or resolved from requirements for the targets exactly as
-//! `vari lock` resolves them (`vari_install::resolve_releases`, inputs and targets read by
-//! `crate::lock_inputs`) and built in memory; either way it is a `vari_lock::LockFile` (the lock
-//! with its directory, as `sync` opens it), and the same planner picks each target's
-//! files, each target with its own Python version and platform (every class with every
-//! `--python-version` and `--python-platform`, or the lock's targets as it records them), so
-//! that one run serves every class of a fleet. A resolution that fails stops the run before anything is downloaded or written.
+//! The lock is read (`--lock`), or made from requirements for the targets by the lock maker
+//! `vari lock` makes its locks with (`vari_lockmaker::make_lock`), kept in memory; either way it is a `vari_lock::LockFile` (the lock with its
+//! directory, as `sync` opens it), and the same planner picks each target's files, each target with its own Python version and
+//! platform (every class with every `--python-version` and `--python-platform`, or the lock's
+//! targets as it records them), so that one run serves every class of a fleet. A resolution that fails stops the run before anything is downloaded or written.
 //! Requirements need `--target`: without classes a mirror would hold every variant, which is
 //! what a fleet mirror exists to avoid. A resolved lock lists only the variants the targets can
 //! use, so the saved line then compares against every variant the index has of the resolved
@@ -21,8 +19,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use vari_client::{ClientSettings, FileKind};
 use vari_core::ordering::SelectionOptions;
-use vari_install::{LockingRequest, LockingTarget};
 use vari_lock::{Lock, LockFile};
+use vari_lockmaker::{LockJob, LockingTarget, Made, Output, Requested, Sources, Upgrade};
 use vari_publish::mirror::{
     MirrorError, MirrorOptions, MirrorPlan, MirrorProgress, SlimRequest, TargetFiles,
 };
@@ -32,8 +30,7 @@ use vari_select::Target;
 
 use crate::cli::MirrorArgs;
 use crate::error::{error_line, CliError};
-use crate::lock_inputs;
-use crate::lock_targets;
+use crate::lock_targets::{self, ClassTargets};
 use crate::output;
 use crate::settings::{
     client_settings, load_config, lock_target, selection_options, server_runtime,
@@ -299,19 +296,14 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
     })
 }
 
-/// Requirements: resolved for the `--target`s as `vari lock` resolves them (uv through the
-/// proxy, the targets agreeing on versions, the dependencies variants ask for), into the lock
-/// `vari lock` would write for the same inputs, built in memory.
+/// Requirements: made into the lock `vari lock` would write for the same inputs
+/// (`vari_lockmaker::make_lock`, kept in memory) for the `--target`s, each with its own Python
+/// and platform.
 fn resolve_input(
     args: &MirrorArgs,
     sources: &ClientSettings,
     selection: &SelectionOptions,
 ) -> Result<MirrorInput, CliError> {
-    let requirements = lock_inputs::read(
-        &args.requirements,
-        &args.requirement_files,
-        args.project.as_deref(),
-    )?;
     // Without targets a mirror would hold every variant of every release: what a fleet mirror
     // exists to avoid, so the classes must be named.
     let classes = crate::classes::given_classes(&args.targets, "--target")?;
@@ -325,7 +317,6 @@ fn resolve_input(
     if let Some(path) = &args.lock_output {
         check_lock_output(path)?;
     }
-    let uv = vari_install::find_uv(std::env::var_os("PATH").as_deref())?;
     // The lock's directory: the written lock's; a lock kept in memory only names the local
     // files it lists relative to the root, so that a wheelhouse anywhere can be mirrored.
     let lock_dir = match &args.lock_output {
@@ -335,49 +326,50 @@ fn resolve_input(
             here.ancestors().last().unwrap_or(&here).to_path_buf()
         }
     };
-    let targets = lock_targets::targets(
-        &classes,
-        &args.python_versions,
-        &args.python_platforms,
-        &lock_dir,
-        &lock_target,
-    )?;
-    let hash =
-        lock_inputs::inputs_hash(&requirements, &targets, sources, &lock_dir, args.index.pre);
+    let targets = ClassTargets {
+        classes,
+        versions: &args.python_versions,
+        platforms: &args.python_platforms,
+        resolve: &lock_target,
+    };
     let progress = crate::progress::Resolving::new();
-    let request = LockingRequest {
-        uv: &uv,
-        sources,
-        selection,
-        pre: args.index.pre,
-        requirements: &requirements.all(),
+    let job = LockJob {
+        requested: Requested::Given {
+            requirements: args.requirements.clone(),
+            files: args.requirement_files.clone(),
+            project: args.project.clone(),
+        },
+        output: Output::Memory {
+            dir: lock_dir.clone(),
+        },
         targets: &targets,
-        preferences: &Default::default(),
-        lock_dir: &lock_dir,
+        sources: Sources {
+            settings: sources.clone(),
+            indexes_given: !args.index.index_url.is_empty()
+                || !args.index.extra_index_url.is_empty(),
+            find_links_given: !args.index.find_links.is_empty(),
+        },
+        selection: selection.clone(),
+        pre: args.index.pre,
+        upgrade: Upgrade::default(),
         progress: &progress,
     };
-    let runtime = server_runtime()?;
-    let releases = runtime.block_on(vari_install::resolve_releases(&request));
+    let made = vari_lockmaker::make_lock(&job);
     progress.finish();
-    let releases = releases?;
-    let inputs = lock_inputs::lock_inputs(
-        &requirements,
-        &targets,
-        sources,
-        &lock_dir,
-        args.index.pre,
-        hash,
-    );
-    let lock = vari_lock::build_lock(&inputs, releases)?;
+    let Made::Lock { lock, targets } = made? else {
+        return Err(CliError::Other(
+            "the lock maker checked a lock instead of making one".to_owned(),
+        ));
+    };
     let client = vari_client::IndexClient::new(sources.clone())?;
-    let every_variant = runtime.block_on(every_variant(&client, &lock, &targets))?;
+    let every_variant = server_runtime()?.block_on(every_variant(&client, &lock, &targets))?;
     if args.lock_output.is_some() {
         // A lock that cannot be written fails before anything is downloaded.
         vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
     }
     let origin = "the lock resolved from the requirements";
     Ok(MirrorInput {
-        lock: LockFile::from_lock(lock, origin, &lock_dir)
+        lock: LockFile::from_lock(*lock, origin, &lock_dir)
             .map_err(|e| CliError::Other(e.to_string()))?,
         origin: origin.to_owned(),
         targets: targets

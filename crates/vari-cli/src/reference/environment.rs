@@ -32,15 +32,15 @@ fn own() -> Vec<(&'static str, String)> {
                 .to_owned(),
         ),
         (
-            vari_install::RESOLVE_TIMEOUT_ENV,
+            vari_lockmaker::RESOLVE_TIMEOUT_ENV,
             format!(
                 "Seconds one `uv pip compile` run of `vari lock` or `vari mirror` may take \
                  before it is stopped (default {}, at most a day).",
-                vari_install::DEFAULT_RESOLVE_TIMEOUT.as_secs()
+                vari_lockmaker::DEFAULT_RESOLVE_TIMEOUT.as_secs()
             ),
         ),
         (
-            vari_install::PER_TARGET_VARIABLE,
+            vari_lockmaker::PER_TARGET_VARIABLE,
             "Set and not empty: `vari lock` resolves every target on its own instead of \
              resolving targets on several Pythons or platforms with one universal resolution \
              and targets alike but for their hardware as one group (a way around the fast \

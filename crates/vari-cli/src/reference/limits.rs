@@ -323,9 +323,9 @@ fn limits() -> Vec<(&'static str, Vec<Limit>)> {
                 },
                 Limit {
                     what: "One `uv pip compile` run of `vari lock` or `vari mirror`",
-                    default: seconds(vari_install::DEFAULT_RESOLVE_TIMEOUT),
-                    raised_by: variable(vari_install::RESOLVE_TIMEOUT_ENV),
-                    defined: "vari_install::DEFAULT_RESOLVE_TIMEOUT",
+                    default: seconds(vari_lockmaker::DEFAULT_RESOLVE_TIMEOUT),
+                    raised_by: variable(vari_lockmaker::RESOLVE_TIMEOUT_ENV),
+                    defined: "vari_lockmaker::DEFAULT_RESOLVE_TIMEOUT",
                 },
                 Limit {
                     what: "What `vari cache prune` keeps (unused for less than this); the \

@@ -335,7 +335,7 @@ fn a_terminal_shows_how_far_locking_is() {
     assert!(shown.contains("locked 6 packages for 2 targets"), "{shown}");
     // Each target on its own: two resolutions, then the files of the 6 pinned releases.
     let mut per_target = fleet.command(&["cpu", "a100"], &["app-like"]);
-    per_target.env(vari_install::PER_TARGET_VARIABLE, "1");
+    per_target.env(vari_lockmaker::PER_TARGET_VARIABLE, "1");
     let (shown, code) = on_terminal(&per_target).unwrap();
     assert_eq!(code, 0, "{shown}");
     assert!(
@@ -481,7 +481,7 @@ fn one_resolution_for_the_union_writes_what_one_per_target_writes() {
         let per_target = run(fleet
             .command(classes, &["-v"])
             .args(&per_target_args)
-            .env(vari_install::PER_TARGET_VARIABLE, "1"))
+            .env(vari_lockmaker::PER_TARGET_VARIABLE, "1"))
         .expect_code(0);
         assert!(!per_target.stderr.contains("resolved once for the union"));
         let read = |name: &str| std::fs::read_to_string(fleet.path(name)).unwrap();
@@ -534,7 +534,7 @@ fn targets_on_two_pythons_are_resolved_once_and_pinned_as_one_per_target() {
             &["cpu", "a100"],
             &[&args[..], &["per-target.toml"]].concat(),
         )
-        .env(vari_install::PER_TARGET_VARIABLE, "1"))
+        .env(vari_lockmaker::PER_TARGET_VARIABLE, "1"))
     .expect_code(0);
     // At once, then again one after another: the Pythons' newest versions differ. Each
     // target's proxy serves both of its runs: a page is built once per target, not per run.
@@ -562,7 +562,7 @@ fn targets_on_two_pythons_are_resolved_once_and_pinned_as_one_per_target() {
     .concat();
     let per_target = run(fleet
         .command(&["cpu"], &reversed)
-        .env(vari_install::PER_TARGET_VARIABLE, "1"))
+        .env(vari_lockmaker::PER_TARGET_VARIABLE, "1"))
     .expect_code(1);
     assert!(
         per_target.stderr.contains("targets disagree on cutlike"),

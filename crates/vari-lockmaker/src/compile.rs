@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use vari_proxy::{ProxyError, ProxySettings};
 
-use crate::installer::UV_INDEX_VARIABLES;
+use vari_install::UV_INDEX_VARIABLES;
 
 /// At most this many bytes of uv's error output are kept for the message.
 const MAX_STDERR: usize = 16 << 10;
@@ -37,10 +37,10 @@ const MAX_RESOLVE_TIMEOUT_SECS: f64 = 86_400.0;
 /// variable.
 ///
 /// ```
-/// assert_eq!(vari_install::resolve_timeout_from(None).unwrap().as_secs(), 1800);
-/// assert_eq!(vari_install::resolve_timeout_from(Some("2.5")).unwrap().as_millis(), 2500);
-/// assert!(vari_install::resolve_timeout_from(Some("0")).is_err());
-/// assert!(vari_install::resolve_timeout_from(Some("soon")).is_err());
+/// assert_eq!(vari_lockmaker::steps::resolve_timeout_from(None).unwrap().as_secs(), 1800);
+/// assert_eq!(vari_lockmaker::steps::resolve_timeout_from(Some("2.5")).unwrap().as_millis(), 2500);
+/// assert!(vari_lockmaker::steps::resolve_timeout_from(Some("0")).is_err());
+/// assert!(vari_lockmaker::steps::resolve_timeout_from(Some("soon")).is_err());
 /// ```
 pub fn resolve_timeout_from(value: Option<&str>) -> Result<Duration, CompileError> {
     let Some(value) = value else {
@@ -208,7 +208,7 @@ pub async fn compile(
     settings: ProxySettings,
     request: &CompileRequest,
 ) -> Result<Vec<Pin>, CompileError> {
-    let proxy = crate::stable_port::start_stable(settings).await?;
+    let proxy = vari_install::stable_port::start_stable(settings).await?;
     let result = compile_through(&proxy, request).await;
     proxy.shutdown().await;
     match result? {
@@ -439,10 +439,10 @@ pub(crate) fn read_output(path: &Path) -> Result<Vec<Pin>, CompileError> {
 /// naming the line: a lock lists index files only.
 ///
 /// ```
-/// let pins = vari_install::read_pins("# comment\nApp_Like==1.0\nreqlike[socks]==1.1 ; python_version >= '3.8'\n").unwrap();
+/// let pins = vari_lockmaker::steps::read_pins("# comment\nApp_Like==1.0\nreqlike[socks]==1.1 ; python_version >= '3.8'\n").unwrap();
 /// assert_eq!(pins[0].name, "app-like");
 /// assert_eq!(pins[1].version, "1.1");
-/// assert!(vari_install::read_pins("demo @ https://x/demo.whl\n").is_err());
+/// assert!(vari_lockmaker::steps::read_pins("demo @ https://x/demo.whl\n").is_err());
 /// ```
 pub fn read_pins(text: &str) -> Result<Vec<Pin>, String> {
     let mut pins = Vec::new();
@@ -511,7 +511,7 @@ pub(crate) fn read_marked_pins(text: &str) -> Result<Vec<MarkedPin>, String> {
 /// annotation has no entry.
 ///
 /// ```
-/// let via = vari_install::read_via("idna==3.0  # via requests, Other[x]\nrequests==2.0  # via -r in.txt\n");
+/// let via = vari_lockmaker::steps::read_via("idna==3.0  # via requests, Other[x]\nrequests==2.0  # via -r in.txt\n");
 /// assert_eq!(via["idna"], ["requests", "other"]);
 /// assert_eq!(via["requests"], ["-r in.txt"]);
 /// ```

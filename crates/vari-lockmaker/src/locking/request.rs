@@ -37,7 +37,7 @@ impl LockingTarget {
 /// What to resolve, for which targets, from where.
 #[derive(Debug, Clone, Copy)]
 pub struct LockingRequest<'a> {
-    /// The uv that resolves ([`find_uv`](crate::find_uv)).
+    /// The uv that resolves ([`find_uv`](crate::steps::find_uv)).
     pub uv: &'a Path,
     /// The indexes and find-links.
     pub sources: &'a ClientSettings,

@@ -235,7 +235,7 @@ async fn resolve(
     };
     // Where the time goes, at debug level (`-v`): the phases after the proxy starts.
     let clock = std::time::Instant::now();
-    let proxy = crate::stable_port::start_stable(settings)
+    let proxy = vari_install::stable_port::start_stable(settings)
         .await
         .map_err(|e| resolve_error(first, e.into()))?;
     tracing::debug!("union proxy started after {:.1?}", clock.elapsed());

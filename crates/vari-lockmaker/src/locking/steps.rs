@@ -11,7 +11,7 @@ use super::prefetch::Prefetched;
 use super::request::{LockingError, LockingRequest, LockingTarget};
 use crate::compile::{CompileRequest, Pin};
 use crate::lock_files::{locked_releases_reporting, LockFilesTarget, PinnedRelease};
-use crate::run::TEMPORARY_PREFIX;
+use vari_install::TEMPORARY_PREFIX;
 
 /// Per package, its version and the targets that pinned it.
 pub(super) type Pins = BTreeMap<String, (String, Vec<String>)>;

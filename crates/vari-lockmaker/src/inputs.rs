@@ -1,9 +1,7 @@
 //! What a lock is made from, read once: the requirements (command line, `-r` files, a project's
-//! `pyproject.toml`), the targets (every machine class with every Python version and platform,
-//! or the targets a lock records), and the hash of everything that decides the lock (`--check`
-//! compares it). `vari lock` and `vari mirror` both build their lock's inputs and targets here,
-//! so that a lock `vari mirror --lock-output` writes is the one `vari lock` writes for the same
-//! inputs, and a mirror plans each target with its own Python and platform as a lock does.
+//! `pyproject.toml`), the sources as the lock records them, and the hash of everything that
+//! decides the lock (`--check` compares it). Every lock is made from inputs read here, so that
+//! a lock `vari mirror --lock-output` writes is the one `vari lock` writes for the same inputs.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -11,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 use vari_client::{ClientSettings, FindLinks};
 use vari_fs::input::{read_input_to_string, InputKind};
-use vari_install::LockingTarget;
 use vari_lock::{InputsHash, LockInfo, LockInputs, LockTarget};
+use vari_select::InputError;
 
-use crate::error::CliError;
+use crate::error::LockMakeError;
+use crate::locking::LockingTarget;
 
 /// At most this many nested `include-group`s (PEP 735) are followed.
 const MAX_GROUP_DEPTH: usize = 32;
@@ -53,27 +52,29 @@ pub(crate) fn read(
     given: &[String],
     files: &[PathBuf],
     project: Option<&Path>,
-) -> Result<Requirements, CliError> {
+) -> Result<Requirements, LockMakeError> {
     let mut requirements = Requirements {
         base: given.iter().map(|r| r.trim().to_owned()).collect(),
         ..Requirements::default()
     };
     for requirement in &requirements.base {
-        vari_select::Request::parse(requirement)?;
+        vari_select::Request::parse(requirement)
+            .map_err(|e| LockMakeError::Requirements(e.to_string()))?;
     }
     if !files.is_empty() {
         let args: Vec<OsString> = files
             .iter()
             .flat_map(|f| [OsString::from("-r"), f.clone().into_os_string()])
             .collect();
-        let read = vari_install::requirements_in_args(&args, Path::new(""))?;
+        let read = vari_install::requirements_in_args(&args, Path::new(""))
+            .map_err(|e| LockMakeError::Read(e.to_string()))?;
         requirements.base.extend(read);
     }
     if let Some(dir) = project {
         read_pyproject(&dir.join("pyproject.toml"), &mut requirements)?;
     }
     if requirements.all().is_empty() {
-        return Err(CliError::Other(
+        return Err(LockMakeError::Requirements(
             "nothing to resolve: give requirements, -r FILE or --project DIR".to_owned(),
         ));
     }
@@ -213,7 +214,7 @@ pub(crate) fn recorded_find_links(links: &FindLinks, lock_dir: &Path) -> String 
 pub(crate) fn recorded_sources(
     recorded: &[String],
     lock_path: &Path,
-) -> Result<Vec<FindLinks>, CliError> {
+) -> Result<Vec<FindLinks>, LockMakeError> {
     let lock_dir = vari_fs::safe_path::parent_dir(lock_path);
     let key = |i: usize| Some(format!("tool.vari.find-links[{i}]"));
     let mut sources = Vec::new();
@@ -228,7 +229,7 @@ pub(crate) fn recorded_sources(
                 lock_dir.clone()
             } else {
                 vari_fs::safe_path::join_under(&lock_dir, text).map_err(|e| {
-                    CliError::invalid(
+                    invalid(
                         lock_path,
                         key(i),
                         format!("{e}; a lock names its find-links relative to its directory"),
@@ -236,7 +237,7 @@ pub(crate) fn recorded_sources(
                 })?
             };
             if !path.exists() {
-                return Err(CliError::invalid(
+                return Err(invalid(
                     lock_path,
                     key(i),
                     format!(
@@ -247,19 +248,18 @@ pub(crate) fn recorded_sources(
             }
             path.to_string_lossy().into_owned()
         };
-        sources.push(
-            FindLinks::parse(&given)
-                .map_err(|e| CliError::invalid(lock_path, key(i), e.to_string()))?,
-        );
+        sources
+            .push(FindLinks::parse(&given).map_err(|e| invalid(lock_path, key(i), e.to_string()))?);
     }
     Ok(sources)
 }
 
-fn read_pyproject(path: &Path, requirements: &mut Requirements) -> Result<(), CliError> {
-    let text = read_input_to_string(path, InputKind::Config)?;
+fn read_pyproject(path: &Path, requirements: &mut Requirements) -> Result<(), LockMakeError> {
+    let text = read_input_to_string(path, InputKind::Config)
+        .map_err(|e| LockMakeError::Read(e.to_string()))?;
     let text = vari_core::strip_bom(&text);
     vari_core::check_toml_depth(text).map_err(|deep| {
-        CliError::invalid(
+        invalid(
             path,
             Some(format!("line {}", deep.line)),
             format!("nests deeper than {} levels", deep.limit),
@@ -267,7 +267,7 @@ fn read_pyproject(path: &Path, requirements: &mut Requirements) -> Result<(), Cl
     })?;
     let table: toml::Table = text
         .parse()
-        .map_err(|e: toml::de::Error| CliError::invalid(path, None, e.message().trim()))?;
+        .map_err(|e: toml::de::Error| invalid(path, None, e.message().trim()))?;
     let project = table.get("project").and_then(toml::Value::as_table);
     if let Some(project) = project {
         if let Some(list) = project.get("dependencies") {
@@ -279,7 +279,7 @@ fn read_pyproject(path: &Path, requirements: &mut Requirements) -> Result<(), Cl
             let key = "project.optional-dependencies";
             let table = value
                 .as_table()
-                .ok_or_else(|| CliError::invalid(path, Some(key.into()), "is not a table"))?;
+                .ok_or_else(|| invalid(path, Some(key.into()), "is not a table"))?;
             for (extra, list) in table {
                 let name = normalized_name(extra, path, key)?;
                 let entries = strings(list, path, &format!("{key}.{extra}"))?;
@@ -288,7 +288,7 @@ fn read_pyproject(path: &Path, requirements: &mut Requirements) -> Result<(), Cl
         }
         if let Some(value) = project.get("requires-python") {
             let text = value.as_str().ok_or_else(|| {
-                CliError::invalid(
+                invalid(
                     path,
                     Some("project.requires-python".into()),
                     "is not a string",
@@ -298,9 +298,9 @@ fn read_pyproject(path: &Path, requirements: &mut Requirements) -> Result<(), Cl
         }
     }
     if let Some(value) = table.get("dependency-groups") {
-        let groups = value.as_table().ok_or_else(|| {
-            CliError::invalid(path, Some("dependency-groups".into()), "is not a table")
-        })?;
+        let groups = value
+            .as_table()
+            .ok_or_else(|| invalid(path, Some("dependency-groups".into()), "is not a table"))?;
         for name in groups.keys() {
             let mut entries = Vec::new();
             expand_group(groups, name, path, 0, &mut entries)?;
@@ -333,10 +333,10 @@ fn expand_group(
     path: &Path,
     depth: usize,
     out: &mut Vec<String>,
-) -> Result<(), CliError> {
+) -> Result<(), LockMakeError> {
     let key = format!("dependency-groups.{name}");
     if depth > MAX_GROUP_DEPTH {
-        return Err(CliError::invalid(
+        return Err(invalid(
             path,
             Some(key),
             "includes groups in a cycle or deeper than 32 levels",
@@ -347,10 +347,10 @@ fn expand_group(
         .iter()
         .find(|(g, _)| vari_core::project::normalize(g) == wanted)
         .map(|(_, list)| list)
-        .ok_or_else(|| CliError::invalid(path, Some(key.clone()), "no such group"))?;
+        .ok_or_else(|| invalid(path, Some(key.clone()), "no such group"))?;
     let items = list
         .as_array()
-        .ok_or_else(|| CliError::invalid(path, Some(key.clone()), "is not an array"))?;
+        .ok_or_else(|| invalid(path, Some(key.clone()), "is not an array"))?;
     for (i, item) in items.iter().enumerate() {
         match item {
             toml::Value::String(requirement) => {
@@ -362,7 +362,7 @@ fn expand_group(
                     .get("include-group")
                     .and_then(toml::Value::as_str)
                     .ok_or_else(|| {
-                        CliError::invalid(
+                        invalid(
                             path,
                             Some(format!("{key}[{i}]")),
                             "is neither a requirement nor {include-group = \"…\"}",
@@ -371,7 +371,7 @@ fn expand_group(
                 expand_group(groups, include, path, depth + 1, out)?;
             }
             _ => {
-                return Err(CliError::invalid(
+                return Err(invalid(
                     path,
                     Some(format!("{key}[{i}]")),
                     "is neither a requirement nor {include-group = \"…\"}",
@@ -382,31 +382,40 @@ fn expand_group(
     Ok(())
 }
 
-fn strings(value: &toml::Value, path: &Path, key: &str) -> Result<Vec<String>, CliError> {
+fn strings(value: &toml::Value, path: &Path, key: &str) -> Result<Vec<String>, LockMakeError> {
     let items = value
         .as_array()
-        .ok_or_else(|| CliError::invalid(path, Some(key.into()), "is not an array"))?;
+        .ok_or_else(|| invalid(path, Some(key.into()), "is not an array"))?;
     items
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            let text = item.as_str().ok_or_else(|| {
-                CliError::invalid(path, Some(format!("{key}[{i}]")), "is not a string")
-            })?;
+            let text = item
+                .as_str()
+                .ok_or_else(|| invalid(path, Some(format!("{key}[{i}]")), "is not a string"))?;
             check_requirement(text, path, &format!("{key}[{i}]"))?;
             Ok(text.trim().to_owned())
         })
         .collect()
 }
 
-fn check_requirement(text: &str, path: &Path, key: &str) -> Result<(), CliError> {
+fn check_requirement(text: &str, path: &Path, key: &str) -> Result<(), LockMakeError> {
     vari_select::Request::parse(text)
         .map(|_| ())
-        .map_err(|e| CliError::invalid(path, Some(key.into()), e.to_string()))
+        .map_err(|e| invalid(path, Some(key.into()), e.to_string()))
+}
+
+/// A content problem in `path` at `key` (none: the file as a whole).
+fn invalid(path: &Path, key: Option<String>, message: impl Into<String>) -> LockMakeError {
+    let message = message.into();
+    LockMakeError::Input(match key {
+        Some(key) => InputError::at(path, key, message),
+        None => InputError::new(path, message),
+    })
 }
 
 /// An extra's or group's name, normalised (PEP 685, PEP 735), checked to be a name.
-fn normalized_name(name: &str, path: &Path, key: &str) -> Result<String, CliError> {
+fn normalized_name(name: &str, path: &Path, key: &str) -> Result<String, LockMakeError> {
     let valid = !name.is_empty()
         && name.len() <= 200
         && name
@@ -416,7 +425,7 @@ fn normalized_name(name: &str, path: &Path, key: &str) -> Result<String, CliErro
         && name.ends_with(|c: char| c.is_ascii_alphanumeric());
     match valid {
         true => Ok(vari_core::project::normalize(name)),
-        false => Err(CliError::invalid(
+        false => Err(invalid(
             path,
             Some(format!("{key}.{name}")),
             "is not a valid name",

@@ -30,8 +30,8 @@ use vari_lock::LockedRelease;
 use vari_proxy::{ProxySettings, RunningProxy};
 
 use crate::compile::{compile_through, read_output, read_pins, CompileError, Pin};
-use crate::installer::{Installer, InstallerChoice, InstallerError, Program};
 use crate::lock_files::{LockFilesError, LockFilesTarget};
+use vari_install::{Installer, InstallerChoice, InstallerError, Program};
 
 mod prefetch;
 mod request;
@@ -318,7 +318,7 @@ impl Resolver<'_> {
             selection: self.request.selection.clone(),
             ..ProxySettings::new(self.request.sources.clone(), target.files.target.clone())
         };
-        let proxy = Arc::new(crate::stable_port::start_stable(settings).await?);
+        let proxy = Arc::new(vari_install::stable_port::start_stable(settings).await?);
         proxies.insert(target.lock.name.clone(), proxy.clone());
         Ok(proxy)
     }
