@@ -80,6 +80,7 @@ pub use requirements_file::{
     requirements_in_args, RequirementsFileError, MAX_DEPTH as MAX_REQUIREMENTS_FILE_DEPTH,
 };
 pub use run::{
-    install, InstallError, InstallOutcome, InstalledChoice, KeptDistribution, TEMPORARY_PREFIX,
+    install, install_page_ttl, InstallError, InstallOutcome, InstalledChoice, KeptDistribution,
+    INSTALL_PAGE_TTL, TEMPORARY_PREFIX,
 };
 pub use unasked::{kept_requirements, unmet, KeptRequirement};

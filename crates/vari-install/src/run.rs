@@ -12,8 +12,10 @@
 
 use std::path::PathBuf;
 use std::process::ExitStatus;
+use std::time::Duration;
 
 use url::Url;
+use vari_client::ClientSettings;
 use vari_core::project::normalize;
 use vari_proxy::{ProxyError, ProxySettings, Served, UpstreamFailure};
 
@@ -24,6 +26,39 @@ use crate::list::{list_installed, Installed, InstalledVariant};
 /// The prefix of the temporary directories an installation makes (`vari-install-…`): those
 /// older than [`vari_fs::stale::STALE_AFTER`] are removed by the next installation.
 pub const TEMPORARY_PREFIX: &str = "vari-install-";
+
+/// The page TTL of an installation's proxy when every source is an HTTP index: ten minutes,
+/// as long as PyPI lets a client keep its pages.
+///
+/// The TTL caps the `max-age` the proxy gives the installer's cache (the rest of the
+/// upstream's own freshness, whichever ends first: `vari_proxy`'s pages). With the proxy's
+/// default of a minute, uv kept the proxy's pages a minute where it keeps PyPI's ten, and every
+/// `vari install` more than a minute after the last one had uv revalidate every page: the proxy
+/// then read, selected and rendered each of them again (numpy's page lists over 4,000 files),
+/// a quarter of a second of CPU for 21 projects where plain uv asked nothing. The proxy of one
+/// installation lives only as long as the installer runs, so the TTL's other use (how long a
+/// long-running proxy reuses a page in memory) does not arise; and the upstream's freshness
+/// still bounds the `max-age`, so uv through vari keeps a page no longer than uv straight at
+/// the index would. The URL names the target, the options and the sources
+/// ([`crate::stable_port`]), so a changed configuration is never answered from uv's cache.
+pub const INSTALL_PAGE_TTL: Duration = Duration::from_secs(600);
+
+/// The page TTL for an installation's proxy over `sources`: [`INSTALL_PAGE_TTL`] when every
+/// source is an HTTP(S) index, whose answers say how long they stay fresh; else the proxy's
+/// default ([`vari_proxy::DEFAULT_PAGE_TTL`]). A local directory, a `file:` index or a
+/// find-links page sets no freshness of its own, and a wheel added to it must show within a
+/// minute, as before.
+pub fn install_page_ttl(sources: &ClientSettings) -> Duration {
+    let http_only = sources.find_links.is_empty()
+        && sources
+            .indexes
+            .iter()
+            .all(|index| matches!(index.url().scheme(), "http" | "https"));
+    match http_only {
+        true => INSTALL_PAGE_TTL,
+        false => vari_proxy::DEFAULT_PAGE_TTL,
+    }
+}
 
 /// What one installation did.
 #[derive(Debug)]
@@ -258,6 +293,26 @@ fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_are_kept_longer_only_when_every_source_is_an_http_index() {
+        let index = |url: &str| vari_client::IndexUrl::parse(url).unwrap();
+        let mut sources = ClientSettings {
+            indexes: vec![
+                index("https://pypi.org/simple/"),
+                index("http://mirror.test/"),
+            ],
+            ..ClientSettings::default()
+        };
+        assert_eq!(install_page_ttl(&sources), INSTALL_PAGE_TTL);
+        sources.indexes.push(index("file:///srv/wheels/simple/"));
+        assert_eq!(install_page_ttl(&sources), vari_proxy::DEFAULT_PAGE_TTL);
+        sources.indexes.pop();
+        sources
+            .find_links
+            .push(vari_client::FindLinks::Directory("/srv/wheels".into()));
+        assert_eq!(install_page_ttl(&sources), vari_proxy::DEFAULT_PAGE_TTL);
+    }
 
     fn served(version: &str, label: &str, downloaded: bool) -> Served {
         Served {

@@ -27,7 +27,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -110,6 +110,48 @@ impl Rendered {
     }
 }
 
+/// One format of a page, rendered (and digested for its entity tag) when first asked for. An
+/// installer asks for one format only (uv JSON, pip HTML), and rendering both for every page
+/// built was wasted work each time an installer revalidated its pages (numpy's lists over 4,000
+/// files). Dereferences to the [`Rendered`] page.
+pub(crate) struct LazyRendered(LazyLock<Rendered, Box<dyn FnOnce() -> Rendered + Send>>);
+
+impl LazyRendered {
+    /// `format` of the page of `name` listing `rows` and `versions`, rendered on first use.
+    fn new(
+        name: ProjectName,
+        rows: Arc<Vec<PageFile>>,
+        versions: Arc<Vec<String>>,
+        json: bool,
+    ) -> Self {
+        Self(LazyLock::new(Box::new(move || {
+            let page = vari_simple::ProjectPage {
+                name: name.as_str(),
+                files: &rows,
+                versions: &versions,
+            };
+            match json {
+                true => Rendered::new(vari_simple::render_project_json(page, &STYLE), "j"),
+                false => Rendered::new(vari_simple::render_project_html(page, &STYLE), "h"),
+            }
+        })))
+    }
+}
+
+impl std::ops::Deref for LazyRendered {
+    type Target = Rendered;
+
+    fn deref(&self) -> &Rendered {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for LazyRendered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LazyRendered")
+    }
+}
+
 /// A project's page, ready to answer.
 #[derive(Debug)]
 pub(crate) struct ProjectPage {
@@ -121,10 +163,10 @@ pub(crate) struct ProjectPage {
     pub(crate) upstream_fresh_until: Option<Instant>,
     pub(crate) entries: Vec<Entry>,
     /// The rows as rendered (rewritten copies with their hash once built).
-    rows: Vec<PageFile>,
+    rows: Arc<Vec<PageFile>>,
     by_key: HashMap<String, usize>,
-    pub(crate) json: Rendered,
-    pub(crate) html: Rendered,
+    pub(crate) json: LazyRendered,
+    pub(crate) html: LazyRendered,
     /// For a union of targets ([`crate::union`]): what each target is shown of each version.
     pub(crate) union: Vec<crate::union_view::UnionVersion>,
 }
@@ -829,12 +871,8 @@ pub(crate) fn render(
         .collect();
     let versions: BTreeSet<pep440_rs::Version> =
         entries.iter().map(|e| e.file.version().clone()).collect();
-    let versions: Vec<String> = versions.iter().map(ToString::to_string).collect();
-    let page = vari_simple::ProjectPage {
-        name: name.as_str(),
-        files: &rows,
-        versions: &versions,
-    };
+    let versions: Arc<Vec<String>> = Arc::new(versions.iter().map(ToString::to_string).collect());
+    let rows = Arc::new(rows);
     let by_key = entries
         .iter()
         .enumerate()
@@ -842,8 +880,8 @@ pub(crate) fn render(
         .map(|(at, entry)| (entry.key.clone(), at))
         .collect();
     ProjectPage {
-        json: Rendered::new(vari_simple::render_project_json(page, &STYLE), "j"),
-        html: Rendered::new(vari_simple::render_project_html(page, &STYLE), "h"),
+        json: LazyRendered::new(name.clone(), rows.clone(), versions.clone(), true),
+        html: LazyRendered::new(name.clone(), rows.clone(), versions, false),
         name,
         built,
         upstream_fresh_until: None,

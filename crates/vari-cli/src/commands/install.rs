@@ -64,6 +64,9 @@ pub(super) fn run(args: &InstallArgs) -> Result<ExitCode, CliError> {
         .map_err(plan_error)?;
     let settings = ProxySettings {
         selection: selecting.selection.clone(),
+        // uv keeps the proxy's pages as long as it would keep the index's (the constant says
+        // why), so a warm `vari install` asks the proxy no more than plain uv asks the index.
+        page_ttl: vari_install::install_page_ttl(&sources),
         ..ProxySettings::new(sources.clone(), selecting.target.clone())
     };
     let target = &selecting.target;
