@@ -89,9 +89,10 @@ mod tests {
             ok[2].source,
             Some(ClassSource::Profile("ci/v100.json".into()))
         );
+        let long = format!("ci/{}.toml", "g".repeat(41));
         for (bad, fragment) in [
             (&["GPU=a.toml"][..], "is not valid"),
-            (&["ci/GPU.toml"][..], "name it NAME=PROFILE"),
+            (&[long.as_str()][..], "name it NAME=PROFILE"),
             (&["gpu="][..], "the profile path is empty"),
             (&["=a.toml"][..], "cannot be empty"),
             (&["a=x.toml", "a=y.toml"][..], "given twice"),

@@ -212,17 +212,22 @@ pub fn verdict_text(verdict: &Verdict) -> String {
         Verdict::NoVersion {
             offered,
             pre_releases: 0,
-        } => {
-            format!("fits, but none of its {offered} versions is allowed by the requirement")
-        }
+        } => match offered {
+            1 => "fits, but its one version is not allowed by the requirement".to_owned(),
+            n => format!("fits, but none of its {n} versions is allowed by the requirement"),
+        },
         // Saying "not allowed by the requirement" would send the user to change a specifier
         // that already allows them.
         Verdict::NoVersion {
             offered,
             pre_releases,
         } => format!(
-            "fits, but of its {offered} versions the requirement allows only {}, which {} not \
-             allowed (`--pre` allows pre-releases)",
+            "fits, but {} the requirement allows only {}, which {} not allowed (`--pre` allows \
+             pre-releases)",
+            match offered {
+                1 => "of its one version".to_owned(),
+                n => format!("of its {n} versions"),
+            },
             match pre_releases {
                 1 => "a pre-release".to_owned(),
                 n => format!("{n} pre-releases"),

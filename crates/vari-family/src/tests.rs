@@ -828,6 +828,22 @@ fn a_build_with_only_pre_releases_says_pre_releases_are_not_allowed() {
         "fits, but of its 3 versions the requirement allows only 2 pre-releases, which are not \
          allowed (`--pre` allows pre-releases)"
     );
+    // One version: said in the singular (tensorrt-cu13's lone 0.0.0a0 placeholder).
+    assert_eq!(
+        crate::verdict_text(&Verdict::NoVersion {
+            offered: 1,
+            pre_releases: 1
+        }),
+        "fits, but of its one version the requirement allows only a pre-release, which is not \
+         allowed (`--pre` allows pre-releases)"
+    );
+    assert_eq!(
+        crate::verdict_text(&Verdict::NoVersion {
+            offered: 1,
+            pre_releases: 0
+        }),
+        "fits, but its one version is not allowed by the requirement"
+    );
     let pre = FamilyOptions {
         pre: true,
         ..FamilyOptions::default()

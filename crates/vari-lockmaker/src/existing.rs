@@ -13,16 +13,19 @@ use crate::error::LockMakeError;
 use crate::inputs::Requirements;
 use crate::job::Upgrade;
 
-/// The lock at `path`, when there is one: read bounded and checked.
+/// The lock at `path`, when there is one: opened as every command opens a lock
+/// (`vari_install::sync::open_lock`: read bounded, checked).
 pub(crate) fn read_existing(path: &Path) -> Result<Option<Lock>, LockMakeError> {
     if !path.exists() {
         return Ok(None);
     }
-    let text =
-        vari_install::sync::read_lock_text(path).map_err(|e| LockMakeError::Read(e.to_string()))?;
-    vari_lock::read_lock(&text)
-        .map(Some)
-        .map_err(|e| InputError::at(path, e.path, e.message).into())
+    match vari_install::sync::open_lock(path) {
+        Ok(file) => Ok(Some(file.into_lock())),
+        Err(vari_install::sync::LoadError::Invalid { path, error }) => {
+            Err(InputError::at(path, error.path, error.message).into())
+        }
+        Err(other) => Err(LockMakeError::Read(other.to_string())),
+    }
 }
 
 /// The requirements the existing lock records (`[tool.vari] requirements`), checked.

@@ -483,7 +483,7 @@ fn builtin_families_choose_by_the_machines_cuda_line_on_pypi() {
                 out,
                 "tensorrt",
                 &trt,
-                &format!("{own} ({build}): fits, but none of its "),
+                &format!("{own} ({build}): fits, but of its "),
             ),
         }
     }
