@@ -45,6 +45,11 @@
 # CPU (before: 1.17x, 1.13x). Reading the lock on a thread while the target resolves, and
 # building the HTTP client only when a file must be downloaded, were tried: neither measurably
 # changed the time (medians of 25 and 15 runs).
+# One sync operation (issue 30: vari_install::sync::sync, the lock reader, judging in
+# vari-select) against the commit before, both built with `--config profile.release.lto=false
+# --config profile.release.codegen-units=16`, three runs (RUNS=9, 11, 11) on a loaded 2-core
+# machine, CPU medians after/before: cpu class 0.134/0.136, 0.127/0.136, 0.123/0.133 s; a100
+# 0.134/0.130, 0.122/0.123, 0.131/0.136 s: no slowdown (wall within the load's noise).
 #
 #   bench/sync.sh                        (needs cargo, python3, curl; uv from <repo>/.venv
 #                                         or $VARI_TEST_VENV: scripts/test-env)

@@ -238,3 +238,99 @@ pub fn sync<E: std::error::Error + 'static>(
         removed: outcome.removed,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use vari_select::TargetSettings;
+
+    use super::*;
+
+    const SHA: &str = "1111111111111111111111111111111111111111111111111111111111111111";
+
+    /// Python 3.12 on Linux x86_64 with an empty profile: nothing detected, nothing probed.
+    fn target(dir: &Path) -> Target {
+        let profile = dir.join("empty.json");
+        std::fs::write(
+            &profile,
+            r#"{"schema": "vari-profile/1", "namespaces": []}"#,
+        )
+        .unwrap();
+        let mut settings = TargetSettings {
+            profile: Some(profile),
+            ..TargetSettings::default()
+        };
+        settings.python.version = Some("3.12".parse().unwrap());
+        settings.python.platform = Some("x86_64-manylinux_2_28".parse().unwrap());
+        Target::resolve(&settings).unwrap()
+    }
+
+    #[test]
+    fn each_planned_entry_carries_its_file_found_under_the_lock_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = format!(
+            "lock-version = \"1.0\"\ncreated-by = \"tests\"\n\n\
+             [[packages]]\nname = \"demo\"\nversion = \"1.0\"\nwheels = [\n    \
+             {{ name = \"demo-1.0-py3-none-any.whl\", path = \"wheels/demo-1.0-py3-none-any.whl\", \
+             size = 3, hashes = {{ sha256 = \"{SHA}\" }} }},\n]\n\n\
+             [[packages]]\nname = \"winonly\"\nversion = \"2.0\"\nmarker = \"sys_platform == 'win32'\"\n\
+             wheels = [\n    {{ url = \"https://files.example/winonly-2.0-py3-none-any.whl\", \
+             hashes = {{ sha256 = \"{SHA}\" }} }},\n]\n"
+        );
+        std::fs::write(dir.path().join("pylock.toml"), lock).unwrap();
+        let target = target(dir.path());
+        // The directory stands for its pylock.toml.
+        let planned = LockedPlan::open(
+            dir.path(),
+            &LockChoice::default(),
+            &target,
+            &SelectionOptions::default(),
+        )
+        .unwrap();
+        let real = std::fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(planned.lock.dir(), real);
+        let names: Vec<&str> = planned
+            .entries
+            .iter()
+            .map(|e| e.planned.name.as_str())
+            .collect();
+        assert_eq!(names, ["demo"]);
+        let entry = &planned.entries[0];
+        assert_eq!(entry.file.filename, "demo-1.0-py3-none-any.whl");
+        assert_eq!(
+            entry.file.path.as_deref(),
+            Some(real.join("wheels/demo-1.0-py3-none-any.whl").as_path())
+        );
+        assert_eq!(entry.file.size, Some(3));
+        assert_eq!(
+            entry.planned.artifact.path.as_deref(),
+            Some("wheels/demo-1.0-py3-none-any.whl")
+        );
+    }
+
+    #[test]
+    fn a_lock_not_for_the_target_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pylock.toml");
+        std::fs::write(
+            &path,
+            "lock-version = \"1.0\"\ncreated-by = \"tests\"\nrequires-python = \">=3.13\"\npackages = []\n",
+        )
+        .unwrap();
+        let target = target(dir.path());
+        let failure = LockedPlan::open(
+            &path,
+            &LockChoice::default(),
+            &target,
+            &SelectionOptions::default(),
+        )
+        .unwrap_err();
+        assert!(matches!(failure, PlanFailure::Plan { .. }), "{failure}");
+        assert_eq!(
+            failure.to_string(),
+            format!(
+                "{}: requires-python: the lock is for Python >=3.13, the target has 3.12.0",
+                path.display()
+            )
+        );
+    }
+}
