@@ -281,10 +281,11 @@ mod file {
 }
 
 impl RepackConfig {
-    /// Reads and checks a configuration file.
+    /// Reads (within the configuration-file ceiling: the path is the user's, its content is
+    /// not trusted to be small or regular) and checks a configuration file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| ConfigError::new(path, e.to_string()))?;
+        let text = vari_fs::input::read_input_to_string(path, vari_fs::input::InputKind::Config)
+            .map_err(|e| ConfigError::new(path, e.problem()))?;
         Self::parse(path, &text)
     }
 
@@ -1075,6 +1076,17 @@ fn release_index<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_config_that_is_no_regular_file_is_refused_before_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = RepackConfig::load(dir.path()).unwrap_err();
+        assert_eq!(e.path, dir.path());
+        assert!(e.message.contains("not a regular file"), "{e}");
+        let missing = dir.path().join("missing.toml");
+        let e = RepackConfig::load(&missing).unwrap_err();
+        assert!(!e.message.contains("missing.toml"), "the path once: {e}");
+    }
 
     #[test]
     fn config_errors_name_the_key() {
