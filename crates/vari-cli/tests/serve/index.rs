@@ -306,3 +306,31 @@ fn unusable_destinations_and_sites_are_one_line() {
         &[(dir.path(), "[TMP]")],
     );
 }
+
+/// A site that is not there, or a file given for one: one line naming the path and saying what
+/// to give instead, never the operating system's bare "No such file or directory (os error 2)".
+#[test]
+fn validate_names_a_missing_site_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-site");
+    for json in [false, true] {
+        let mut args = vec!["index".as_ref(), "validate".as_ref(), missing.as_os_str()];
+        if json {
+            args.push("--json".as_ref());
+        }
+        let run = vari_run(args).expect_one_error(&[&format!(
+            "{}: no such site directory (give the directory `vari index build` wrote, or the \
+             http(s) URL of a served index)",
+            missing.display()
+        )]);
+        assert!(!run.stderr.contains("os error"), "{}", run.stderr);
+    }
+    let file = dir.path().join("index.html");
+    std::fs::write(&file, "<html></html>").unwrap();
+    vari_run(["index".as_ref(), "validate".as_ref(), file.as_os_str()]).expect_one_error(&[
+        &format!(
+            "{}: not a directory (a site is the directory `vari index build` wrote)",
+            file.display()
+        ),
+    ]);
+}

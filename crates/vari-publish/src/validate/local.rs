@@ -26,7 +26,17 @@ impl LocalSite {
             path: dir.to_owned(),
             source,
         };
-        let absolute = std::fs::canonicalize(dir).map_err(site_error)?;
+        let absolute = std::fs::canonicalize(dir).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => ValidateError::Missing {
+                path: dir.to_owned(),
+            },
+            _ => site_error(source),
+        })?;
+        if !absolute.is_dir() {
+            return Err(ValidateError::NotADirectory {
+                path: dir.to_owned(),
+            });
+        }
         let simple = Url::from_directory_path(absolute.join("simple"))
             .map_err(|()| site_error(std::io::Error::other("cannot be expressed as a file URL")))?;
         Ok(Self {
@@ -167,6 +177,27 @@ impl SiteReader for LocalSite {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_site_or_a_file_is_named_with_what_to_give() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no-site");
+        let err = LocalSite::new(&missing).unwrap_err();
+        assert!(matches!(err, ValidateError::Missing { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!("{}: no such site directory", missing.display())),
+            "{text}"
+        );
+        assert!(!text.contains("os error"), "{text}");
+        let file = dir.path().join("index.html");
+        std::fs::write(&file, b"<html></html>").unwrap();
+        let err = LocalSite::new(&file).unwrap_err();
+        assert!(
+            matches!(err, ValidateError::NotADirectory { .. }),
+            "{err:?}"
+        );
+    }
 
     #[test]
     fn links_may_lead_only_to_files_of_the_site() {

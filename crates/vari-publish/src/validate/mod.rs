@@ -85,7 +85,27 @@ impl ValidationReport {
 /// Why validation could not run at all (as opposed to finding problems).
 #[derive(Debug, thiserror::Error)]
 pub enum ValidateError {
-    /// The site directory does not exist or cannot be resolved.
+    /// The site directory does not exist (the operating system's "No such file or directory"
+    /// says neither what was looked for nor what to give instead).
+    #[error(
+        "{}: no such site directory (give the directory `vari index build` wrote, or the \
+         http(s) URL of a served index)",
+        .path.display()
+    )]
+    Missing {
+        /// The directory given.
+        path: std::path::PathBuf,
+    },
+    /// The path given is a file, not a site directory.
+    #[error(
+        "{}: not a directory (a site is the directory `vari index build` wrote)",
+        .path.display()
+    )]
+    NotADirectory {
+        /// The path given.
+        path: std::path::PathBuf,
+    },
+    /// The site directory cannot be resolved.
     #[error("{}: {source}", .path.display())]
     Site {
         /// The directory given.
