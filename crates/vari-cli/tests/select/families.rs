@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{run, vari};
 
-/// A hardware-facts profile with a CUDA driver and a GPU, as `dir/NAME.toml`.
-fn gpu(dir: &Path, name: &str, cuda: &str, capability: &str) -> PathBuf {
+/// A hardware-facts profile with a CUDA driver and a GPU, as `dir/NAME.toml` (also the
+/// simulated machines of families_pypi.rs).
+pub(super) fn gpu(dir: &Path, name: &str, cuda: &str, capability: &str) -> PathBuf {
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(
         &path,
@@ -20,7 +21,8 @@ fn gpu(dir: &Path, name: &str, cuda: &str, capability: &str) -> PathBuf {
     path
 }
 
-fn cpu(dir: &Path) -> PathBuf {
+/// A hardware-facts profile of an x86-64-v3 machine without a GPU, as `dir/cpu.toml`.
+pub(super) fn cpu(dir: &Path) -> PathBuf {
     let path = dir.join("cpu.toml");
     std::fs::write(
         &path,
@@ -28,6 +30,83 @@ fn cpu(dir: &Path) -> PathBuf {
     )
     .unwrap();
     path
+}
+
+/// An sm_80 GPU with a CUDA 12.8 driver (an A100), as `dir/a100.toml`.
+fn a100(dir: &Path) -> PathBuf {
+    gpu(dir, "a100", "12.8", "8.0")
+}
+
+/// An sm_90 GPU with a CUDA 13.0 driver (an H100), as `dir/h100.toml`.
+fn h100(dir: &Path) -> PathBuf {
+    gpu(dir, "h100", "13.0", "9.0")
+}
+
+/// The stand-in wheels in `wheels`, made a static index by `vari index build` at `site`.
+fn build_index(wheels: &Path, site: &Path) {
+    run(vari()
+        .args(["index", "build"])
+        .arg(wheels)
+        .arg("-o")
+        .arg(site))
+    .expect_code(0);
+}
+
+/// [`build_index`] at `site`, served on 127.0.0.1: the server and its `/simple/` URL.
+fn serve_index(wheels: &Path, site: &Path) -> (vari_test_support::site::StaticSite, String) {
+    use vari_test_support::site::{SiteOptions, StaticSite};
+    build_index(wheels, site);
+    let host = StaticSite::serve(site, SiteOptions::default());
+    let index = format!("{}/simple/", host.base);
+    (host, index)
+}
+
+/// A running `vari proxy --bind 127.0.0.1:0` given `args`, and the URLs its first stdout line
+/// announces (`--target` proxies announce one line per class: read them from `child`).
+struct Proxy {
+    child: std::process::Child,
+    alias: String,
+    url: String,
+}
+
+impl Proxy {
+    /// `vari proxy --bind 127.0.0.1:0 --index-url INDEX ARGS`, once it serves.
+    fn start(index: &str, args: &[&std::ffi::OsStr]) -> Proxy {
+        let mut child = spawn_proxy(index, args);
+        let (alias, url) = crate::common::proxy_urls(&crate::common::first_stdout_line(&mut child));
+        Proxy { child, alias, url }
+    }
+
+    /// Stops the proxy (SIGINT, as a user's Ctrl-C) and returns what it logged.
+    fn stop(self) -> String {
+        stop(self.child)
+    }
+}
+
+/// Starts `vari proxy --bind 127.0.0.1:0 --index-url INDEX ARGS`, stdout and stderr piped.
+fn spawn_proxy(index: &str, args: &[&std::ffi::OsStr]) -> std::process::Child {
+    use std::process::Stdio;
+    vari()
+        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", index])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Stops a proxy `child` (SIGINT) and returns what it logged on stderr.
+fn stop(child: std::process::Child) -> String {
+    vari_test_support::venv::run_ok(
+        std::process::Command::new("kill").args(["-INT", &child.id().to_string()]),
+    );
+    let output = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The `*.dist-info` directories in `venv` (pip's own left out), sorted.
+fn dist_infos(venv: &Path) -> Vec<String> {
+    installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"))
 }
 
 const ACME: &str = r#"schema = "vari-families/1"
@@ -99,9 +178,9 @@ fn show_says_which_build_fits_the_profile_and_why_the_others_do_not() {
         .expect_code(0)
         .json()
     };
-    let h100 = show(&gpu(dir.path(), "h100", "13.0", "9.0"));
+    let h100 = show(&h100(dir.path()));
     assert_eq!(h100["best"], "cu13");
-    let a100 = show(&gpu(dir.path(), "a100", "12.8", "8.0"));
+    let a100 = show(&a100(dir.path()));
     assert_eq!(a100["best"], "cu12");
     let cu13 = a100["builds"]
         .as_array()
@@ -165,7 +244,7 @@ fn a_users_catalog_adds_families_by_flag_variable_and_config() {
     // The user's family is chosen from like a built-in one.
     let json = run(vari()
         .args(["families", "show", "acme-kernels", "--json", "--profile"])
-        .arg(gpu(dir.path(), "a100", "12.8", "8.0"))
+        .arg(a100(dir.path()))
         .arg("--families")
         .arg(&file))
     .expect_code(0)
@@ -347,7 +426,6 @@ fn the_readme_table_lists_the_builtin_catalog() {
 /// asked, and `--no-families` selects `cupy` itself.
 #[test]
 fn select_chooses_a_by_name_build_for_the_machine() {
-    use vari_test_support::site::{SiteOptions, StaticSite};
     use vari_test_support::wheels::TestWheel;
 
     let dir = tempfile::tempdir().unwrap();
@@ -361,15 +439,7 @@ fn select_chooses_a_by_name_build_for_the_machine() {
     ] {
         TestWheel::new(name).write(&wheels);
     }
-    let site = dir.path().join("site");
-    run(vari()
-        .args(["index", "build"])
-        .arg(&wheels)
-        .arg("-o")
-        .arg(&site))
-    .expect_code(0);
-    let host = StaticSite::serve(&site, SiteOptions::default());
-    let index = format!("{}/simple/", host.base);
+    let (_host, index) = serve_index(&wheels, &dir.path().join("site"));
     let select = |requirement: &str, profile: &Path| {
         let mut cmd = vari();
         cmd.args([
@@ -394,14 +464,14 @@ fn select_chooses_a_by_name_build_for_the_machine() {
         )
     };
 
-    let h100 = gpu(dir.path(), "h100", "13.0", "9.0");
+    let h100 = h100(dir.path());
     let json = select("cupy", &h100).expect_code(0).json();
     crate::common::assert_json_schema("select", &json);
     assert_eq!(chosen(&json), ("cupy-cuda13x".into(), "14.2.0".into()));
     assert_eq!(json["families"][0]["requirement"], "cupy");
     assert_eq!(json["families"][0]["choice"]["chosen"]["build"], "cu13");
 
-    let a100 = gpu(dir.path(), "a100", "12.8", "8.0");
+    let a100 = a100(dir.path());
     let json = select("cupy", &a100).expect_code(0).json();
     assert_eq!(chosen(&json), ("cupy-cuda12x".into(), "14.2.0".into()));
     // A pin moves the version within the build.
@@ -479,7 +549,6 @@ fn select_chooses_a_by_name_build_for_the_machine() {
 /// machine gets 1.26.0, the newest CUDA 12 release for its platform.
 #[test]
 fn a_builds_line_is_read_from_a_wheel_for_the_targets_platform() {
-    use vari_test_support::site::{SiteOptions, StaticSite};
     use vari_test_support::wheels::TestWheel;
     let dir = tempfile::tempdir().unwrap();
     let wheels = dir.path().join("wheels");
@@ -503,15 +572,7 @@ fn a_builds_line_is_read_from_a_wheel_for_the_targets_platform() {
             .write(&wheels);
     }
     TestWheel::new("onnxruntime-1.27.0-cp312-cp312-manylinux_2_28_x86_64.whl").write(&wheels);
-    let site = dir.path().join("site");
-    run(vari()
-        .args(["index", "build"])
-        .arg(&wheels)
-        .arg("-o")
-        .arg(&site))
-    .expect_code(0);
-    let host = StaticSite::serve(&site, SiteOptions::default());
-    let index = format!("{}/simple/", host.base);
+    let (_host, index) = serve_index(&wheels, &dir.path().join("site"));
     let json = run(vari()
         .args([
             "select",
@@ -528,7 +589,7 @@ fn a_builds_line_is_read_from_a_wheel_for_the_targets_platform() {
             "x86_64-manylinux_2_28",
         ])
         .arg("--profile")
-        .arg(gpu(dir.path(), "a100", "12.8", "8.0")))
+        .arg(a100(dir.path())))
     .expect_code(0)
     .json();
     assert_eq!(
@@ -610,12 +671,7 @@ fn pytorch_site(files: &[(&str, &str, &str, &str)], tags: &str) -> PyTorchSite {
     TestWheel::new(&format!("vllm-0.11.0-{tags}.whl"))
         .requires(&["torch==2.9.0", "nvidia-cuda-runtime-cu12==12.8.90"])
         .write(&wheels);
-    run(vari()
-        .args(["index", "build"])
-        .arg(&wheels)
-        .arg("-o")
-        .arg(dir.path().join("site/pypi")))
-    .expect_code(0);
+    build_index(&wheels, &dir.path().join("site/pypi"));
     let host = StaticSite::serve(&dir.path().join("site"), SiteOptions::default());
     let base = host.base.clone();
     PyTorchSite {
@@ -713,7 +769,7 @@ fn select_chooses_a_by_index_build_from_its_own_index() {
         ],
         CP312,
     );
-    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let a100 = a100(site.dir.path());
     let json = site
         .select(&["--json", "torch", "numpy"], &a100)
         .expect_code(0)
@@ -809,7 +865,7 @@ fn torch_and_torchvision_take_one_line_together() {
         ],
         CP312,
     );
-    let h100 = gpu(site.dir.path(), "h100", "13.0", "9.0");
+    let h100 = h100(site.dir.path());
     let alone = site
         .select(&["--json", "torch"], &h100)
         .expect_code(0)
@@ -883,7 +939,7 @@ fn download_fetches_the_chosen_build() {
         ],
         CP312,
     );
-    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let a100 = a100(site.dir.path());
     let dest = site.dir.path().join("dest");
     let out = run(vari()
         .args(["download", "torch", "-d"])
@@ -922,23 +978,6 @@ fn install_installs_the_build_each_family_chooses_with_uv_and_pip() {
         ],
         "py3-none-any",
     );
-    let installed = |venv: &Path| -> Vec<String> {
-        let lib = venv.join("lib");
-        let site_packages = std::fs::read_dir(lib)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path().join("site-packages"))
-            .find(|p| p.is_dir())
-            .unwrap();
-        let mut names: Vec<String> = std::fs::read_dir(site_packages)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".dist-info") && !n.starts_with("pip"))
-            .collect();
-        names.sort();
-        names
-    };
     let install = |case: &str, installer: &Path, profile: &Path, extra: &[&str]| {
         let scratch = site.dir.path().join(case);
         let venv = scratch.join("venv");
@@ -970,9 +1009,9 @@ fn install_installs_the_build_each_family_chooses_with_uv_and_pip() {
             cmd.args(["--index-url", &site.pypi]);
         }
         let out = run(&mut cmd).expect_code(0);
-        (installed(&venv), out)
+        (dist_infos(&venv), out)
     };
-    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let a100 = a100(site.dir.path());
     let (names, out) = install("uv", &uv(), &a100, &["cupy", "torch"]);
     assert_eq!(
         names,
@@ -1002,7 +1041,7 @@ fn install_installs_the_build_each_family_chooses_with_uv_and_pip() {
         out.stderr
     );
 
-    let h100 = gpu(site.dir.path(), "h100", "13.0", "9.0");
+    let h100 = h100(site.dir.path());
     let (names, out) = install(
         "pip",
         &test_venv().join("bin/pip"),
@@ -1067,19 +1106,10 @@ fn install_installs_the_build_each_family_chooses_with_uv_and_pip() {
 /// with `cudf`, whose build requires `cupy-cuda12x` by name.
 #[test]
 fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
-    use std::process::{Command, Stdio};
-    use vari_test_support::venv::run_ok;
     let site = pytorch_site(&[], "py3-none-any");
-    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
-    let mut child = vari()
-        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
-        .arg("--profile")
-        .arg(&a100)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (alias, url) = crate::common::proxy_urls(&crate::common::first_stdout_line(&mut child));
+    let a100 = a100(site.dir.path());
+    let proxy = Proxy::start(&site.pypi, &["--profile".as_ref(), a100.as_os_str()]);
+    let (alias, url) = (proxy.alias.clone(), proxy.url.clone());
     let contents =
         |venv: &Path| installed_names(venv, |n| n.starts_with("cupy") || n.starts_with("cudf"));
     // cuDF through its own selector, and its requirement on cupy-cuda12x met by the same build.
@@ -1098,9 +1128,7 @@ fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
     let venv = uv_install(&site.dir.path().join("uv"), &url, &["cupy", "cudf"]);
     assert_eq!(contents(&venv), with_cudf);
 
-    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
-    let output = child.wait_with_output().unwrap();
-    let log = String::from_utf8_lossy(&output.stderr);
+    let log = proxy.stop();
     assert!(
         log.contains(
             "cupy: serving the selector cupy-14.2.0-py3-none-any.whl requiring \
@@ -1116,8 +1144,6 @@ fn plain_pip_and_uv_through_the_proxy_get_the_build_the_family_chooses() {
 /// the default index.
 #[test]
 fn plain_uv_and_pip_through_the_proxy_get_torch_from_its_lines_index() {
-    use std::process::{Command, Stdio};
-    use vari_test_support::venv::run_ok;
     let site = pytorch_site(
         &[
             ("torch", "cu130", "2.9.0", ">=3.9"),
@@ -1126,20 +1152,18 @@ fn plain_uv_and_pip_through_the_proxy_get_torch_from_its_lines_index() {
         ],
         "py3-none-any",
     );
-    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
-    let mut child = vari()
-        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
-        .arg("--families")
-        .arg(site.catalog())
-        .arg("--profile")
-        .arg(&a100)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (alias, url) = crate::common::proxy_urls(&crate::common::first_stdout_line(&mut child));
-    let dist_infos =
-        |venv: &Path| installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"));
+    let a100 = a100(site.dir.path());
+    let catalog = site.catalog();
+    let proxy = Proxy::start(
+        &site.pypi,
+        &[
+            "--families".as_ref(),
+            catalog.as_os_str(),
+            "--profile".as_ref(),
+            a100.as_os_str(),
+        ],
+    );
+    let (alias, url) = (proxy.alias.clone(), proxy.url.clone());
     let expected = ["numpy-1.26.0.dist-info", "torch-2.9.0+cu128.dist-info"];
 
     let venv = uv_install(&site.dir.path().join("uv"), &url, &["torch", "numpy"]);
@@ -1148,9 +1172,7 @@ fn plain_uv_and_pip_through_the_proxy_get_torch_from_its_lines_index() {
     let venv = pip_install(&site.dir.path().join("pip"), &alias, &["torch", "numpy"]);
     assert_eq!(dist_infos(&venv), expected);
 
-    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
-    let output = child.wait_with_output().unwrap();
-    let log = String::from_utf8_lossy(&output.stderr);
+    let log = proxy.stop();
     assert!(
         log.contains(&format!(
             "torch: serving build cu128 from {}/whl/cu128 (family torch chooses it for this \
@@ -1167,8 +1189,6 @@ fn plain_uv_and_pip_through_the_proxy_get_torch_from_its_lines_index() {
 /// installer will ask for, so every member's page takes the line the group offers).
 #[test]
 fn plain_uv_and_pip_through_the_proxy_get_one_line_for_torch_and_torchvision() {
-    use std::process::{Command, Stdio};
-    use vari_test_support::venv::run_ok;
     let site = pytorch_site(
         &[
             ("torch", "cu130", "2.9.0", ">=3.9"),
@@ -1179,20 +1199,18 @@ fn plain_uv_and_pip_through_the_proxy_get_one_line_for_torch_and_torchvision() {
         ],
         "py3-none-any",
     );
-    let h100 = gpu(site.dir.path(), "h100", "13.0", "9.0");
-    let mut child = vari()
-        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
-        .arg("--families")
-        .arg(site.catalog())
-        .arg("--profile")
-        .arg(&h100)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (alias, url) = crate::common::proxy_urls(&crate::common::first_stdout_line(&mut child));
-    let dist_infos =
-        |venv: &Path| installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"));
+    let h100 = h100(site.dir.path());
+    let catalog = site.catalog();
+    let proxy = Proxy::start(
+        &site.pypi,
+        &[
+            "--families".as_ref(),
+            catalog.as_os_str(),
+            "--profile".as_ref(),
+            h100.as_os_str(),
+        ],
+    );
+    let (alias, url) = (proxy.alias.clone(), proxy.url.clone());
     let both = [
         "torch-2.9.0+cu128.dist-info",
         "torchvision-0.24.0+cu128.dist-info",
@@ -1208,9 +1226,7 @@ fn plain_uv_and_pip_through_the_proxy_get_one_line_for_torch_and_torchvision() {
     let venv = uv_install(&site.dir.path().join("uv-torch"), &url, &["torch"]);
     assert_eq!(dist_infos(&venv), ["torch-2.9.0+cu128.dist-info"]);
 
-    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
-    let output = child.wait_with_output().unwrap();
-    let log = String::from_utf8_lossy(&output.stderr);
+    let log = proxy.stop();
     assert!(
         log.contains(
             "torch: group pytorch takes build cu128 (torch, torchvision offer it for this target)"
@@ -1225,8 +1241,6 @@ fn plain_uv_and_pip_through_the_proxy_get_one_line_for_torch_and_torchvision() {
 #[test]
 fn a_proxy_for_machine_classes_serves_each_class_its_families_builds() {
     use std::io::BufRead;
-    use std::process::{Command, Stdio};
-    use vari_test_support::venv::run_ok;
     let site = pytorch_site(
         &[
             ("torch", "cu130", "2.9.0", ">=3.9"),
@@ -1235,20 +1249,24 @@ fn a_proxy_for_machine_classes_serves_each_class_its_families_builds() {
         ],
         "py3-none-any",
     );
-    let a100 = gpu(site.dir.path(), "a100", "12.8", "8.0");
+    let a100 = a100(site.dir.path());
     let cpu = cpu(site.dir.path());
-    let mut child = vari()
-        .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &site.pypi])
-        .arg("--families")
-        .arg(site.catalog())
-        .arg("--target")
-        .arg(format!("gpu={}", a100.display()))
-        .arg("--target")
-        .arg(format!("cpu={}", cpu.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let catalog = site.catalog();
+    let (gpu_target, cpu_target) = (
+        format!("gpu={}", a100.display()),
+        format!("cpu={}", cpu.display()),
+    );
+    let mut child = spawn_proxy(
+        &site.pypi,
+        &[
+            "--families".as_ref(),
+            catalog.as_os_str(),
+            "--target".as_ref(),
+            gpu_target.as_ref(),
+            "--target".as_ref(),
+            cpu_target.as_ref(),
+        ],
+    );
     // One line per class, in the order given; the reader is kept while the proxy runs.
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut announced = |name: &str| {
@@ -1259,8 +1277,6 @@ fn a_proxy_for_machine_classes_serves_each_class_its_families_builds() {
     };
     let (gpu_alias, gpu_url) = announced("gpu");
     let (cpu_alias, cpu_url) = announced("cpu");
-    let dist_infos =
-        |venv: &Path| installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"));
 
     // CuPy by way of its selector (`cupy`, no files of its own) and the build it requires.
     let gpu_wanted = [
@@ -1285,9 +1301,7 @@ fn a_proxy_for_machine_classes_serves_each_class_its_families_builds() {
     let venv = pip_install(&site.dir.path().join("pip-cpu"), &cpu_alias, &["torch"]);
     assert_eq!(dist_infos(&venv), ["torch-2.9.0+cpu.dist-info"]);
 
-    run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
-    let output = child.wait_with_output().unwrap();
-    let log = String::from_utf8_lossy(&output.stderr);
+    let log = stop(child);
     for (class, line) in [("gpu", "cu128"), ("cpu", "cpu")] {
         assert!(
             log.lines()
@@ -1354,7 +1368,6 @@ fn uv_install(scratch: &Path, index: &str, packages: &[&str]) -> std::path::Path
 /// require the plugin of their line, `jax 0.4.0` from before the extras, `jaxlib` and both
 /// plugins (all `py3-none-any`). Served on 127.0.0.1: the site and its `/simple/` URL.
 fn jax_site(dir: &Path) -> (vari_test_support::site::StaticSite, String) {
-    use vari_test_support::site::{SiteOptions, StaticSite};
     use vari_test_support::wheels::TestWheel;
     let wheels = dir.join("jax-wheels");
     std::fs::create_dir_all(&wheels).unwrap();
@@ -1376,16 +1389,7 @@ fn jax_site(dir: &Path) -> (vari_test_support::site::StaticSite, String) {
     ] {
         TestWheel::new(&format!("{name}-py3-none-any.whl")).write(&wheels);
     }
-    let site = dir.join("jax-site");
-    run(vari()
-        .args(["index", "build"])
-        .arg(&wheels)
-        .arg("-o")
-        .arg(&site))
-    .expect_code(0);
-    let host = StaticSite::serve(&site, SiteOptions::default());
-    let index = format!("{}/simple/", host.base);
-    (host, index)
+    serve_index(&wheels, &dir.join("jax-site"))
 }
 
 /// Plain pip and plain uv through `vari proxy` asking for `jax`: on a CUDA 12 machine they get
@@ -1395,29 +1399,9 @@ fn jax_site(dir: &Path) -> (vari_test_support::site::StaticSite, String) {
 /// a pin on a release from before the extra gets that release as listed.
 #[test]
 fn plain_pip_and_uv_through_the_proxy_get_the_extra_the_family_chooses() {
-    use std::process::{Command, Stdio};
-    use vari_test_support::venv::run_ok;
     let dir = tempfile::tempdir().unwrap();
     let (_host, index) = jax_site(dir.path());
-    let proxy = |profile: &Path| {
-        let mut child = vari()
-            .args(["proxy", "--bind", "127.0.0.1:0", "--index-url", &index])
-            .arg("--profile")
-            .arg(profile)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let urls = crate::common::proxy_urls(&crate::common::first_stdout_line(&mut child));
-        (child, urls)
-    };
-    let stop = |child: std::process::Child| {
-        run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
-        let output = child.wait_with_output().unwrap();
-        String::from_utf8_lossy(&output.stderr).into_owned()
-    };
-    let dist_infos =
-        |venv: &Path| installed_names(venv, |n| n.ends_with(".dist-info") && !n.starts_with("pip"));
+    let proxy = |profile: &Path| Proxy::start(&index, &["--profile".as_ref(), profile.as_os_str()]);
     let jax_metadata = |venv: &Path| {
         std::fs::read_to_string(
             vari_test_support::venv::site_packages(venv).join("jax-0.7.2.dist-info/METADATA"),
@@ -1425,8 +1409,9 @@ fn plain_pip_and_uv_through_the_proxy_get_the_extra_the_family_chooses() {
         .unwrap()
     };
 
-    let a100 = gpu(dir.path(), "a100", "12.8", "8.0");
-    let (child, (alias, url)) = proxy(&a100);
+    let a100 = a100(dir.path());
+    let gpu_proxy = proxy(&a100);
+    let (alias, url) = (gpu_proxy.alias.clone(), gpu_proxy.url.clone());
     let with_cuda12 = [
         "jax-0.7.2.dist-info",
         "jax_cuda12_plugin-0.7.2.dist-info",
@@ -1452,7 +1437,7 @@ fn plain_pip_and_uv_through_the_proxy_get_the_extra_the_family_chooses() {
         dist_infos(&venv),
         ["jax-0.4.0.dist-info", "jaxlib-0.4.0.dist-info"]
     );
-    let log = stop(child);
+    let log = gpu_proxy.stop();
     assert!(
         log.contains(
             "jax: serving 1 wheels with the requirements of extra cuda12 (family jax chooses \
@@ -1467,7 +1452,8 @@ fn plain_pip_and_uv_through_the_proxy_get_the_extra_the_family_chooses() {
         "{log}"
     );
 
-    let (child, (alias, url)) = proxy(&cpu(dir.path()));
+    let cpu_proxy = proxy(&cpu(dir.path()));
+    let (alias, url) = (cpu_proxy.alias.clone(), cpu_proxy.url.clone());
     let plain = ["jax-0.7.2.dist-info", "jaxlib-0.7.2.dist-info"];
     let venv = pip_install(&dir.path().join("pip-cpu"), &alias, &["jax"]);
     assert_eq!(dist_infos(&venv), plain);
@@ -1478,6 +1464,6 @@ fn plain_pip_and_uv_through_the_proxy_get_the_extra_the_family_chooses() {
         "{}",
         jax_metadata(&venv)
     );
-    let log = stop(child);
+    let log = cpu_proxy.stop();
     assert!(!log.contains("requirements of extra"), "{log}");
 }

@@ -1,6 +1,8 @@
 //! Selection within the built-in families against PyPI itself (issue 35): `vari select NAME
-//! --no-deps` for cupy, cudf (RAPIDS), onnxruntime, faiss, tensorflow, tensorrt, jax and JAX's
-//! CUDA plugin on simulated CPU, CUDA 11.8, 12.8 and 13.0 machines (profiles written here).
+//! --no-deps` for cupy, RAPIDS (cudf, cuml), onnxruntime, faiss, tensorflow, tensorrt, jax and
+//! JAX's CUDA and PJRT plugins on simulated CPU, CUDA 11.8, 12.8 and 13.0 machines (profiles
+//! written here), and builds asked for by their own names (cupy-cuda12x, faiss-cpu,
+//! jax-cuda12-plugin, tensorflow-cpu).
 //!
 //! The assertions are the rule, not today's versions: the chosen build is the one of the
 //! machine's CUDA line (or the CPU build, or an error naming each build's reason where none
@@ -16,30 +18,27 @@ use std::path::{Path, PathBuf};
 use pep440_rs::Version;
 use vari_client::{ClientSettings, IndexClient, IndexFile, IndexUrl};
 
+use super::families::gpu;
 use crate::common::{run, vari, Run};
 
-/// The simulated machines: a name, and the CUDA driver and compute capability of its GPU.
-const CPU: (&str, Option<(&str, &str)>) = ("cpu", None);
-const CU118: (&str, Option<(&str, &str)>) = ("t4-cu118", Some(("11.8", "7.5")));
-const CU128: (&str, Option<(&str, &str)>) = ("a100-cu128", Some(("12.8", "8.0")));
-const CU130: (&str, Option<(&str, &str)>) = ("h100-cu130", Some(("13.0", "9.0")));
+/// The simulated machines (hardware-facts profiles in `dir`): a CPU-only x86-64-v3 machine, and
+/// GPUs with CUDA 11.8 (a T4, sm_75), 12.8 (an A100, sm_80) and 13.0 (an H100, sm_90) drivers.
+struct Machines {
+    cpu: PathBuf,
+    cu118: PathBuf,
+    cu128: PathBuf,
+    cu130: PathBuf,
+}
 
-/// A hardware-facts profile for `machine`, as `dir/NAME.toml` (the format of the profiles in
-/// families.rs).
-fn profile(dir: &Path, machine: (&str, Option<(&str, &str)>)) -> PathBuf {
-    let (name, gpu) = machine;
-    let path = dir.join(format!("{name}.toml"));
-    let text = match gpu {
-        Some((cuda, capability)) => format!(
-            "[platform]\nsystem = \"Linux\"\nmachine = \"x86_64\"\n[nvidia]\ncuda_version = \
-             \"{cuda}\"\ncompute_capability = \"{capability}\"\n"
-        ),
-        None => {
-            "[platform]\nsystem = \"Linux\"\nmachine = \"x86_64\"\n[x86_64]\nlevel = 3\n".to_owned()
+impl Machines {
+    fn new(dir: &Path) -> Machines {
+        Machines {
+            cpu: super::families::cpu(dir),
+            cu118: gpu(dir, "t4-cu118", "11.8", "7.5"),
+            cu128: gpu(dir, "a100-cu128", "12.8", "8.0"),
+            cu130: gpu(dir, "h100-cu130", "13.0", "9.0"),
         }
-    };
-    std::fs::write(&path, text).unwrap();
-    path
+    }
 }
 
 /// PyPI as the test reads it, with vari's own index client (its own HTTP cache).
@@ -286,24 +285,135 @@ fn expect_none_fits(out: Run, family: &str, builds: &[&str], reason: &str) {
 const NO_NVIDIA: &str = "namespace `nvidia` is not supported by the target";
 const CUDA_BOUND: &str = "no supported value for `nvidia :: cuda_version_lower_bound`";
 
+/// PyPI through a cache under `dir`, or `None` after saying why the test is skipped.
+fn pypi_or_skip(dir: &Path) -> Option<PyPI> {
+    match PyPI::connect(&dir.join("cache")) {
+        Ok(pypi) => Some(pypi),
+        Err(e) => {
+            eprintln!("skipped: PyPI cannot be reached ({e})");
+            None
+        }
+    }
+}
+
+/// Asserts the choices in a by-name family whose only builds are `{family}`'s CUDA 13 and CUDA
+/// 12 ones, published as `cu13` and `cu12`: no build fits a CPU or a CUDA 11.8 machine (each
+/// build named with its reason), a CUDA 12.8 machine gets `cu12`, a CUDA 13.0 machine `cu13`,
+/// each at the newest version PyPI has for the target.
+fn expect_cuda12_and_13_builds(
+    pypi: &PyPI,
+    machines: &Machines,
+    family: &str,
+    (cu13, cu12): (&str, &str),
+) {
+    let builds = [format!("cu13 ({cu13})"), format!("cu12 ({cu12})")];
+    let builds: Vec<&str> = builds.iter().map(String::as_str).collect();
+    expect_none_fits(select(family, &machines.cpu), family, &builds, NO_NVIDIA);
+    expect_none_fits(select(family, &machines.cu118), family, &builds, CUDA_BOUND);
+    for (machine, build) in [(&machines.cu128, cu12), (&machines.cu130, cu13)] {
+        let newest = pypi
+            .newest(build)
+            .unwrap_or_else(|| panic!("{build}: no wheel for CPython 3.12 on PyPI"));
+        let choice = expect_build(
+            select(family, machine),
+            family,
+            build,
+            build,
+            &newest,
+            &[cu13, cu12],
+        );
+        if build == cu12 {
+            assert!(
+                verdict(&choice, cu13, "unsupported")["verdict"]["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains(CUDA_BOUND),
+                "{choice:#}"
+            );
+        }
+    }
+}
+
+/// The families published as one name per CUDA 12 and 13 line: RAPIDS' cuDF and cuML, and JAX's
+/// CUDA plugin and PJRT plugin asked for by their family names.
+#[test]
+fn cuda12_and_13_families_choose_by_the_machines_line_on_pypi() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(pypi) = pypi_or_skip(dir.path()) else {
+        return;
+    };
+    let machines = Machines::new(dir.path());
+    for (family, builds) in [
+        ("cudf", ("cudf-cu13", "cudf-cu12")),
+        ("cuml", ("cuml-cu13", "cuml-cu12")),
+        (
+            "jax-cuda-plugin",
+            ("jax-cuda13-plugin", "jax-cuda12-plugin"),
+        ),
+        ("jax-cuda-pjrt", ("jax-cuda13-pjrt", "jax-cuda12-pjrt")),
+    ] {
+        expect_cuda12_and_13_builds(&pypi, &machines, family, builds);
+    }
+}
+
+/// A build asked for by its own name is selected as asked on PyPI, with a note when this
+/// machine's best build is another (cupy-cuda12x and jax-cuda12-plugin on a CUDA 13 machine,
+/// faiss-cpu on a CUDA 12.8 one); `tensorflow-cpu`, TensorFlow's CPU-only name, which the catalog
+/// leaves out (plain `tensorflow` is the family's CPU build), is selected as the project it is.
+#[test]
+fn builds_asked_for_by_name_are_selected_as_asked_on_pypi() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(pypi) = pypi_or_skip(dir.path()) else {
+        return;
+    };
+    let machines = Machines::new(dir.path());
+    for (name, machine, best) in [
+        ("cupy-cuda12x", &machines.cu130, Some("cu13, cupy-cuda13x")),
+        (
+            "jax-cuda12-plugin",
+            &machines.cu130,
+            Some("cu13, jax-cuda13-plugin"),
+        ),
+        ("faiss-cpu", &machines.cu128, Some("cu12, faiss-gpu-cu12")),
+        ("cupy-cuda12x", &machines.cu128, None),
+        ("tensorflow-cpu", &machines.cu128, None),
+    ] {
+        let out = select(name, machine).expect_code(0);
+        let json = out.json();
+        let context = format!("{name}: {json:#}\n{}", out.stderr);
+        assert_eq!(json["families"], serde_json::json!([]), "{context}");
+        assert_eq!(json["selections"][0]["name"], name, "{context}");
+        let version: Version = json["selections"][0]["version"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(Some(version), pypi.newest(name), "{context}");
+        let note =
+            best.map(|best| format!("selected as asked (this target's best build is {best})"));
+        match note {
+            Some(note) => assert!(out.stderr.contains(&note), "{context}"),
+            None => assert!(!out.stderr.contains("asked for by name"), "{context}"),
+        }
+    }
+}
+
 #[test]
 fn builtin_families_choose_by_the_machines_cuda_line_on_pypi() {
     let dir = tempfile::tempdir().unwrap();
-    let pypi = match PyPI::connect(&dir.path().join("cache")) {
-        Ok(pypi) => pypi,
-        Err(e) => {
-            eprintln!("skipped: PyPI cannot be reached ({e})");
-            return;
-        }
+    let Some(pypi) = pypi_or_skip(dir.path()) else {
+        return;
     };
     let newest = |name: &str| {
         pypi.newest(name)
             .unwrap_or_else(|| panic!("{name}: no wheel for CPython 3.12 on PyPI"))
     };
-    let cpu = profile(dir.path(), CPU);
-    let cu118 = profile(dir.path(), CU118);
-    let cu128 = profile(dir.path(), CU128);
-    let cu130 = profile(dir.path(), CU130);
+    let Machines {
+        cpu,
+        cu118,
+        cu128,
+        cu130,
+    } = Machines::new(dir.path());
 
     // CuPy: one name per CUDA major; `cupy` itself is an sdist, so a CPU machine gets none.
     let cupy = ["cupy-cuda13x", "cupy-cuda12x", "cupy-cuda11x"];
@@ -340,21 +450,6 @@ fn builtin_families_choose_by_the_machines_cuda_line_on_pypi() {
                 "{choice:#}"
             );
         }
-    }
-
-    // RAPIDS (cudf): CUDA 12 and 13 builds only.
-    let cudf = ["cu13 (cudf-cu13)", "cu12 (cudf-cu12)"];
-    expect_none_fits(select("cudf", &cpu), "cudf", &cudf, NO_NVIDIA);
-    expect_none_fits(select("cudf", &cu118), "cudf", &cudf, CUDA_BOUND);
-    for (machine, build) in [(&cu128, "cudf-cu12"), (&cu130, "cudf-cu13")] {
-        expect_build(
-            select("cudf", machine),
-            "cudf",
-            build,
-            build,
-            &newest(build),
-            &["cudf-cu13", "cudf-cu12"],
-        );
     }
 
     // ONNX Runtime: `onnxruntime` is the CPU build; onnxruntime-gpu's line is read from each
@@ -488,8 +583,8 @@ fn builtin_families_choose_by_the_machines_cuda_line_on_pypi() {
         }
     }
 
-    // JAX: plain `jax` is the CPU build, `jax[cuda12]` / `jax[cuda13]` the CUDA builds; the
-    // plugin family asked for by its own name.
+    // JAX: plain `jax` is the CPU build, `jax[cuda12]` / `jax[cuda13]` the CUDA builds (its
+    // plugins by their family names: cuda12_and_13_families_choose_by_the_machines_line_on_pypi).
     let jax = ["jax[cuda13]", "jax[cuda12]", "jax"];
     for (machine, build) in [
         (&cpu, "jax"),
@@ -504,29 +599,6 @@ fn builtin_families_choose_by_the_machines_cuda_line_on_pypi() {
             "jax",
             &newest("jax"),
             &jax,
-        );
-    }
-    let plugin = ["cu13 (jax-cuda13-plugin)", "cu12 (jax-cuda12-plugin)"];
-    expect_none_fits(
-        select("jax-cuda-plugin", &cpu),
-        "jax-cuda-plugin",
-        &plugin,
-        NO_NVIDIA,
-    );
-    expect_none_fits(
-        select("jax-cuda-plugin", &cu118),
-        "jax-cuda-plugin",
-        &plugin,
-        CUDA_BOUND,
-    );
-    for (machine, build) in [(&cu128, "jax-cuda12-plugin"), (&cu130, "jax-cuda13-plugin")] {
-        expect_build(
-            select("jax-cuda-plugin", machine),
-            "jax-cuda-plugin",
-            build,
-            build,
-            &newest(build),
-            &["jax-cuda13-plugin", "jax-cuda12-plugin"],
         );
     }
 }
