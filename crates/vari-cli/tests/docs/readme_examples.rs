@@ -2,7 +2,11 @@
 //! prints, in `README.md` and in every Markdown page of the site under `docs/`: a
 //! `<!-- example: PATH -->` marker says the next code block is that file, word for word; an
 //! `<!-- example-run: DIR -->` marker says the next console block's `$ vari …` command, run in
-//! DIR (relative to the repository's root), prints the lines below it.
+//! DIR (relative to the repository's root), prints the lines below it. An
+//! `<!-- example-pypi: DIR -->` marker says the same of a `vari select … --explain` run against
+//! PyPI, whose versions move: the run must make the block's choices (each family's build and why
+//! each other build lost, each selected distribution), whatever versions PyPI has by then; a line
+//! of its own `…` stands for lines left out (the per-file lines of `--explain`).
 
 use std::path::{Path, PathBuf};
 
@@ -158,5 +162,165 @@ fn every_example_profile_is_valid() {
                 .arg(&path),
         )
         .expect_code(0);
+    }
+}
+
+/// The choices a `vari select --explain` output makes, without the versions PyPI moves: each
+/// family's `NAME: family F chooses build B (DIST`, each other build's `  - B (DIST): VERDICT` up
+/// to the verdict's first `: ` or `; ` outside backticks (where versions start), and each
+/// selection's distribution name.
+fn choices(output: &str) -> Vec<String> {
+    output
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            if let Some(rest) = line.strip_prefix("  - ") {
+                return format!("  - {}", verdict_head(rest));
+            }
+            if let Some((head, _)) = line.split_once(" chooses build ") {
+                let build = line[head.len() + " chooses build ".len()..]
+                    .split(' ')
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                return format!("{head} chooses build {build}");
+            }
+            line.split_whitespace().next().unwrap_or("").to_owned()
+        })
+        .collect()
+}
+
+/// `B (DIST): VERDICT…` up to the second `: ` or the first `; ` that is not inside backticks
+/// (the first `: ` ends the build's name).
+fn verdict_head(entry: &str) -> &str {
+    let mut ticks = 0;
+    let mut colons = 0;
+    for (at, c) in entry.char_indices() {
+        match c {
+            '`' => ticks += 1,
+            ':' | ';' if ticks % 2 == 0 && entry[at + 1..].starts_with(' ') => {
+                if c == ';' || colons == 1 {
+                    return &entry[..at];
+                }
+                colons += 1;
+            }
+            _ => {}
+        }
+    }
+    entry
+}
+
+/// Whether `shown` is `actual` with some runs of entries left out where `shown` has `…`.
+fn same_choices(actual: &[String], shown: &[String]) -> bool {
+    let mut actual = actual.iter();
+    let mut skipping = false;
+    for entry in shown {
+        if entry == "…" {
+            skipping = true;
+            continue;
+        }
+        let found = match skipping {
+            true => actual.any(|a| a == entry),
+            false => actual.next() == Some(entry),
+        };
+        if !found {
+            return false;
+        }
+        skipping = false;
+    }
+    skipping || actual.next().is_none()
+}
+
+#[test]
+fn left_out_lines_match_any_run_of_lines() {
+    let list = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let actual = list(&["a", "x", "y", "b", "z"]);
+    assert!(same_choices(&actual, &list(&["a", "…", "b", "…"])));
+    assert!(same_choices(&actual, &actual));
+    assert!(!same_choices(&actual, &list(&["a", "…", "b"])));
+    assert!(!same_choices(&actual, &list(&["a", "b", "…"])));
+    assert!(!same_choices(&actual, &list(&["a", "…", "c", "…"])));
+}
+
+#[test]
+fn choices_leave_out_what_pypi_moves() {
+    let output = "cupy: family cupy chooses build cu12 (cupy-cuda12x 14.2.0): the best of 2 builds that fit
+  - cu13 (cupy-cuda13x): no supported value for `nvidia :: cuda_version_lower_bound`: the wheel has 13.0; …
+  - cpu (faiss-cpu): fits, but ranks 3 for this target; it would have given 1.15.1, newer than faiss-gpu-cu12 1.14.1.post1
+
+cupy-cuda12x 14.2.0  cupy_cuda12x-14.2.0-cp312-cp312-manylinux2014_x86_64.whl  -  the non-variant wheel (…)
+";
+    assert_eq!(
+        choices(output),
+        [
+            "cupy: family cupy chooses build cu12 (cupy-cuda12x",
+            "  - cu13 (cupy-cuda13x): no supported value for `nvidia :: cuda_version_lower_bound`",
+            "  - cpu (faiss-cpu): fits, but ranks 3 for this target",
+            "cupy-cuda12x",
+        ]
+    );
+}
+
+/// Whether PyPI answers (one simple page, with vari's own index client), or why not.
+fn pypi_reachable() -> Result<(), String> {
+    use vari_client::{ClientSettings, IndexClient, IndexUrl};
+    let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let settings = ClientSettings {
+        indexes: vec![IndexUrl::parse("https://pypi.org/simple/").map_err(|e| e.to_string())?],
+        cache_dir: Some(cache.path().to_owned()),
+        ..ClientSettings::default()
+    };
+    let client = IndexClient::new(settings).map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime
+        .block_on(client.project(&"cupy-cuda12x".parse().unwrap()))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// The README's run against PyPI makes the choices it shows (skipped with a message when PyPI
+/// cannot be reached). A command may go on over lines ending in ` \`.
+#[test]
+fn pypi_examples_make_the_choices_the_readme_shows() {
+    let blocks = marked_blocks("example-pypi");
+    if let Err(e) = pypi_reachable() {
+        eprintln!("skipped: PyPI cannot be reached ({e})");
+        return;
+    }
+    for Block { file, arg, body } in blocks {
+        let mut lines = body.lines();
+        let mut command = String::new();
+        for line in lines.by_ref() {
+            match line.strip_suffix('\\') {
+                Some(more) => command.push_str(more),
+                None => {
+                    command.push_str(line);
+                    break;
+                }
+            }
+        }
+        let args: Vec<&str> = command
+            .strip_prefix("$ vari ")
+            .expect("an example-pypi block starts with `$ vari …`")
+            .split_whitespace()
+            .collect();
+        let shown: String = lines.map(|l| format!("{l}\n")).collect();
+        let run = crate::common::run(
+            vari()
+                .args(&args)
+                .current_dir(root().join(&arg))
+                .env("COLUMNS", "100"),
+        )
+        .expect_code(0);
+        let (actual, shown) = (choices(&run.stdout), choices(&shown));
+        assert!(
+            same_choices(&actual, &shown),
+            "{file}: `{command}` in {arg} no longer makes the choices shown (PyPI changed?); \
+             paste the run again:\n{}\nchoices made: {actual:#?}\nshown: {shown:#?}",
+            run.stdout
+        );
     }
 }

@@ -420,6 +420,53 @@ fn the_readme_table_lists_the_builtin_catalog() {
     );
 }
 
+/// The README's list of built-in families is the catalog's: every family once, in catalog
+/// order, under the first of its layouts (`extra`, `index`, `name`: a family with more than one
+/// is set apart by its extras or its own index, its plain name being its CPU build).
+#[test]
+fn the_readme_lists_the_builtin_families_by_layout() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let list = readme
+        .split("<!-- families-list -->\n")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- /families-list -->").next())
+        .expect("README.md has a families list");
+    // One item per `- ` line, its continuation lines joined.
+    let found: Vec<String> = list
+        .split("\n- ")
+        .map(|item| {
+            item.trim_start_matches("- ")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let json = run(vari().args(["families", "--json"]))
+        .expect_code(0)
+        .json();
+    let mut expected = Vec::new();
+    for (layout, heading) in [
+        ("index", "by index"),
+        ("name", "by name"),
+        ("extra", "by extra"),
+    ] {
+        let names: Vec<String> = json["families"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["layouts"][0] == layout)
+            .map(|f| format!("`{}`", f["name"].as_str().unwrap()))
+            .collect();
+        expected.push(format!("**{heading}**: {}", names.join(", ")));
+    }
+    assert_eq!(
+        found, expected,
+        "README.md's families list differs from the catalog"
+    );
+}
+
 /// `vari select cupy` against a stand-in index on 127.0.0.1 with small stand-in wheels of
 /// CuPy's three builds: a CUDA 13 machine gets cupy-cuda13x, a CUDA 12 machine cupy-cuda12x, a
 /// CPU machine an error naming each build's reason. A build asked for by name is selected as
