@@ -16,10 +16,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-
-use super::error::MirrorError;
 use vari_fs::{ClockProbe, Seal, Stamp};
 
+use super::error::MirrorError;
 use crate::build::KnownHashes;
 
 /// The store's directory in a directory site.
