@@ -77,12 +77,6 @@ impl Stamp {
             .and_then(|meta| Self::of(&meta))
     }
 
-    /// The file's size in bytes.
-    #[must_use]
-    pub fn size(&self) -> u64 {
-        self.size
-    }
-
     /// Whether the file's last change came before `began` (taken before its hashing began):
     /// then no change made after that moment can have left this stamp as it is.
     #[must_use]
