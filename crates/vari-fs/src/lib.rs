@@ -22,6 +22,9 @@
 //!   [`interrupt`] and [`stale`].
 //! - **How does a second run wait for the first to finish with a directory?**
 //!   [`lock::lock_exclusive`].
+//! - **When may a stored file be trusted by its hash without reading it again?** [`Seal`]:
+//!   while its [`Stamp`] is the one taken after the hashing and that stamp was settled against
+//!   a [`ClockProbe`] taken before (see [`stamp`]).
 //!
 //! Format rules live elsewhere (`vari-core`); this crate knows nothing about wheels or variants.
 //! (It does not know where the other crates keep their cache entries: each says so in its own
@@ -45,6 +48,7 @@ pub mod lock;
 mod process;
 pub mod safe_path;
 pub mod stale;
+pub mod stamp;
 
 pub use atomic::{write_atomic, AtomicFile, WriteError, WriteErrorKind};
 pub use cache::{cache_dir, cache_dir_with, CACHE_DIR_ENV};
@@ -58,3 +62,4 @@ pub use process::{run_with_timeout, ProcessOutput, RunError};
 pub use safe_path::{
     check_name, check_relative, join_under, remove_file_under, RemoveError, UnsafePath,
 };
+pub use stamp::{ClockProbe, Seal, Stamp};

@@ -25,7 +25,7 @@ use vari_core::metadata::{
 
 use crate::dist::{self, DistFacts, ReadDist};
 use crate::error::BuildError;
-use crate::inputs::{discover, Discovered, Fingerprint, Input, InputKind, Skipped};
+use crate::inputs::{discover, Discovered, Input, InputKind, Skipped};
 use crate::place::FilePlacement;
 use crate::publish::{publish, Body, Destination, SiteFile, SitePlan, SiteStore, StampJournal};
 use crate::site::{
@@ -138,9 +138,9 @@ pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
 }
 
 /// Inputs whose SHA-256 the caller verified itself (a mirror hashed each file while it
-/// downloaded it): file name → the file's fingerprint then, and its SHA-256. An input whose
-/// fingerprint still matches is not hashed again.
-pub(crate) type KnownHashes = BTreeMap<String, (Fingerprint, String)>;
+/// downloaded it): file name → the file's seal then, and its SHA-256. An input the seal
+/// vouches for (its stamp unchanged, and settled: [`vari_fs::stamp`]) is not hashed again.
+pub(crate) type KnownHashes = BTreeMap<String, (vari_fs::Seal, String)>;
 
 /// What [`build_into`] did, with the `*-variants.json` it published (file name → text).
 #[derive(Debug)]
@@ -172,7 +172,7 @@ pub(crate) fn build_into(
         .map(|input| {
             let sha256 = known
                 .get(&input.filename)
-                .filter(|(fingerprint, _)| *fingerprint == input.fingerprint)
+                .filter(|(seal, _)| seal.vouches_for(input.stamp))
                 .map(|(_, sha256)| sha256.clone());
             let read = dist::read(&input, sha256);
             options.progress.advance();

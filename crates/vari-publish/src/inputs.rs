@@ -57,8 +57,11 @@ pub(crate) struct Input {
     pub(crate) version: Version,
     /// Wheel or sdist.
     pub(crate) kind: InputKind,
-    /// Size, modification time and inode when listed.
+    /// Size, modification time and inode when listed (what the site's own state keeps).
     pub(crate) fingerprint: Fingerprint,
+    /// Its stamp when listed, for a seal the caller's store kept of it
+    /// ([`crate::build::KnownHashes`]); `None` where there are no stamps.
+    pub(crate) stamp: Option<vari_fs::Stamp>,
 }
 
 /// What kind of distribution a file is.
@@ -122,8 +125,8 @@ pub(crate) fn discover(dir: &Path) -> Result<Discovered, BuildError> {
             continue;
         }
         // `metadata` follows symbolic links: a directory of links to wheels is a fine input.
-        let fingerprint = match std::fs::metadata(&path) {
-            Ok(meta) if meta.is_file() => Fingerprint::of(&meta),
+        let (fingerprint, stamp) = match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_file() => (Fingerprint::of(&meta), vari_fs::Stamp::of(&meta)),
             Ok(_) => continue,
             Err(source) => return Err(BuildError::Read { path, source }),
         };
@@ -139,6 +142,7 @@ pub(crate) fn discover(dir: &Path) -> Result<Discovered, BuildError> {
                 version,
                 kind,
                 fingerprint,
+                stamp,
             }),
             Err(reason) => skipped.push(Skipped { path, reason }),
         }

@@ -18,7 +18,7 @@ use vari_test_support::venv::{bare_venv, python, test_venv, uv};
 use vari_test_support::wheels::sha256_hex;
 
 use crate::common::{files_in, run, vari};
-use crate::sync::{listed, sync};
+use crate::sync::{listed, sync, tamper_in_place};
 
 /// The upstream served on 127.0.0.1, with the runtime that keeps it serving (dropping it stops
 /// the upstream).
@@ -421,6 +421,46 @@ fn an_interrupted_run_leaves_a_site_that_validates() {
     ))
     .expect_code(0);
     assert!(published(&site).contains(A100_EXTRA[0]));
+    validate(&site);
+}
+
+#[test]
+fn a_store_file_changed_in_place_with_its_size_and_time_kept_is_downloaded_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = upstream(dir.path());
+    let lock = write_lock(dir.path(), &fleet_lock(&up));
+    let site = dir.path().join("site");
+    // Downloaded, then trusted by the store's state on the next run.
+    run(&mut mirror_command(dir.path(), &lock, &site, &["cpu"])).expect_code(0);
+    run(&mut mirror_command(dir.path(), &lock, &site, &["cpu"])).expect_code(0);
+    let name = CPU_FILES[0];
+    let stored = site.join(".vari-mirror/files").join(name);
+    let state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join(".vari-mirror/state.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        state["files"][name]["settled"], true,
+        "the fast path is what is tested"
+    );
+    #[cfg(unix)]
+    {
+        // And it vouches for the file as it is (a re-run links nothing again).
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(&stored).unwrap();
+        let ctime_ns = meta.ctime() * 1_000_000_000 + meta.ctime_nsec();
+        assert_eq!(state["files"][name]["fingerprint"]["ctime_ns"], ctime_ns);
+    }
+
+    tamper_in_place(&stored);
+    up.server.clear_seen();
+    let again = run(&mut mirror_command(dir.path(), &lock, &site, &["cpu"])).expect_code(0);
+    assert_eq!(up.downloads(), [name], "{}", again.stdout);
+    let upstream_bytes = std::fs::read(up.dir.join(name)).unwrap();
+    assert_eq!(std::fs::read(&stored).unwrap(), upstream_bytes);
+    assert_eq!(
+        std::fs::read(site.join("files").join(name)).unwrap(),
+        upstream_bytes
+    );
     validate(&site);
 }
 

@@ -413,7 +413,7 @@ fn a_locked_wheel_with_two_dist_info_directories_is_refused_before_installing() 
 
 /// Rewrites one byte of `path` in place (same inode, same size), then puts its modification
 /// time back, as `touch -r` would: only its change time tells.
-fn tamper_in_place(path: &Path) {
+pub(crate) fn tamper_in_place(path: &Path) {
     use std::io::{Seek, SeekFrom, Write};
     let before = std::fs::metadata(path).unwrap();
     let mut bytes = std::fs::read(path).unwrap();

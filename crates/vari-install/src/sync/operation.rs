@@ -35,6 +35,13 @@ pub struct Entry {
     pub file: LockedFile,
 }
 
+/// What surveying, fetching and installing need of an entry.
+impl AsRef<LockedFile> for Entry {
+    fn as_ref(&self) -> &LockedFile {
+        &self.file
+    }
+}
+
 /// An opened lock planned for a target.
 #[derive(Debug)]
 pub struct LockedPlan {
@@ -216,21 +223,27 @@ pub fn sync<E: std::error::Error + 'static>(
             .lock_environment(|path| events.waiting(path))
             .map_err(SyncFailure::Sync)?,
     };
-    let files: Vec<LockedFile> = planned.entries.iter().map(|e| e.file.clone()).collect();
-    let outcome = survey(&request, &files);
+    let mut outcome = survey(&request, planned.entries);
     if !job.dry_run {
         // Only what will be installed is fetched; every file is checked before any is
-        // installed.
-        let wanted: Vec<&LockedFile> = outcome.installed.iter().map(|&i| &files[i]).collect();
-        let (staged, _store) = fetch(&wanted, job.fetch, events).map_err(SyncFailure::Sync)?;
+        // installed. The store stays open until the installer is done with its files.
+        let mut store = None;
+        outcome
+            .stage(|wanted| {
+                fetch(wanted, job.fetch, events).map(|(staged, opened)| {
+                    store = Some(opened);
+                    staged
+                })
+            })
+            .map_err(SyncFailure::Sync)?;
         events.changing();
-        apply(&request, &files, &staged, &outcome, early).map_err(SyncFailure::Sync)?;
+        apply(&request, &outcome, early).map_err(SyncFailure::Sync)?;
+        drop(store);
     }
-    let entries = planned
-        .entries
+    let entries = outcome
+        .steps
         .into_iter()
-        .enumerate()
-        .map(|(at, entry)| (entry, outcome.installed.contains(&at)))
+        .map(|step| (step.item, step.action.installs()))
         .collect();
     Ok(Synced {
         lock: planned.lock,

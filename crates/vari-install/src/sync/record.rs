@@ -1,41 +1,29 @@
 //! The record that lets a store file be used again without hashing it: `{file}.record.json`
 //! beside it, written when vari hashed the file, holding the SHA-256 it found and the file's
-//! fingerprint then (size, modification and change times, inode, device).
+//! stamp then (size, modification and change times, inode, device).
 //!
 //! Hashing every store file on every sync cost most of `vari sync`'s time over the installer's
 //! (measured: 25 ms of 31 for 28 MB, `bench/sync.sh`), while uv trusts its own cache the same
 //! way: this is the fast path, and it keeps the lock's hash the only root of trust for what
 //! enters the store.
 //!
-//! # What a record vouches for, and what it does not
+//! # What a record vouches for
 //!
-//! A record vouches for a file when its fingerprint equals the file's now **and** it is
-//! *settled*: the file's change time (`ctime`) was older than the moment the hashing began.
-//! The change time is set by the kernel on every write, truncation, rename, link or
-//! attribute change, and no system call sets it to a chosen value (`touch -r` and `utimensat`
-//! set the modification time only, and update the change time to now). So a file rewritten in
-//! place with its size and modification time restored has a new change time, the fingerprint
-//! differs, and the file is hashed again (and refused, and fetched again, when it no longer
-//! matches the lock). The "settled" rule closes the same-tick race: file times are coarse (a
-//! few milliseconds on some file systems), so a change made in the same tick as the file's last
-//! one, after the hashing started, could leave every time as it was; the moment the hashing
-//! began is taken as the modification time of the record's own temporary file, created before
-//! the first byte is read (same file system, same clock), and a record whose file changed in
-//! that tick or later is written unsettled: the next use hashes the file again.
-//!
-//! Not caught, as for any cache that trusts file metadata (uv's and pip's do too): a change
-//! that bypasses the file system (writing the block device, editing the disk while it is not
-//! mounted), the system clock set back before the record and a change made then, and a process
-//! that can write in vari's cache writing a matching record itself. The store is vari's own
-//! cache: whoever can write in it can as well replace what the installers read from their own
-//! caches. On platforms without inode numbers and change times (Windows) no record vouches for
-//! anything and every file is hashed on every use.
+//! A record holds the file's [`vari_fs::Seal`]: it vouches for the file while the file's
+//! [`vari_fs::Stamp`] (size, modification and change times, inode, device) is the one taken
+//! after the hashing, and that stamp was settled, its change time older than the moment the
+//! hashing began (the rule, and what it does not catch, are [`vari_fs::stamp`]'s, shared with
+//! the mirror's store). The moment the hashing began is the modification time of the record's
+//! own temporary file, created before the first byte is read (same file system, same clock).
+//! The store is vari's own cache: whoever can write in it can as well replace what the
+//! installers read from their own caches.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
+use vari_fs::{ClockProbe, Seal, Stamp};
 
 /// The suffix of a file's record.
 pub(super) const RECORD_SUFFIX: &str = ".record.json";
@@ -46,50 +34,16 @@ const FORMAT: &str = "vari-locked-record/1";
 /// A record is a few hundred bytes; anything larger is not one.
 const MAX_RECORD_BYTES: u64 = 4096;
 
-/// What identifies a file's content without reading it (see the module documentation for
-/// why the change time is in it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub(super) struct Fingerprint {
-    size: u64,
-    mtime_ns: i128,
-    ctime_ns: i128,
-    inode: u64,
-    device: u64,
-}
-
-impl Fingerprint {
-    /// The fingerprint of a file from its metadata; `None` where the platform has no change
-    /// time or inode numbers.
-    #[cfg(unix)]
-    pub(super) fn of(meta: &std::fs::Metadata) -> Option<Self> {
-        use std::os::unix::fs::MetadataExt;
-        let nanos = |secs: i64, nsec: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsec);
-        Some(Self {
-            size: meta.len(),
-            mtime_ns: nanos(meta.mtime(), meta.mtime_nsec()),
-            ctime_ns: nanos(meta.ctime(), meta.ctime_nsec()),
-            inode: meta.ino(),
-            device: meta.dev(),
-        })
-    }
-
-    /// No fingerprint without change times and inode numbers.
-    #[cfg(not(unix))]
-    pub(super) fn of(_meta: &std::fs::Metadata) -> Option<Self> {
-        None
-    }
-}
-
 /// A file's record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct Record {
     format: String,
     /// The SHA-256 (lowercase hex) the file had when it was hashed.
     pub(super) sha256: String,
-    fingerprint: Fingerprint,
-    /// Whether the hashing began after the file's last change (see the module documentation):
-    /// only a settled record vouches for the file without hashing it.
-    settled: bool,
+    /// The file's stamp after the hashing, and whether it was settled (written as
+    /// `fingerprint` and `settled`).
+    #[serde(flatten)]
+    seal: Seal,
     /// For a wheel: whether its METADATA has `Requires-Dist` markers naming variant variables
     /// (then the installer gets a copy with them evaluated); unknown for other files. Read
     /// from the file that was hashed, so it holds as long as the record vouches for the file.
@@ -127,12 +81,7 @@ impl Record {
     /// Whether this record vouches for `file` as it is now (a regular file, never followed
     /// through a link) without reading it.
     pub(super) fn vouches_for(&self, file: &Path) -> bool {
-        self.settled
-            && std::fs::symlink_metadata(file)
-                .ok()
-                .filter(std::fs::Metadata::is_file)
-                .and_then(|meta| Fingerprint::of(&meta))
-                == Some(self.fingerprint)
+        self.seal.vouches_for(Stamp::of_file(file))
     }
 }
 
@@ -172,7 +121,7 @@ impl Record {
 /// is hashed, and its modification time is when the hashing began.
 pub(super) struct Probe {
     out: vari_fs::AtomicFile,
-    began_ns: Option<i128>,
+    began: Option<ClockProbe>,
 }
 
 impl Probe {
@@ -182,32 +131,20 @@ impl Probe {
         let out = vari_fs::AtomicFile::create_in_cache(store, &record_path(file))
             .map_err(|e| tracing::debug!("no record for {}: {e}", file.display()))
             .ok()?;
-        let began_ns = out
-            .as_file()
-            .metadata()
-            .ok()
-            .and_then(|meta| Fingerprint::of(&meta))
-            .map(|f| f.mtime_ns);
-        Some(Self { out, began_ns })
+        let began = ClockProbe::of_new_file(out.as_file());
+        Some(Self { out, began })
     }
 
     /// Writes the record: `file` (as it is now, after it was hashed) had `sha256`. Settled
     /// when its last change came before this probe started. Best effort, as [`Probe::start`].
     pub(super) fn finish(mut self, file: &Path, sha256: &str, variant_markers: Option<bool>) {
-        let Some(fingerprint) = std::fs::symlink_metadata(file)
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .and_then(|meta| Fingerprint::of(&meta))
-        else {
+        let Some(stamp) = Stamp::of_file(file) else {
             return;
         };
         let record = Record {
             format: FORMAT.to_owned(),
             sha256: sha256.to_owned(),
-            fingerprint,
-            settled: self
-                .began_ns
-                .is_some_and(|began| fingerprint.ctime_ns < began),
+            seal: Seal::new(stamp, self.began),
             variant_markers,
             written: None,
         };
@@ -248,7 +185,7 @@ mod tests {
             .finish(&file, SHA, Some(false));
         let record = read(&file).unwrap();
         assert_eq!(record.sha256, SHA);
-        assert!(record.settled);
+        assert!(record.seal.settled());
         assert_eq!(record.variant_markers, Some(false));
         assert!(record.vouches_for(&file));
 
@@ -274,7 +211,7 @@ mod tests {
         std::fs::write(&file, b"new bytes").unwrap();
         probe.finish(&file, SHA, None);
         let record = read(&file).unwrap();
-        assert!(!record.settled);
+        assert!(!record.seal.settled());
         assert!(!record.vouches_for(&file));
     }
 
@@ -295,5 +232,37 @@ mod tests {
         std::os::unix::fs::symlink(&file, &link).unwrap();
         assert!(!record.vouches_for(&link));
         assert!(record.vouches_for(&file));
+    }
+
+    #[test]
+    fn a_record_written_before_the_shared_seal_still_vouches() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = old_file(dir.path());
+        let meta = std::fs::metadata(&file).unwrap();
+        let nanos = |secs: i64, nsec: i64| secs * 1_000_000_000 + nsec;
+        // A record as `vari sync` wrote it before its seal was shared with the mirror's store.
+        let text = format!(
+            r#"{{"format":"{FORMAT}","sha256":"{SHA}","fingerprint":{{"size":{},"mtime_ns":{},"ctime_ns":{},"inode":{},"device":{}}},"settled":true,"variant_markers":true}}"#,
+            meta.len(),
+            nanos(meta.mtime(), meta.mtime_nsec()),
+            nanos(meta.ctime(), meta.ctime_nsec()),
+            meta.ino(),
+            meta.dev()
+        );
+        std::fs::write(record_path(&file), &text).unwrap();
+        let record = read(&file).unwrap();
+        assert_eq!(record.variant_markers, Some(true));
+        assert!(record.vouches_for(&file));
+        // And one written now reads the same way.
+        Probe::start(dir.path(), &file)
+            .unwrap()
+            .finish(&file, SHA, Some(true));
+        let written: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(record_path(&file)).unwrap()).unwrap();
+        assert_eq!(
+            written,
+            serde_json::from_str::<serde_json::Value>(&text).unwrap()
+        );
     }
 }

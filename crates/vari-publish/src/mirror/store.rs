@@ -1,9 +1,10 @@
 //! The mirror's store: the downloaded distributions, kept in `STORE/files/`, from which the
 //! site is built (for a directory site, hard links, so a file costs its space once). A small
-//! state file remembers each file's SHA-256 with its size, modification time and inode, so a
-//! re-run knows what it has without hashing gigabytes again (and the site builder does not hash
-//! what the download already did); a file the state does not vouch for is hashed before it is
-//! trusted.
+//! state file remembers each file's SHA-256 with its [`Seal`] (its stamp: size, modification
+//! and change times, inode, device; and whether that stamp was settled), so a re-run knows
+//! what it has without hashing gigabytes again (and the site builder does not hash what the
+//! download already did); a file the state does not vouch for, by the rule `vari sync`'s
+//! store follows too ([`vari_fs::stamp`]), is hashed before it is trusted.
 //!
 //! The store is a cache of verified files: a missing or foreign state file only means files
 //! are hashed again, and a file that does not match is downloaded again. A run holds the
@@ -15,10 +16,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use vari_fs::{ClockProbe, Seal, Stamp};
 
 use super::error::MirrorError;
 use crate::build::KnownHashes;
-use crate::inputs::Fingerprint;
 
 /// The store's directory in a directory site.
 pub(crate) const STORE_DIR: &str = ".vari-mirror";
@@ -26,14 +27,17 @@ pub(crate) const STORE_DIR: &str = ".vari-mirror";
 const STATE_FILE: &str = "state.json";
 /// The lock file's name in the store.
 pub(super) const LOCK_FILE: &str = "lock";
-/// Written into the state so that a different layout is recognised and ignored.
-const FORMAT: &str = "vari-mirror-state/1";
+/// Written into the state so that a different layout is recognised and ignored: the first
+/// one's fingerprints (no change time, no settle rule) vouch for nothing, and a store of that
+/// state has its files hashed once again.
+const FORMAT: &str = "vari-mirror-state/2";
 
 /// What the state remembers of one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Known {
     sha256: String,
-    fingerprint: Fingerprint,
+    #[serde(flatten)]
+    seal: Seal,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -48,6 +52,8 @@ pub(crate) struct Store {
     root: PathBuf,
     files: PathBuf,
     known: BTreeMap<String, Known>,
+    /// Taken when the store was opened, before this run hashed anything in it.
+    began: Option<ClockProbe>,
 }
 
 impl Store {
@@ -69,7 +75,13 @@ impl Store {
             // Only plain names are ever trusted: the state names files to keep or remove.
             .filter(|(name, _)| vari_fs::check_name(name).is_ok())
             .collect();
-        Ok(Self { root, files, known })
+        let began = ClockProbe::take(&files);
+        Ok(Self {
+            root,
+            files,
+            known,
+            began,
+        })
     }
 
     /// Takes the exclusive lock of the store at `root` (created when missing), calling
@@ -87,12 +99,12 @@ impl Store {
             .map_err(|source| MirrorError::Store { path, source })
     }
 
-    /// What the state vouches for, as the site builder takes it: each file's fingerprint and
+    /// What the state vouches for, as the site builder takes it: each file's seal and
     /// SHA-256.
     pub(crate) fn known_hashes(&self) -> KnownHashes {
         self.known
             .iter()
-            .map(|(name, known)| (name.clone(), (known.fingerprint, known.sha256.clone())))
+            .map(|(name, known)| (name.clone(), (known.seal, known.sha256.clone())))
             .collect()
     }
 
@@ -121,34 +133,43 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
             Err(source) => return Err(MirrorError::Store { path, source }),
         };
-        let fingerprint = Fingerprint::of(&meta);
         if let Some(known) = self.known.get(filename) {
-            if known.fingerprint == fingerprint {
+            if known.seal.vouches_for(Stamp::of(&meta)) {
                 return Ok(known.sha256 == sha256);
             }
         }
         let actual = hash_file(&path)?;
-        self.remember(filename, actual.clone(), fingerprint);
+        // Stamped after the hashing, settled against the probe taken before it.
+        self.remember(filename, actual.clone(), self.began);
         Ok(actual == sha256)
     }
 
-    /// Records a file just written with its verified SHA-256.
+    /// Records a file just written with its verified SHA-256 (hashed on the way in).
     pub(crate) fn record(&mut self, filename: &str, sha256: String) -> Result<(), MirrorError> {
+        // The bytes were hashed as they were written: from now on they are what the file
+        // must hold, so the probe is taken now (a file changed since, in this tick or later,
+        // gets an unsettled seal and is hashed on its next use).
         let path = self.path(filename);
-        let meta =
-            std::fs::metadata(&path).map_err(|source| MirrorError::Store { path, source })?;
-        self.remember(filename, sha256, Fingerprint::of(&meta));
+        std::fs::metadata(&path).map_err(|source| MirrorError::Store { path, source })?;
+        let now = ClockProbe::take(&self.files);
+        self.remember(filename, sha256, now);
         Ok(())
     }
 
-    fn remember(&mut self, filename: &str, sha256: String, fingerprint: Fingerprint) {
-        self.known.insert(
-            filename.to_owned(),
-            Known {
-                sha256,
-                fingerprint,
-            },
-        );
+    /// Remembers `filename` (as it is now) with `sha256`, sealed against `began`; a file
+    /// that has no stamp (no longer a regular file, or a platform without stamps) is
+    /// forgotten, to be hashed on its next use.
+    fn remember(&mut self, filename: &str, sha256: String, began: Option<ClockProbe>) {
+        match Stamp::of_file(&self.path(filename)) {
+            Some(stamp) => {
+                let seal = Seal::new(stamp, began);
+                self.known
+                    .insert(filename.to_owned(), Known { sha256, seal });
+            }
+            None => {
+                self.known.remove(filename);
+            }
+        }
     }
 
     /// The plain files of the store, sorted (temporary files of interrupted runs excluded).
@@ -258,7 +279,8 @@ mod tests {
         let dest = tempfile::tempdir().unwrap();
 
         let state = serde_json::json!({"format": FORMAT, "files": {
-            "../x.whl": {"sha256": "00", "fingerprint": {"size": 1, "mtime_ns": 1, "inode": 1}}
+            "../x.whl": {"sha256": "00", "settled": true, "fingerprint":
+                {"size": 1, "mtime_ns": 1, "ctime_ns": 1, "inode": 1, "device": 1}}
         }});
         std::fs::write(
             dest.path().join(STATE_FILE),
@@ -266,5 +288,86 @@ mod tests {
         )
         .unwrap();
         assert!(Store::open(dest.path()).unwrap().known.is_empty());
+    }
+
+    /// Rewrites `path` in place (same inode, same size), then puts its modification time
+    /// back, as `touch -r` would: only its change time tells.
+    #[cfg(unix)]
+    fn tamper_in_place(path: &Path, bytes: &[u8]) {
+        use std::os::unix::fs::MetadataExt;
+        let before = std::fs::metadata(path).unwrap();
+        std::fs::write(path, bytes).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(before.modified().unwrap())
+            .unwrap();
+        let after = std::fs::metadata(path).unwrap();
+        assert_eq!(
+            (after.len(), after.modified().unwrap(), after.ino()),
+            (before.len(), before.modified().unwrap(), before.ino())
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_rewritten_in_place_with_its_size_and_time_kept_is_hashed_again() {
+        let dest = tempfile::tempdir().unwrap();
+        let name = "a-1-py3-none-any.whl";
+        let sha = hex::encode(Sha256::digest(b"wheel"));
+        Store::open(dest.path())
+            .unwrap()
+            .write(name, b"wheel")
+            .unwrap();
+        // The file's last change is then in the past on any clock tick: hashed by the next
+        // run, its seal is settled and vouches for it.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let mut store = Store::open(dest.path()).unwrap();
+        assert!(store.has(name, &sha).unwrap());
+        store.save().unwrap();
+        let mut again = Store::open(dest.path()).unwrap();
+        assert!(
+            again.known[name].seal.settled(),
+            "the fast path is what is tested"
+        );
+
+        tamper_in_place(&again.path(name), b"wheex");
+        // The state's old seal no longer vouches: hashed, refused (and downloaded again).
+        assert!(!again.has(name, &sha).unwrap());
+        let tampered = hex::encode(Sha256::digest(b"wheex"));
+        assert_eq!(again.known[name].sha256, tampered);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_state_of_the_first_format_vouches_for_nothing() {
+        use std::os::unix::fs::MetadataExt;
+        let dest = tempfile::tempdir().unwrap();
+        let name = "a-1-py3-none-any.whl";
+        let store = Store::open(dest.path()).unwrap();
+        store.write(name, b"wheel").unwrap();
+        let meta = std::fs::metadata(store.path(name)).unwrap();
+        let mtime_ns = meta
+            .modified()
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        // What the first format wrote of this very file, with another hash.
+        let state = serde_json::json!({"format": "vari-mirror-state/1", "files": {
+            name: {"sha256": "00".repeat(32),
+                   "fingerprint": {"size": 5, "mtime_ns": mtime_ns, "inode": meta.ino()}}
+        }});
+        std::fs::write(
+            dest.path().join(STATE_FILE),
+            serde_json::to_vec(&state).unwrap(),
+        )
+        .unwrap();
+        let mut store = Store::open(dest.path()).unwrap();
+        assert!(store.known.is_empty());
+        assert!(store
+            .has(name, &hex::encode(Sha256::digest(b"wheel")))
+            .unwrap());
     }
 }
