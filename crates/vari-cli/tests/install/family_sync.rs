@@ -269,6 +269,25 @@ fn export(family: &FamilyLock, class: &str) -> Command {
 #[test]
 fn an_export_narrows_a_family_lock_to_one_build_for_plain_uv_and_pip() {
     let mut family = FamilyLock::new(true);
+    // Plain uv 0.13.9 refuses the whole family lock (it does not read `[tool.vari]` and sees
+    // two torch entries) and installs nothing: recorded, so that a uv that changes is noticed.
+    let whole = family.path("whole-venv");
+    bare_venv(&whole);
+    let out = Command::new(uv())
+        .args(["pip", "install", "--no-config", "--python"])
+        .arg(&whole)
+        .arg("-r")
+        .arg(&family.lock)
+        .env("UV_CACHE_DIR", family.path("uv-cache"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("Multiple active package entries found for `torch`"),
+        "{stderr}"
+    );
+    assert!(versions(&whole).is_empty());
     // As a pylock.toml: one torch entry, no family left, which plain uv installs.
     let narrowed = family.path("pylock.a100.toml");
     run(export(&family, "a100")
