@@ -140,8 +140,13 @@ fn families_are_written_sorted_by_name_and_builds_in_their_order() {
         cupy_part.find("\"cpu\"").unwrap() < cupy_part.find("\"cu128\"").unwrap(),
         "{cupy_part}"
     );
-    // Sorting is the writer's: reading and writing again gives the same bytes.
-    assert_eq!(write_lock(&read_lock(&written).unwrap()).unwrap(), written);
+    // Reading sorts them too: a lock read, written and read again is the same lock.
+    let again = read_lock(&written).unwrap();
+    assert_eq!(write_lock(&again).unwrap(), written);
+    let mut unsorted = lock.clone();
+    unsorted.vari.as_mut().unwrap().families.swap(0, 1);
+    assert_eq!(write_lock(&unsorted).unwrap(), written);
+    assert_eq!(again.vari.as_ref().unwrap().families[0].name, "cupy");
 }
 
 #[test]
@@ -381,4 +386,13 @@ fn the_writer_refuses_what_the_reader_refuses() {
         &|lock| lock.vari.as_mut().unwrap().families[0].builds[1].classes = vec!["a\nb".into()]
     )
     .starts_with("tool.vari.families[0].builds[1].classes[0]: holds the character"));
+}
+
+#[test]
+fn the_fuzz_seed_is_a_family_lock_the_reader_accepts() {
+    // The round-trip property (tests/round_trip.rs) mutates it: it must start valid.
+    let seed = include_str!("../../../../fuzz/seeds/lock/families.toml");
+    let lock = read_lock(seed).unwrap();
+    assert_eq!(lock.vari.as_ref().unwrap().families.len(), 2);
+    assert_eq!(read_lock(&write_lock(&lock).unwrap()).unwrap(), lock);
 }

@@ -43,6 +43,9 @@ pub(super) fn read_families(fields: &mut Fields) -> Result<Vec<LockFamily>, Lock
             builds,
         });
     }
+    // In the order the writer writes them: their order means nothing, and a lock read and
+    // written again reads back the same.
+    families.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(families)
 }
 
