@@ -173,6 +173,32 @@ fn each_machine_takes_its_build_and_only_that_builds_cuda_libraries() {
         assert_eq!(versions(&venv), installed, "{class}: {}", synced.stdout);
         assert!(synced.stdout.starts_with(said), "{}", synced.stdout);
     }
+    // The CPU machine's environment synced for the A100 class: torch +cpu is replaced by
+    // +cu128 (same release, another build) and the CUDA library comes with it.
+    let cpu = family.path("cpu");
+    let moved = run(&mut sync(
+        &cpu,
+        &family.lock,
+        &cpu.join("venv"),
+        &family.profile("a100"),
+    ))
+    .expect_code(0);
+    assert_eq!(
+        versions(&cpu.join("venv")),
+        [
+            "filelock 3.0",
+            "nvidia-cublas-cu12 12.8.4",
+            "torch 2.9.0+cu128"
+        ],
+        "{}",
+        moved.stdout
+    );
+    assert!(
+        moved.stdout.contains("installed torch 2.9.0+cu128")
+            && !moved.stdout.contains("installed filelock"),
+        "{}",
+        moved.stdout
+    );
     // pip installs the same build (a venv with pip of its own).
     let scratch = family.path("a100-pip");
     let venv = scratch.join("venv");

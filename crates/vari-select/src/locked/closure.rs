@@ -62,7 +62,8 @@ pub fn plan(lock: &Lock, request: &PlanRequest<'_>) -> Result<Plan, PlanError> {
         dependency_groups: groups,
     };
     let env = &request.target.markers;
-    // Whether each entry's own marker holds.
+    // Whether each entry's own marker holds and it comes in with the builds taken: the
+    // candidates for roots, variant dependencies and through-variants dependencies alike.
     let mut marker_holds = Vec::with_capacity(lock.packages.len());
     for (index, package) in lock.packages.iter().enumerate() {
         let holds = match &package.marker {
