@@ -401,8 +401,16 @@ fn run_code(command: &mut std::process::Command, code: i32) -> vari_test_support
 #[test]
 fn the_locks_page_names_every_key_the_reader_reads() {
     let page = read(&reference_dir().join("locks.md"));
-    let reader = read(&root().join("crates/vari-lock/src/read.rs"));
-    let code = reader.split("#[cfg(test)]").next().unwrap_or_default();
+    // The reader and its part for build families.
+    let reader = [
+        "crates/vari-lock/src/read.rs",
+        "crates/vari-lock/src/read/families.rs",
+    ]
+    .map(|file| read(&root().join(file)));
+    let code: String = reader
+        .iter()
+        .map(|text| text.split("#[cfg(test)]").next().unwrap_or_default())
+        .collect();
     let mut keys = BTreeSet::new();
     for call in [
         ".string(\"",
@@ -423,6 +431,8 @@ fn the_locks_page_names_every_key_the_reader_reads() {
         "variants-json",
         "through-variants",
         "profile-hash",
+        "families",
+        "classes",
     ] {
         assert!(keys.contains(key), "{keys:?}");
     }

@@ -13,6 +13,7 @@ mod classes;
 mod counting_index;
 mod environment_rule;
 mod export;
+mod family_sync;
 mod groups;
 mod install;
 mod interrupted;
