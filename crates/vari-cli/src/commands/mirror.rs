@@ -26,9 +26,10 @@ use vari_publish::mirror::{
 };
 use vari_publish::Destination;
 use vari_select::locked::PlanRequest;
-use vari_select::Target;
+use vari_select::{MachineClass, Target};
 
 use crate::cli::MirrorArgs;
+
 use crate::error::{error_line, CliError};
 use crate::lock_targets::{self, ClassTargets};
 use crate::output;
@@ -59,7 +60,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     let lock_dir = input.lock.dir();
     let mut targets = Vec::new();
     let mut families = Vec::new();
-    for (name, target) in &input.targets {
+    for (name, class, target) in &input.targets {
         families.push(vari_slim::profile_families(&target.hardware.profile));
         // Everything the lock can install on this target: every extra and group it offers,
         // so that any install from the lock works from the mirror.
@@ -85,6 +86,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             .collect();
         targets.push(TargetFiles {
             name: name.clone(),
+            class: class.clone(),
             files,
         });
     }
@@ -237,8 +239,9 @@ struct MirrorInput {
     lock: LockFile,
     /// The lock file's path, or what the lock was resolved from.
     origin: String,
-    /// Each target's name and what it is.
-    targets: Vec<(String, Target)>,
+    /// Each target's name, its machine class (whose own index in the site lists its files)
+    /// and what it is.
+    targets: Vec<(String, Option<String>, Target)>,
     /// Files and bytes of every variant of the lock's releases, when the lock lists fewer (one
     /// resolved for the targets lists only the variants they can use).
     every_variant: Option<EveryVariant>,
@@ -253,13 +256,16 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
     let lock_dir = file.dir();
     let classes = crate::classes::given_classes(&args.targets, "--target")?;
     let targets = match classes.is_empty() {
-        false => lock_targets::targets(
+        false => with_classes(
+            lock_targets::targets(
+                &classes,
+                &args.python_versions,
+                &args.python_platforms,
+                lock_dir,
+                &lock_target,
+            )?,
             &classes,
-            &args.python_versions,
-            &args.python_platforms,
-            lock_dir,
-            &lock_target,
-        )?,
+        ),
         true => {
             if !args.python_versions.is_empty() || !args.python_platforms.is_empty() {
                 return Err(CliError::Other(format!(
@@ -276,7 +282,18 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
                 .filter(|t| t.profile.is_some() || t.profile_hash.is_some())
                 .cloned()
                 .collect();
+            // Each recorded target is its own class, where its name is a class name (one
+            // recorded with `-pyX.Y` is not: a fleet that wants one index per class names
+            // its classes with --target).
             lock_targets::recorded_targets(&recorded, path, &lock_target)?
+                .into_iter()
+                .map(|t| {
+                    let class = vari_core::class::ClassName::new(&t.lock.name)
+                        .ok()
+                        .map(|name| name.as_str().to_owned());
+                    (class, t)
+                })
+                .collect()
         }
     };
     if targets.is_empty() {
@@ -290,7 +307,7 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
         origin: path.display().to_string(),
         targets: targets
             .into_iter()
-            .map(|t| (t.lock.name, t.files.target))
+            .map(|(class, t)| (t.lock.name, class, t.files.target))
             .collect(),
         every_variant: None,
     })
@@ -327,7 +344,7 @@ fn resolve_input(
         }
     };
     let targets = ClassTargets {
-        classes,
+        classes: classes.clone(),
         versions: &args.python_versions,
         platforms: &args.python_platforms,
         resolve: &lock_target,
@@ -372,12 +389,29 @@ fn resolve_input(
         lock: LockFile::from_lock(*lock, origin, &lock_dir)
             .map_err(|e| CliError::Other(e.to_string()))?,
         origin: origin.to_owned(),
-        targets: targets
+        targets: with_classes(targets, &classes)
             .into_iter()
-            .map(|t| (t.lock.name, t.files.target))
+            .map(|(class, t)| (t.lock.name, class, t.files.target))
             .collect(),
         every_variant: Some(every_variant),
     })
+}
+
+/// Each target with its class: `lock_targets::targets` makes, in order, the same number of
+/// targets (one per Python version and platform) for each class.
+fn with_classes(
+    targets: Vec<LockingTarget>,
+    classes: &[MachineClass],
+) -> Vec<(Option<String>, LockingTarget)> {
+    let per_class = targets.len() / classes.len().max(1);
+    if per_class == 0 || per_class * classes.len() != targets.len() {
+        return targets.into_iter().map(|t| (None, t)).collect();
+    }
+    targets
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| (Some(classes[i / per_class].name.as_str().to_owned()), t))
+        .collect()
 }
 
 /// Files and bytes of every file, and the files whose size nobody gives.

@@ -264,6 +264,20 @@ fn mirrors_two_classes_and_installers_choose_from_it_as_from_the_upstream() {
         ["null", "x86_64_v3"]
     );
     validate(&site);
+    // Each class's own index lists its files only, linked in the site's one `files/`.
+    let class_page = |class: &str, project: &str| {
+        std::fs::read_to_string(site.join(format!("t/{class}/simple/{project}/index.html")))
+            .unwrap()
+    };
+    let cpu_demo = class_page("cpu", "vari-demo");
+    assert!(
+        cpu_demo.contains("../../../../files/vari_demo-1.0.0-py3-none-any-null.whl")
+            && !cpu_demo.contains("cu128"),
+        "{cpu_demo}"
+    );
+    assert!(!site.join("t/cpu/simple/vari-demo-cuda-runtime").exists());
+    assert!(class_page("a100", "vari-demo").contains("-cu128.whl"));
+    assert!(class_page("a100", "vari-demo-cuda-runtime").contains("vari_demo_cuda_runtime-"));
 
     // The upstream stops; everything below reads the mirror only.
     drop(up.runtime);
@@ -305,10 +319,12 @@ fn mirrors_two_classes_and_installers_choose_from_it_as_from_the_upstream() {
             );
         }
     }
-    // Plain pip and uv, which know no variants, install the plain wheels, as from the upstream.
+    // Plain pip and uv, which know no variants, install the plain wheels, as from the upstream
+    // (from the site's index, and from a class's own).
     for installer in [Installer::NewestPip, Installer::Uv] {
         assert_plain_install(installer, &mirror);
     }
+    assert_plain_install(Installer::Uv, &format!("{}/t/a100/simple/", host.base));
 }
 
 #[test]
