@@ -131,7 +131,7 @@ impl MirrorPlan {
         let mut every = (0usize, 0u64);
         let mut releases = Vec::new();
         let mut without_size = Vec::new();
-        for index in packages {
+        for index in packages.clone() {
             let package = &lock.packages[index];
             for artifact in package.wheels.iter().chain(package.sdist.iter()) {
                 every.0 += 1;
@@ -146,6 +146,18 @@ impl MirrorPlan {
                     version: version.clone(),
                     variants_json: package.variants_json.clone(),
                 });
+            }
+        }
+        // A family lock's builds that no class chose (torch's cu130 build and the CUDA 13
+        // libraries it brings, on a fleet of CPU and CUDA 12 nodes): what mirroring every build
+        // would have taken too.
+        for package in left_out_builds(lock, &packages) {
+            for artifact in package.wheels.iter().chain(package.sdist.iter()) {
+                every.0 += 1;
+                match artifact.size {
+                    Some(size) => every.1 += size,
+                    None => without_size.extend(artifact.file_name()),
+                }
             }
         }
         Ok(Self {
@@ -166,6 +178,30 @@ impl MirrorPlan {
             self.files.iter().map(|f| f.size.unwrap_or(0)).sum(),
         )
     }
+}
+
+/// The entries of `lock` that only family builds no target chose bring in: entries with
+/// `builds`, none of which comes with an entry of `chosen` (the entries the targets install).
+fn left_out_builds<'a>(
+    lock: &'a Lock,
+    chosen: &BTreeSet<usize>,
+) -> impl Iterator<Item = &'a Package> + 'a {
+    let builds_of = |package: &'a Package| package.vari.iter().flat_map(|info| &info.builds);
+    let taken: BTreeSet<&vari_lock::BuildRef> = chosen
+        .iter()
+        .filter_map(|index| lock.packages.get(*index))
+        .flat_map(builds_of)
+        .collect();
+    let chosen = chosen.clone();
+    lock.packages
+        .iter()
+        .enumerate()
+        .filter(move |(index, package)| {
+            !chosen.contains(index)
+                && builds_of(package).next().is_some()
+                && builds_of(package).all(|build| !taken.contains(build))
+        })
+        .map(|(_, package)| package)
 }
 
 /// The entry's artifact named `filename`: a wheel, or the sdist.
@@ -412,6 +448,56 @@ mod tests {
                 .starts_with("target `x`: machine class name"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_builds_no_target_chose_count_in_what_every_build_would_take() {
+        let with_build = |mut package: Package, build: &str| {
+            package.vari = Some(vari_lock::PackageInfo {
+                builds: vec![vari_lock::BuildRef {
+                    family: "torch".into(),
+                    build: build.into(),
+                }],
+                ..vari_lock::PackageInfo::default()
+            });
+            package
+        };
+        let lock = lock(vec![
+            with_build(
+                package("torch", &["torch-1.0+cu130-py3-none-any.whl"]),
+                "cu130",
+            ),
+            with_build(
+                package("nvidia-cublas", &["nvidia_cublas-1.0-py3-none-any.whl"]),
+                "cu130",
+            ),
+            with_build(
+                package("torch", &["torch-1.0+cu128-py3-none-any.whl"]),
+                "cu128",
+            ),
+            with_build(package("torch", &["torch-1.0+cpu-py3-none-any.whl"]), "cpu"),
+            package("typelike", &["typelike-1.0-py3-none-any.whl"]),
+            package("unrelated", &["unrelated-1.0-py3-none-any.whl"]),
+        ]);
+        let target = |name: &str, files: Vec<(usize, String)>| TargetFiles {
+            name: name.into(),
+            class: None,
+            files,
+        };
+        let plan = MirrorPlan::new(
+            &lock,
+            None,
+            &[
+                target("cpu", vec![(3, "torch-1.0+cpu-py3-none-any.whl".into())]),
+                target("a100", vec![(2, "torch-1.0+cu128-py3-none-any.whl".into())]),
+                target("both", vec![(4, "typelike-1.0-py3-none-any.whl".into())]),
+            ],
+        )
+        .unwrap();
+        // 3 files mirrored; the cu130 build's 2 entries left out count, an entry no build
+        // brings in and no target installs does not.
+        assert_eq!(plan.totals(), (3, 30));
+        assert_eq!(plan.every_variant, (5, 50));
     }
 
     #[test]
