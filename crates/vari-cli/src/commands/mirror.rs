@@ -60,6 +60,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     let lock_dir = input.lock.dir();
     let mut targets = Vec::new();
     let mut families = Vec::new();
+    let mut classes = ClassLines::default();
     for (name, class, target) in &input.targets {
         families.push(vari_slim::profile_families(&target.hardware.profile));
         // Everything the lock can install on this target: every extra and group it offers,
@@ -76,6 +77,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             },
         )
         .map_err(|e| CliError::Other(format!("{}: target `{name}`: {e}", input.origin)))?;
+        classes.add(name, class.as_deref(), &plan.builds);
         let files = plan
             .install
             .iter()
@@ -145,8 +147,65 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
         let text = vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
         vari_fs::write_atomic(path, text.as_bytes())?;
     }
-    output::print(&format!("{}\n  {}\n", report.summary(), report.activity()))?;
+    output::print(&format!(
+        "{}\n{}  {}\n",
+        report.summary(),
+        classes.text(),
+        report.activity()
+    ))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the output says of each class: its own index in the site and the build each family
+/// of the lock took for it, one line per class (`  gpu: t/gpu/simple/ (torch build cu128)`),
+/// and per target without a class when it took builds.
+#[derive(Default)]
+struct ClassLines {
+    /// Class name (else target name), whether it has an index, and its builds (`torch build
+    /// cu128`, each once), in the order the targets came.
+    lines: Vec<(String, bool, Vec<String>)>,
+}
+
+impl ClassLines {
+    fn add(
+        &mut self,
+        target: &str,
+        class: Option<&str>,
+        builds: &[vari_select::locked::BuildTaken],
+    ) {
+        let key = class.unwrap_or(target);
+        let index = match self.lines.iter().position(|(name, _, _)| name == key) {
+            Some(index) => index,
+            None => {
+                self.lines
+                    .push((key.to_owned(), class.is_some(), Vec::new()));
+                self.lines.len() - 1
+            }
+        };
+        let taken = &mut self.lines[index].2;
+        for build in builds {
+            let text = format!("{} build {}", build.family, build.build);
+            if !taken.contains(&text) {
+                taken.push(text);
+            }
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut text = String::new();
+        for (name, index, builds) in &self.lines {
+            let builds = builds.join(", ");
+            match (index, builds.is_empty()) {
+                (true, true) => text.push_str(&format!("  {name}: t/{name}/simple/\n")),
+                (true, false) => text.push_str(&format!("  {name}: t/{name}/simple/ ({builds})\n")),
+                (false, false) => text.push_str(&format!(
+                    "  {name}: {builds} (no index of its own: the target's name is no class name)\n"
+                )),
+                (false, true) => {}
+            }
+        }
+        text
+    }
 }
 
 /// `lock` with each file's size as it arrived in the mirror (by file name).
