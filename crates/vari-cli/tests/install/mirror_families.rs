@@ -105,8 +105,16 @@ fn name_version(file: &str) -> (String, String) {
 /// Writes the stand-in wheels into `dir` and the family lock naming them on `base` (their
 /// URLs, sizes and SHA-256) as `lock_dir/pylock.toml`; returns the lock's path.
 fn family_lock(dir: &Path, base: &str, lock_dir: &Path) -> std::path::PathBuf {
+    family_lock_of(dir, base, lock_dir, &["cu130", "cu128", "cpu"])
+}
+
+/// [`family_lock`] holding only `builds` of the family (and their entries).
+fn family_lock_of(dir: &Path, base: &str, lock_dir: &Path, builds: &[&str]) -> std::path::PathBuf {
     let mut text = String::from("lock-version = \"1.0\"\ncreated-by = \"vari tests\"\n");
-    for stand_in in &STAND_INS {
+    let kept = STAND_INS
+        .iter()
+        .filter(|s| s.build.is_none_or(|build| builds.contains(&build)));
+    for stand_in in kept {
         let bytes = std::fs::read(
             TestWheel::new(stand_in.file)
                 .requires(stand_in.requires)
@@ -140,7 +148,20 @@ fn family_lock(dir: &Path, base: &str, lock_dir: &Path) -> std::path::PathBuf {
             ));
         }
     }
-    text.push_str(FAMILIES);
+    // The family's builds, each with its table (the tables are separated by blank lines).
+    let mut families = String::new();
+    for table in FAMILIES.split("\n\n") {
+        let name = table
+            .lines()
+            .find_map(|line| line.strip_prefix("name = \""))
+            .map(|rest| rest.trim_end_matches('"'));
+        let is_build = table.contains("[[tool.vari.families.builds]]");
+        if !is_build || name.is_some_and(|name| builds.contains(&name)) {
+            families.push_str(table);
+            families.push_str("\n\n");
+        }
+    }
+    text.push_str(&families);
     let path = lock_dir.join("pylock.toml");
     std::fs::write(&path, text).unwrap();
     path
@@ -308,4 +329,34 @@ fn a_family_lock_is_mirrored_with_only_the_builds_its_classes_install() {
             .assert_installed(&installed(class));
         }
     }
+}
+
+/// A class that no locked build fits, in a lock without the CPU build: one error naming the
+/// target, the family and why each build does not fit, and nothing published.
+#[test]
+fn a_class_no_locked_build_fits_is_one_error_and_nothing_is_mirrored() {
+    let dir = tempfile::tempdir().unwrap();
+    let wheels = dir.path().join("upstream");
+    std::fs::create_dir_all(&wheels).unwrap();
+    // Nothing is downloaded: the plan fails first, so no server is needed.
+    let lock = family_lock_of(
+        &wheels,
+        "http://127.0.0.1:9",
+        dir.path(),
+        &["cu130", "cu128"],
+    );
+    let site = dir.path().join("site");
+    let out = run(&mut mirror_command(
+        dir.path(),
+        &lock,
+        &site,
+        &["a100", "cpu"],
+    ))
+    .expect_one_error(&[
+        "pylock.toml: target `cpu`: family torch: no build of torch fits: ",
+        "cu130 (torch): namespace `nvidia` is not supported by the target",
+        "cu128 (torch): ",
+    ]);
+    assert!(!out.stderr.contains("a100"), "{}", out.stderr);
+    assert!(!site.join("simple").exists());
 }
