@@ -31,10 +31,12 @@ use crate::model::{Artifact, DependencyRef, Lock, LockInfo, Package, PackageInfo
 use crate::LOCK_VERSION;
 
 mod edge;
+mod families;
 mod reach;
 
 pub use edge::BuildError;
 use edge::{edge_condition, holds_somewhere, judged_in, parse_edge, Edge, Scope};
+pub use families::{FamilyBuildInput, FamilyInput};
 use reach::{Reach, Walk};
 
 /// What the lock is built for: its top-level requirements by scope and the environments its
@@ -56,6 +58,8 @@ pub struct LockInputs {
     pub environments: Vec<TargetEnvironment>,
     /// `[tool.vari]`.
     pub info: LockInfo,
+    /// The build families the lock chose through, with the builds locked (empty: none).
+    pub families: Vec<FamilyInput>,
 }
 
 /// One release the resolution pinned, with the files kept for the targets.
@@ -93,22 +97,32 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
             .iter()
             .map(|entry| parse_edge(entry, &release.name))
             .collect::<Result<Vec<_>, _>>()?;
-        edges.insert(release.name.as_str(), parsed);
+        // Entries of one name (a family's builds, `torch` `+cpu` and `+cu128`): the walk
+        // follows the edges of each.
+        edges
+            .entry(release.name.as_str())
+            .or_default()
+            .extend(parsed);
     }
     let environments = judged_in(&inputs.environments);
-    let roots: Vec<(Scope, &[String])> = std::iter::once((Scope::Base, &inputs.requirements[..]))
+    let scopes: Vec<(Scope, Vec<String>)> = std::iter::once((Scope::Base, &inputs.requirements))
         .chain(
             inputs
                 .extras
                 .iter()
-                .map(|(name, reqs)| (Scope::Extra(name.clone()), &reqs[..])),
+                .map(|(name, reqs)| (Scope::Extra(name.clone()), reqs)),
         )
         .chain(
             inputs
                 .groups
                 .iter()
-                .map(|(name, reqs)| (Scope::Group(name.clone()), &reqs[..])),
+                .map(|(name, reqs)| (Scope::Group(name.clone()), reqs)),
         )
+        .map(|(scope, reqs)| Ok((scope, families::with_builds(reqs, &inputs.families)?)))
+        .collect::<Result<_, BuildError>>()?;
+    let roots: Vec<(Scope, &[String])> = scopes
+        .iter()
+        .map(|(scope, reqs)| (scope.clone(), &reqs[..]))
         .collect();
     let locked: BTreeMap<&str, Option<&VariantMetadata>> = releases
         .iter()

@@ -52,8 +52,8 @@ mod read;
 mod write;
 
 pub use build::{
-    build_lock, uses_variants, variant_requirements, BuildError, InputsHash, LockInputs,
-    LockedRelease,
+    build_lock, uses_variants, variant_requirements, BuildError, FamilyBuildInput, FamilyInput,
+    InputsHash, LockInputs, LockedRelease,
 };
 pub use error::LockError;
 pub use file::{LockFile, OpenError, LOCK_FILE_NAME};
