@@ -172,6 +172,7 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
                     through_variants,
                     targets: release.targets,
                     group_marker,
+                    builds: Vec::new(),
                 }),
                 other: BTreeMap::new(),
             }

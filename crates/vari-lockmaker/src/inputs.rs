@@ -192,6 +192,7 @@ pub(crate) fn lock_inputs(
             pre,
             // Decided by the lock builder, from the groups.
             group_markers: false,
+            families: Vec::new(),
         },
     }
 }
