@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 use vari_core::markers::{split_requirement, Marker, TargetEnvironment};
 use vari_core::metadata::VariantMetadata;
 
-use crate::model::{Artifact, DependencyRef, Lock, LockInfo, Package, PackageInfo};
+use crate::model::{Artifact, DependencyRef, Lock, LockFamily, LockInfo, Package, PackageInfo};
 use crate::LOCK_VERSION;
 
 mod edge;
@@ -36,7 +36,6 @@ mod reach;
 
 pub use edge::BuildError;
 use edge::{edge_condition, holds_somewhere, judged_in, parse_edge, Edge, Scope};
-pub use families::{FamilyBuildInput, FamilyInput};
 use reach::{Reach, Walk};
 
 /// What the lock is built for: its top-level requirements by scope and the environments its
@@ -59,7 +58,7 @@ pub struct LockInputs {
     /// `[tool.vari]`.
     pub info: LockInfo,
     /// The build families the lock chose through, with the builds locked (empty: none).
-    pub families: Vec<FamilyInput>,
+    pub families: Vec<LockFamily>,
 }
 
 /// One release the resolution pinned, with the files kept for the targets.
@@ -131,9 +130,22 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
     let walk = Walk::run(&roots, &locked, &edges, &environments)?;
     // With dependency groups, what each needs on its own too (for `--only-group`).
     let group_markers = !inputs.groups.is_empty();
+    // Which family builds bring each entry in (none without families).
+    let target_names: Vec<String> = inputs.info.targets.iter().map(|t| t.name.clone()).collect();
+    let pinned: Vec<families::Pinned<'_>> = releases
+        .iter()
+        .map(|r| families::Pinned {
+            name: &r.name,
+            version: r.version.to_string(),
+            targets: &r.targets,
+            requires_dist: &r.requires_dist,
+        })
+        .collect();
+    let attributed = families::attribute(&pinned, &inputs.families, &target_names)?;
     let packages = releases
         .into_iter()
-        .map(|release| {
+        .zip(attributed)
+        .map(|(release, builds)| {
             let reach = walk.reached.get(&release.name);
             let through_variants = reach.is_some_and(Reach::through_variants_only);
             let marker = reach.and_then(|r| r.marker(&environments));
@@ -172,7 +184,7 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
                     through_variants,
                     targets: release.targets,
                     group_marker,
-                    builds: Vec::new(),
+                    builds,
                 }),
                 other: BTreeMap::new(),
             }
@@ -189,6 +201,7 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
         packages,
         vari: Some(LockInfo {
             group_markers,
+            families: inputs.families.clone(),
             ..inputs.info.clone()
         }),
         other_tools: BTreeMap::new(),

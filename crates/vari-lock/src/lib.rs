@@ -54,8 +54,8 @@ mod read;
 mod write;
 
 pub use build::{
-    build_lock, uses_variants, variant_requirements, BuildError, FamilyBuildInput, FamilyInput,
-    InputsHash, LockInputs, LockedRelease,
+    build_lock, uses_variants, variant_requirements, BuildError, InputsHash, LockInputs,
+    LockedRelease,
 };
 pub use error::LockError;
 pub use families::{MAX_BUILDS, MAX_FAMILIES, MAX_REQUIRES};

@@ -24,7 +24,7 @@ use vari_client::IndexClient;
 use vari_family::{Catalog, Layout};
 
 use crate::family_pins::build_source;
-use vari_lock::{FamilyBuildInput, FamilyInput, LockedRelease};
+use vari_lock::{LockFamily, LockedBuild, LockedRelease};
 
 use crate::locking::{resolve_releases, LockingError, LockingRequest, LockingTarget};
 
@@ -46,7 +46,7 @@ type Choices = BTreeMap<String, BTreeMap<String, Taken>>;
 pub(crate) async fn resolve_by_class(
     request: &LockingRequest<'_>,
     catalog: &Arc<Catalog>,
-) -> Result<(Vec<LockedRelease>, Vec<FamilyInput>), LockingError> {
+) -> Result<(Vec<LockedRelease>, Vec<LockFamily>), LockingError> {
     let choices = choose(request, catalog).await?;
     // The groups of targets taking the same builds, in the order of their first target.
     let mut groups: Vec<(&BTreeMap<String, Taken>, Vec<LockingTarget>)> = Vec::new();
@@ -252,7 +252,7 @@ fn reached(catalog: &Catalog, releases: &[LockedRelease], choices: &mut Choices)
 
 /// The families locked: each family some target took a build of, sorted by name, with its
 /// builds in the catalog's order (best first), each with the targets that took it.
-fn locked_families(catalog: &Catalog, choices: &Choices, order: &[&str]) -> Vec<FamilyInput> {
+fn locked_families(catalog: &Catalog, choices: &Choices, order: &[&str]) -> Vec<LockFamily> {
     let mut names: BTreeSet<&str> = BTreeSet::new();
     for taken in choices.values() {
         names.extend(taken.keys().map(String::as_str));
@@ -277,16 +277,23 @@ fn locked_families(catalog: &Catalog, choices: &Choices, order: &[&str]) -> Vec<
             let Some((_, first)) = took.first() else {
                 continue;
             };
-            builds.push(FamilyBuildInput {
+            // As the choice read them (with a line read from the build's requirements); each
+            // was a property's own text, so reads back.
+            let requires = first
+                .requires
+                .iter()
+                .filter_map(|p| p.parse::<vari_core::Property>().ok())
+                .collect();
+            builds.push(LockedBuild {
                 name: build.name.clone(),
                 distribution: build.distribution.clone(),
                 extra: build.extra.clone(),
-                requires: first.requires.clone(),
+                requires,
                 null: build.null,
                 classes: took.iter().map(|(t, _)| (*t).to_owned()).collect(),
             });
         }
-        families.push(FamilyInput {
+        families.push(LockFamily {
             name: family.name.clone(),
             group: catalog
                 .groups_of(&family.name)
@@ -439,9 +446,11 @@ null = true
             ]
         );
         assert!(families[1].builds[1].null);
-        assert_eq!(
-            families[1].builds[0].requires,
-            ["nvidia :: cuda_version_lower_bound :: 12.8"]
-        );
+        let requires: Vec<String> = families[1].builds[0]
+            .requires
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(requires, ["nvidia :: cuda_version_lower_bound :: 12.8"]);
     }
 }

@@ -166,7 +166,7 @@ pub(crate) fn lock_inputs(
     lock_dir: &Path,
     pre: bool,
     hash: String,
-    families: Vec<vari_lock::FamilyInput>,
+    families: Vec<vari_lock::LockFamily>,
 ) -> LockInputs {
     LockInputs {
         families,

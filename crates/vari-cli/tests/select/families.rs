@@ -1302,7 +1302,7 @@ fn a_proxy_for_machine_classes_serves_each_class_its_families_builds() {
 }
 
 /// The names in `venv`'s site-packages that `keep` selects, sorted.
-fn installed_names(venv: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
+pub(crate) fn installed_names(venv: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(vari_test_support::venv::site_packages(venv))
         .unwrap()
         .flatten()

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{run, vari, Run};
-use crate::families::{cpu, gpu, pytorch_site, PyTorchSite, CP312};
+use crate::families::{cpu, gpu, installed_names, pytorch_site, PyTorchSite, CP312};
 
 /// The test venv's bin directory (uv) before the system's.
 fn path_with_uv() -> String {
@@ -35,13 +35,26 @@ fn lock(
     extra: &[&str],
     catalog: Option<&Path>,
 ) -> Run {
+    lock_on(site, lock, names, reqs, extra, catalog, "3.12")
+}
+
+/// [`lock`] for Python `python`.
+fn lock_on(
+    site: &PyTorchSite,
+    lock: &Path,
+    names: &[&str],
+    reqs: &[&str],
+    extra: &[&str],
+    catalog: Option<&Path>,
+    python: &str,
+) -> Run {
     let mut command = vari();
     command
         .current_dir(site.dir.path())
         .env("PATH", path_with_uv())
         .env("UV_CACHE_DIR", site.dir.path().join("uv-cache"))
         .args(["lock", "--index-url", &site.pypi])
-        .args(["--python-version", "3.12", "--python-platform"])
+        .args(["--python-version", python, "--python-platform"])
         .arg("x86_64-manylinux_2_28")
         .arg("--families")
         .arg(catalog.map_or_else(|| site.catalog(), Path::to_path_buf))
@@ -85,6 +98,63 @@ fn entries(lock: &toml::Table) -> Vec<(String, String, Vec<String>)> {
         .collect()
 }
 
+/// Each `[[packages]]` entry's `builds` as `family:build` texts.
+fn builds(lock: &toml::Table) -> Vec<Vec<String>> {
+    lock["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p.get("tool")
+                .and_then(|t| t.get("vari"))
+                .and_then(|v| v.get("builds"))
+                .and_then(|b| b.as_array())
+                .map(|b| {
+                    b.iter()
+                        .map(|b| {
+                            format!(
+                                "{}:{}",
+                                b["family"].as_str().unwrap(),
+                                b["build"].as_str().unwrap()
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// `[[tool.vari.families]]`: each family's name, group and builds as `name (classes)`.
+fn families(lock: &toml::Table) -> Vec<(String, Option<String>, Vec<String>)> {
+    lock["tool"]["vari"]["families"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let builds = f["builds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| {
+                    let classes: Vec<&str> = b["classes"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|c| c.as_str().unwrap())
+                        .collect();
+                    format!("{} ({})", b["name"].as_str().unwrap(), classes.join(", "))
+                })
+                .collect();
+            (
+                f["name"].as_str().unwrap().to_owned(),
+                f.get("group").map(|g| g.as_str().unwrap().to_owned()),
+                builds,
+            )
+        })
+        .collect()
+}
+
 fn entry(name: &str, version: &str, targets: &[&str]) -> (String, String, Vec<String>) {
     (
         name.to_owned(),
@@ -121,6 +191,38 @@ fn a_lock_holds_each_class_s_torch_build() {
             entry("torch", "2.9.0+cu128", &["a100"]),
             entry("torch", "2.9.0+cu130", &["h100"]),
         ],
+        "{text}"
+    );
+    assert_eq!(
+        builds(&locked),
+        [
+            Vec::<String>::new(),
+            vec!["torch:cpu".to_owned()],
+            vec!["torch:cu128".to_owned()],
+            vec!["torch:cu130".to_owned()],
+        ]
+    );
+    assert_eq!(
+        families(&locked),
+        [(
+            "torch".to_owned(),
+            Some("pytorch".to_owned()),
+            vec![
+                "cu130 (h100)".to_owned(),
+                "cu128 (a100)".to_owned(),
+                "cpu (cpu)".to_owned()
+            ]
+        )]
+    );
+    let cpu_build = &locked["tool"]["vari"]["families"][0]["builds"][2];
+    assert_eq!(cpu_build["null"].as_bool(), Some(true), "{text}");
+    let cu128 = &locked["tool"]["vari"]["families"][0]["builds"][1];
+    assert!(
+        cu128["requires"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r.as_str() == Some("nvidia :: cuda_version_lower_bound :: 12.0")),
         "{text}"
     );
     let packages = locked["packages"].as_array().unwrap();
@@ -190,6 +292,10 @@ fn a_lock_holds_each_class_s_cupy_build_and_no_selector() {
         "{text}"
     );
     assert!(!text.contains("vari:selector"), "{text}");
+    assert_eq!(
+        builds(&read(&path)),
+        [vec!["cupy:cu12".to_owned()], vec!["cupy:cu13".to_owned()]]
+    );
 
     let failed = lock(&site, &path, &["cpu", "a100"], &["cupy"], &[], None).expect_code(1);
     assert!(
@@ -230,4 +336,65 @@ fn torch_and_torchvision_lock_one_line_per_class() {
         ],
         "{text}"
     );
+    let locked = read(&path);
+    assert_eq!(
+        families(&locked),
+        [
+            (
+                "torch".to_owned(),
+                Some("pytorch".to_owned()),
+                vec!["cu128 (a100, h100)".to_owned(), "cpu (cpu)".to_owned()]
+            ),
+            (
+                "torchvision".to_owned(),
+                Some("pytorch".to_owned()),
+                vec!["cu128 (a100, h100)".to_owned(), "cpu (cpu)".to_owned()]
+            ),
+        ]
+    );
+}
+
+/// Lock for three classes, then `vari sync` each class's profile into an environment of its own
+/// with the real uv: each gets its class's torch build and the shared numpy, nothing else.
+#[test]
+fn each_class_syncs_its_own_builds_from_one_lock() {
+    use vari_test_support::venv::{bare_venv, uv};
+    let site = pytorch_site(
+        &[
+            ("torch", "cu130", "2.9.0", ">=3.10"),
+            ("torch", "cu128", "2.9.0", ">=3.10"),
+            ("torch", "cpu", "2.9.0", ">=3.10"),
+        ],
+        "py3-none-any",
+    );
+    let path = site.dir.path().join("pylock.toml");
+    let all = ["cpu", "a100", "h100"];
+    let python = "3.11";
+    lock_on(&site, &path, &all, &["torch", "numpy"], &[], None, python).expect_code(0);
+    for ((name, profile), line) in classes(&site).into_iter().zip(["cpu", "cu128", "cu130"]) {
+        let venv = site.dir.path().join(format!("venv-{name}"));
+        bare_venv(&venv);
+        let mut command = vari();
+        command
+            .env("VARI_CACHE_DIR", site.dir.path().join("cache"))
+            .env("UV_CACHE_DIR", site.dir.path().join("uv-cache"))
+            .env("UV_NO_CONFIG", "1")
+            .arg("sync")
+            .arg(&path)
+            .arg("--python")
+            .arg(&venv)
+            .arg("--profile")
+            .arg(&profile)
+            .arg("--installer")
+            .arg(uv());
+        run(&mut command).expect_code(0);
+        assert_eq!(
+            installed_names(&venv, |n| n.ends_with(".dist-info")),
+            [
+                "numpy-1.26.0.dist-info".to_owned(),
+                format!("torch-2.9.0+{line}.dist-info")
+            ],
+            "class {name}"
+        );
+    }
 }
