@@ -484,7 +484,8 @@ type EveryVariant = ((usize, u64), Vec<String>);
 
 /// Files and bytes (sizes from the index, else from the lock) of every file the index lists for the
 /// lock's releases that one of the targets' Pythons and platforms can install, whatever its
-/// variant, and the source distributions the lock lists: what mirroring every variant would
+/// variant, and the source distributions the lock lists (for a family build's entry, the
+/// files the lock lists): what mirroring every variant would
 /// take, with the files whose size neither gives. The pages were read by the resolution
 /// already (the HTTP cache answers).
 async fn every_variant(
@@ -498,6 +499,23 @@ async fn every_variant(
         let Some(version) = &package.version else {
             continue;
         };
+        if package
+            .vari
+            .as_ref()
+            .is_some_and(|info| !info.builds.is_empty())
+        {
+            // A family build's entry (torch `+cu128` from its own index, which the sources
+            // given here may not list): the files the lock names for it stand for its
+            // release.
+            for artifact in package.wheels.iter().chain(package.sdist.iter()) {
+                every.0 += 1;
+                match artifact.size {
+                    Some(size) => every.1 += size,
+                    None => without_size.extend(artifact.file_name()),
+                }
+            }
+            continue;
+        }
         let name = vari_client::ProjectName::new(&package.name)
             .map_err(|e| CliError::Other(format!("{}: {e}", package.name)))?;
         let project = client.project(&name).await?;

@@ -12,6 +12,7 @@ mod config;
 mod detect;
 mod families;
 mod families_lock;
+mod families_mirror;
 mod families_pypi;
 mod fs_guard;
 mod hostile_index;
