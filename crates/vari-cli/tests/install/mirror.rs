@@ -975,6 +975,21 @@ fn two_pythons_by_two_platforms_are_mirrored_in_one_run() {
         "{}",
         mirrored.stdout
     );
+    // The class's four targets share its one index, which lists what any of them installs.
+    assert!(
+        mirrored.stdout.contains("\n  node: t/node/simple/\n"),
+        "{}",
+        mirrored.stdout
+    );
+    let class_page =
+        std::fs::read_to_string(site.join("t/node/simple/taglike/index.html")).unwrap();
+    for name in TAGGED {
+        assert_eq!(
+            class_page.contains(name),
+            name != TAGGED[4],
+            "{name}: {class_page}"
+        );
+    }
     let lock =
         vari_lock::read_lock(&std::fs::read_to_string(dir.path().join("fleet.toml")).unwrap())
             .unwrap();
@@ -997,6 +1012,9 @@ fn two_pythons_by_two_platforms_are_mirrored_in_one_run() {
         "{}",
         again.stdout
     );
+    // The lock's own targets (`node-py3.12-x86_64-manylinux_2_28`…) are no class names: no
+    // class index, only the site's.
+    assert!(!from_lock.join("t").exists());
     // Python flags without classes would say nothing about whose they are.
     run(vari()
         .current_dir(dir.path())
