@@ -456,7 +456,9 @@ pub(crate) struct MirrorArgs {
     /// A machine class to mirror for: a profile (`vari-profile/1` JSON as `vari detect --json`
     /// prints it), a `.toml` of hardware facts or a snapshot directory, named NAME or after the
     /// file (repeatable; NAME: lowercase letters, digits, `-` and `_`, at most 40) [default
-    /// with --lock: the lock's targets; requirements need at least one].
+    /// with --lock: the lock's targets; requirements need at least one]. Each class also gets
+    /// an index of its own in the site, `t/NAME/simple/`, listing only what it installs: the
+    /// one its plain pip and uv use.
     #[arg(long = "target", value_name = "[NAME=]PROFILE")]
     pub targets: Vec<String>,
 
@@ -817,6 +819,9 @@ pub(crate) struct LockArgs {
     /// Resolve nothing: exit 1 when the lock is missing or out of date with its inputs.
     #[arg(long, conflicts_with_all = ["upgrade", "upgrade_packages"])]
     pub check: bool,
+
+    #[command(flatten)]
+    pub families: FamilyFileArgs,
 }
 
 /// `--index-url` of `vari install`.

@@ -29,6 +29,8 @@
 mod compile;
 mod error;
 mod existing;
+mod families;
+mod family_pins;
 mod inputs;
 mod job;
 mod lock_files;

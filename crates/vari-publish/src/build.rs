@@ -29,7 +29,8 @@ use crate::inputs::{discover, Discovered, Input, InputKind, Skipped};
 use crate::place::FilePlacement;
 use crate::publish::{publish, Body, Destination, SiteFile, SitePlan, SiteStore, StampJournal};
 use crate::site::{
-    external_file_url, files_path, relative_file_url, ProjectPage, SIMPLE_DIR, STYLE,
+    class_file_url, external_file_url, files_path, relative_file_url, ProjectPage, CLASSES_DIR,
+    SIMPLE_DIR, STYLE,
 };
 use crate::state::{InputState, State};
 use vari_simple::{CoreMetadata, Hashes, PageFile};
@@ -134,7 +135,24 @@ struct Dist {
 pub fn build(options: &BuildOptions<'_>) -> Result<BuildStats, BuildError> {
     let discovered = discover(&options.input)?;
     let store = options.destination.open(&options.placement)?;
-    build_into(options, discovered, store.as_ref(), &KnownHashes::new()).map(|built| built.stats)
+    build_into(
+        options,
+        discovered,
+        store.as_ref(),
+        &KnownHashes::new(),
+        &[],
+    )
+    .map(|built| built.stats)
+}
+
+/// A mirror's per-class index: `t/{name}/simple/`, pages listing only `files` (file names of
+/// the inputs) and linking them in the site's one `files/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ClassView {
+    /// The class's name (a valid `vari_core::class::ClassName`: a plain URL segment).
+    pub(crate) name: String,
+    /// The distribution files the class's pages list.
+    pub(crate) files: std::collections::BTreeSet<String>,
 }
 
 /// Inputs whose SHA-256 the caller verified itself (a mirror hashed each file while it
@@ -149,12 +167,14 @@ pub(crate) struct Built {
     pub(crate) variants_json: BTreeMap<String, String>,
 }
 
-/// [`build`] into an open `store`, from the inputs `discover` found, trusting `known` hashes.
+/// [`build`] into an open `store`, from the inputs `discover` found, trusting `known` hashes,
+/// with a per-class index for each of `views`.
 pub(crate) fn build_into(
     options: &BuildOptions<'_>,
     discovered: Discovered,
     store: &dyn SiteStore,
     known: &KnownHashes,
+    views: &[ClassView],
 ) -> Result<Built, BuildError> {
     let Discovered {
         inputs,
@@ -231,7 +251,10 @@ pub(crate) fn build_into(
     }
 
     // Phase 3: publish.
-    let plan = site_plan(&projects, &variants_files, &options.placement);
+    let mut plan = site_plan(&projects, &variants_files, &options.placement);
+    for view in views {
+        add_class_view(&mut plan, view, &projects, &variants_files);
+    }
     let outputs: std::collections::BTreeSet<String> =
         plan.all().map(|file| file.path.clone()).collect();
     let stale: Vec<&str> = state
@@ -318,7 +341,11 @@ fn site_plan(
     }
     let mut names = Vec::with_capacity(projects.len());
     for (name, releases) in projects {
-        let page = project_page(name, releases, variants_files, placement);
+        let url = |filename: &str| match placement {
+            FilePlacement::External { base_url } => external_file_url(base_url, filename),
+            _ => relative_file_url(filename),
+        };
+        let page = project_page(name, releases, variants_files, &url, relative_file_url);
         let dir = format!("{SIMPLE_DIR}/{name}");
         plan.pages.push(SiteFile::bytes(
             format!("{dir}/index.html"),
@@ -339,6 +366,58 @@ fn site_plan(
         vari_simple::render_root_json(names.iter().copied(), &STYLE),
     ));
     plan
+}
+
+/// Adds `view`'s index to `plan`: a page pair per project with a file in the view, listing
+/// only those files (and their releases' `*-variants.json`), linked in the site's `files/`;
+/// the class's project list goes with the root pages, published last.
+fn add_class_view(
+    plan: &mut SitePlan,
+    view: &ClassView,
+    projects: &Projects,
+    variants_files: &[VariantsFile],
+) {
+    let root = format!("{CLASSES_DIR}/{}/{SIMPLE_DIR}", view.name);
+    let mut names = Vec::new();
+    for (name, releases) in projects {
+        let releases: BTreeMap<Version, Vec<&Dist>> = releases
+            .iter()
+            .filter_map(|(version, dists)| {
+                let kept: Vec<&Dist> = dists
+                    .iter()
+                    .filter(|d| view.files.contains(&d.input.filename))
+                    .collect();
+                (!kept.is_empty()).then(|| (version.clone(), kept))
+            })
+            .collect();
+        if releases.is_empty() {
+            continue;
+        }
+        let page = project_page(
+            name,
+            &releases,
+            variants_files,
+            &class_file_url,
+            class_file_url,
+        );
+        plan.pages.push(SiteFile::bytes(
+            format!("{root}/{name}/index.html"),
+            vari_simple::render_project_html(page.view(), &STYLE),
+        ));
+        plan.pages.push(SiteFile::bytes(
+            format!("{root}/{name}/index.json"),
+            vari_simple::render_project_json(page.view(), &STYLE),
+        ));
+        names.push(name.as_str());
+    }
+    plan.root.push(SiteFile::bytes(
+        format!("{root}/index.html"),
+        vari_simple::render_root_html(names.iter().map(|name| (*name, *name)), &STYLE),
+    ));
+    plan.root.push(SiteFile::bytes(
+        format!("{root}/index.json"),
+        vari_simple::render_root_json(names.iter().copied(), &STYLE),
+    ));
 }
 
 /// Splits the inputs into those the state remembers unchanged (with their facts and parsed
@@ -524,26 +603,25 @@ fn metadata_path(filename: &str) -> String {
     files_path(&format!("{filename}.metadata"))
 }
 
-/// The page of one project: its distributions, and each release's `*-variants.json` (with its
-/// hash, and without `requires-python` or core metadata, which PEP 825 calls meaningless for
-/// it and which a client could misapply).
-fn project_page(
+/// The page of one project: its distributions, each linked at `url(file name)`, and each
+/// release's `*-variants.json` (with its hash, and without `requires-python` or core metadata,
+/// which PEP 825 calls meaningless for it and which a client could misapply), linked at
+/// `site_url(file name)`: always the site's own, even when the distributions are hosted
+/// elsewhere.
+fn project_page<D: std::borrow::Borrow<Dist>>(
     name: &str,
-    releases: &BTreeMap<Version, Vec<Dist>>,
+    releases: &BTreeMap<Version, Vec<D>>,
     variants_files: &[VariantsFile],
-    placement: &FilePlacement,
+    url: &dyn Fn(&str) -> String,
+    site_url: fn(&str) -> String,
 ) -> ProjectPage {
     let mut files = Vec::new();
     for (version, dists) in releases {
         let mut links: Vec<PageFile> = dists
             .iter()
             .map(|d| {
-                let url = match placement {
-                    FilePlacement::External { base_url } => {
-                        external_file_url(base_url, &d.input.filename)
-                    }
-                    _ => relative_file_url(&d.input.filename),
-                };
+                let d: &Dist = d.borrow();
+                let url = url(&d.input.filename);
                 let mut link = link(&d.input.filename, url, &d.facts.sha256, d.facts.size);
                 link.requires_python = d.facts.requires_python.clone();
                 if let Some(sha256) = &d.facts.core_metadata_sha256 {
@@ -556,7 +634,7 @@ fn project_page(
             .iter()
             .find(|f| f.project == name && &f.version == version)
         {
-            let url = relative_file_url(&file.filename);
+            let url = site_url(&file.filename);
             links.push(link(
                 &file.filename,
                 url,

@@ -16,7 +16,7 @@ use crate::dist::DistFacts;
 use crate::error::BuildError;
 use crate::inputs::Fingerprint;
 use crate::publish::{SiteStore, Stamps};
-use crate::site::{FILES_DIR, SIMPLE_DIR};
+use crate::site::{CLASSES_DIR, FILES_DIR, SIMPLE_DIR};
 
 /// The state file's name in the site directory.
 pub(crate) const STATE_FILE: &str = ".vari-index-state.json";
@@ -125,13 +125,15 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Option<State>, StateProblem> {
     Ok(Some(state))
 }
 
-/// An output the build can have written: a plain relative path under `files/` or `simple/`.
+/// An output the build can have written: a plain relative path under `files/`, `simple/` or
+/// (a mirror's classes) `t/`.
 pub(crate) fn check_output(output: &str) -> Result<(), String> {
     vari_fs::check_relative(output).map_err(|e| e.to_string())?;
     let top = output.split('/').next().unwrap_or_default();
-    if top != FILES_DIR && top != SIMPLE_DIR {
+    if ![FILES_DIR, SIMPLE_DIR, CLASSES_DIR].contains(&top) {
         return Err(format!(
-            "`{}` is not under `{FILES_DIR}/` or `{SIMPLE_DIR}/`, where the build writes",
+            "`{}` is not under `{FILES_DIR}/`, `{SIMPLE_DIR}/` or `{CLASSES_DIR}/`, where the \
+             build writes",
             output.escape_debug()
         ));
     }
@@ -151,8 +153,12 @@ mod tests {
 
     #[test]
     fn outputs_outside_the_site_make_the_file_untrusted() {
-        let good = with_outputs(&["files/a-1.0.tar.gz", "simple/a/index.html"]);
-        assert_eq!(parse(&good).unwrap().unwrap().outputs.len(), 2);
+        let good = with_outputs(&[
+            "files/a-1.0.tar.gz",
+            "simple/a/index.html",
+            "t/cpu/simple/a/index.html",
+        ]);
+        assert_eq!(parse(&good).unwrap().unwrap().outputs.len(), 3);
         for bad in [
             "../outside",
             "/etc/passwd",

@@ -26,9 +26,10 @@ use vari_publish::mirror::{
 };
 use vari_publish::Destination;
 use vari_select::locked::PlanRequest;
-use vari_select::Target;
+use vari_select::{MachineClass, Target};
 
 use crate::cli::MirrorArgs;
+
 use crate::error::{error_line, CliError};
 use crate::lock_targets::{self, ClassTargets};
 use crate::output;
@@ -59,7 +60,8 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     let lock_dir = input.lock.dir();
     let mut targets = Vec::new();
     let mut families = Vec::new();
-    for (name, target) in &input.targets {
+    let mut classes = ClassLines::default();
+    for (name, class, target) in &input.targets {
         families.push(vari_slim::profile_families(&target.hardware.profile));
         // Everything the lock can install on this target: every extra and group it offers,
         // so that any install from the lock works from the mirror.
@@ -75,6 +77,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             },
         )
         .map_err(|e| CliError::Other(format!("{}: target `{name}`: {e}", input.origin)))?;
+        classes.add(name, class.as_deref(), &plan.builds);
         let files = plan
             .install
             .iter()
@@ -85,6 +88,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
             .collect();
         targets.push(TargetFiles {
             name: name.clone(),
+            class: class.clone(),
             files,
         });
     }
@@ -143,8 +147,65 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
         let text = vari_lock::write_lock(&lock).map_err(|e| CliError::Other(e.to_string()))?;
         vari_fs::write_atomic(path, text.as_bytes())?;
     }
-    output::print(&format!("{}\n  {}\n", report.summary(), report.activity()))?;
+    output::print(&format!(
+        "{}\n{}  {}\n",
+        report.summary(),
+        classes.text(),
+        report.activity()
+    ))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the output says of each class: its own index in the site and the build each family
+/// of the lock took for it, one line per class (`  gpu: t/gpu/simple/ (torch build cu128)`),
+/// and per target without a class when it took builds.
+#[derive(Default)]
+struct ClassLines {
+    /// Class name (else target name), whether it has an index, and its builds (`torch build
+    /// cu128`, each once), in the order the targets came.
+    lines: Vec<(String, bool, Vec<String>)>,
+}
+
+impl ClassLines {
+    fn add(
+        &mut self,
+        target: &str,
+        class: Option<&str>,
+        builds: &[vari_select::locked::BuildTaken],
+    ) {
+        let key = class.unwrap_or(target);
+        let index = match self.lines.iter().position(|(name, _, _)| name == key) {
+            Some(index) => index,
+            None => {
+                self.lines
+                    .push((key.to_owned(), class.is_some(), Vec::new()));
+                self.lines.len() - 1
+            }
+        };
+        let taken = &mut self.lines[index].2;
+        for build in builds {
+            let text = format!("{} build {}", build.family, build.build);
+            if !taken.contains(&text) {
+                taken.push(text);
+            }
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut text = String::new();
+        for (name, index, builds) in &self.lines {
+            let builds = builds.join(", ");
+            match (index, builds.is_empty()) {
+                (true, true) => text.push_str(&format!("  {name}: t/{name}/simple/\n")),
+                (true, false) => text.push_str(&format!("  {name}: t/{name}/simple/ ({builds})\n")),
+                (false, false) => text.push_str(&format!(
+                    "  {name}: {builds} (no index of its own: the target's name is no class name)\n"
+                )),
+                (false, true) => {}
+            }
+        }
+        text
+    }
 }
 
 /// `lock` with each file's size as it arrived in the mirror (by file name).
@@ -237,8 +298,9 @@ struct MirrorInput {
     lock: LockFile,
     /// The lock file's path, or what the lock was resolved from.
     origin: String,
-    /// Each target's name and what it is.
-    targets: Vec<(String, Target)>,
+    /// Each target's name, its machine class (whose own index in the site lists its files)
+    /// and what it is.
+    targets: Vec<(String, Option<String>, Target)>,
     /// Files and bytes of every variant of the lock's releases, when the lock lists fewer (one
     /// resolved for the targets lists only the variants they can use).
     every_variant: Option<EveryVariant>,
@@ -253,13 +315,16 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
     let lock_dir = file.dir();
     let classes = crate::classes::given_classes(&args.targets, "--target")?;
     let targets = match classes.is_empty() {
-        false => lock_targets::targets(
+        false => with_classes(
+            lock_targets::targets(
+                &classes,
+                &args.python_versions,
+                &args.python_platforms,
+                lock_dir,
+                &lock_target,
+            )?,
             &classes,
-            &args.python_versions,
-            &args.python_platforms,
-            lock_dir,
-            &lock_target,
-        )?,
+        ),
         true => {
             if !args.python_versions.is_empty() || !args.python_platforms.is_empty() {
                 return Err(CliError::Other(format!(
@@ -276,7 +341,18 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
                 .filter(|t| t.profile.is_some() || t.profile_hash.is_some())
                 .cloned()
                 .collect();
+            // Each recorded target is its own class, where its name is a class name (one
+            // recorded with `-pyX.Y` is not: a fleet that wants one index per class names
+            // its classes with --target).
             lock_targets::recorded_targets(&recorded, path, &lock_target)?
+                .into_iter()
+                .map(|t| {
+                    let class = vari_core::class::ClassName::new(&t.lock.name)
+                        .ok()
+                        .map(|name| name.as_str().to_owned());
+                    (class, t)
+                })
+                .collect()
         }
     };
     if targets.is_empty() {
@@ -290,7 +366,7 @@ fn read_input(path: &Path, args: &MirrorArgs) -> Result<MirrorInput, CliError> {
         origin: path.display().to_string(),
         targets: targets
             .into_iter()
-            .map(|t| (t.lock.name, t.files.target))
+            .map(|(class, t)| (t.lock.name, class, t.files.target))
             .collect(),
         every_variant: None,
     })
@@ -327,11 +403,16 @@ fn resolve_input(
         }
     };
     let targets = ClassTargets {
-        classes,
+        classes: classes.clone(),
         versions: &args.python_versions,
         platforms: &args.python_platforms,
         resolve: &lock_target,
     };
+    // Each class mirrors the builds the family catalog chooses for it.
+    let families =
+        crate::settings::FamilySettings::resolve(&args.selection.families, &load_config()?)?
+            .catalog()?
+            .map(std::sync::Arc::new);
     let progress = crate::progress::Resolving::new();
     let job = LockJob {
         requested: Requested::Given {
@@ -353,6 +434,7 @@ fn resolve_input(
         pre: args.index.pre,
         upgrade: Upgrade::default(),
         progress: &progress,
+        families,
     };
     let made = vari_lockmaker::make_lock(&job);
     progress.finish();
@@ -372,12 +454,29 @@ fn resolve_input(
         lock: LockFile::from_lock(*lock, origin, &lock_dir)
             .map_err(|e| CliError::Other(e.to_string()))?,
         origin: origin.to_owned(),
-        targets: targets
+        targets: with_classes(targets, &classes)
             .into_iter()
-            .map(|t| (t.lock.name, t.files.target))
+            .map(|(class, t)| (t.lock.name, class, t.files.target))
             .collect(),
         every_variant: Some(every_variant),
     })
+}
+
+/// Each target with its class: `lock_targets::targets` makes, in order, the same number of
+/// targets (one per Python version and platform) for each class.
+fn with_classes(
+    targets: Vec<LockingTarget>,
+    classes: &[MachineClass],
+) -> Vec<(Option<String>, LockingTarget)> {
+    let per_class = targets.len() / classes.len().max(1);
+    if per_class == 0 || per_class * classes.len() != targets.len() {
+        return targets.into_iter().map(|t| (None, t)).collect();
+    }
+    targets
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| (Some(classes[i / per_class].name.as_str().to_owned()), t))
+        .collect()
 }
 
 /// Files and bytes of every file, and the files whose size nobody gives.
@@ -385,7 +484,8 @@ type EveryVariant = ((usize, u64), Vec<String>);
 
 /// Files and bytes (sizes from the index, else from the lock) of every file the index lists for the
 /// lock's releases that one of the targets' Pythons and platforms can install, whatever its
-/// variant, and the source distributions the lock lists: what mirroring every variant would
+/// variant, and the source distributions the lock lists (for a family build's entry, the
+/// files the lock lists): what mirroring every variant would
 /// take, with the files whose size neither gives. The pages were read by the resolution
 /// already (the HTTP cache answers).
 async fn every_variant(
@@ -399,6 +499,23 @@ async fn every_variant(
         let Some(version) = &package.version else {
             continue;
         };
+        if package
+            .vari
+            .as_ref()
+            .is_some_and(|info| !info.builds.is_empty())
+        {
+            // A family build's entry (torch `+cu128` from its own index, which the sources
+            // given here may not list): the files the lock names for it stand for its
+            // release.
+            for artifact in package.wheels.iter().chain(package.sdist.iter()) {
+                every.0 += 1;
+                match artifact.size {
+                    Some(size) => every.1 += size,
+                    None => without_size.extend(artifact.file_name()),
+                }
+            }
+            continue;
+        }
         let name = vari_client::ProjectName::new(&package.name)
             .map_err(|e| CliError::Other(format!("{}: {e}", package.name)))?;
         let project = client.project(&name).await?;

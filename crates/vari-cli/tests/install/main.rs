@@ -21,6 +21,7 @@ mod lock;
 mod lock_sync;
 mod mirror;
 mod mirror_destinations;
+mod mirror_families;
 mod mirror_slim;
 mod profile_platform;
 mod sync;

@@ -264,6 +264,20 @@ fn mirrors_two_classes_and_installers_choose_from_it_as_from_the_upstream() {
         ["null", "x86_64_v3"]
     );
     validate(&site);
+    // Each class's own index lists its files only, linked in the site's one `files/`.
+    let class_page = |class: &str, project: &str| {
+        std::fs::read_to_string(site.join(format!("t/{class}/simple/{project}/index.html")))
+            .unwrap()
+    };
+    let cpu_demo = class_page("cpu", "vari-demo");
+    assert!(
+        cpu_demo.contains("../../../../files/vari_demo-1.0.0-py3-none-any-null.whl")
+            && !cpu_demo.contains("cu128"),
+        "{cpu_demo}"
+    );
+    assert!(!site.join("t/cpu/simple/vari-demo-cuda-runtime").exists());
+    assert!(class_page("a100", "vari-demo").contains("-cu128.whl"));
+    assert!(class_page("a100", "vari-demo-cuda-runtime").contains("vari_demo_cuda_runtime-"));
 
     // The upstream stops; everything below reads the mirror only.
     drop(up.runtime);
@@ -305,10 +319,12 @@ fn mirrors_two_classes_and_installers_choose_from_it_as_from_the_upstream() {
             );
         }
     }
-    // Plain pip and uv, which know no variants, install the plain wheels, as from the upstream.
+    // Plain pip and uv, which know no variants, install the plain wheels, as from the upstream
+    // (from the site's index, and from a class's own).
     for installer in [Installer::NewestPip, Installer::Uv] {
         assert_plain_install(installer, &mirror);
     }
+    assert_plain_install(Installer::Uv, &format!("{}/t/a100/simple/", host.base));
 }
 
 #[test]
@@ -999,6 +1015,21 @@ fn two_pythons_by_two_platforms_are_mirrored_in_one_run() {
         "{}",
         mirrored.stdout
     );
+    // The class's four targets share its one index, which lists what any of them installs.
+    assert!(
+        mirrored.stdout.contains("\n  node: t/node/simple/\n"),
+        "{}",
+        mirrored.stdout
+    );
+    let class_page =
+        std::fs::read_to_string(site.join("t/node/simple/taglike/index.html")).unwrap();
+    for name in TAGGED {
+        assert_eq!(
+            class_page.contains(name),
+            name != TAGGED[4],
+            "{name}: {class_page}"
+        );
+    }
     let lock =
         vari_lock::read_lock(&std::fs::read_to_string(dir.path().join("fleet.toml")).unwrap())
             .unwrap();
@@ -1021,6 +1052,9 @@ fn two_pythons_by_two_platforms_are_mirrored_in_one_run() {
         "{}",
         again.stdout
     );
+    // The lock's own targets (`node-py3.12-x86_64-manylinux_2_28`…) are no class names: no
+    // class index, only the site's.
+    assert!(!from_lock.join("t").exists());
     // Python flags without classes would say nothing about whose they are.
     run(vari()
         .current_dir(dir.path())

@@ -177,8 +177,14 @@ fn mirrors_two_classes_to_s3_and_installers_install_from_its_website() {
         .expect_code(0);
         assert_eq!(listed(&venv), fleet::installed(class), "{class}");
     }
-    // Plain pip, which knows no variants, installs the plain wheels.
+    // Plain pip, which knows no variants, installs the plain wheels (from a class's own index
+    // too, whose JSON pages are served as PEP 691's).
     assert_plain_install(Installer::NewestPip, &index);
+    assert_plain_install(Installer::NewestPip, &format!("{site}/t/a100/simple/"));
+    assert_eq!(
+        head(&format!("{site}/t/a100/simple/vari-demo/index.json"), None).header("content-type"),
+        Some("application/vnd.pypi.simple.v1+json")
+    );
 
     // A class dropped with --keep stays published; without it, its files go, after the pages.
     let kept = run(mirror_to_s3(&store, dir.path(), &lock, &["cpu"]).arg("--keep")).expect_code(0);
@@ -194,6 +200,15 @@ fn mirrors_two_classes_to_s3_and_installers_install_from_its_website() {
     for name in A100_EXTRA {
         assert_eq!(file_status(&site, name), 404, "{name}");
     }
+    // The dropped class's index goes with it.
+    assert_eq!(
+        head(&format!("{site}/t/a100/simple/index.html"), None).status,
+        404
+    );
+    assert_eq!(
+        head(&format!("{site}/t/cpu/simple/index.html"), None).status,
+        200
+    );
     assert_eq!(
         kept_labels(&site, "vari_demo-1.0.0-variants.json"),
         ["null"]

@@ -11,6 +11,8 @@ mod common;
 mod config;
 mod detect;
 mod families;
+mod families_lock;
+mod families_mirror;
 mod families_pypi;
 mod fs_guard;
 mod hostile_index;

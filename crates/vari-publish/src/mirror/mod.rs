@@ -7,6 +7,18 @@
 //! it holds their labels only (PEP 825 allows dropping the others), and is checked against the
 //! lock's `[packages.variants-json]` narrowed to the same labels.
 //!
+//! Each machine class also gets an index of its own, `t/{class}/simple/` (the shape of the
+//! proxy's per-class URLs), listing only the files that class installs ([`MirrorPlan::classes`]),
+//! linked in the site's one `files/`, so nothing is stored twice. It is what the class's plain
+//! pip and uv point at. A fleet's lock over build families (issue 35) holds several builds of
+//! one project under one name, told apart by local version (`torch 2.9.0+cu128`, `2.9.0+cpu`,
+//! as download.pytorch.org's per-CUDA indexes publish them): a single `simple/torch/` listing
+//! both lets an installer without vari take the highest local version (`+cu128` sorts above
+//! `+cpu`) on every machine, so CPU nodes would install the CUDA build and its libraries. From
+//! its class's index each installer sees what that class would see on its upstream index. The
+//! site's own `simple/` still lists everything the classes install: `vari sync` from the lock
+//! (which chooses each family's build per machine) and variant-aware installers read it.
+//!
 //! The site goes to any [`Destination`] `index build` publishes to: a directory, or an object
 //! store prefix (`s3://BUCKET/PREFIX`, `gs://…`, `az://…`, WebDAV). The store is always local
 //! ([`MirrorOptions::store`]); [`default_store`] names the usual place: `DEST/.vari-mirror/` for
@@ -349,7 +361,7 @@ pub fn mirror(
     store.save()?;
 
     // 3. Publish.
-    let built = publish::publish(&store, site.as_ref(), &options.destination)?;
+    let built = publish::publish(&store, site.as_ref(), &options.destination, &plan.classes)?;
     report.warnings = built.stats.warnings;
     report.variants_json = built.stats.variants_json;
     report.published = built.stats.written;

@@ -19,6 +19,11 @@ use super::error::MirrorError;
 pub struct TargetFiles {
     /// The target's name (for messages).
     pub name: String,
+    /// The machine class whose own index in the site (`t/{class}/simple/`) lists this target's
+    /// files (the targets of one class on several Pythons or platforms share it); `None`: the
+    /// target has none. Checked against the class-name grammar
+    /// ([`vari_core::class::ClassName`]), since it becomes a path of the site.
+    pub class: Option<String>,
     /// `(index into lock.packages, file name)` of each file chosen: a wheel or the sdist.
     pub files: Vec<(usize, String)>,
 }
@@ -63,6 +68,9 @@ pub struct MirrorPlan {
     /// The files of those releases whose size the lock does not give (counted when mirrored;
     /// the others stay unknown and the summary says so).
     pub without_size: Vec<String>,
+    /// Each class's files (its targets' choices with their fallbacks), by class name: what its
+    /// own index `t/{class}/simple/` lists.
+    pub classes: BTreeMap<String, BTreeSet<String>>,
     pub(crate) releases: Vec<Release>,
 }
 
@@ -79,7 +87,19 @@ impl MirrorPlan {
     ) -> Result<Self, MirrorError> {
         let mut chosen: BTreeMap<String, MirrorFile> = BTreeMap::new();
         let mut packages: BTreeSet<usize> = BTreeSet::new();
+        let mut classes: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for target in targets {
+            let mut class_files = match &target.class {
+                Some(class) => {
+                    let name =
+                        vari_core::class::ClassName::new(class).map_err(|e| MirrorError::Plan {
+                            entry: format!("target `{}`", target.name),
+                            problem: e.to_string(),
+                        })?;
+                    Some(classes.entry(name.as_str().to_owned()).or_default())
+                }
+                None => None,
+            };
             for (index, filename) in &target.files {
                 let package = lock.packages.get(*index).ok_or_else(|| MirrorError::Plan {
                     entry: format!("packages[{index}]"),
@@ -97,18 +117,21 @@ impl MirrorPlan {
                             target.name
                         ),
                     })?;
-                add(&mut chosen, package, artifact, lock_dir)?;
+                let mut added = vec![add(&mut chosen, package, artifact, lock_dir)?];
                 if let Some(wheel) = artifact.wheel_filename() {
                     for fallback in fallbacks(package, &wheel) {
-                        add(&mut chosen, package, fallback, lock_dir)?;
+                        added.push(add(&mut chosen, package, fallback, lock_dir)?);
                     }
+                }
+                if let Some(files) = class_files.as_mut() {
+                    files.extend(added);
                 }
             }
         }
         let mut every = (0usize, 0u64);
         let mut releases = Vec::new();
         let mut without_size = Vec::new();
-        for index in packages {
+        for index in packages.clone() {
             let package = &lock.packages[index];
             for artifact in package.wheels.iter().chain(package.sdist.iter()) {
                 every.0 += 1;
@@ -125,11 +148,24 @@ impl MirrorPlan {
                 });
             }
         }
+        // A family lock's builds that no class chose (torch's cu130 build and the CUDA 13
+        // libraries it brings, on a fleet of CPU and CUDA 12 nodes): what mirroring every build
+        // would have taken too.
+        for package in left_out_builds(lock, &packages) {
+            for artifact in package.wheels.iter().chain(package.sdist.iter()) {
+                every.0 += 1;
+                match artifact.size {
+                    Some(size) => every.1 += size,
+                    None => without_size.extend(artifact.file_name()),
+                }
+            }
+        }
         Ok(Self {
             files: chosen.into_values().collect(),
             targets: targets.len(),
             every_variant: every,
             without_size,
+            classes,
             releases,
         })
     }
@@ -142,6 +178,30 @@ impl MirrorPlan {
             self.files.iter().map(|f| f.size.unwrap_or(0)).sum(),
         )
     }
+}
+
+/// The entries of `lock` that only family builds no target chose bring in: entries with
+/// `builds`, none of which comes with an entry of `chosen` (the entries the targets install).
+fn left_out_builds<'a>(
+    lock: &'a Lock,
+    chosen: &BTreeSet<usize>,
+) -> impl Iterator<Item = &'a Package> + 'a {
+    let builds_of = |package: &'a Package| package.vari.iter().flat_map(|info| &info.builds);
+    let taken: BTreeSet<&vari_lock::BuildRef> = chosen
+        .iter()
+        .filter_map(|index| lock.packages.get(*index))
+        .flat_map(builds_of)
+        .collect();
+    let chosen = chosen.clone();
+    lock.packages
+        .iter()
+        .enumerate()
+        .filter(move |(index, package)| {
+            !chosen.contains(index)
+                && builds_of(package).next().is_some()
+                && builds_of(package).all(|build| !taken.contains(build))
+        })
+        .map(|(_, package)| package)
 }
 
 /// The entry's artifact named `filename`: a wheel, or the sdist.
@@ -175,16 +235,17 @@ fn fallbacks<'a>(
     })
 }
 
-/// Adds `artifact` of `package` to the files, checked.
+/// Adds `artifact` of `package` to the files, checked; its file name.
 fn add(
     chosen: &mut BTreeMap<String, MirrorFile>,
     package: &Package,
     artifact: &Artifact,
     lock_dir: Option<&Path>,
-) -> Result<(), MirrorError> {
+) -> Result<String, MirrorError> {
     let file = mirror_file(package, artifact, lock_dir)?;
-    chosen.entry(file.filename.clone()).or_insert(file);
-    Ok(())
+    let filename = file.filename.clone();
+    chosen.entry(filename.clone()).or_insert(file);
+    Ok(filename)
 }
 
 /// The checked [`MirrorFile`] of one lock artifact.
@@ -324,6 +385,7 @@ mod tests {
             None,
             &[TargetFiles {
                 name: "a100".into(),
+                class: None,
                 files: vec![(0, TORCH[2].into())],
             }],
         )
@@ -340,10 +402,12 @@ mod tests {
         let targets = [
             TargetFiles {
                 name: "cpu".into(),
+                class: None,
                 files: vec![(0, TORCH[1].into())],
             },
             TargetFiles {
                 name: "a100".into(),
+                class: None,
                 files: vec![(0, TORCH[2].into())],
             },
         ];
@@ -353,10 +417,95 @@ mod tests {
     }
 
     #[test]
+    fn each_class_lists_its_targets_choices_and_their_fallbacks() {
+        let lock = lock(vec![package("t", &TORCH)]);
+        let target = |name: &str, class: Option<&str>, file: &str| TargetFiles {
+            name: name.into(),
+            class: class.map(str::to_owned),
+            files: vec![(0, file.into())],
+        };
+        // Two targets of one class (two Pythons, say) share its index; a target without a
+        // class has none.
+        let targets = [
+            target("gpu-py3.12", Some("gpu"), TORCH[2]),
+            target("gpu-py3.13", Some("gpu"), TORCH[3]),
+            target("cpu", Some("cpu"), TORCH[0]),
+            target("mac", None, TORCH[4]),
+        ];
+        let plan = MirrorPlan::new(&lock, None, &targets).unwrap();
+        let names = |files: &[&str]| files.iter().map(|f| (*f).to_owned()).collect();
+        assert_eq!(
+            plan.classes,
+            BTreeMap::from([
+                ("cpu".to_owned(), names(&TORCH[..2])),
+                ("gpu".to_owned(), names(&TORCH[..4])),
+            ])
+        );
+        // A class name becomes a path of the site: checked.
+        let err = MirrorPlan::new(&lock, None, &[target("x", Some("../x"), TORCH[0])]).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("target `x`: machine class name"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_builds_no_target_chose_count_in_what_every_build_would_take() {
+        let with_build = |mut package: Package, build: &str| {
+            package.vari = Some(vari_lock::PackageInfo {
+                builds: vec![vari_lock::BuildRef {
+                    family: "torch".into(),
+                    build: build.into(),
+                }],
+                ..vari_lock::PackageInfo::default()
+            });
+            package
+        };
+        let lock = lock(vec![
+            with_build(
+                package("torch", &["torch-1.0+cu130-py3-none-any.whl"]),
+                "cu130",
+            ),
+            with_build(
+                package("nvidia-cublas", &["nvidia_cublas-1.0-py3-none-any.whl"]),
+                "cu130",
+            ),
+            with_build(
+                package("torch", &["torch-1.0+cu128-py3-none-any.whl"]),
+                "cu128",
+            ),
+            with_build(package("torch", &["torch-1.0+cpu-py3-none-any.whl"]), "cpu"),
+            package("typelike", &["typelike-1.0-py3-none-any.whl"]),
+            package("unrelated", &["unrelated-1.0-py3-none-any.whl"]),
+        ]);
+        let target = |name: &str, files: Vec<(usize, String)>| TargetFiles {
+            name: name.into(),
+            class: None,
+            files,
+        };
+        let plan = MirrorPlan::new(
+            &lock,
+            None,
+            &[
+                target("cpu", vec![(3, "torch-1.0+cpu-py3-none-any.whl".into())]),
+                target("a100", vec![(2, "torch-1.0+cu128-py3-none-any.whl".into())]),
+                target("both", vec![(4, "typelike-1.0-py3-none-any.whl".into())]),
+            ],
+        )
+        .unwrap();
+        // 3 files mirrored; the cu130 build's 2 entries left out count, an entry no build
+        // brings in and no target installs does not.
+        assert_eq!(plan.totals(), (3, 30));
+        assert_eq!(plan.every_variant, (5, 50));
+    }
+
+    #[test]
     fn hostile_or_incomplete_entries_are_refused_naming_the_entry() {
         let mut bad = package("t", &["../evil-1.0-py3-none-any.whl"]);
         let target = |name: &str| TargetFiles {
             name: "cpu".into(),
+            class: None,
             files: vec![(0, name.into())],
         };
         let err = MirrorPlan::new(
@@ -394,6 +543,7 @@ mod tests {
         local.wheels[0].path = Some(format!("wheels/{}", TORCH[0]));
         let target = [TargetFiles {
             name: "cpu".into(),
+            class: None,
             files: vec![(0, TORCH[0].into())],
         }];
         let plan = MirrorPlan::new(

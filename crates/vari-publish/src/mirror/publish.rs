@@ -9,7 +9,7 @@
 //! those whose content it does not hold yet). The builder trusts the SHA-256 the store recorded
 //! while downloading, so a file is hashed once, not again to be published.
 
-use crate::build::{build_into, BuildOptions, Built, NoProgress};
+use crate::build::{build_into, BuildOptions, Built, ClassView, NoProgress};
 use crate::error::BuildError;
 use crate::inputs::discover;
 use crate::place::FilePlacement;
@@ -26,12 +26,21 @@ pub(crate) fn open(destination: &Destination) -> Result<Box<dyn SiteStore>, Buil
 }
 
 /// Publishes the distributions of `store` (and their `*-variants.json`) as the site in `site`,
-/// opened from `destination` by [`open`].
+/// opened from `destination` by [`open`], with each of `classes` (class name → its files) as
+/// its own index `t/{class}/simple/`.
 pub(crate) fn publish(
     store: &Store,
     site: &dyn SiteStore,
     destination: &Destination,
+    classes: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
 ) -> Result<Built, BuildError> {
+    let views: Vec<ClassView> = classes
+        .iter()
+        .map(|(name, files)| ClassView {
+            name: name.clone(),
+            files: files.clone(),
+        })
+        .collect();
     let options = BuildOptions {
         input: store.files_dir().to_owned(),
         destination: destination.clone(),
@@ -43,6 +52,7 @@ pub(crate) fn publish(
         discover(store.files_dir())?,
         site,
         &store.known_hashes(),
+        &views,
     )
 }
 
@@ -80,7 +90,7 @@ mod tests {
         let site_dir = dir.path().join("site");
         let destination = Destination::Directory(site_dir.clone());
         let site = open(&destination).unwrap();
-        publish(&store, site.as_ref(), &destination).unwrap();
+        publish(&store, site.as_ref(), &destination, &Default::default()).unwrap();
         assert_eq!(published_sha256(&site_dir), recorded);
 
         // Rewritten since: its fingerprint no longer matches, so it is hashed.
@@ -96,7 +106,53 @@ mod tests {
         let other_site = dir.path().join("other");
         let destination = Destination::Directory(other_site.clone());
         let site = open(&destination).unwrap();
-        publish(&store, site.as_ref(), &destination).unwrap();
+        publish(&store, site.as_ref(), &destination, &Default::default()).unwrap();
         assert_eq!(published_sha256(&other_site), actual);
+    }
+
+    #[test]
+    fn a_class_s_index_lists_only_its_files_linked_in_the_one_files_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("store")).unwrap();
+        for name in ["a-1.0-py3-none-any.whl", "a-2.0-py3-none-any.whl"] {
+            TestWheel::new(name).write(store.files_dir());
+            store.record(name, "cd".repeat(32)).unwrap();
+        }
+        TestWheel::new("b-1.0-py3-none-any.whl").write(store.files_dir());
+        let site_dir = dir.path().join("site");
+        let destination = Destination::Directory(site_dir.clone());
+        let site = open(&destination).unwrap();
+        let classes = std::collections::BTreeMap::from([(
+            "cpu".to_owned(),
+            std::collections::BTreeSet::from(["a-1.0-py3-none-any.whl".to_owned()]),
+        )]);
+        publish(&store, site.as_ref(), &destination, &classes).unwrap();
+        let read = |path: &str| std::fs::read_to_string(site_dir.join(path)).unwrap();
+        let page = read("t/cpu/simple/a/index.html");
+        assert!(
+            page.contains("href=\"../../../../files/a-1.0-py3-none-any.whl#sha256="),
+            "{page}"
+        );
+        assert!(!page.contains("a-2.0"), "{page}");
+        // The class's project list names only what it installs; the site's names everything.
+        let root: serde_json::Value =
+            serde_json::from_str(&read("t/cpu/simple/index.json")).unwrap();
+        let names: Vec<&str> = root["projects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["a"]);
+        assert!(!site_dir.join("t/cpu/simple/b").exists());
+        assert!(read("simple/a/index.html").contains("a-2.0"));
+        // No file is stored twice: the class's pages link the site's `files/`.
+        assert!(!site_dir.join("t/cpu/files").exists());
+
+        // A class no longer mirrored loses its index.
+        let site = open(&destination).unwrap();
+        publish(&store, site.as_ref(), &destination, &Default::default()).unwrap();
+        assert!(!site_dir.join("t/cpu/simple/index.html").exists());
+        assert!(site_dir.join("simple/index.html").exists());
     }
 }

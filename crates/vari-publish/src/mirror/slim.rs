@@ -506,6 +506,7 @@ mod tests {
     fn only_wheels_of_targets_with_gpu_families_are_slimmed_for_the_union_of_their_families() {
         let target = |name: &str, files: &[&str]| TargetFiles {
             name: name.to_owned(),
+            class: None,
             files: files.iter().map(|f| (0, (*f).to_owned())).collect(),
         };
         let targets = [

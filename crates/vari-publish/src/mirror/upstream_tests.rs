@@ -95,11 +95,13 @@ fn lock(up: &Upstream) -> Lock {
 fn targets(a100: bool) -> Vec<TargetFiles> {
     let mut targets = vec![TargetFiles {
         name: "cpu".into(),
+        class: None,
         files: vec![(0, "vari_demo-1.0.0-py3-none-any-null.whl".into())],
     }];
     if a100 {
         targets.push(TargetFiles {
             name: "a100".into(),
+            class: None,
             files: vec![
                 (0, "vari_demo-1.0.0-py3-none-any-cu128.whl".into()),
                 (1, "vari_demo_cuda_runtime-1.0.0-py3-none-any.whl".into()),

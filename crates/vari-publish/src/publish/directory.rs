@@ -1,6 +1,7 @@
 //! A site in a local directory: every file written atomically (a temporary file renamed over
 //! the old one), distributions hard-linked or copied ([`FilePlacement`]), unchanged files left
-//! alone (so caches and CDNs revalidate cheaply), project directories removed once empty.
+//! alone (so caches and CDNs revalidate cheaply), project (and class) directories removed once
+//! empty.
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +10,6 @@ use rayon::prelude::*;
 use super::{Body, Done, Put, SiteFile, SiteStore, Stamp, Stamps};
 use crate::error::BuildError;
 use crate::place::{place, FilePlacement};
-use crate::site::SIMPLE_DIR;
 
 /// A site directory (created when missing).
 #[derive(Debug, Clone)]
@@ -97,14 +97,14 @@ impl DirectoryStore {
                 })
             }
         };
-        if let Some(project_dir) = relative
-            .strip_prefix(SIMPLE_DIR)
-            .and_then(|rest| rest.strip_prefix('/'))
-            .and_then(|rest| rest.split_once('/'))
-            .and_then(|(project, _)| self.path(&format!("{SIMPLE_DIR}/{project}")).ok())
-        {
+        for dir in crate::site::page_dirs(relative) {
             // Fails (and is meant to) while the directory still holds a page.
-            let _ = std::fs::remove_dir(project_dir);
+            let removed_dir = self
+                .path(dir)
+                .is_ok_and(|dir| std::fs::remove_dir(dir).is_ok());
+            if !removed_dir {
+                break;
+            }
         }
         Ok(removed)
     }

@@ -37,6 +37,7 @@ pub use journal::StampJournal;
 pub use object::ObjectSite;
 
 use crate::error::BuildError;
+use crate::site::is_page;
 
 /// The content of one site file.
 #[derive(Debug, Clone)]
@@ -203,12 +204,6 @@ pub fn publish(
     Ok(stats)
 }
 
-/// Whether `path` is a page of the site (`simple/…`), which links files.
-fn is_page(path: &str) -> bool {
-    path.strip_prefix(crate::site::SIMPLE_DIR)
-        .is_some_and(|rest| rest.starts_with('/'))
-}
-
 /// The `Content-Type` a site file is served with, from its path: PEP 503 pages as HTML, PEP 691
 /// pages as `application/vnd.pypi.simple.v1+json`, `*-variants.json` and the build state as
 /// JSON, PEP 658 `.metadata` as plain text, wheels and zip sdists as zip, `.tar.gz` as gzip,
@@ -217,7 +212,7 @@ pub fn content_type(path: &str) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or(path);
     if name.ends_with(".html") {
         "text/html; charset=utf-8"
-    } else if name == "index.json" && path.starts_with(crate::site::SIMPLE_DIR) {
+    } else if name == "index.json" && is_page(path) {
         "application/vnd.pypi.simple.v1+json"
     } else if name.ends_with(".json") {
         "application/json"

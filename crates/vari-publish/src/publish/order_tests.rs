@@ -99,6 +99,7 @@ fn a_shrinking_build_stopped_at_any_step_leaves_no_page_naming_a_missing_file() 
             discover(&input).unwrap(),
             &store,
             &KnownHashes::new(),
+            &[],
         )
         .is_ok();
         let report = validate(&LocalSite::new(&site).unwrap()).unwrap();
