@@ -35,6 +35,10 @@ struct Taken {
     build: String,
     requires: Vec<String>,
     by_name: Option<String>,
+    /// For a build whose line is read per version from its requirements (onnxruntime-gpu:
+    /// CUDA 12 up to 1.26, CUDA 13 after), the version chosen, which only that line's
+    /// versions fit: `onnxruntime-gpu==1.23.2`.
+    pinned: Option<String>,
 }
 
 /// Per target (by name), per family, the build it takes.
@@ -96,6 +100,7 @@ pub(crate) async fn resolve_by_class(
 /// build `vari select` chooses is the one locked. (Through the proxy alone, the family's page
 /// would take the line every member of its group offers, asked for or not.)
 fn by_name(requirements: &[String], taken: &BTreeMap<String, Taken>) -> Vec<String> {
+    let pins = taken.values().filter_map(|t| t.pinned.clone());
     requirements
         .iter()
         .map(|text| {
@@ -109,6 +114,7 @@ fn by_name(requirements: &[String], taken: &BTreeMap<String, Taken>) -> Vec<Stri
                 None => text.clone(),
             }
         })
+        .chain(pins)
         .collect()
 }
 
@@ -161,17 +167,21 @@ async fn choose(request: &LockingRequest<'_>, catalog: &Catalog) -> Result<Choic
                 .find(|b| b.build == chosen.build)
                 .map(|b| b.requires.clone())
                 .unwrap_or_default();
-            let by_name = catalog
+            let build = catalog
                 .family(&pick.choice.family)
                 .and_then(|f| f.build(&chosen.build))
-                .filter(|b| b.layout() == Layout::Name && b.distribution != pick.choice.family)
-                .map(|b| b.distribution.clone());
+                .filter(|b| b.layout() == Layout::Name && b.distribution != pick.choice.family);
+            let by_name = build.map(|b| b.distribution.clone());
+            let pinned = build
+                .filter(|b| b.line_from_requirements)
+                .map(|b| format!("{}=={}", b.distribution, chosen.version));
             taken.insert(
                 pick.choice.family.clone(),
                 Taken {
                     build: chosen.build.clone(),
                     requires,
                     by_name,
+                    pinned,
                 },
             );
         }
@@ -245,6 +255,7 @@ fn reached(catalog: &Catalog, releases: &[LockedRelease], choices: &mut Choices)
                 build: build.name.clone(),
                 requires: build.requires.iter().map(ToString::to_string).collect(),
                 by_name: None,
+                pinned: None,
             });
         }
     }
@@ -364,6 +375,7 @@ null = true
                 build: "cu12".into(),
                 requires: Vec::new(),
                 by_name: Some("kern-cu12".into()),
+                pinned: Some("kern-cu12==1.0".into()),
             },
         )]);
         let asked = [
@@ -373,7 +385,12 @@ null = true
         ];
         assert_eq!(
             by_name(&asked, &taken),
-            ["kern-cu12>=1 ; os_name == 'posix'", "kern-cpu", "tor"]
+            [
+                "kern-cu12>=1 ; os_name == 'posix'",
+                "kern-cpu",
+                "tor",
+                "kern-cu12==1.0"
+            ]
         );
     }
 
