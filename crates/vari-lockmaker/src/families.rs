@@ -92,6 +92,7 @@ pub(crate) async fn resolve_by_class(
     }
     let mut choices = choices;
     reached(catalog, &releases, &mut choices);
+    every_target(&mut choices, &order);
     Ok((releases, locked_families(catalog, &choices, &order)))
 }
 
@@ -257,6 +258,30 @@ fn reached(catalog: &Catalog, releases: &[LockedRelease], choices: &mut Choices)
                 by_name: None,
                 pinned: None,
             });
+        }
+    }
+}
+
+/// Keeps only the families every target took a build of. `vari sync` chooses a build of each
+/// family the lock records on every machine, and a family some class took none of (JAX's CUDA
+/// plugins, reached on the GPU classes only; a requirement whose marker leaves a class out)
+/// would leave that class nothing to choose: its entries are told apart by their markers and
+/// by the families every class took.
+fn every_target(choices: &mut Choices, order: &[&str]) {
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for taken in choices.values() {
+        names.extend(taken.keys().cloned());
+    }
+    for name in names {
+        let everywhere = order.iter().all(|t| {
+            choices
+                .get(*t)
+                .is_some_and(|taken| taken.contains_key(&name))
+        });
+        if !everywhere {
+            for taken in choices.values_mut() {
+                taken.remove(&name);
+            }
         }
     }
 }
@@ -436,6 +461,11 @@ null = true
         let mut choices = Choices::new();
         reached(&catalog, &releases, &mut choices);
         let families = locked_families(&catalog, &choices, &["cpu", "a100"]);
+        let mut everywhere = choices.clone();
+        every_target(&mut everywhere, &["cpu", "a100"]);
+        let kept: Vec<&String> = everywhere["a100"].keys().collect();
+        // kern has no build on cpu: not recorded; tor is.
+        assert_eq!(kept, ["tor"]);
         type Seen = (String, Vec<(String, Vec<String>)>);
         let seen: Vec<Seen> = families
             .iter()
