@@ -268,6 +268,14 @@ fn a_lock_holds_each_class_s_torch_build() {
         "{}",
         stale.stderr
     );
+    // Without machine classes, no build is chosen: the default index's torch, as before.
+    let any = site.dir.path().join("any.toml");
+    lock(&site, &any, &[], &["torch"], &[], None).expect_code(0);
+    let versions: Vec<(String, String)> = entries(&read(&any))
+        .into_iter()
+        .map(|(name, version, _)| (name, version))
+        .collect();
+    assert_eq!(versions, [("torch".to_owned(), "2.9.0".to_owned())]);
     // Without the catalog, every class locks PyPI's one build.
     let plain = site.dir.path().join("plain.toml");
     lock(&site, &plain, &all, &["torch"], &["--no-families"], None).expect_code(0);
