@@ -35,6 +35,10 @@ struct Taken {
     build: String,
     requires: Vec<String>,
     by_name: Option<String>,
+    /// For a build whose line is read per version from its requirements (onnxruntime-gpu:
+    /// CUDA 12 up to 1.26, CUDA 13 after), the version chosen, which only that line's
+    /// versions fit: `onnxruntime-gpu==1.23.2`.
+    pinned: Option<String>,
 }
 
 /// Per target (by name), per family, the build it takes.
@@ -88,6 +92,7 @@ pub(crate) async fn resolve_by_class(
     }
     let mut choices = choices;
     reached(catalog, &releases, &mut choices);
+    every_target(&mut choices, &order);
     Ok((releases, locked_families(catalog, &choices, &order)))
 }
 
@@ -96,6 +101,7 @@ pub(crate) async fn resolve_by_class(
 /// build `vari select` chooses is the one locked. (Through the proxy alone, the family's page
 /// would take the line every member of its group offers, asked for or not.)
 fn by_name(requirements: &[String], taken: &BTreeMap<String, Taken>) -> Vec<String> {
+    let pins = taken.values().filter_map(|t| t.pinned.clone());
     requirements
         .iter()
         .map(|text| {
@@ -109,6 +115,7 @@ fn by_name(requirements: &[String], taken: &BTreeMap<String, Taken>) -> Vec<Stri
                 None => text.clone(),
             }
         })
+        .chain(pins)
         .collect()
 }
 
@@ -161,17 +168,21 @@ async fn choose(request: &LockingRequest<'_>, catalog: &Catalog) -> Result<Choic
                 .find(|b| b.build == chosen.build)
                 .map(|b| b.requires.clone())
                 .unwrap_or_default();
-            let by_name = catalog
+            let build = catalog
                 .family(&pick.choice.family)
                 .and_then(|f| f.build(&chosen.build))
-                .filter(|b| b.layout() == Layout::Name && b.distribution != pick.choice.family)
-                .map(|b| b.distribution.clone());
+                .filter(|b| b.layout() == Layout::Name && b.distribution != pick.choice.family);
+            let by_name = build.map(|b| b.distribution.clone());
+            let pinned = build
+                .filter(|b| b.line_from_requirements)
+                .map(|b| format!("{}=={}", b.distribution, chosen.version));
             taken.insert(
                 pick.choice.family.clone(),
                 Taken {
                     build: chosen.build.clone(),
                     requires,
                     by_name,
+                    pinned,
                 },
             );
         }
@@ -245,7 +256,32 @@ fn reached(catalog: &Catalog, releases: &[LockedRelease], choices: &mut Choices)
                 build: build.name.clone(),
                 requires: build.requires.iter().map(ToString::to_string).collect(),
                 by_name: None,
+                pinned: None,
             });
+        }
+    }
+}
+
+/// Keeps only the families every target took a build of. `vari sync` chooses a build of each
+/// family the lock records on every machine, and a family some class took none of (JAX's CUDA
+/// plugins, reached on the GPU classes only; a requirement whose marker leaves a class out)
+/// would leave that class nothing to choose: its entries are told apart by their markers and
+/// by the families every class took.
+fn every_target(choices: &mut Choices, order: &[&str]) {
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for taken in choices.values() {
+        names.extend(taken.keys().cloned());
+    }
+    for name in names {
+        let everywhere = order.iter().all(|t| {
+            choices
+                .get(*t)
+                .is_some_and(|taken| taken.contains_key(&name))
+        });
+        if !everywhere {
+            for taken in choices.values_mut() {
+                taken.remove(&name);
+            }
         }
     }
 }
@@ -364,6 +400,7 @@ null = true
                 build: "cu12".into(),
                 requires: Vec::new(),
                 by_name: Some("kern-cu12".into()),
+                pinned: Some("kern-cu12==1.0".into()),
             },
         )]);
         let asked = [
@@ -373,7 +410,12 @@ null = true
         ];
         assert_eq!(
             by_name(&asked, &taken),
-            ["kern-cu12>=1 ; os_name == 'posix'", "kern-cpu", "tor"]
+            [
+                "kern-cu12>=1 ; os_name == 'posix'",
+                "kern-cpu",
+                "tor",
+                "kern-cu12==1.0"
+            ]
         );
     }
 
@@ -419,6 +461,11 @@ null = true
         let mut choices = Choices::new();
         reached(&catalog, &releases, &mut choices);
         let families = locked_families(&catalog, &choices, &["cpu", "a100"]);
+        let mut everywhere = choices.clone();
+        every_target(&mut everywhere, &["cpu", "a100"]);
+        let kept: Vec<&String> = everywhere["a100"].keys().collect();
+        // kern has no build on cpu: not recorded; tor is.
+        assert_eq!(kept, ["tor"]);
         type Seen = (String, Vec<(String, Vec<String>)>);
         let seen: Vec<Seen> = families
             .iter()

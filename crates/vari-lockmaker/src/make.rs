@@ -51,10 +51,13 @@ pub fn make_lock(job: &LockJob<'_>) -> Result<Made, LockMakeError> {
     .map_err(LockMakeError::Targets)?;
     tracing::debug!("targets resolved after {:.1?}", clock.elapsed());
     let all = requirements.all();
+    // Only for machine classes: a lock without them (its one target `any`, no hardware) lists
+    // every variant and chooses no build, as before.
+    let described = !targets.is_empty() && targets.iter().all(|t| t.files.has_hardware);
     let families = job
         .families
         .as_ref()
-        .filter(|catalog| crate::family_pins::engaged(catalog, &all));
+        .filter(|catalog| described && crate::family_pins::engaged(catalog, &all));
     let hash = inputs::inputs_hash(
         &requirements,
         &targets,

@@ -1414,7 +1414,7 @@ fn uv_install(scratch: &Path, index: &str, packages: &[&str]) -> std::path::Path
 /// A stand-in default index with JAX's layout: `jax 0.7.2` whose `cuda12` and `cuda13` extras
 /// require the plugin of their line, `jax 0.4.0` from before the extras, `jaxlib` and both
 /// plugins (all `py3-none-any`). Served on 127.0.0.1: the site and its `/simple/` URL.
-fn jax_site(dir: &Path) -> (vari_test_support::site::StaticSite, String) {
+pub(crate) fn jax_site(dir: &Path) -> (vari_test_support::site::StaticSite, String) {
     use vari_test_support::wheels::TestWheel;
     let wheels = dir.join("jax-wheels");
     std::fs::create_dir_all(&wheels).unwrap();

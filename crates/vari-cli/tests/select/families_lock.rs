@@ -268,6 +268,14 @@ fn a_lock_holds_each_class_s_torch_build() {
         "{}",
         stale.stderr
     );
+    // Without machine classes, no build is chosen: the default index's torch, as before.
+    let any = site.dir.path().join("any.toml");
+    lock(&site, &any, &[], &["torch"], &[], None).expect_code(0);
+    let versions: Vec<(String, String)> = entries(&read(&any))
+        .into_iter()
+        .map(|(name, version, _)| (name, version))
+        .collect();
+    assert_eq!(versions, [("torch".to_owned(), "2.9.0".to_owned())]);
     // Without the catalog, every class locks PyPI's one build.
     let plain = site.dir.path().join("plain.toml");
     lock(&site, &plain, &all, &["torch"], &["--no-families"], None).expect_code(0);
@@ -397,4 +405,74 @@ fn each_class_syncs_its_own_builds_from_one_lock() {
             "class {name}"
         );
     }
+}
+
+/// A family by extra: JAX's CUDA 12 class locks JAX's own upstream wheel (its upstream URL and
+/// hash, no rewritten copy) with the CUDA 12 plugin, the CUDA 13 class the CUDA 13 plugin, the
+/// CPU class neither; each plugin says the build of jax that brings it in.
+#[test]
+fn a_family_by_extra_locks_the_upstream_wheel_and_each_class_s_extra() {
+    let site = pytorch_site(&[("torch", "cpu", "2.9.0", ">=3.10")], CP312);
+    let (_jax, index) = crate::families::jax_site(site.dir.path());
+    let path = site.dir.path().join("pylock.toml");
+    let mut command = vari();
+    command
+        .current_dir(site.dir.path())
+        .env("PATH", path_with_uv())
+        .env("UV_CACHE_DIR", site.dir.path().join("uv-cache"))
+        .args(["lock", "--index-url", &index])
+        .args(["--python-version", "3.12", "--python-platform"])
+        .arg("x86_64-manylinux_2_28")
+        .arg("-o")
+        .arg(&path);
+    for (name, profile) in classes(&site) {
+        command
+            .arg("--target")
+            .arg(format!("{name}={}", profile.display()));
+    }
+    command.arg("jax");
+    run(&mut command).expect_code(0);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let locked = read(&path);
+    assert_eq!(
+        entries(&locked),
+        [
+            entry("jax", "0.7.2", &["cpu", "a100", "h100"]),
+            entry("jax-cuda12-plugin", "0.7.2", &["a100"]),
+            entry("jax-cuda13-plugin", "0.7.2", &["h100"]),
+            entry("jaxlib", "0.7.2", &["cpu", "a100", "h100"]),
+        ],
+        "{text}"
+    );
+    assert_eq!(
+        builds(&locked),
+        [
+            Vec::<String>::new(),
+            vec!["jax:cu12".to_owned()],
+            vec!["jax:cu13".to_owned()],
+            Vec::new(),
+        ],
+        "{text}"
+    );
+    let jax = &locked["packages"].as_array().unwrap()[0];
+    assert!(
+        jax["wheels"][0]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&index.replace("/simple/", "/")),
+        "{text}"
+    );
+    assert_eq!(
+        families(&locked),
+        [(
+            "jax".to_owned(),
+            Some("jax".to_owned()),
+            vec![
+                "cu13 (h100)".to_owned(),
+                "cu12 (a100)".to_owned(),
+                "cpu (cpu)".to_owned()
+            ]
+        )],
+        "{text}"
+    );
 }
