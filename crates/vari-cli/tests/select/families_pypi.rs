@@ -654,8 +654,8 @@ fn one_lock_on_pypi_holds_each_class_s_builds() {
             return;
         }
     };
-    let cu128 = profile(dir.path(), CU128);
-    let cu130 = profile(dir.path(), CU130);
+    let machines = Machines::new(dir.path());
+    let (cu128, cu130) = (machines.cu128, machines.cu130);
     let lock = dir.path().join("pylock.toml");
     let mut command = vari();
     command
