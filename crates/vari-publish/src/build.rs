@@ -12,7 +12,7 @@
 //!    this one did not; then the state. A client that reads during an update never sees a link
 //!    to a file not yet there.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use pep440_rs::Version;
@@ -32,6 +32,7 @@ use crate::site::{
     external_file_url, files_path, relative_file_url, ProjectPage, SIMPLE_DIR, STYLE,
 };
 use crate::state::{InputState, State};
+use vari_fs::{ClockProbe, Seal};
 use vari_simple::{CoreMetadata, Hashes, PageFile};
 
 /// Reports the progress of reading inputs (the slow phase). The CLI draws a bar with it.
@@ -149,6 +150,9 @@ pub(crate) struct Built {
     pub(crate) variants_json: BTreeMap<String, String>,
 }
 
+/// An input read by this build: what was read, and its seal (`None` without a stamp).
+type ReadInput = (Input, ReadDist, Option<Seal>);
+
 /// [`build`] into an open `store`, from the inputs `discover` found, trusting `known` hashes.
 pub(crate) fn build_into(
     options: &BuildOptions<'_>,
@@ -166,8 +170,11 @@ pub(crate) fn build_into(
     // Phase 1: read.
     let (remembered, to_read) = split_unchanged(inputs, &state, store);
     let reused = remembered.len();
+    // Before the first byte is read: what is read from an input whose last change came
+    // before this moment is what it still holds while its stamp is the same.
+    let began = clock_probe(options);
     options.progress.start(to_read.len() as u64);
-    let results: Vec<Result<(Input, ReadDist), BuildError>> = to_read
+    let results: Vec<Result<ReadInput, BuildError>> = to_read
         .into_par_iter()
         .map(|input| {
             let sha256 = known
@@ -175,8 +182,10 @@ pub(crate) fn build_into(
                 .filter(|(seal, _)| seal.vouches_for(input.stamp))
                 .map(|(_, sha256)| sha256.clone());
             let read = dist::read(&input, sha256);
+            // Stamped after the reading.
+            let seal = stamp_of(&input.path).map(|stamp| Seal::new(stamp, began));
             options.progress.advance();
-            read.map(|read| (input, read))
+            read.map(|read| (input, read, seal))
         })
         .collect();
     options.progress.finish();
@@ -185,14 +194,18 @@ pub(crate) fn build_into(
     let mut dists = remembered;
     for result in results {
         // The inputs are in file-name order, so the error reported is always the same one.
-        let (input, read) = result?;
-        next_state.inputs.insert(
-            input.filename.clone(),
-            InputState {
-                fingerprint: input.fingerprint,
-                facts: read.facts.clone(),
-            },
-        );
+        let (input, read, seal) = result?;
+        // An input without a stamp (no longer a regular file, or a platform without stamps)
+        // is not remembered: it is read again by the next build.
+        if let Some(seal) = seal {
+            next_state.inputs.insert(
+                input.filename.clone(),
+                InputState {
+                    seal,
+                    facts: read.facts.clone(),
+                },
+            );
+        }
         dists.push(Dist {
             input,
             facts: read.facts,
@@ -232,8 +245,7 @@ pub(crate) fn build_into(
 
     // Phase 3: publish.
     let plan = site_plan(&projects, &variants_files, &options.placement);
-    let outputs: std::collections::BTreeSet<String> =
-        plan.all().map(|file| file.path.clone()).collect();
+    let outputs: BTreeSet<String> = plan.all().map(|file| file.path.clone()).collect();
     let stale: Vec<&str> = state
         .outputs
         .difference(&outputs)
@@ -267,6 +279,9 @@ pub(crate) fn build_into(
     stats.variants_json = variants_files.iter().map(|f| f.filename.clone()).collect();
     next_state.outputs = outputs;
     next_state.stamps = published.stamps;
+    if links_inputs(options) {
+        follow_links(&mut next_state, &options.input, &published.written_paths);
+    }
     next_state.save(store)?;
     if let Some((journal, _)) = journal {
         journal.finish();
@@ -341,6 +356,56 @@ fn site_plan(
     plan
 }
 
+/// A moment on the clock of the inputs' file system, taken where the state is written when that
+/// is a local directory (writable, unlike an input folder may be), else in the input folder or
+/// vari's cache directory; `None` when none of them can be written, and then nothing read now
+/// is trusted by the next build.
+fn clock_probe(options: &BuildOptions<'_>) -> Option<ClockProbe> {
+    let input = options.input.as_path();
+    match &options.destination {
+        Destination::Directory(site) => {
+            // Created by the publish anyway; the probe is needed before it.
+            let _ = std::fs::create_dir_all(site);
+            ClockProbe::take_for(site, input)
+        }
+        Destination::ObjectStore(_) => ClockProbe::take_for(input, input).or_else(|| {
+            let cache = vari_fs::cache_dir()?;
+            std::fs::create_dir_all(&cache).ok()?;
+            ClockProbe::take_for(&cache, input)
+        }),
+    }
+}
+
+/// The stamp of the input at `path`, following a link as the listing does.
+fn stamp_of(path: &Path) -> Option<vari_fs::Stamp> {
+    std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .and_then(|meta| vari_fs::Stamp::of(&meta))
+}
+
+/// Whether the publish gives the inputs another name (a hard link in the site directory),
+/// which sets their change time.
+fn links_inputs(options: &BuildOptions<'_>) -> bool {
+    matches!(options.destination, Destination::Directory(_))
+        && matches!(options.placement, FilePlacement::HardLink)
+}
+
+/// Moves the seal of each input this publish linked into the site (`written`: the site paths
+/// written) over the change time the link set, so that the next build does not read it again
+/// for that alone. Anything else changed since its seal, and the seal stays, to vouch for
+/// nothing ([`vari_fs::Seal::after_link`]); an input not linked now keeps its seal as it is.
+fn follow_links(state: &mut State, input_dir: &Path, written: &BTreeSet<String>) {
+    for (filename, known) in &mut state.inputs {
+        if !written.contains(&files_path(filename)) {
+            continue;
+        }
+        if let Some(moved) = known.seal.after_link(stamp_of(&input_dir.join(filename))) {
+            known.seal = moved;
+        }
+    }
+}
+
 /// Splits the inputs into those the state remembers unchanged (with their facts and parsed
 /// `variant.json`) and those to read.
 fn split_unchanged(
@@ -354,7 +419,7 @@ fn split_unchanged(
         let known = state
             .inputs
             .get(&input.filename)
-            .filter(|known| known.fingerprint == input.fingerprint)
+            .filter(|known| known.seal.vouches_for(input.stamp))
             // The `.metadata` file can only be rewritten from the wheel itself.
             .filter(|known| {
                 known.facts.core_metadata_sha256.is_none()
