@@ -363,11 +363,17 @@ fn site_plan(
 fn clock_probe(options: &BuildOptions<'_>) -> Option<ClockProbe> {
     let input = options.input.as_path();
     match &options.destination {
-        Destination::Directory(site) => {
-            // Created by the publish anyway; the probe is needed before it.
-            let _ = std::fs::create_dir_all(site);
-            ClockProbe::take_for(site, input)
-        }
+        // A site not made yet is made by the publish, on the file system of its nearest
+        // existing ancestor: probed there, so that a build that fails leaves nothing.
+        Destination::Directory(site) => site
+            .ancestors()
+            // A relative path's last ancestor is the empty path: the working directory.
+            .map(|dir| match dir.as_os_str().is_empty() {
+                true => Path::new("."),
+                false => dir,
+            })
+            .find(|dir| dir.is_dir())
+            .and_then(|dir| ClockProbe::take_for(dir, input)),
         Destination::ObjectStore(_) => ClockProbe::take_for(input, input).or_else(|| {
             let cache = vari_fs::cache_dir()?;
             std::fs::create_dir_all(&cache).ok()?;
