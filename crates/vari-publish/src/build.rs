@@ -148,6 +148,9 @@ pub(crate) type KnownHashes = BTreeMap<String, (vari_fs::Seal, String)>;
 pub(crate) struct Built {
     pub(crate) stats: BuildStats,
     pub(crate) variants_json: BTreeMap<String, String>,
+    /// The inputs (by file name) this build hard-linked into the site, which set their change
+    /// time (a caller that keeps its own seals of them moves them: [`vari_fs::Seal::after_link`]).
+    pub(crate) linked: BTreeSet<String>,
 }
 
 /// An input read by this build: what was read, and its seal (`None` without a stamp).
@@ -279,9 +282,14 @@ pub(crate) fn build_into(
     stats.variants_json = variants_files.iter().map(|f| f.filename.clone()).collect();
     next_state.outputs = outputs;
     next_state.stamps = published.stamps;
-    if links_inputs(options) {
-        follow_links(&mut next_state, &options.input, &published.written_paths);
-    }
+    let linked: BTreeSet<String> = match links_inputs(options) {
+        true => dists_of(&projects)
+            .map(|dist| dist.input.filename.clone())
+            .filter(|filename| published.written_paths.contains(&files_path(filename)))
+            .collect(),
+        false => BTreeSet::new(),
+    };
+    follow_links(&mut next_state, &options.input, &linked);
     next_state.save(store)?;
     if let Some((journal, _)) = journal {
         journal.finish();
@@ -292,7 +300,13 @@ pub(crate) fn build_into(
             .into_iter()
             .map(|f| (f.filename, f.text))
             .collect(),
+        linked,
     })
+}
+
+/// Every distribution of `projects`.
+fn dists_of(projects: &Projects) -> impl Iterator<Item = &Dist> {
+    projects.values().flat_map(BTreeMap::values).flatten()
 }
 
 /// The whole site: distributions and their `.metadata`, the `*-variants.json` files, one page
@@ -397,13 +411,13 @@ fn links_inputs(options: &BuildOptions<'_>) -> bool {
         && matches!(options.placement, FilePlacement::HardLink)
 }
 
-/// Moves the seal of each input this publish linked into the site (`written`: the site paths
-/// written) over the change time the link set, so that the next build does not read it again
-/// for that alone. Anything else changed since its seal, and the seal stays, to vouch for
-/// nothing ([`vari_fs::Seal::after_link`]); an input not linked now keeps its seal as it is.
-fn follow_links(state: &mut State, input_dir: &Path, written: &BTreeSet<String>) {
+/// Moves the seal of each input this publish linked into the site (`linked`, by file name)
+/// over the change time the link set, so that the next build does not read it again for that
+/// alone. Anything else changed since its seal, and the seal stays, to vouch for nothing
+/// ([`vari_fs::Seal::after_link`]); an input not linked now keeps its seal as it is.
+fn follow_links(state: &mut State, input_dir: &Path, linked: &BTreeSet<String>) {
     for (filename, known) in &mut state.inputs {
-        if !written.contains(&files_path(filename)) {
+        if !linked.contains(filename) {
             continue;
         }
         if let Some(moved) = known.seal.after_link(stamp_of(&input_dir.join(filename))) {
