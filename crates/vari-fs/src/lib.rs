@@ -42,6 +42,7 @@ mod cache;
 pub mod cache_admin;
 pub mod cache_write;
 mod human;
+mod identity;
 pub mod input;
 pub mod interrupt;
 pub mod lock;
@@ -54,6 +55,7 @@ pub use atomic::{write_atomic, AtomicFile, WriteError, WriteErrorKind};
 pub use cache::{cache_dir, cache_dir_with, CACHE_DIR_ENV};
 pub use cache_write::{ensure_cache_dir, open_cache_file, read_cache_file, write_cache_file};
 pub use human::human_bytes;
+pub use identity::{inode, same_file};
 pub use input::{
     open_input, raise_input_limit, read_input, read_input_limited, read_input_to_string,
     InputError, InputKind,

@@ -1,5 +1,6 @@
 //! When a stored file may be trusted without reading it: the one rule for every store that
-//! remembers a file's SHA-256 (`vari sync`'s records, the mirror's state).
+//! remembers a file's SHA-256 (`vari sync`'s records, the mirror's state, `vari index build`'s
+//! state).
 //!
 //! A store hashes a file once and remembers the hash with the file's [`Stamp`] (size,
 //! modification and change times, inode, device). A [`Seal`] vouches for the file later while
@@ -22,8 +23,11 @@
 //!
 //! Not caught, as for any cache that trusts file metadata: a change that bypasses the file
 //! system (writing the block device, editing the disk while it is not mounted), the system clock
-//! set back before the seal and a change made then, and whoever can write in the store writing
-//! a matching seal. On platforms without inode numbers and change times (Windows) there is no
+//! set back before the seal and a change made then, whoever can write in the store writing
+//! a matching seal, and a rewrite with the size and modification time restored made while the
+//! process itself hard-links the file (a seal moved over its own link: [`Seal::after_link`]).
+//! A probe taken on another file system than the files it settles is rounded down to the
+//! coarsest tick ([`ClockProbe::take_for`]). On platforms without inode numbers and change times (Windows) there is no
 //! stamp, no seal vouches for anything, and every file is hashed on every use.
 
 use std::fs::{File, Metadata};
@@ -117,7 +121,35 @@ impl ClockProbe {
             .ok()?;
         Self::of_new_file(probe.as_file())
     }
+
+    /// Now, taken in `dir` as [`take`](Self::take) does, for files in `files_in`, which may
+    /// be on another file system (one this process may not write, as a read-only input
+    /// folder). Two file systems read the same kernel clock but each keeps it at its own
+    /// granularity: on one keeping coarser times than `dir`'s, a file changed after the probe
+    /// in the same tick would get a change time before it. So a probe for another file system
+    /// (or one whose file system cannot be told) is rounded down to the coarsest granularity
+    /// Unix file systems keep (2 s, FAT; 1 s, ext3 or HFS+): a file changed in the last two
+    /// seconds before it is then not settled, and is hashed once more on its next use.
+    #[must_use]
+    pub fn take_for(dir: &Path, files_in: &Path) -> Option<Self> {
+        let probe = tempfile::Builder::new()
+            .prefix(".vari-clock-")
+            .tempfile_in(dir)
+            .ok()?;
+        let here = Stamp::of(&probe.as_file().metadata().ok()?)?;
+        let theirs = std::fs::metadata(files_in)
+            .ok()
+            .and_then(|meta| Stamp::of(&meta));
+        let ns = match theirs {
+            Some(theirs) if theirs.device == here.device => here.mtime_ns,
+            _ => here.mtime_ns - here.mtime_ns.rem_euclid(COARSEST_TICK_NS),
+        };
+        Some(Self { ns })
+    }
 }
+
+/// The coarsest granularity of file times on the file systems Unix mounts (FAT's two seconds).
+const COARSEST_TICK_NS: i64 = 2_000_000_000;
 
 /// What a store remembers of a hashed file besides its hash: its stamp after the hashing, and
 /// whether that stamp was settled against a probe taken before it. Serialised as
@@ -147,6 +179,25 @@ impl Seal {
     #[must_use]
     pub fn vouches_for(&self, now: Option<Stamp>) -> bool {
         self.settled && now == Some(self.stamp)
+    }
+
+    /// This seal moved to the file's stamp `now`, taken after this process gave the file
+    /// another name (a hard link: the kernel sets the file's change time and nothing else), so
+    /// that its own link does not have the file hashed again; `None` when anything but a later
+    /// change time differs. What a later change time then hides is a rewrite with the size and
+    /// modification time restored made between this seal's stamp and `now`: keep that window
+    /// to the linking.
+    #[must_use]
+    pub fn after_link(&self, now: Option<Stamp>) -> Option<Self> {
+        let now = now?;
+        let only_changed = Stamp {
+            ctime_ns: self.stamp.ctime_ns,
+            ..now
+        } == self.stamp;
+        (only_changed && now.ctime_ns >= self.stamp.ctime_ns).then_some(Self {
+            stamp: now,
+            settled: self.settled,
+        })
     }
 
     /// Whether the file had not changed since the hashing began (see the module
@@ -229,6 +280,47 @@ mod tests {
         let created = std::fs::File::create(dir.path().join("new")).unwrap();
         let later = ClockProbe::of_new_file(&created).unwrap();
         assert!(later.ns >= probe.ns);
+    }
+
+    #[test]
+    fn a_probe_for_files_on_the_same_file_system_is_exact_and_for_others_rounded_down() {
+        let dir = tempfile::tempdir().unwrap();
+        let inputs = dir.path().join("inputs");
+        std::fs::create_dir(&inputs).unwrap();
+        let exact = ClockProbe::take(dir.path()).unwrap();
+        let same = ClockProbe::take_for(dir.path(), &inputs).unwrap();
+        assert!(same.ns >= exact.ns);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // A folder that cannot be read (as one on another file system cannot be matched with
+        // this one) gets the probe rounded down to the coarsest tick.
+        let other = ClockProbe::take_for(dir.path(), &dir.path().join("missing")).unwrap();
+        assert_eq!(other.ns % COARSEST_TICK_NS, 0);
+        assert!(other.ns <= ClockProbe::take(dir.path()).unwrap().ns);
+        assert_eq!(
+            ClockProbe::take_for(&dir.path().join("missing"), &inputs),
+            None
+        );
+    }
+
+    #[test]
+    fn a_seal_follows_a_hard_link_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = old_file(dir.path());
+        let seal = Seal::new(Stamp::of_file(&file).unwrap(), ClockProbe::take(dir.path()));
+        assert!(seal.settled());
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::hard_link(&file, dir.path().join("linked.whl")).unwrap();
+        let now = Stamp::of_file(&file);
+        assert!(!seal.vouches_for(now), "the link set the change time");
+        let moved = seal.after_link(now).unwrap();
+        assert!(moved.vouches_for(now));
+        // A rewrite changes more than the change time.
+        std::fs::write(&file, b"other bytes").unwrap();
+        assert_eq!(moved.after_link(Stamp::of_file(&file)), None);
+        assert_eq!(moved.after_link(None), None);
+        // An unsettled seal stays unsettled.
+        let unsettled = Seal::new(now.unwrap(), None);
+        assert!(!unsettled.after_link(now).unwrap().settled());
     }
 
     #[test]

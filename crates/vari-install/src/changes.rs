@@ -26,21 +26,17 @@ const MAX_ENTRIES: usize = 200_000;
 struct FileStamp {
     len: u64,
     modified: Option<std::time::SystemTime>,
-    #[cfg(unix)]
-    inode: u64,
+    inode: Option<u64>,
 }
 
 impl FileStamp {
     fn of(path: &Path) -> Option<Self> {
         // Not followed: a link in a dist-info directory is not the installer's writing.
         let meta = std::fs::symlink_metadata(path).ok()?;
-        #[cfg(unix)]
-        use std::os::unix::fs::MetadataExt;
         Some(Self {
             len: meta.len(),
             modified: meta.modified().ok(),
-            #[cfg(unix)]
-            inode: meta.ino(),
+            inode: vari_fs::inode(&meta),
         })
     }
 }

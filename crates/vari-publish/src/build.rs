@@ -12,7 +12,7 @@
 //!    this one did not; then the state. A client that reads during an update never sees a link
 //!    to a file not yet there.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use pep440_rs::Version;
@@ -33,6 +33,7 @@ use crate::site::{
     SIMPLE_DIR, STYLE,
 };
 use crate::state::{InputState, State};
+use vari_fs::{ClockProbe, Seal};
 use vari_simple::{CoreMetadata, Hashes, PageFile};
 
 /// Reports the progress of reading inputs (the slow phase). The CLI draws a bar with it.
@@ -165,7 +166,13 @@ pub(crate) type KnownHashes = BTreeMap<String, (vari_fs::Seal, String)>;
 pub(crate) struct Built {
     pub(crate) stats: BuildStats,
     pub(crate) variants_json: BTreeMap<String, String>,
+    /// The inputs (by file name) this build hard-linked into the site, which set their change
+    /// time (a caller that keeps its own seals of them moves them: [`vari_fs::Seal::after_link`]).
+    pub(crate) linked: BTreeSet<String>,
 }
+
+/// An input read by this build: what was read, and its seal (`None` without a stamp).
+type ReadInput = (Input, ReadDist, Option<Seal>);
 
 /// [`build`] into an open `store`, from the inputs `discover` found, trusting `known` hashes,
 /// with a per-class index for each of `views`.
@@ -186,8 +193,11 @@ pub(crate) fn build_into(
     // Phase 1: read.
     let (remembered, to_read) = split_unchanged(inputs, &state, store);
     let reused = remembered.len();
+    // Before the first byte is read: what is read from an input whose last change came
+    // before this moment is what it still holds while its stamp is the same.
+    let began = clock_probe(options);
     options.progress.start(to_read.len() as u64);
-    let results: Vec<Result<(Input, ReadDist), BuildError>> = to_read
+    let results: Vec<Result<ReadInput, BuildError>> = to_read
         .into_par_iter()
         .map(|input| {
             let sha256 = known
@@ -195,8 +205,10 @@ pub(crate) fn build_into(
                 .filter(|(seal, _)| seal.vouches_for(input.stamp))
                 .map(|(_, sha256)| sha256.clone());
             let read = dist::read(&input, sha256);
+            // Stamped after the reading.
+            let seal = stamp_of(&input.path).map(|stamp| Seal::new(stamp, began));
             options.progress.advance();
-            read.map(|read| (input, read))
+            read.map(|read| (input, read, seal))
         })
         .collect();
     options.progress.finish();
@@ -205,14 +217,18 @@ pub(crate) fn build_into(
     let mut dists = remembered;
     for result in results {
         // The inputs are in file-name order, so the error reported is always the same one.
-        let (input, read) = result?;
-        next_state.inputs.insert(
-            input.filename.clone(),
-            InputState {
-                fingerprint: input.fingerprint,
-                facts: read.facts.clone(),
-            },
-        );
+        let (input, read, seal) = result?;
+        // An input without a stamp (no longer a regular file, or a platform without stamps)
+        // is not remembered: it is read again by the next build.
+        if let Some(seal) = seal {
+            next_state.inputs.insert(
+                input.filename.clone(),
+                InputState {
+                    seal,
+                    facts: read.facts.clone(),
+                },
+            );
+        }
         dists.push(Dist {
             input,
             facts: read.facts,
@@ -255,7 +271,7 @@ pub(crate) fn build_into(
     for view in views {
         add_class_view(&mut plan, view, &projects, &variants_files);
     }
-    let outputs: std::collections::BTreeSet<String> =
+    let outputs: BTreeSet<String> =
         plan.all().map(|file| file.path.clone()).collect();
     let stale: Vec<&str> = state
         .outputs
@@ -290,6 +306,14 @@ pub(crate) fn build_into(
     stats.variants_json = variants_files.iter().map(|f| f.filename.clone()).collect();
     next_state.outputs = outputs;
     next_state.stamps = published.stamps;
+    let linked: BTreeSet<String> = match links_inputs(options) {
+        true => dists_of(&projects)
+            .map(|dist| dist.input.filename.clone())
+            .filter(|filename| published.written_paths.contains(&files_path(filename)))
+            .collect(),
+        false => BTreeSet::new(),
+    };
+    follow_links(&mut next_state, &options.input, &linked);
     next_state.save(store)?;
     if let Some((journal, _)) = journal {
         journal.finish();
@@ -300,7 +324,13 @@ pub(crate) fn build_into(
             .into_iter()
             .map(|f| (f.filename, f.text))
             .collect(),
+        linked,
     })
+}
+
+/// Every distribution of `projects`.
+fn dists_of(projects: &Projects) -> impl Iterator<Item = &Dist> {
+    projects.values().flat_map(BTreeMap::values).flatten()
 }
 
 /// The whole site: distributions and their `.metadata`, the `*-variants.json` files, one page
@@ -420,6 +450,62 @@ fn add_class_view(
     ));
 }
 
+/// A moment on the clock of the inputs' file system, taken where the state is written when that
+/// is a local directory (writable, unlike an input folder may be), else in the input folder or
+/// vari's cache directory; `None` when none of them can be written, and then nothing read now
+/// is trusted by the next build.
+fn clock_probe(options: &BuildOptions<'_>) -> Option<ClockProbe> {
+    let input = options.input.as_path();
+    match &options.destination {
+        // A site not made yet is made by the publish, on the file system of its nearest
+        // existing ancestor: probed there, so that a build that fails leaves nothing.
+        Destination::Directory(site) => site
+            .ancestors()
+            // A relative path's last ancestor is the empty path: the working directory.
+            .map(|dir| match dir.as_os_str().is_empty() {
+                true => Path::new("."),
+                false => dir,
+            })
+            .find(|dir| dir.is_dir())
+            .and_then(|dir| ClockProbe::take_for(dir, input)),
+        Destination::ObjectStore(_) => ClockProbe::take_for(input, input).or_else(|| {
+            let cache = vari_fs::cache_dir()?;
+            std::fs::create_dir_all(&cache).ok()?;
+            ClockProbe::take_for(&cache, input)
+        }),
+    }
+}
+
+/// The stamp of the input at `path`, following a link as the listing does.
+fn stamp_of(path: &Path) -> Option<vari_fs::Stamp> {
+    std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .and_then(|meta| vari_fs::Stamp::of(&meta))
+}
+
+/// Whether the publish gives the inputs another name (a hard link in the site directory),
+/// which sets their change time.
+fn links_inputs(options: &BuildOptions<'_>) -> bool {
+    matches!(options.destination, Destination::Directory(_))
+        && matches!(options.placement, FilePlacement::HardLink)
+}
+
+/// Moves the seal of each input this publish linked into the site (`linked`, by file name)
+/// over the change time the link set, so that the next build does not read it again for that
+/// alone. Anything else changed since its seal, and the seal stays, to vouch for nothing
+/// ([`vari_fs::Seal::after_link`]); an input not linked now keeps its seal as it is.
+fn follow_links(state: &mut State, input_dir: &Path, linked: &BTreeSet<String>) {
+    for (filename, known) in &mut state.inputs {
+        if !linked.contains(filename) {
+            continue;
+        }
+        if let Some(moved) = known.seal.after_link(stamp_of(&input_dir.join(filename))) {
+            known.seal = moved;
+        }
+    }
+}
+
 /// Splits the inputs into those the state remembers unchanged (with their facts and parsed
 /// `variant.json`) and those to read.
 fn split_unchanged(
@@ -433,7 +519,7 @@ fn split_unchanged(
         let known = state
             .inputs
             .get(&input.filename)
-            .filter(|known| known.fingerprint == input.fingerprint)
+            .filter(|known| known.seal.vouches_for(input.stamp))
             // The `.metadata` file can only be rewritten from the wheel itself.
             .filter(|known| {
                 known.facts.core_metadata_sha256.is_none()

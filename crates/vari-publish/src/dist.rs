@@ -63,13 +63,13 @@ pub(crate) fn read(input: &Input, sha256: Option<String>) -> Result<ReadDist, Bu
         source,
     };
     if let Some(sha256) = sha256 {
-        return read_with(input, sha256, input.fingerprint.size, || {
+        return read_with(input, sha256, input.size, || {
             vari_fs::open_input(path)
                 .map(BufReader::new)
                 .map_err(|e| io_error(std::io::Error::other(e.problem())))
         });
     }
-    if input.fingerprint.size <= IN_MEMORY_LIMIT {
+    if input.size <= IN_MEMORY_LIMIT {
         let bytes = std::fs::read(path).map_err(io_error)?;
         let sha256 = hex::encode(Sha256::digest(&bytes));
         let size = bytes.len() as u64;

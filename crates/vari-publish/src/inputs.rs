@@ -9,40 +9,10 @@
 use std::path::{Path, PathBuf};
 
 use pep440_rs::Version;
-use serde::{Deserialize, Serialize};
 use vari_core::filename::{WheelFilename, VARIANTS_JSON_SUFFIX};
 use vari_core::project::normalize;
 
 use crate::error::BuildError;
-
-/// What identifies an unchanged input without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Fingerprint {
-    pub(crate) size: u64,
-    pub(crate) mtime_ns: u64,
-    pub(crate) inode: u64,
-}
-
-impl Fingerprint {
-    /// The fingerprint of a file from its metadata (as `std::fs::metadata` gives it, following
-    /// symbolic links).
-    pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
-        #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(meta);
-        #[cfg(not(unix))]
-        let inode = 0;
-        Self {
-            size: meta.len(),
-            mtime_ns,
-            inode,
-        }
-    }
-}
 
 /// A distribution file found in the input directory.
 #[derive(Debug, Clone)]
@@ -57,10 +27,10 @@ pub(crate) struct Input {
     pub(crate) version: Version,
     /// Wheel or sdist.
     pub(crate) kind: InputKind,
-    /// Size, modification time and inode when listed (what the site's own state keeps).
-    pub(crate) fingerprint: Fingerprint,
-    /// Its stamp when listed, for a seal the caller's store kept of it
-    /// ([`crate::build::KnownHashes`]); `None` where there are no stamps.
+    /// Its size when listed.
+    pub(crate) size: u64,
+    /// Its stamp when listed, for a seal kept of it (by the build state, or by the caller's
+    /// store: [`crate::build::KnownHashes`]); `None` where there are no stamps.
     pub(crate) stamp: Option<vari_fs::Stamp>,
 }
 
@@ -125,8 +95,8 @@ pub(crate) fn discover(dir: &Path) -> Result<Discovered, BuildError> {
             continue;
         }
         // `metadata` follows symbolic links: a directory of links to wheels is a fine input.
-        let (fingerprint, stamp) = match std::fs::metadata(&path) {
-            Ok(meta) if meta.is_file() => (Fingerprint::of(&meta), vari_fs::Stamp::of(&meta)),
+        let (size, stamp) = match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_file() => (meta.len(), vari_fs::Stamp::of(&meta)),
             Ok(_) => continue,
             Err(source) => return Err(BuildError::Read { path, source }),
         };
@@ -141,7 +111,7 @@ pub(crate) fn discover(dir: &Path) -> Result<Discovered, BuildError> {
                 project,
                 version,
                 kind,
-                fingerprint,
+                size,
                 stamp,
             }),
             Err(reason) => skipped.push(Skipped { path, reason }),

@@ -43,7 +43,7 @@ pub(crate) fn place(
         FilePlacement::External { .. } => Ok(false),
         FilePlacement::Copy => copy(src, dest).map(|()| true),
         FilePlacement::HardLink => {
-            if same_file(src, dest) {
+            if vari_fs::same_file(src, dest) {
                 return Ok(false);
             }
             match link(src, dest) {
@@ -52,23 +52,6 @@ pub(crate) fn place(
                 Err(_) => copy(src, dest).map(|()| true),
             }
         }
-    }
-}
-
-/// Whether `a` and `b` are the same inode (so a link is already in place).
-fn same_file(a: &Path, b: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(a), std::fs::metadata(b)) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (a, b);
-        false
     }
 }
 
@@ -122,12 +105,12 @@ mod tests {
         let linked = dir.path().join("linked.whl");
         std::fs::write(&linked, b"old").unwrap();
         place(&src, &linked, &FilePlacement::HardLink).unwrap();
-        assert!(same_file(&src, &linked));
+        assert!(vari_fs::same_file(&src, &linked));
         place(&src, &linked, &FilePlacement::HardLink).unwrap();
         let copied = dir.path().join("copied.whl");
         place(&src, &copied, &FilePlacement::Copy).unwrap();
         assert_eq!(std::fs::read(&copied).unwrap(), b"wheel");
-        assert!(!same_file(&src, &copied));
+        assert!(!vari_fs::same_file(&src, &copied));
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 3, "no temporary file is left behind");
     }

@@ -3,18 +3,21 @@
 //! longer published.
 //!
 //! Kept in `SITE/.vari-index-state.json`. It is a cache: a missing, unreadable or foreign state
-//! file only means every input is read again. An input counts as unchanged while its size,
-//! modification time and inode are those recorded; tools that rewrite a file in place within
-//! the same nanosecond and size are not a concern for release artefacts.
+//! file only means every input is read again. What it learned from an input (its SHA-256, which
+//! is published) is trusted while the input's [`Seal`] vouches for it, by the rule `vari sync`'s
+//! records and the mirror's store follow ([`vari_fs::stamp`]): the input's stamp (size,
+//! modification and change times, inode, device) is the one recorded, and its last change came
+//! before the build that read it began. An input rewritten in place with its size and
+//! modification time restored has a new change time, and is read again.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+use vari_fs::Seal;
 
 use crate::dist::DistFacts;
 use crate::error::BuildError;
-use crate::inputs::Fingerprint;
 use crate::publish::{SiteStore, Stamps};
 use crate::site::{CLASSES_DIR, FILES_DIR, SIMPLE_DIR};
 
@@ -22,13 +25,36 @@ use crate::site::{CLASSES_DIR, FILES_DIR, SIMPLE_DIR};
 pub(crate) const STATE_FILE: &str = ".vari-index-state.json";
 
 /// Written into the file so that a future, different layout is recognised and ignored.
-const FORMAT: &str = "vari-index-state/1";
+const FORMAT: &str = "vari-index-state/2";
+
+/// The first format, whose inputs were trusted by size, modification time and inode alone (a
+/// file rewritten in place with those kept was trusted, and its old hash published): its inputs
+/// vouch for nothing and are read once more. Its outputs and stamps are still what the site
+/// holds, and are kept, so that the first build of the new format still removes what it no
+/// longer publishes and uploads only what changed.
+const FORMAT_1: &str = "vari-index-state/1";
 
 /// One input as last read.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct InputState {
-    pub(crate) fingerprint: Fingerprint,
+    /// The input's seal when it was read: `"fingerprint"` and `"settled"`.
+    #[serde(flatten)]
+    pub(crate) seal: Seal,
     pub(crate) facts: DistFacts,
+}
+
+/// What is kept of a state file of [`FORMAT_1`].
+#[derive(Debug, Deserialize)]
+struct State1 {
+    outputs: BTreeSet<String>,
+    #[serde(default)]
+    stamps: Stamps,
+}
+
+/// The format a state file declares.
+#[derive(Debug, Deserialize)]
+struct Header {
+    format: String,
 }
 
 /// The whole state file.
@@ -96,12 +122,24 @@ pub(crate) struct StateProblem {
 }
 
 /// Parses a state file: `Ok(None)` for one that is not JSON or not this format (ignored, as a
-/// cache is), an error for one whose entries name paths the build must never touch.
+/// cache is), an error for one whose entries name paths the build must never touch. One of the
+/// first format gives its outputs and stamps, and no inputs.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Option<State>, StateProblem> {
-    let Some(state) = serde_json::from_slice::<State>(bytes)
-        .ok()
-        .filter(|state| state.format == FORMAT)
-    else {
+    let Ok(Header { format }) = serde_json::from_slice::<Header>(bytes) else {
+        return Ok(None);
+    };
+    let state = match format.as_str() {
+        FORMAT => serde_json::from_slice::<State>(bytes).ok(),
+        FORMAT_1 => serde_json::from_slice::<State1>(bytes)
+            .ok()
+            .map(|old| State {
+                outputs: old.outputs,
+                stamps: old.stamps,
+                ..State::default()
+            }),
+        _ => None,
+    };
+    let Some(state) = state else {
         return Ok(None);
     };
     for (index, output) in state.outputs.iter().enumerate() {
@@ -189,12 +227,57 @@ mod tests {
         let text = serde_json::json!({
             "format": FORMAT,
             "inputs": {"../a-1.0.tar.gz": {
-                "fingerprint": {"size": 1, "mtime_ns": 1, "inode": 1},
+                "fingerprint": {"size": 1, "mtime_ns": 1, "ctime_ns": 1, "inode": 1, "device": 1},
+                "settled": true,
                 "facts": {"sha256": "00", "size": 1}
             }},
             "outputs": [],
         });
         let err = parse(&serde_json::to_vec(&text).unwrap()).unwrap_err();
         assert!(err.key.starts_with("inputs["), "{err:?}");
+    }
+
+    #[test]
+    fn a_state_of_the_first_format_keeps_its_outputs_and_forgets_its_inputs() {
+        let text = serde_json::json!({
+            "format": FORMAT_1,
+            "inputs": {"a-1.0.tar.gz": {
+                "fingerprint": {"size": 1, "mtime_ns": 1, "inode": 1},
+                "facts": {"sha256": "00", "size": 1}
+            }},
+            "outputs": ["files/a-1.0.tar.gz", "simple/a/index.html"],
+            "stamps": {"files/a-1.0.tar.gz": {"sha256": "00", "size": 1}},
+        });
+        let state = parse(&serde_json::to_vec(&text).unwrap()).unwrap().unwrap();
+        assert!(
+            state.inputs.is_empty(),
+            "its fingerprints vouch for nothing"
+        );
+        assert_eq!(state.outputs.len(), 2);
+        assert_eq!(state.stamps.len(), 1);
+        assert_eq!(state.format, FORMAT, "saved again in the new format");
+        // Its outputs are checked as the new format's are.
+        let text = serde_json::json!({"format": FORMAT_1, "inputs": {}, "outputs": ["../x"]});
+        let err = parse(&serde_json::to_vec(&text).unwrap()).unwrap_err();
+        assert!(err.key.starts_with("outputs["), "{err:?}");
+    }
+
+    #[test]
+    fn an_input_without_a_change_time_makes_a_new_format_state_unreadable() {
+        // The first format's fingerprint under the new format's name: nothing in it is trusted.
+        let text = serde_json::json!({
+            "format": FORMAT,
+            "inputs": {"a-1.0.tar.gz": {
+                "fingerprint": {"size": 1, "mtime_ns": 1, "inode": 1},
+                "facts": {"sha256": "00", "size": 1}
+            }},
+            "outputs": [],
+        });
+        assert_eq!(
+            parse(&serde_json::to_vec(&text).unwrap())
+                .unwrap()
+                .map(|_| ()),
+            None
+        );
     }
 }

@@ -68,6 +68,69 @@ fn build_prints_a_summary_and_a_rebuild_reads_nothing() {
     );
 }
 
+fn build_json(input: &Path, site: &Path) -> serde_json::Value {
+    vari_run([
+        "index".as_ref(),
+        "build".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        site.as_os_str(),
+        "--json".as_ref(),
+    ])
+    .expect_code(0)
+    .json()
+}
+
+#[test]
+fn a_distribution_rewritten_in_place_with_its_size_and_modification_time_kept_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, site) = (dir.path().join("in"), dir.path().join("site"));
+    std::fs::create_dir(&input).unwrap();
+    let sdist = input.join("pkg-1.0.tar.gz");
+    std::fs::write(&sdist, b"the first release").unwrap();
+    // Its last change in the past on any clock tick (no call sets a change time), so that the
+    // build trusts what it read of it.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let first = build_json(&input, &site);
+    assert_eq!(
+        (first["read"].as_u64(), first["reused"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let again = build_json(&input, &site);
+    assert_eq!(
+        (again["read"].as_u64(), again["reused"].as_u64()),
+        (Some(0), Some(1))
+    );
+
+    // Other bytes, with the same size, inode and modification time.
+    let before = std::fs::metadata(&sdist).unwrap();
+    let file = std::fs::File::options().write(true).open(&sdist).unwrap();
+    std::io::Write::write_all(&mut &file, b"the fixed release").unwrap();
+    file.set_modified(before.modified().unwrap()).unwrap();
+    drop(file);
+    let after = std::fs::metadata(&sdist).unwrap();
+    assert_eq!(
+        (after.len(), after.modified().unwrap()),
+        (before.len(), before.modified().unwrap())
+    );
+
+    let rebuilt = build_json(&input, &site);
+    assert_eq!(
+        (rebuilt["read"].as_u64(), rebuilt["reused"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let page: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("simple/pkg/index.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        page["files"][0]["hashes"]["sha256"],
+        vari_test_support::wheels::sha256_hex(b"the fixed release")
+    );
+    // The file the site serves has the hash its pages give.
+    let run = vari_run(["index".as_ref(), "validate".as_ref(), site.as_os_str()]).expect_code(0);
+    assert!(run.stdout.contains(" 0 error(s)"), "{}", run.stdout);
+}
+
 #[test]
 fn the_variants_json_is_what_metadata_merge_writes() {
     let site = tempfile::tempdir().unwrap();
@@ -302,7 +365,8 @@ fn unusable_destinations_and_sites_are_one_line() {
         &run,
         1,
         "",
-        "error: [TMP]/no-site: No such file or directory (os error 2)\n",
+        "error: [TMP]/no-site: no such site directory (give the directory `vari index build` \
+         wrote, or the http(s) URL of a served index)\n",
         &[(dir.path(), "[TMP]")],
     );
 }

@@ -37,6 +37,9 @@ fn inputs(dir: &Path) {
     TestWheel::new("fast_pkg-1.0-py3-none-any.whl").write(dir);
     TestWheel::new("plain_pkg-1.0+cpu-py3-none-any.whl").write(dir);
     std::fs::write(dir.join("plain_pkg-0.9.tar.gz"), big_sdist()).unwrap();
+    // Their last change in the past on any clock tick: a build trusts what it read only from
+    // inputs changed before it began, and a rebuild then reads none of them again.
+    std::thread::sleep(std::time::Duration::from_millis(50));
 }
 
 /// 9 MiB of varied bytes: sent in parts (8 MiB each) to an object store.

@@ -362,6 +362,10 @@ pub fn mirror(
 
     // 3. Publish.
     let built = publish::publish(&store, site.as_ref(), &options.destination, &plan.classes)?;
+    if !built.linked.is_empty() {
+        store.follow_links(&built.linked);
+        store.save()?;
+    }
     report.warnings = built.stats.warnings;
     report.variants_json = built.stats.variants_json;
     report.published = built.stats.written;

@@ -155,4 +155,26 @@ mod tests {
         assert!(!site_dir.join("t/cpu/simple/index.html").exists());
         assert!(site_dir.join("simple/index.html").exists());
     }
+
+    #[test]
+    fn the_sites_own_hard_link_leaves_the_recorded_hash_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("store")).unwrap();
+        let name = "a-1.0-py3-none-any.whl";
+        TestWheel::new(name).write(store.files_dir());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        // A made-up digest: `has` agrees with it only while the record vouches for the file.
+        let recorded = "ab".repeat(32);
+        store.record(name, recorded.clone()).unwrap();
+        let destination = Destination::Directory(dir.path().join("site"));
+        let site = open(&destination).unwrap();
+        let built = publish(&store, site.as_ref(), &destination, &Default::default()).unwrap();
+        assert_eq!(built.linked.iter().collect::<Vec<_>>(), [name]);
+        store.follow_links(&built.linked);
+        assert!(store.has(name, &recorded).unwrap(), "not hashed again");
+
+        // Published again into the same site: already linked, nothing to follow.
+        let again = publish(&store, site.as_ref(), &destination, &Default::default()).unwrap();
+        assert!(again.linked.is_empty());
+    }
 }

@@ -156,6 +156,22 @@ impl Store {
         Ok(())
     }
 
+    /// Moves the seal of each file the site has just hard-linked (`linked`, by file name) over
+    /// the change time the link set ([`Seal::after_link`]), so that the next run does not hash
+    /// it again for that alone; a file changed in any other way keeps a seal that vouches for
+    /// nothing.
+    pub(crate) fn follow_links(&mut self, linked: &std::collections::BTreeSet<String>) {
+        let files = &self.files;
+        for (name, known) in &mut self.known {
+            if !linked.contains(name) {
+                continue;
+            }
+            if let Some(moved) = known.seal.after_link(Stamp::of_file(&files.join(name))) {
+                known.seal = moved;
+            }
+        }
+    }
+
     /// Remembers `filename` (as it is now) with `sha256`, sealed against `began`; a file
     /// that has no stamp (no longer a regular file, or a platform without stamps) is
     /// forgotten, to be hashed on its next use.

@@ -25,7 +25,7 @@ mod object;
 #[cfg(test)]
 mod order_tests;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -167,6 +167,8 @@ pub struct PublishStats {
     pub removed: usize,
     /// The stamp of every file the site now holds.
     pub stamps: Stamps,
+    /// The site paths of the files written (those found unchanged left out).
+    pub written_paths: BTreeSet<String>,
 }
 
 /// Publishes `plan` to `store` in the order the module docs give (files, project pages, root
@@ -192,6 +194,7 @@ pub fn publish(
         for (file, put) in files.iter().zip(puts) {
             if matches!(put, Put::Written(_)) {
                 stats.written += 1;
+                stats.written_paths.insert(file.path.clone());
             }
             stats.stamps.insert(file.path.clone(), put.stamp().clone());
         }

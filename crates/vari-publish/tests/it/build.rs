@@ -281,6 +281,90 @@ fn a_broken_wheel_fails_the_build_naming_it() {
     assert!(!site.path().join("simple").exists(), "nothing written");
 }
 
+/// Waits until the inputs' last change is in the past on any clock tick: a build trusts later
+/// what it read only from inputs whose last change came before it began (`vari_fs::stamp`),
+/// and no call sets a file's change time into the past.
+fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(50));
+}
+
+/// The SHA-256 the site publishes for `filename` of project `project`.
+fn published_sha256(site: &Path, project: &str, filename: &str) -> String {
+    let page = site_json(site, &format!("simple/{project}/index.json"));
+    page_file(&page, filename)["hashes"]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn an_input_rewritten_in_place_with_its_size_and_modification_time_kept_is_read_again() {
+    let input = tempfile::tempdir().unwrap();
+    let sdist = input.path().join("pkg-1.0.tar.gz");
+    std::fs::write(&sdist, b"the first bytes").unwrap();
+    settle();
+    let site = tempfile::tempdir().unwrap();
+    build_dir(input.path(), site.path());
+    let first = published_sha256(site.path(), "pkg", "pkg-1.0.tar.gz");
+    assert_eq!(first, sha256_hex(b"the first bytes"));
+    let again = build_dir(input.path(), site.path());
+    assert_eq!(
+        (again.read, again.reused),
+        (0, 1),
+        "trusted while unchanged"
+    );
+
+    // The same size, inode and modification time; only the change time tells.
+    let before = std::fs::metadata(&sdist).unwrap();
+    let file = std::fs::File::options().write(true).open(&sdist).unwrap();
+    std::io::Write::write_all(&mut &file, b"the other bytes").unwrap();
+    file.set_modified(before.modified().unwrap()).unwrap();
+    drop(file);
+    let after = std::fs::metadata(&sdist).unwrap();
+    assert_eq!(
+        (after.len(), after.modified().unwrap()),
+        (before.len(), before.modified().unwrap())
+    );
+
+    let rebuilt = build_dir(input.path(), site.path());
+    assert_eq!((rebuilt.read, rebuilt.reused), (1, 0));
+    assert_eq!(
+        published_sha256(site.path(), "pkg", "pkg-1.0.tar.gz"),
+        sha256_hex(b"the other bytes")
+    );
+}
+
+#[test]
+fn a_state_of_the_first_format_has_every_input_read_once_more_and_its_stale_files_removed() {
+    let input = tempfile::tempdir().unwrap();
+    std::fs::write(input.path().join("pkg-1.0.tar.gz"), b"kept").unwrap();
+    std::fs::write(input.path().join("gone-1.0.tar.gz"), b"dropped").unwrap();
+    settle();
+    let site = tempfile::tempdir().unwrap();
+    build_dir(input.path(), site.path());
+    // The state as the first format wrote it: inputs trusted by size, modification time and
+    // inode (here, all of them matching).
+    let state_path = site.path().join(".vari-index-state.json");
+    let mut state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
+    state["format"] = "vari-index-state/1".into();
+    for known in state["inputs"].as_object_mut().unwrap().values_mut() {
+        let fingerprint = known["fingerprint"].as_object_mut().unwrap();
+        fingerprint.remove("ctime_ns");
+        fingerprint.remove("device");
+        known.as_object_mut().unwrap().remove("settled");
+    }
+    std::fs::write(&state_path, serde_json::to_vec(&state).unwrap()).unwrap();
+    std::fs::remove_file(input.path().join("gone-1.0.tar.gz")).unwrap();
+
+    let upgraded = build_dir(input.path(), site.path());
+    assert_eq!((upgraded.read, upgraded.reused), (1, 0));
+    assert_eq!(upgraded.removed, 3, "the sdist and its project's two pages");
+    assert!(!site.path().join("files/gone-1.0.tar.gz").exists());
+    let again = build_dir(input.path(), site.path());
+    assert_eq!((again.read, again.reused), (0, 1));
+}
+
 #[test]
 fn a_rebuild_reads_only_new_or_changed_inputs_and_removes_stale_files() {
     let input = tempfile::tempdir().unwrap();
@@ -288,6 +372,7 @@ fn a_rebuild_reads_only_new_or_changed_inputs_and_removes_stale_files() {
         WheelSpec::x86_64("pkg", "1.0", level).write(input.path());
     }
     WheelSpec::plain("pkg", "1.0").write(input.path());
+    settle();
     let site = tempfile::tempdir().unwrap();
     let first = build_dir(input.path(), site.path());
     assert_eq!((first.read, first.reused), (3, 0));
@@ -299,6 +384,7 @@ fn a_rebuild_reads_only_new_or_changed_inputs_and_removes_stale_files() {
     );
 
     WheelSpec::x86_64("pkg", "1.0", "v4").write(input.path());
+    settle();
     let added = build_dir(input.path(), site.path());
     assert_eq!((added.read, added.reused), (1, 3));
     let combined = site_json(site.path(), "files/pkg-1.0-variants.json");
@@ -311,8 +397,14 @@ fn a_rebuild_reads_only_new_or_changed_inputs_and_removes_stale_files() {
     assert_eq!(labels, ["v2", "v3", "v4"]);
 
     // An incremental build gives exactly what a build from scratch gives.
+    // Copied, not linked: a new hard link to an input sets its change time, and the next
+    // build of `site` would read it again (the pages are the same either way).
     let fresh = tempfile::tempdir().unwrap();
-    build_dir(input.path(), fresh.path());
+    let copied = BuildOptions {
+        placement: FilePlacement::Copy,
+        ..BuildOptions::new(input.path(), fresh.path())
+    };
+    build(&copied).unwrap();
     let pages = |root: &Path| -> Vec<_> {
         tree(root)
             .into_iter()
@@ -370,9 +462,12 @@ fn two_builds_of_the_same_inputs_are_byte_identical() {
         .write(input.path());
     }
     std::fs::write(input.path().join("alpha-2.0.tar.gz"), b"an sdist").unwrap();
+    settle();
     let one = tempfile::tempdir().unwrap();
     let two = tempfile::tempdir().unwrap();
     build_dir(input.path(), one.path());
+    // The first build's hard links set the inputs' change time: settled before the second.
+    settle();
     let options = BuildOptions {
         placement: FilePlacement::Copy,
         ..BuildOptions::new(input.path(), two.path())
