@@ -161,6 +161,11 @@ impl Context {
         self.metadata.get(&self.client, file).await
     }
 
+    /// The METADATA text of `file` when it is kept (in memory or on disk): never read now.
+    pub(crate) async fn stored_metadata(&self, file: &IndexFile) -> Option<Text> {
+        self.metadata.stored(file).await
+    }
+
     /// The METADATA text of `file` when it has been read already (in memory).
     pub(crate) fn known_metadata(&self, file: &IndexFile) -> Option<Text> {
         self.metadata.known(file)

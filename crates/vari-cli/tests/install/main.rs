@@ -17,6 +17,7 @@ mod groups;
 mod install;
 mod interrupted;
 mod lock;
+mod lock_bytes;
 mod lock_sync;
 mod mirror;
 mod mirror_destinations;

@@ -10,7 +10,7 @@ use vari_lock::LockedRelease;
 use super::prefetch::Prefetched;
 use super::request::{LockingError, LockingRequest, LockingTarget};
 use crate::compile::{CompileRequest, Pin};
-use crate::lock_files::{locked_releases_reporting, LockFilesTarget, PinnedRelease};
+use crate::lock_files::{locked_releases_reporting, LockFilesTarget, PinnedRelease, Texts};
 use vari_install::TEMPORARY_PREFIX;
 
 /// Per package, its version and the targets that pinned it.
@@ -114,10 +114,11 @@ pub(super) fn compile_request(
 }
 
 /// The files of the pinned releases, in the pins' order; those listed while uv ran
-/// (`prefetched`) are taken from there.
+/// (`prefetched`) are taken from there, and METADATA texts from where `texts` says.
 pub(super) async fn list_files(
     request: &LockingRequest<'_>,
     client: &IndexClient,
+    texts: Texts<'_>,
     pins: &Pins,
     targets: &[LockFilesTarget],
     prefetched: Option<&Prefetched>,
@@ -142,9 +143,14 @@ pub(super) async fn list_files(
         .collect();
     let progress = request.progress;
     progress.listing(missing.len());
-    let listed = locked_releases_reporting(client, &missing, targets, request.selection, &|pin| {
-        progress.listed(&pin.name)
-    })
+    let listed = locked_releases_reporting(
+        client,
+        texts,
+        &missing,
+        targets,
+        request.selection,
+        &|pin| progress.listed(&pin.name),
+    )
     .await?;
     Ok(merge(known, listed))
 }

@@ -48,7 +48,7 @@ use super::universal::{self, Applies};
 use crate::compile::{
     compile_through, read_marked_pins, read_output_text, read_via, CompileRequest, MarkedPin, Pin,
 };
-use crate::lock_files::{LockFilesError, LockFilesTarget};
+use crate::lock_files::{LockFilesError, LockFilesTarget, Texts};
 
 /// Set (to anything but the empty string), every target is resolved on its own: the path the
 /// union's result is checked against in tests, and a way around the fast path.
@@ -327,7 +327,8 @@ async fn resolve(
             .collect();
         request.progress.resolved(&names.join(", "));
         let via = read_via(&text);
-        let listed = list_files(request, client, &pinned, files, Some(&prefetched));
+        let texts = Texts::Proxy(&proxy);
+        let listed = list_files(request, client, texts, &pinned, files, Some(&prefetched));
         let mut releases = match listed.await {
             Ok(releases) => releases,
             Err(LockingError::Files(LockFilesError::NoFiles { name, version })) => {
