@@ -351,10 +351,12 @@ async fn metadata_text(
             .map(|text| text.to_string()),
         Texts::Ahead(proxy) => match proxy.metadata_of_any(alike, false).await? {
             Some(text) => Some(text.to_string()),
-            // The index's own `.metadata` costs what uv pays for it, once more at most.
-            None if matches!(first.core_metadata, vari_client::CoreMetadata::Available(_)) => {
-                Some(client.core_metadata(first).await?)
-            }
+            // The index's own `.metadata` costs what uv pays for it; read through the proxy
+            // (which serves uv that text from memory when it picks the same wheel).
+            None if matches!(first.core_metadata, vari_client::CoreMetadata::Available(_)) => proxy
+                .metadata_of_any(&alike[..1], true)
+                .await?
+                .map(|text| text.to_string()),
             None => None,
         },
     };

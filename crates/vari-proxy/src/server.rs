@@ -225,6 +225,7 @@ fn targets(
             page_ttl: settings.page_ttl,
             failure_ttl: settings.failure_ttl,
             fingerprint,
+            keep_metadata: settings.keep_metadata,
         };
         let context = Context::new(shared, serving);
         return Ok(Targets::One(Arc::new(State::new(context, Arc::default()))));
@@ -239,6 +240,7 @@ fn targets(
         page_ttl: settings.page_ttl,
         failure_ttl: settings.failure_ttl,
         fingerprint: None,
+        keep_metadata: settings.keep_metadata,
     };
     let root = Arc::default();
     let mut states: Vec<Arc<State>> = Vec::with_capacity(settings.classes.len());

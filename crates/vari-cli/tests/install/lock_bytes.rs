@@ -1,13 +1,13 @@
-//! Issue 34: behind an index without PEP 658 `.metadata` files, `vari lock` reads no more of
-//! the index's wheels than `uv pip compile --universal` of the same input does. The proxy reads
-//! each wheel's METADATA for uv with range requests; the lock maker takes the texts from the
-//! proxy instead of reading the wheels again. Counted at a 127.0.0.1 upstream.
+//! Issue 34: `vari lock` reads no more of an index's files than `uv pip compile --universal` of
+//! the same input does. Without PEP 658 `.metadata` files the proxy reads each wheel's METADATA
+//! for uv with range requests; with them it serves uv the index's texts; either way it keeps
+//! them and the lock maker takes them from there instead of reading them again. Counted at a
+//! 127.0.0.1 upstream.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use vari_test_support::index::{Seen, TestIndex};
+use vari_test_support::index::{FileAttrs, MetadataSpelling, Seen, TestIndex};
 use vari_test_support::venv::{self, clean_installer_env, uv};
 use vari_test_support::wheels::TestWheel;
 
@@ -33,21 +33,6 @@ fn upstream(dir: &Path) {
     }
     TestWheel::new("leaflike-3.0-py3-none-any.whl").write(dir);
     TestWheel::new("backlike-1.0-py3-none-any.whl").write(dir);
-}
-
-/// What the upstream sent of its wheels: body bytes, and per wheel the `Range` headers asked
-/// (a whole download as `whole`).
-fn wheel_reads(seen: &[Seen]) -> (usize, BTreeMap<String, Vec<String>>) {
-    let mut bytes = 0;
-    let mut reads: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for seen in seen.iter().filter(|s| s.path.ends_with(".whl")) {
-        bytes += seen.body_len;
-        if seen.method == "GET" {
-            let range = seen.range.clone().unwrap_or_else(|| "whole".to_owned());
-            reads.entry(seen.path.clone()).or_default().push(range);
-        }
-    }
-    (bytes, reads)
 }
 
 /// `uv pip compile --universal` of `requirements` from `index`, fresh cache, lowest Python 3.10.
@@ -76,8 +61,31 @@ fn uv_universal(index: &str, requirements: &Path, cache: &Path) {
     );
 }
 
-#[test]
-fn a_lock_reads_no_wheel_twice_and_no_more_of_them_than_uv() {
+/// Gives every wheel of `dir` a PEP 658 `.metadata` file (its METADATA), advertised by `index`.
+fn offer_metadata(dir: &Path, index: &TestIndex) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if !name.ends_with(".whl") {
+            continue;
+        }
+        let bytes = std::fs::read(dir.join(&name)).unwrap();
+        let metadata = vari_test_support::wheels::member_text(&bytes, ".dist-info/METADATA");
+        std::fs::write(dir.join(format!("{name}.metadata")), metadata).unwrap();
+        index.attrs(
+            &name,
+            FileAttrs {
+                core_metadata: Some(MetadataSpelling::Core),
+                ..Default::default()
+            },
+        );
+    }
+}
+
+/// `uv pip compile --universal` and then `vari lock` for two classes on two Pythons, of the
+/// same input from a fresh upstream (with `.metadata` files or not); returns what the
+/// upstream sent each of its wheels and `.metadata` files: (uv's, vari's) requests as
+/// `path range` lines, and bytes.
+fn uv_then_vari(metadata: bool) -> ((Vec<String>, usize), (Vec<String>, usize)) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     upstream(&root.join("upstream"));
@@ -88,15 +96,14 @@ fn a_lock_reads_no_wheel_twice_and_no_more_of_them_than_uv() {
         .build()
         .unwrap();
     let index = runtime.block_on(TestIndex::start(&root.join("upstream")));
+    if metadata {
+        offer_metadata(&root.join("upstream"), &index);
+    }
     let requirements = root.join("requirements.in");
     std::fs::write(&requirements, "toplike\n").unwrap();
 
     uv_universal(&index.index_url(), &requirements, &root.join("uv-cache"));
-    let (uv_bytes, uv_reads) = wheel_reads(&index.seen());
-    assert!(
-        uv_reads.values().flatten().all(|r| r != "whole"),
-        "{uv_reads:?}"
-    );
+    let uv_reads = file_reads(&index.seen());
     index.clear_seen();
 
     let mut command = vari();
@@ -124,17 +131,57 @@ fn a_lock_reads_no_wheel_twice_and_no_more_of_them_than_uv() {
         "{lock}"
     );
     assert!(lock.contains("name = \"backlike\""), "{lock}");
-    let (vari_bytes, vari_reads) = wheel_reads(&index.seen());
-    for (wheel, ranges) in &vari_reads {
-        assert!(!ranges.iter().any(|r| r == "whole"), "{wheel}: {ranges:?}");
-        let mut once = ranges.clone();
-        once.sort();
-        once.dedup();
-        assert_eq!(once.len(), ranges.len(), "{wheel} read twice: {ranges:?}");
+    (uv_reads, file_reads(&index.seen()))
+}
+
+/// The GETs of wheels and `.metadata` files the upstream answered, as `path range` lines
+/// (`whole` without a range), and the body bytes it sent for them.
+fn file_reads(seen: &[Seen]) -> (Vec<String>, usize) {
+    let files = seen.iter().filter(|s| {
+        s.method == "GET" && (s.path.ends_with(".whl") || s.path.ends_with(".metadata"))
+    });
+    let mut reads = Vec::new();
+    let mut bytes = 0;
+    for seen in files {
+        bytes += seen.body_len;
+        let range = seen.range.as_deref().unwrap_or("whole");
+        reads.push(format!("{} {range}", seen.path));
+    }
+    (reads, bytes)
+}
+
+/// Nothing is asked twice, no wheel is downloaded whole, and vari's bytes are at most uv's.
+fn assert_no_more_than_uv(uv: &(Vec<String>, usize), vari: &(Vec<String>, usize)) {
+    let (reads, bytes) = vari;
+    for read in reads {
+        assert!(!read.ends_with(".whl whole"), "{read}");
+        let times = reads.iter().filter(|r| *r == read).count();
+        assert_eq!(times, 1, "{read} asked {times} times: {reads:?}");
     }
     assert!(
-        vari_bytes <= uv_bytes,
-        "vari lock read {vari_bytes} bytes of wheels ({vari_reads:?}), \
-         uv {uv_bytes} ({uv_reads:?})"
+        *bytes <= uv.1,
+        "vari lock was sent {bytes} bytes ({reads:?}), uv {} ({:?})",
+        uv.1,
+        uv.0
     );
+}
+
+#[test]
+fn without_metadata_files_a_lock_reads_no_wheel_twice_and_no_more_than_uv() {
+    let (uv, vari) = uv_then_vari(false);
+    assert!(uv.0.iter().all(|r| !r.ends_with("whole")), "{:?}", uv.0);
+    assert!(vari.0.iter().all(|r| r.contains(".whl ")), "{:?}", vari.0);
+    assert_no_more_than_uv(&uv, &vari);
+}
+
+#[test]
+fn with_metadata_files_a_lock_reads_each_once_and_no_wheel() {
+    let (uv, vari) = uv_then_vari(true);
+    // The proxy serves uv the index's texts and the lock takes them from there.
+    assert!(
+        vari.0.iter().all(|r| r.contains(".metadata ")),
+        "{:?}",
+        vari.0
+    );
+    assert_no_more_than_uv(&uv, &vari);
 }

@@ -230,6 +230,8 @@ async fn resolve(
     let targets = request.targets.iter().map(|t| t.files.target.clone());
     let settings = ProxySettings {
         selection: request.selection.clone(),
+        // The listing after uv reads the texts uv read (`Texts::Proxy`): the index sends each once.
+        keep_metadata: true,
         ..ProxySettings::for_union(request.sources.clone(), targets.collect())
             .map_err(|e| resolve_error(first, e.into()))?
     };
