@@ -3,6 +3,8 @@
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
 venv="$here/.venv"
+# The scripts' Python programs import the shared timing loop (bench/interleave.py).
+export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 
 # ensure_venv PACKAGE...: a venv under bench/.venv (reused across runs) holding PACKAGEs from PyPI.
 ensure_venv() {

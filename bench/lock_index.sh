@@ -8,7 +8,9 @@
 #    statsmodels, pyarrow, ipython, …; 85 packages once resolved for every platform). Their
 #    real PyPI wheels for CPython 3.11 and 3.12 on manylinux x86-64 (and the pure wheels of
 #    the packages only other platforms need) are downloaded once into
-#    ~/.cache/vari-bench/pypi-wheels (about 500 MB) from `uv pip compile --universal` pins.
+#    ~/.cache/vari-bench/pypi-wheels (about 500 MB) from `uv pip compile --universal` pins,
+#    each Python's wheels also of the versions only the other Python pins (so that one
+#    version can serve both, as a universal lock pins it).
 # 2. Two static indexes of those wheels (bench/gen_simple_index.py): one without `.metadata`,
 #    one with, each served from 127.0.0.1 by bench/serve_counting.py, which honours byte
 #    ranges (as object stores and Artifactory do) and counts requests and body bytes.
@@ -51,7 +53,9 @@ cleanup() {
 trap cleanup EXIT
 printf '%s\n' $REQUIREMENTS >"$data/requirements.in"
 
-if ! ls "$wheels"/*.whl >/dev/null 2>&1; then
+# Version of the wheel cache: 2 holds, for each Python, the versions the other Python pins too
+# (a universal lock pins one version for both where one serves both).
+if [ "$(cat "$wheels/.complete" 2>/dev/null)" != 2 ]; then
   echo "downloading the project's wheels from PyPI into $wheels (once)"
   mkdir -p "$wheels"
   "$tools/bin/uv" pip compile --no-config --universal --python-version 3.11 --quiet \
@@ -90,6 +94,20 @@ PY
   done
   "$tools/bin/pip" download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
     -d "$wheels" -r "$data/pins-other.txt"
+  # Each Python's wheels of the versions only the other Python pinned, where PyPI has them
+  # (one at a time: a version without a wheel for this Python is skipped).
+  for py in 3.11 3.12; do
+    other=3.12
+    [ "$py" = 3.12 ] && other=3.11
+    grep -vxF -f "$data/pins-$py.txt" "$data/pins-$other.txt" | while read -r pin; do
+      "$tools/bin/pip" download --quiet --disable-pip-version-check --no-deps \
+        --only-binary=:all: --python-version "$py.9" --implementation cp \
+        --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
+        --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+        --platform linux_x86_64 -d "$wheels" "$pin" 2>/dev/null || echo "  no $py wheel of $pin"
+    done
+  done
+  echo 2 >"$wheels/.complete"
 fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -127,7 +145,8 @@ unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL UV_INDEX_URL UV_EXTRA_INDEX_URL UV_INDEX
 
 python3 - "$tools" "$vari" "$data" "${RUNS:-5}" "${COLD:-3}" "${index[plain]}" "${index[metadata]}" \
   "${PYTHONS:-3.11 3.12}" <<'PY'
-import json, os, resource, shutil, statistics, subprocess, sys, time, urllib.request
+import json, os, shutil, statistics, sys, urllib.request
+from interleave import interleaved, once as timed
 
 tools, vari, data, runs, cold, plain, with_metadata, pythons = sys.argv[1:9]
 runs, cold, pythons = int(runs), int(cold), pythons.split()
@@ -152,22 +171,10 @@ def stats(base, reset=True):
         return json.load(answer)
 
 def once(args, caches):
-    for output in (os.path.join(data, "requirements.txt"), os.path.join(data, "pylock.toml")):
-        if os.path.exists(output):
-            os.remove(output)
     env = dict(os.environ, UV_CACHE_DIR=os.path.join(caches, "uv"),
                VARI_CACHE_DIR=os.path.join(caches, "vari"))
-    time.sleep(0.2)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=data,
-                          env=env)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(args[:3])} exited with {done.returncode}:\n"
-                         f"{done.stderr.decode()[-4000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    outputs = (os.path.join(data, "requirements.txt"), os.path.join(data, "pylock.toml"))
+    return timed(args, data, env=env, remove=outputs)
 
 def median(values):
     return statistics.median(values)
@@ -199,11 +206,10 @@ for label, base in (("no .metadata", plain), ("with .metadata", with_metadata)):
     caches = os.path.join(data, "warm-caches-" + label.split()[0])
     for _, args in cmds:
         once(args, caches)
-    warm = {name: [] for name, _ in cmds}
     stats(base)
-    for _ in range(runs):
-        for name, args in cmds:
-            warm[name].append(once(args, caches))
+    walls, cpus = interleaved(runs, [(name, lambda args=args: once(args, caches))
+                                     for name, args in cmds])
+    warm = {name: list(zip(walls[name], cpus[name])) for name, _ in cmds}
     sent = stats(base)
     for name, _ in cmds:
         print(f"  warm {name:<34} {median([w for w, _ in warm[name]]):7.3f} s wall "

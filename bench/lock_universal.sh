@@ -108,7 +108,8 @@ unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL UV_INDEX_URL UV_EXTRA_INDEX_URL UV_INDEX
 
 # shellcheck disable=SC2086
 python3 - "$tools" "$vari" "$index" "$data" "${RUNS:-5}" "${base:-}" vari-demo $PACKAGES <<'PY'
-import os, resource, statistics, subprocess, sys, time
+import os, statistics, subprocess, sys
+from interleave import interleaved, once
 
 tools, vari, index, data, runs, base = sys.argv[1:7]
 runs = int(runs)
@@ -142,35 +143,17 @@ if base:
                       lock + ".base"]))
 per_target = dict(os.environ, VARI_LOCK_PER_TARGET="1")
 
-def once(output, args):
+def run(output, args):
     env = per_target if output.endswith(".per-target") else None
-    if os.path.exists(output):
-        os.remove(output)
-    time.sleep(0.2)  # let the previous process's exit settle
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=data,
-                          env=env)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{args[0]} exited with {done.returncode}:\n{done.stderr.decode()}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    return lambda: once(args, data, env=env, remove=(output,))
 
 for _, output, args in commands:  # warm-up: fills uv's and vari's caches
-    once(output, args)
+    run(output, args)()
 # One verbose run: how many times vari ran uv (each `uv pip compile` is logged at debug level).
 verbose = subprocess.run(commands[1][2] + ["-v"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, cwd=data, text=True)
 uv_runs = verbose.stderr.count('"pip" "compile"')
-times = {name: [] for name, _, _ in commands}
-cpus = {name: [] for name, _, _ in commands}
-for _ in range(runs):
-    for name, output, args in commands:
-        wall, cpu = once(output, args)
-        times[name].append(wall)
-        cpus[name].append(cpu)
+times, cpus = interleaved(runs, [(name, run(output, args)) for name, output, args in commands])
 
 with open(lock) as f:
     text = f.read()

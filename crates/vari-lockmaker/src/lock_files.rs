@@ -10,7 +10,9 @@
 //!
 //! Every kept file needs a SHA-256: when the index does not list one, the file is streamed
 //! and hashed (never held in memory). `Requires-Dist` comes from one wheel per kept label and
-//! the first kept non-variant wheel (PEP 658 metadata, else a range read of the wheel).
+//! one kept non-variant wheel (PEP 658 metadata, else a range read of the wheel). Behind the
+//! run's proxy ([`Texts`]) that wheel is one whose METADATA the proxy read for uv already, so
+//! that no text uv made the proxy read is read again.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,7 +26,24 @@ use vari_core::metadata::VariantMetadata;
 use vari_core::ordering::{is_null_variant, SelectionOptions};
 use vari_core::VariantLabel;
 use vari_lock::{Artifact, LockedRelease};
+use vari_proxy::RunningProxy;
 use vari_select::{choose, Release, ReleaseFile, Target};
+
+/// Where the METADATA texts of kept wheels come from.
+#[derive(Clone, Copy, Default)]
+pub(crate) enum Texts<'a> {
+    /// Read from the index with the lock maker's client.
+    #[default]
+    Index,
+    /// The proxy uv resolved through: a text it keeps (read for uv) of any wheel alike,
+    /// else read through it (and kept there for the next run).
+    Proxy(&'a RunningProxy),
+    /// Listing ahead while uv resolves through the proxy: a text it keeps, or the index's
+    /// `.metadata`; a wheel that needs range reads is left for after the resolution
+    /// ([`LockFilesError::Deferred`]), when the proxy holds the text of whichever wheel uv
+    /// read, so that no wheel is read twice.
+    Ahead(&'a RunningProxy),
+}
 
 /// One target of a lock, for choosing the files to keep.
 #[derive(Debug, Clone)]
@@ -60,6 +79,15 @@ pub enum LockFilesError {
         /// The file.
         url: url::Url,
     },
+    /// A listing made ahead of the resolution ([`Texts::Ahead`]) left a wheel's METADATA for
+    /// after it; never returned by a listing made after the resolution.
+    #[error("{name} {version}: its METADATA is read after the resolution")]
+    Deferred {
+        /// The project.
+        name: String,
+        /// The version.
+        version: String,
+    },
     /// The pinned version is not a version.
     #[error("{name}: `{version}` is not a version")]
     Version {
@@ -89,12 +117,13 @@ pub async fn locked_releases(
     targets: &[LockFilesTarget],
     selection: &SelectionOptions,
 ) -> Result<Vec<LockedRelease>, LockFilesError> {
-    locked_releases_reporting(client, pins, targets, selection, &|_| {}).await
+    locked_releases_reporting(client, Texts::Index, pins, targets, selection, &|_| {}).await
 }
 
 /// [`locked_releases`], calling `on_listed` as each release's files are listed (for progress).
 pub(crate) async fn locked_releases_reporting(
     client: &IndexClient,
+    texts: Texts<'_>,
     pins: &[PinnedRelease],
     targets: &[LockFilesTarget],
     selection: &SelectionOptions,
@@ -102,7 +131,7 @@ pub(crate) async fn locked_releases_reporting(
 ) -> Result<Vec<LockedRelease>, LockFilesError> {
     let concurrency = client.settings().concurrency.max(1);
     stream::iter(pins.iter().map(|pin| async move {
-        let release = locked_release(client, pin, targets, selection).await;
+        let release = locked_release(client, texts, pin, targets, selection).await;
         on_listed(pin);
         release
     }))
@@ -114,18 +143,20 @@ pub(crate) async fn locked_releases_reporting(
 /// The kept files of one pinned release ([`locked_releases`] for one pin).
 pub(crate) async fn locked_release(
     client: &IndexClient,
+    texts: Texts<'_>,
     pin: &PinnedRelease,
     targets: &[LockFilesTarget],
     selection: &SelectionOptions,
 ) -> Result<LockedRelease, LockFilesError> {
     let name = ProjectName::new(&pin.name).map_err(|_| LockFilesError::Name(pin.name.clone()))?;
     let project = client.project(&name).await?;
-    locked_release_of(client, &project, pin, targets, selection).await
+    locked_release_of(client, texts, &project, pin, targets, selection).await
 }
 
 /// [`locked_release`] from the project's files as already read from the sources.
 pub(crate) async fn locked_release_of(
     client: &IndexClient,
+    texts: Texts<'_>,
     project: &Project,
     pin: &PinnedRelease,
     targets: &[LockFilesTarget],
@@ -206,7 +237,13 @@ pub(crate) async fn locked_release_of(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let requires_dist = requires_dist(client, &kept).await?;
+    let requires_dist =
+        requires_dist(client, texts, &kept)
+            .await?
+            .ok_or_else(|| LockFilesError::Deferred {
+                name: pin.name.clone(),
+                version: pin.version.clone(),
+            })?;
     let mut wheels_out = Vec::with_capacity(kept.len());
     for file in &kept {
         wheels_out.push(artifact(client, file).await?);
@@ -270,27 +307,60 @@ fn allowed_labels(
     allowed
 }
 
-/// The `Requires-Dist` entries of one wheel per kept label and of the first kept non-variant
-/// wheel, each once, in the order read.
+/// The `Requires-Dist` entries of one wheel per kept label and of one kept non-variant wheel,
+/// each once, in the order read; `None` when [`Texts::Ahead`] left a text for later.
 async fn requires_dist(
     client: &IndexClient,
+    texts: Texts<'_>,
     kept: &[&IndexFile],
-) -> Result<Vec<String>, LockFilesError> {
-    let mut one_per_label: BTreeMap<Option<VariantLabel>, &IndexFile> = BTreeMap::new();
+) -> Result<Option<Vec<String>>, LockFilesError> {
+    let mut per_label: BTreeMap<Option<VariantLabel>, Vec<&IndexFile>> = BTreeMap::new();
     for file in kept {
         let label = file.wheel().and_then(|w| w.label.clone());
-        one_per_label.entry(label).or_insert(file);
+        per_label.entry(label).or_default().push(file);
     }
     let mut entries: Vec<String> = Vec::new();
-    for file in one_per_label.values() {
-        let metadata = client.core_metadata(file).await?;
-        for entry in vari_select::requires_dist(&metadata) {
+    for alike in per_label.values() {
+        let Some(text) = metadata_text(client, texts, alike).await? else {
+            return Ok(None);
+        };
+        for entry in vari_select::requires_dist(&text) {
             if !entries.contains(&entry) {
                 entries.push(entry);
             }
         }
     }
-    Ok(entries)
+    Ok(Some(entries))
+}
+
+/// The METADATA text of one of `alike` (kept wheels of one label, the first preferred), from
+/// where `texts` says.
+async fn metadata_text(
+    client: &IndexClient,
+    texts: Texts<'_>,
+    alike: &[&IndexFile],
+) -> Result<Option<String>, LockFilesError> {
+    let Some(first) = alike.first() else {
+        return Ok(Some(String::new()));
+    };
+    let text = match texts {
+        Texts::Index => Some(client.core_metadata(first).await?),
+        Texts::Proxy(proxy) => proxy
+            .metadata_of_any(alike, true)
+            .await?
+            .map(|text| text.to_string()),
+        Texts::Ahead(proxy) => match proxy.metadata_of_any(alike, false).await? {
+            Some(text) => Some(text.to_string()),
+            // The index's own `.metadata` costs what uv pays for it; read through the proxy
+            // (which serves uv that text from memory when it picks the same wheel).
+            None if matches!(first.core_metadata, vari_client::CoreMetadata::Available(_)) => proxy
+                .metadata_of_any(&alike[..1], true)
+                .await?
+                .map(|text| text.to_string()),
+            None => None,
+        },
+    };
+    Ok(text)
 }
 
 /// The lock's entry for `file`: its URL, size, upload time and SHA-256 (hashed from the file

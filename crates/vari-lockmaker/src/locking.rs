@@ -30,7 +30,7 @@ use vari_lock::LockedRelease;
 use vari_proxy::{ProxySettings, RunningProxy};
 
 use crate::compile::{compile_through, read_output, read_pins, CompileError, Pin};
-use crate::lock_files::{LockFilesError, LockFilesTarget};
+use crate::lock_files::{LockFilesError, LockFilesTarget, Texts};
 use vari_install::{Installer, InstallerChoice, InstallerError, Program};
 
 mod prefetch;
@@ -116,7 +116,7 @@ async fn resolve_with(
         Some(resolved) => resolved,
         None => {
             let pins = resolver.resolve_all(request.preferences).await?;
-            let releases = list_files(request, &client, &pins, &files, None).await?;
+            let releases = list_files(request, &client, Texts::Index, &pins, &files, None).await?;
             (pins, releases)
         }
     };
@@ -158,7 +158,7 @@ async fn resolve_with(
                 }
             }
         }
-        releases.extend(list_files(request, &client, &new, &files, None).await?);
+        releases.extend(list_files(request, &client, Texts::Index, &new, &files, None).await?);
     }
     local_paths(&mut releases, request.lock_dir)?;
     Ok(releases)

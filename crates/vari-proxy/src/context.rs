@@ -69,6 +69,8 @@ pub(crate) struct Context {
     pub(crate) page_ttl: Duration,
     /// How long a failed page build is answered from memory.
     pub(crate) failure_ttl: Duration,
+    /// Serve the index's `.metadata` files through the proxy ([`crate::ProxySettings::keep_metadata`]).
+    pub(crate) keep_metadata: bool,
     pub(crate) rewrites: Arc<Rewrites>,
     pub(crate) journal: Journal,
     /// The METADATA texts ([`Shared`]).
@@ -94,6 +96,8 @@ pub(crate) struct Serving {
     /// The fingerprint of the target or the union, when the caller computed it already (from
     /// the same settings: [`crate::fingerprint_of`]); else it is computed here.
     pub(crate) fingerprint: Option<String>,
+    /// Serve the index's `.metadata` files through the proxy ([`crate::ProxySettings::keep_metadata`]).
+    pub(crate) keep_metadata: bool,
 }
 
 impl Context {
@@ -107,6 +111,7 @@ impl Context {
             page_ttl,
             failure_ttl,
             fingerprint,
+            keep_metadata,
         } = serving;
         let fingerprint = fingerprint.unwrap_or_else(|| match union.is_empty() {
             true => fingerprint_for(&target, &selection, shared.client.settings()),
@@ -127,6 +132,7 @@ impl Context {
             union,
             page_ttl,
             failure_ttl,
+            keep_metadata,
             rewrites: shared.rewrites.clone(),
             journal: Journal::default(),
             metadata: shared.metadata.clone(),
@@ -159,6 +165,11 @@ impl Context {
     /// [`Self::core_metadata`] with its SHA-256.
     pub(crate) async fn metadata_text(&self, file: &IndexFile) -> Result<Text, ClientError> {
         self.metadata.get(&self.client, file).await
+    }
+
+    /// The METADATA text of `file` when it is kept (in memory or on disk): never read now.
+    pub(crate) async fn stored_metadata(&self, file: &IndexFile) -> Option<Text> {
+        self.metadata.stored(file).await
     }
 
     /// The METADATA text of `file` when it has been read already (in memory).

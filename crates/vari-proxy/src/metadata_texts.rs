@@ -94,6 +94,18 @@ impl MetadataTexts {
         self.lock().texts.get(&key(file)).cloned()
     }
 
+    /// The text of `file` when it is kept, in memory or on disk (a proxy before this one on
+    /// the same cache directory read it): never asks the upstream.
+    pub(crate) async fn stored(&self, file: &IndexFile) -> Option<Text> {
+        let key = key(file);
+        if let Some(text) = self.lock().texts.get(&key) {
+            return Some(text.clone());
+        }
+        let text = self.read_disk(file, &key).await?;
+        self.lock().insert(key, text.clone());
+        Some(text)
+    }
+
     /// The text of the wheel `file`: from memory, else from disk, else through `client` (the
     /// index's `.metadata`, else range reads of the wheel), checked and kept.
     pub(crate) async fn get(
@@ -101,42 +113,40 @@ impl MetadataTexts {
         client: &IndexClient,
         file: &IndexFile,
     ) -> Result<Text, ClientError> {
-        let key = key(file);
-        if let Some(text) = self.lock().texts.get(&key) {
-            return Ok(text.clone());
+        if let Some(text) = self.stored(file).await {
+            return Ok(text);
         }
+        let key = key(file);
+        let text = client.core_metadata(file).await?;
+        check(file, &text).map_err(|message| ClientError::Archive {
+            url: file.url.clone(),
+            message,
+        })?;
+        let root = self.root.clone();
         let path = self.root.join(METADATA_DIR).join(&key);
-        let stored = {
-            let path = path.clone();
+        let bytes = text.clone().into_bytes();
+        // A text that cannot be stored is read again next time: logged, not fatal.
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = vari_fs::write_cache_file(&root, &path, &bytes) {
+                tracing::debug!("cannot keep a METADATA text: {e}");
+            }
+        });
+        let text = Text::new(text.into());
+        self.lock().insert(key, text.clone());
+        Ok(text)
+    }
+
+    /// The text of `file` kept on disk under `key`, when it is there and checks out.
+    async fn read_disk(&self, file: &IndexFile, key: &str) -> Option<Text> {
+        let path = self.root.join(METADATA_DIR).join(key);
+        let stored =
             tokio::task::spawn_blocking(move || vari_fs::read_cache_file(&path, MAX_TEXT as u64))
                 .await
                 .ok()
-                .flatten()
-        };
-        let from_disk = stored
-            .and_then(|bytes| String::from_utf8(bytes).ok())
-            .filter(|text| check(file, text).is_ok());
-        let text = match from_disk {
-            Some(text) => Text::new(text.into()),
-            None => {
-                let text = client.core_metadata(file).await?;
-                check(file, &text).map_err(|message| ClientError::Archive {
-                    url: file.url.clone(),
-                    message,
-                })?;
-                let root = self.root.clone();
-                let bytes = text.clone().into_bytes();
-                // A text that cannot be stored is read again next time: logged, not fatal.
-                tokio::task::spawn_blocking(move || {
-                    if let Err(e) = vari_fs::write_cache_file(&root, &path, &bytes) {
-                        tracing::debug!("cannot keep a METADATA text: {e}");
-                    }
-                });
-                Text::new(text.into())
-            }
-        };
-        self.lock().insert(key, text.clone());
-        Ok(text)
+                .flatten()?;
+        let text = String::from_utf8(stored).ok()?;
+        check(file, &text).ok()?;
+        Some(Text::new(text.into()))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Memory> {
@@ -267,6 +277,26 @@ mod tests {
         assert_eq!(memory.bytes, MEMORY_BYTES / 2 + 1);
         memory.insert("huge".into(), text(MEMORY_BYTES + 1));
         assert!(!memory.texts.contains_key("huge"));
+    }
+
+    #[tokio::test]
+    async fn a_stored_text_is_the_wheel_s_own_and_kept_in_memory_once_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let texts = MetadataTexts::new(dir.path());
+        let file = wheel_file("a-1.0-py3-none-any.whl");
+        assert!(texts.stored(&file).await.is_none());
+        let path = dir.path().join(METADATA_DIR).join(key(&file));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        // A text of another wheel on disk (a tampered cache) is not taken.
+        std::fs::write(&path, "Name: other\nVersion: 1.0\n").unwrap();
+        assert!(texts.stored(&file).await.is_none());
+        assert!(texts.known(&file).is_none());
+        std::fs::write(&path, "Name: a\nVersion: 1.0\n").unwrap();
+        let stored = texts.stored(&file).await.unwrap();
+        assert_eq!(&*stored.text, "Name: a\nVersion: 1.0\n");
+        // Kept: the next caller does not read the disk.
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(texts.known(&file).unwrap().sha256, stored.sha256);
     }
 
     #[test]

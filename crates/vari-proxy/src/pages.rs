@@ -707,7 +707,7 @@ pub(crate) fn entry(
             MetadataDelivery::Fetch
         }
         (CoreMetadata::Absent, _) => MetadataDelivery::None,
-        (CoreMetadata::Available(_), Delivery::Redirect(url)) => {
+        (CoreMetadata::Available(_), Delivery::Redirect(url)) if !context.keep_metadata => {
             MetadataDelivery::Redirect(metadata_url(url))
         }
         (CoreMetadata::Available(_), _) => MetadataDelivery::Fetch,

@@ -18,7 +18,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch};
 use tokio::task::{JoinHandle, JoinSet};
-use vari_client::IndexClient;
+use vari_client::{IndexClient, IndexFile};
 
 use crate::builders::Builders;
 use crate::class::{ClassName, ClassUrls};
@@ -225,6 +225,7 @@ fn targets(
             page_ttl: settings.page_ttl,
             failure_ttl: settings.failure_ttl,
             fingerprint,
+            keep_metadata: settings.keep_metadata,
         };
         let context = Context::new(shared, serving);
         return Ok(Targets::One(Arc::new(State::new(context, Arc::default()))));
@@ -239,6 +240,7 @@ fn targets(
         page_ttl: settings.page_ttl,
         failure_ttl: settings.failure_ttl,
         fingerprint: None,
+        keep_metadata: settings.keep_metadata,
     };
     let root = Arc::default();
     let mut states: Vec<Arc<State>> = Vec::with_capacity(settings.classes.len());
@@ -357,6 +359,29 @@ impl RunningProxy {
         }
         let page = state.page(&name).await.map_err(|e| failed(e.one_line()))?;
         Ok(page.union.clone())
+    }
+
+    /// The METADATA text of one of `files` (wheels of one release, any of which will do for
+    /// the caller), as this proxy serves it for PEP 658: the first text it keeps already (an
+    /// installer asked for that wheel's, or a proxy before it on the same cache directory),
+    /// else with `read` the first file's, read now (the index's `.metadata`, else range reads
+    /// of the wheel) and kept; `None` without `read` when none is kept. A caller after the
+    /// installer so reads no byte of a wheel the installer had the proxy read.
+    pub async fn metadata_of_any(
+        &self,
+        files: &[&IndexFile],
+        read: bool,
+    ) -> Result<Option<Arc<str>>, vari_client::ClientError> {
+        let state = &self.targets.states()[0];
+        for file in files {
+            if let Some(text) = state.stored_metadata(file).await {
+                return Ok(Some(text.text));
+            }
+        }
+        match files.first() {
+            Some(first) if read => Ok(Some(state.core_metadata(first).await?)),
+            _ => Ok(None),
+        }
     }
 
     /// The address it listens on.

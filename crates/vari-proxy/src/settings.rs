@@ -81,6 +81,11 @@ pub struct ProxySettings {
     /// How long a request's head may take, and a keep-alive connection may stay idle
     /// ([`DEFAULT_HEADER_TIMEOUT`]).
     pub header_timeout: Duration,
+    /// Serve the index's own `.metadata` files through the proxy, keeping each text, instead
+    /// of redirecting the installer to them: for a caller that reads the same texts after the
+    /// installer (`vari lock`, through [`RunningProxy::metadata_of_any`](crate::RunningProxy::metadata_of_any)),
+    /// so that the index sends each once. Off: a redirect costs the proxy nothing.
+    pub keep_metadata: bool,
 }
 
 impl ProxySettings {
@@ -102,6 +107,7 @@ impl ProxySettings {
             failure_ttl: DEFAULT_FAILURE_TTL,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             header_timeout: DEFAULT_HEADER_TIMEOUT,
+            keep_metadata: false,
         }
     }
 

@@ -18,6 +18,7 @@ mod groups;
 mod install;
 mod interrupted;
 mod lock;
+mod lock_bytes;
 mod lock_sync;
 mod mirror;
 mod mirror_destinations;

@@ -11,6 +11,10 @@
 //! lock. A wrong guess costs the work and nothing more; the guessing stops (whatever is under
 //! way is dropped) the moment uv is done, so it never makes the resolution wait, and its
 //! errors are left for the listing after uv to meet and report.
+//!
+//! A wheel's METADATA is taken ahead only when the proxy keeps it or the index offers it as
+//! `.metadata`: one that needs range reads of the wheel is left for after uv, which has the
+//! proxy read the wheel it picks ([`Texts::Ahead`]), so that no wheel is read twice.
 
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
@@ -24,7 +28,7 @@ use vari_lock::LockedRelease;
 use vari_proxy::RunningProxy;
 use vari_select::Request;
 
-use crate::lock_files::{locked_release_of, LockFilesTarget, PinnedRelease};
+use crate::lock_files::{locked_release_of, LockFilesError, LockFilesTarget, PinnedRelease, Texts};
 
 /// Releases listed ahead, by normalised name and version.
 #[derive(Default)]
@@ -153,15 +157,23 @@ async fn guess(guessing: &Guessing<'_>, requirement: &str, into: &Prefetched) {
         };
         let listed = locked_release_of(
             guessing.client,
+            Texts::Ahead(guessing.proxy),
             &project,
             &pin,
             guessing.targets,
             guessing.selection,
         )
         .await;
-        // A version none of the targets can use is not uv's pick: the next one down.
-        let Ok(release) = listed else {
-            continue;
+        let release = match listed {
+            Ok(release) => release,
+            // Left for after uv, which has the proxy read the wheel it picks; the page (a
+            // union page reads its variants' METADATA) is built now all the same.
+            Err(LockFilesError::Deferred { .. }) => {
+                let _ = guessing.proxy.union_view(request.name().as_str()).await;
+                return;
+            }
+            // A version none of the targets can use is not uv's pick: the next one down.
+            Err(_) => continue,
         };
         if release.variants_json.is_some() {
             // Built now, the page is at hand when the resolution is verified.

@@ -10,7 +10,7 @@ use vari_lock::LockedRelease;
 use super::prefetch::Prefetched;
 use super::request::{LockingError, LockingRequest, LockingTarget};
 use crate::compile::{CompileRequest, Pin};
-use crate::lock_files::{locked_releases_reporting, LockFilesTarget, PinnedRelease};
+use crate::lock_files::{locked_releases_reporting, LockFilesTarget, PinnedRelease, Texts};
 use vari_install::TEMPORARY_PREFIX;
 
 /// Per package, its version and the targets that pinned it.
@@ -114,10 +114,11 @@ pub(super) fn compile_request(
 }
 
 /// The files of the pinned releases, in the pins' order; those listed while uv ran
-/// (`prefetched`) are taken from there.
+/// (`prefetched`) are taken from there, and METADATA texts from where `texts` says.
 pub(super) async fn list_files(
     request: &LockingRequest<'_>,
     client: &IndexClient,
+    texts: Texts<'_>,
     pins: &Pins,
     targets: &[LockFilesTarget],
     prefetched: Option<&Prefetched>,
@@ -157,8 +158,15 @@ pub(super) async fn list_files(
         let pins: Vec<PinnedRelease> = at.iter().map(|&i| missing[i].clone()).collect();
         let releases = match &source {
             None => {
-                locked_releases_reporting(client, &pins, targets, request.selection, &report)
-                    .await?
+                locked_releases_reporting(
+                    client,
+                    texts,
+                    &pins,
+                    targets,
+                    request.selection,
+                    &report,
+                )
+                .await?
             }
             Some(source) => {
                 let own = vari_select::source_client(client.settings(), source).map_err(|e| {
@@ -167,7 +175,15 @@ pub(super) async fn list_files(
                         message: e.to_string(),
                     }
                 })?;
-                locked_releases_reporting(&own, &pins, targets, request.selection, &report).await?
+                locked_releases_reporting(
+                    &own,
+                    texts,
+                    &pins,
+                    targets,
+                    request.selection,
+                    &report,
+                )
+                .await?
             }
         };
         for (i, release) in at.into_iter().zip(releases) {

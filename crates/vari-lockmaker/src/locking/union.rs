@@ -48,7 +48,7 @@ use super::universal::{self, Applies};
 use crate::compile::{
     compile_through, read_marked_pins, read_output_text, read_via, CompileRequest, MarkedPin, Pin,
 };
-use crate::lock_files::{LockFilesError, LockFilesTarget};
+use crate::lock_files::{LockFilesError, LockFilesTarget, Texts};
 
 /// Set (to anything but the empty string), every target is resolved on its own: the path the
 /// union's result is checked against in tests, and a way around the fast path.
@@ -230,6 +230,8 @@ async fn resolve(
     let targets = request.targets.iter().map(|t| t.files.target.clone());
     let settings = ProxySettings {
         selection: request.selection.clone(),
+        // The listing after uv reads the texts uv read (`Texts::Proxy`): the index sends each once.
+        keep_metadata: true,
         ..ProxySettings::for_union(request.sources.clone(), targets.collect())
             .map_err(|e| resolve_error(first, e.into()))?
     };
@@ -327,7 +329,8 @@ async fn resolve(
             .collect();
         request.progress.resolved(&names.join(", "));
         let via = read_via(&text);
-        let listed = list_files(request, client, &pinned, files, Some(&prefetched));
+        let texts = Texts::Proxy(&proxy);
+        let listed = list_files(request, client, texts, &pinned, files, Some(&prefetched));
         let mut releases = match listed.await {
             Ok(releases) => releases,
             Err(LockingError::Files(LockFilesError::NoFiles { name, version })) => {
