@@ -140,6 +140,7 @@ mod host;
 mod journal;
 mod metadata_texts;
 mod negotiate;
+mod page_keeping;
 mod pages;
 mod range;
 mod response;
@@ -152,6 +153,7 @@ mod server;
 mod settings;
 mod signals;
 mod state;
+mod stored_pages;
 mod targets;
 mod throttle;
 mod union;
@@ -169,4 +171,5 @@ pub use settings::{
     DEFAULT_PAGE_TTL,
 };
 pub use signals::StopSignals;
+pub use stored_pages::PageBuilds;
 pub use union_view::{UnionShown, UnionVersion};
