@@ -9,6 +9,11 @@
 //! and its choice is journalled; a kept page would skip both). What else the build derived —
 //! its warnings, whether it offers metadata not read yet — is kept with the body and used
 //! again with it.
+//!
+//! Entries are read and written on the page-build thread itself, not in the blocking pool: a
+//! page is at most a few megabytes written to the page cache (not synced), and each thread
+//! of the pool costs a stack and an allocator heap of its own, which a hundred builds at once
+//! under a 1 GiB address-space limit cannot afford (`crate::builders`).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -86,7 +91,7 @@ async fn build_or_take(
     let format = format_name(want);
     let key = format.map(|format| key(&context, &source, format));
     if let Some(key) = &key {
-        if let Some(page) = take(&context, &name, key, want, upstream_fresh_until).await {
+        if let Some(page) = take(&context, &name, key, want, upstream_fresh_until) {
             return Ok(page);
         }
     }
@@ -114,27 +119,21 @@ async fn build_or_take(
         }
         .map(|rendered| rendered.body.clone());
         if let Some(body) = body {
-            let store = context.page_store.clone();
-            tokio::task::spawn_blocking(move || store.save(&key, &body, derived));
+            context.page_store.save(&key, &body, derived);
         }
     }
     Ok(page)
 }
 
 /// The page kept under `key`, when there is a valid one this process may use.
-async fn take(
+fn take(
     context: &Arc<Context>,
     name: &ProjectName,
     key: &str,
     want: Want,
     upstream_fresh_until: Option<Instant>,
 ) -> Option<ProjectPage> {
-    let store = context.page_store.clone();
-    let owned = key.to_owned();
-    let stored = tokio::task::spawn_blocking(move || store.load(&owned))
-        .await
-        .ok()
-        .flatten()?;
+    let stored = context.page_store.load(key)?;
     if stored.derived.offers_unread_metadata && context.knows_any_metadata() {
         return None;
     }
