@@ -176,5 +176,7 @@ pub use settings::{
     DEFAULT_PAGE_TTL,
 };
 pub use signals::StopSignals;
-pub use stored_pages::PageBuilds;
+pub use stored_pages::{
+    PageBuilds, MAX_BYTES as MAX_KEPT_PAGES_BYTES, MAX_ENTRY as MAX_KEPT_PAGE_BYTES,
+};
 pub use union_view::{UnionShown, UnionVersion};

@@ -35,11 +35,13 @@ pub(crate) const PAGES_DIR: &str = "pages";
 /// The hex digits of an entry's name (a SHA-256 of its key, cut short).
 pub(crate) const KEY_HEX: usize = 32;
 
-/// The largest entry read or written (PyPI's largest pages render to a few megabytes).
-pub(crate) const MAX_ENTRY: u64 = 64 * 1024 * 1024;
+/// The largest kept page read or written, header included (PyPI's largest pages render to a
+/// few megabytes).
+pub const MAX_ENTRY: u64 = 64 * 1024 * 1024;
 
-/// How many bytes of entries a starting proxy leaves (the oldest beyond are removed).
-pub(crate) const MAX_BYTES: u64 = 512 * 1024 * 1024;
+/// How many bytes of kept pages a starting proxy leaves (the least recently used beyond are
+/// removed).
+pub const MAX_BYTES: u64 = 512 * 1024 * 1024;
 
 /// How stale an entry's time may get before a hit refreshes it (eviction counts days).
 const TOUCH_AFTER: Duration = Duration::from_secs(3600);
