@@ -19,10 +19,8 @@ use crate::listings::Kept;
 use crate::name::ProjectName;
 use crate::range::read_member;
 use crate::raw::{self, FetchedBody};
-use crate::settings::{ClientSettings, FindLinks, IndexStrategy};
-use crate::simple::{
-    parse_links, CoreMetadata, FileSource, IndexFile, Project, RawFile, ACCEPT_SIMPLE,
-};
+use crate::settings::{ClientSettings, FindLinks};
+use crate::simple::{CoreMetadata, FileSource, IndexFile, Project, RawFile};
 use crate::variants::{version_variants, VersionVariants};
 
 /// A find-links source's links and the credentials they carried.
@@ -31,8 +29,11 @@ type FlatLinks = (Arc<Links>, Vec<(url::Url, Credentials)>);
 // Serving what the sources list again (the proxy): the project list, files as they arrive.
 mod listing;
 mod passthrough;
+// A project's pages before they are parsed, and their digest.
+mod source;
 pub use listing::ProjectList;
 pub use passthrough::FileStream;
+pub use source::ProjectSource;
 
 /// The index client. Cheap to share by reference across tasks; every method is `async`.
 ///
@@ -91,11 +92,12 @@ impl IndexClient {
 
     /// Every file the sources list for `name`.
     ///
-    /// Indexes are asked in order. With [`IndexStrategy::FirstIndex`] the first index that
+    /// Indexes are asked in order. With
+    /// [`IndexStrategy::FirstIndex`](crate::IndexStrategy::FirstIndex) the first index that
     /// has the project (any answer but 404/410) supplies its files and later indexes are not
-    /// asked; with [`IndexStrategy::UnsafeBestMatch`] all are merged. Find-links sources are
-    /// always added. Fails with [`ClientError::ProjectNotFound`] when no source has the
-    /// project.
+    /// asked; with [`IndexStrategy::UnsafeBestMatch`](crate::IndexStrategy::UnsafeBestMatch)
+    /// all are merged. Find-links sources are always added. Fails with
+    /// [`ClientError::ProjectNotFound`] when no source has the project.
     ///
     /// When the settings keep listings ([`Listings`](crate::Listings)), the first answer for
     /// `name` is kept and every later request (of this client or another made from the same
@@ -161,37 +163,10 @@ impl IndexClient {
     ) -> Result<Project, ClientError> {
         let mut project = Project::new(name.clone());
         let mut tried = Vec::new();
-        let mut found = false;
-        for index in &self.settings.indexes {
-            let page = index.url().join(&format!("{name}/")).map_err(|e| {
-                ClientError::Page(crate::simple::PageError {
-                    url: index.url().clone(),
-                    message: e.to_string(),
-                })
-            })?;
-            tried.push(page.to_string());
-            let Some(fetched) = self.http.get(&page, ACCEPT_SIMPLE, BodyKind::Page).await? else {
-                continue;
-            };
-            project.limit_freshness(fetched.fresh_for);
-            let body = crate::simple::page_text(&fetched.body);
-            let (mut raw, problems) =
-                parse_links(&fetched.url, fetched.content_type.as_deref(), &body)?;
-            // The page is no longer needed: freed before its links are classified, so its
-            // text and the files built from it are not held at once.
-            drop(body);
-            drop(fetched);
-            credentials.extend(self.keep_link_credentials(&mut raw));
-            project.add(
-                raw,
-                problems,
-                FileSource::Index(index.url().clone()),
-                page.as_str(),
-            );
-            found = true;
-            if self.settings.strategy == IndexStrategy::FirstIndex {
-                break;
-            }
+        let pages = self.fetch_pages(name, &mut tried).await?;
+        let mut found = !pages.is_empty();
+        for page in pages {
+            self.add_page(&mut project, page, credentials)?;
         }
         for (position, source) in self.settings.find_links.iter().enumerate() {
             tried.push(source.location());

@@ -74,7 +74,7 @@ mod zip_index;
 
 pub use auth::{NetrcError, NetrcSource};
 pub use client::IndexClient;
-pub use client::{FileStream, ProjectList};
+pub use client::{FileStream, ProjectList, ProjectSource};
 pub use download::{Downloaded, Progress};
 pub use error::{ClientError, HashMismatch, SizeMismatch};
 pub use http::HttpCacheLayout;

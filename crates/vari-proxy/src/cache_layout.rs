@@ -12,13 +12,15 @@ use vari_fs::cache_admin::{
 
 use crate::metadata_texts::{KEY_HEX, METADATA_DIR};
 use crate::rewrite::{AREA_DIR, INFO_FILE, KEY_BYTES, SCRATCH_DIR, SCRATCH_PREFIX, WHEELS_DIR};
+use crate::stored_pages::{KEY_HEX as PAGE_KEY_HEX, PAGES_DIR};
 
 /// The `proxy` area: a rewritten wheel, `proxy/wheels/KEY/` (the copy and its `info.json`),
 /// last used at `info.json`'s time (the proxy refreshes it when it serves the copy), else at the
 /// newest time in the directory; or a build's scratch directory `proxy/tmp/.tmp*`. Each copy is
 /// as large as its upstream wheel. Also the METADATA texts read from wheels
-/// (`proxy/metadata/KEY`), last used when written, and what an
-/// interrupted write of one left.
+/// (`proxy/metadata/KEY`), last used when written, the built pages kept across runs
+/// (`proxy/pages/KEY`, last used when written or, at most an hour off, last served), and what
+/// an interrupted write of either left.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ProxyCacheLayout;
 
@@ -72,6 +74,12 @@ fn entries_in(dir: &Path) -> Result<Vec<CacheEntry>, CacheIoError> {
     })?;
     for text in texts {
         entries.extend(single(CacheArea::Proxy, text)?);
+    }
+    let pages = children(&dir.join(PAGES_DIR), |name| {
+        is_hex(name, PAGE_KEY_HEX) || is_partial(name)
+    })?;
+    for page in pages {
+        entries.extend(single(CacheArea::Proxy, page)?);
     }
     Ok(entries)
 }

@@ -23,6 +23,7 @@ use crate::fingerprint::{fingerprint as fingerprint_for, union_fingerprint};
 use crate::journal::{Journal, UpstreamFailure};
 use crate::metadata_texts::{MetadataTexts, Text};
 use crate::rewrite::Rewrites;
+use crate::stored_pages::{Counts, PageStore};
 
 /// What every class of one proxy shares (a single target's proxy has one class).
 #[derive(Clone)]
@@ -33,6 +34,10 @@ pub(crate) struct Shared {
     /// METADATA texts of wheels by URL and hash: read once, however often the page is
     /// rebuilt and however many classes show the wheel (range reads are not in the HTTP cache).
     metadata: Arc<MetadataTexts>,
+    /// Built pages kept on disk across runs ([`crate::stored_pages`]), and the counts of
+    /// pages built and taken from there.
+    pub(crate) page_store: Arc<PageStore>,
+    pub(crate) page_counts: Arc<Counts>,
 }
 
 impl Shared {
@@ -41,12 +46,15 @@ impl Shared {
         rewrites: Rewrites,
         builders: Builders,
         metadata: MetadataTexts,
+        page_store: PageStore,
     ) -> Self {
         Self {
             client: Arc::new(client),
             rewrites: Arc::new(rewrites),
             builders: Arc::new(builders),
             metadata: Arc::new(metadata),
+            page_store: Arc::new(page_store),
+            page_counts: Arc::new(Counts::default()),
         }
     }
 }
@@ -81,6 +89,9 @@ pub(crate) struct Context {
     warned: Mutex<HashMap<String, Instant>>,
     /// The threads page builds run on.
     pub(crate) builders: Arc<Builders>,
+    /// The kept pages and the counts ([`Shared`]).
+    pub(crate) page_store: Arc<PageStore>,
+    pub(crate) page_counts: Arc<Counts>,
 }
 
 /// What one target (or class) of a proxy is served with.
@@ -139,6 +150,8 @@ impl Context {
             logged: Mutex::new(HashSet::new()),
             warned: Mutex::new(HashMap::new()),
             builders: shared.builders.clone(),
+            page_store: shared.page_store.clone(),
+            page_counts: shared.page_counts.clone(),
         }
     }
 
@@ -175,6 +188,11 @@ impl Context {
     /// The METADATA text of `file` when it has been read already (in memory).
     pub(crate) fn known_metadata(&self, file: &IndexFile) -> Option<Text> {
         self.metadata.known(file)
+    }
+
+    /// Whether this process has read any METADATA text ([`MetadataTexts::any_known`]).
+    pub(crate) fn knows_any_metadata(&self) -> bool {
+        self.metadata.any_known()
     }
 
     /// Logs `message` at `level` the first time, at `debug` afterwards.

@@ -18,7 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt};
 use vari_client::ProjectName;
 
 use crate::error::ServeError;
-use crate::pages::{Delivery, Entry, MetadataDelivery, Rendered};
+use crate::pages::{Delivery, Entry, MetadataDelivery, Rendered, Want};
 use crate::range::{ranged, Ranged};
 use crate::response::{empty, redirect, text, validated, Body};
 use crate::rewrite::RewriteJob;
@@ -47,7 +47,7 @@ const OCTETS: &str = "application/octet-stream";
 const CHUNK: usize = 256 * 1024;
 
 pub(crate) async fn file(state: &Arc<State>, request: FileRequest<'_>) -> Response<Body> {
-    let page = match state.page(&request.project).await {
+    let page = match state.page(&request.project, Want::Entries).await {
         Ok(page) => page,
         Err(e) => {
             if e.status() != StatusCode::NOT_FOUND {

@@ -82,7 +82,12 @@
 //!   pages, in the `SERVED` style) once per format and kept in memory for
 //!   [`ProxySettings::page_ttl`]; concurrent requests for a page wait for one build; a page
 //!   that could not be built answers with the same error for [`ProxySettings::failure_ttl`]
-//!   (installers retry a 502 at once, and each retry would reach the upstream again).
+//!   (installers retry a 502 at once, and each retry would reach the upstream again). A page
+//!   that depends on the upstream page alone (no variants, no build family of that name, index
+//!   pages only) is also kept on disk in the format asked for, keyed by the upstream page's
+//!   bytes and the target's fingerprint, so that a proxy started again answers an unchanged
+//!   page (the upstream answered `304` or the same bytes) without parsing and presenting it
+//!   again ([`RunningProxy::page_builds`] counts both).
 //! - **Safety**: it listens on loopback unless remote access is allowed explicitly
 //!   ([`ProxyError::RemoteBind`]), and then serves only requests whose `Host` names
 //!   `localhost`, a loopback address or its own address (others get 421), so that a web page
@@ -140,6 +145,7 @@ mod host;
 mod journal;
 mod metadata_texts;
 mod negotiate;
+mod page_keeping;
 mod pages;
 mod range;
 mod response;
@@ -152,6 +158,7 @@ mod server;
 mod settings;
 mod signals;
 mod state;
+mod stored_pages;
 mod targets;
 mod throttle;
 mod union;
@@ -170,4 +177,7 @@ pub use settings::{
     DEFAULT_PAGE_TTL,
 };
 pub use signals::StopSignals;
+pub use stored_pages::{
+    PageBuilds, MAX_BYTES as MAX_KEPT_PAGES_BYTES, MAX_ENTRY as MAX_KEPT_PAGE_BYTES,
+};
 pub use union_view::{UnionShown, UnionVersion};

@@ -106,6 +106,12 @@ impl MetadataTexts {
         Some(text)
     }
 
+    /// Whether any text has been read by this process (kept pages that advertise unread
+    /// metadata are built again from then on: `crate::page_keeping`).
+    pub(crate) fn any_known(&self) -> bool {
+        !self.lock().texts.is_empty()
+    }
+
     /// The text of the wheel `file`: from memory, else from disk, else through `client` (the
     /// index's `.metadata`, else range reads of the wheel), checked and kept.
     pub(crate) async fn get(

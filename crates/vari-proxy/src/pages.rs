@@ -102,10 +102,35 @@ pub(crate) struct Rendered {
 impl Rendered {
     pub(crate) fn new(body: impl Into<Bytes>, suffix: &str) -> Self {
         let body: Bytes = body.into();
-        let digest = Sha256::digest(&body);
+        let digest = hex::encode(Sha256::digest(&body));
+        Self::with_digest(body, &digest, suffix)
+    }
+
+    /// The page `body` whose SHA-256 (hex) is `sha256`, known already (a kept page's).
+    pub(crate) fn with_digest(body: Bytes, sha256: &str, suffix: &str) -> Self {
         Self {
-            etag: format!("\"{}-{suffix}\"", hex::encode(&digest[..12])),
+            etag: format!("\"{}-{suffix}\"", &sha256[..24.min(sha256.len())]),
             body,
+        }
+    }
+}
+
+/// What a request needs of a project's page: one format of it, or its entries (to serve a
+/// file it lists). A page taken from disk ([`crate::stored_pages`]) has the one format it was
+/// kept in and no entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Want {
+    Json,
+    Html,
+    Entries,
+}
+
+impl Want {
+    /// What a page answer in `format` needs.
+    pub(crate) fn format(format: crate::negotiate::Format) -> Self {
+        match format {
+            crate::negotiate::Format::Json => Self::Json,
+            crate::negotiate::Format::Html(_) => Self::Html,
         }
     }
 }
@@ -165,13 +190,65 @@ pub(crate) struct ProjectPage {
     /// The rows as rendered (rewritten copies with their hash once built).
     rows: Arc<Vec<PageFile>>,
     by_key: HashMap<String, usize>,
-    pub(crate) json: LazyRendered,
-    pub(crate) html: LazyRendered,
+    /// The formats the page can answer in: both for a built page (each rendered when first
+    /// asked for), the one kept for a page taken from disk.
+    json: Option<LazyRendered>,
+    html: Option<LazyRendered>,
+    /// Taken from disk ([`crate::stored_pages`]): no entries, one format.
+    pub(crate) from_disk: bool,
     /// For a union of targets ([`crate::union`]): what each target is shown of each version.
     pub(crate) union: Vec<crate::union_view::UnionVersion>,
 }
 
 impl ProjectPage {
+    /// Whether the page has what `want` needs.
+    pub(crate) fn serves(&self, want: Want) -> bool {
+        match want {
+            Want::Json => self.json.is_some(),
+            Want::Html => self.html.is_some(),
+            Want::Entries => !self.from_disk,
+        }
+    }
+
+    /// The page in `format`, when it has that format ([`Self::serves`]).
+    pub(crate) fn rendered(&self, format: crate::negotiate::Format) -> Option<&Rendered> {
+        match format {
+            crate::negotiate::Format::Json => self.json.as_deref(),
+            crate::negotiate::Format::Html(_) => self.html.as_deref(),
+        }
+    }
+
+    /// A page taken from disk: `body` in the format `want` names, nothing else.
+    pub(crate) fn from_disk(
+        name: ProjectName,
+        body: Bytes,
+        sha256: &str,
+        want: Want,
+        upstream_fresh_until: Option<Instant>,
+    ) -> Self {
+        let ready = |suffix: &str| {
+            let rendered = Rendered::with_digest(body.clone(), sha256, suffix);
+            Some(LazyRendered(LazyLock::new(Box::new(move || rendered))))
+        };
+        let (json, html) = match want {
+            Want::Json => (ready("j"), None),
+            Want::Html => (None, ready("h")),
+            Want::Entries => (None, None),
+        };
+        Self {
+            name,
+            built: Instant::now(),
+            upstream_fresh_until,
+            entries: Vec::new(),
+            rows: Arc::new(Vec::new()),
+            by_key: HashMap::new(),
+            json,
+            html,
+            from_disk: true,
+            union: Vec::new(),
+        }
+    }
+
     /// The entry behind `/files/{project}/{key}/…`.
     pub(crate) fn entry(&self, key: &str) -> Option<&Entry> {
         self.by_key.get(key).map(|&at| &self.entries[at])
@@ -292,15 +369,31 @@ pub(crate) async fn presented(
         .project(name)
         .await
         .map_err(ServeError::client)?;
-    let presentation = vari_select::present(
+    let presentation = present(context, &project).await?;
+    Ok((project, presentation))
+}
+
+/// What the context's target is shown of `project`.
+pub(crate) async fn present(
+    context: &Context,
+    project: &vari_client::Project,
+) -> Result<Presentation, ServeError> {
+    vari_select::present(
         &context.client,
-        &project,
+        project,
         &context.target,
         &context.selection,
     )
     .await
-    .map_err(ServeError::client)?;
-    Ok((project, presentation))
+    .map_err(ServeError::client)
+}
+
+/// A presentation's warning as logged: prefixed with the project's name unless it starts so.
+pub(crate) fn warning_line(name: &ProjectName, warning: &str) -> String {
+    match warning.starts_with(&format!("{name} ")) {
+        true => warning.to_owned(),
+        false => format!("{name}: {warning}"),
+    }
 }
 
 /// Until when a page built from `project` may be used, by the upstream's freshness; counted
@@ -321,11 +414,7 @@ pub(crate) async fn from_presentation(
 ) -> Result<ProjectPage, ServeError> {
     let name = project.name.clone();
     for warning in &presentation.warnings {
-        let line = match warning.starts_with(&format!("{name} ")) {
-            true => warning.clone(),
-            false => format!("{name}: {warning}"),
-        };
-        context.log_once(tracing::Level::WARN, line);
+        context.log_once(tracing::Level::WARN, warning_line(&name, warning));
     }
     for hidden in &presentation.hidden {
         tracing::debug!(
@@ -880,8 +969,19 @@ pub(crate) fn render(
         .map(|(at, entry)| (entry.key.clone(), at))
         .collect();
     ProjectPage {
-        json: LazyRendered::new(name.clone(), rows.clone(), versions.clone(), true),
-        html: LazyRendered::new(name.clone(), rows.clone(), versions, false),
+        json: Some(LazyRendered::new(
+            name.clone(),
+            rows.clone(),
+            versions.clone(),
+            true,
+        )),
+        html: Some(LazyRendered::new(
+            name.clone(),
+            rows.clone(),
+            versions,
+            false,
+        )),
+        from_disk: false,
         name,
         built,
         upstream_fresh_until: None,

@@ -21,7 +21,7 @@ use vari_client::ProjectName;
 
 use crate::files::{self, FileRequest};
 use crate::negotiate::{negotiate, Format, HTML_V1, JSON, TEXT_HTML};
-use crate::pages::Rendered;
+use crate::pages::{Rendered, Want};
 use crate::response::{redirect, text, validated, Body};
 use crate::state::State;
 use crate::targets::{Named, Resolved, Targets};
@@ -151,13 +151,19 @@ async fn project_page(
     let Some(format) = format_of(headers) else {
         return not_acceptable();
     };
-    match state.page(project).await {
-        Ok(page) => page_answer(
-            pick(format, &page.json, &page.html),
-            format,
-            cacheable.then(|| page.client_max_age(state.page_ttl)),
-            headers,
-        ),
+    match state.page(project, Want::format(format)).await {
+        Ok(page) => match page.rendered(format) {
+            Some(rendered) => page_answer(
+                rendered,
+                format,
+                cacheable.then(|| page.client_max_age(state.page_ttl)),
+                headers,
+            ),
+            None => text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("the page of {project} lacks the format asked for"),
+            ),
+        },
         Err(e) => {
             if e.status() != StatusCode::NOT_FOUND {
                 state.upstream_failed(project.as_str(), &e);

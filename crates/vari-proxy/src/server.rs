@@ -35,6 +35,7 @@ use crate::runtime::worker_threads;
 use crate::settings::ProxySettings;
 use crate::signals::StopSignals;
 use crate::state::State;
+use crate::stored_pages::{PageBuilds, PageStore};
 use crate::targets::Targets;
 use crate::throttle::{Backoff, Throttled, LOG_INTERVAL};
 use crate::union_view::UnionVersion;
@@ -141,7 +142,13 @@ pub async fn start_first_free(
     let client = IndexClient::new(settings.client.clone())?;
     let builders = Builders::start(&tokio::runtime::Handle::current(), worker_threads())
         .map_err(ProxyError::Threads)?;
-    let shared = Shared::new(client, rewrites, builders, MetadataTexts::new(&cache_dir));
+    let shared = Shared::new(
+        client,
+        rewrites,
+        builders,
+        MetadataTexts::new(&cache_dir),
+        PageStore::new(&cache_dir),
+    );
     let (hosts, connections, header_timeout) = (
         HostCheck::new(addr, settings.allow_remote),
         Connections::new(connection_cap(settings.max_connections)),
@@ -204,6 +211,10 @@ fn evict_unused(dir: PathBuf) {
         }
         for failure in &removed.failures {
             tracing::warn!("cannot remove an unused rewritten wheel: {failure}");
+        }
+        let trimmed = crate::stored_pages::trim(&dir, crate::stored_pages::MAX_BYTES);
+        if trimmed > 0 {
+            tracing::debug!("removed the {trimmed} oldest kept pages (over the size cap)");
         }
     });
 }
@@ -357,7 +368,10 @@ impl RunningProxy {
         if state.union.is_empty() {
             return Ok(Vec::new());
         }
-        let page = state.page(&name).await.map_err(|e| failed(e.one_line()))?;
+        let page = state
+            .page(&name, crate::pages::Want::Entries)
+            .await
+            .map_err(|e| failed(e.one_line()))?;
         Ok(page.union.clone())
     }
 
@@ -401,6 +415,13 @@ impl RunningProxy {
     /// With machine classes, each class's entries in turn, in the order the classes were given.
     pub fn journal(&self) -> Vec<Served> {
         self.each(|state| state.journal.served())
+    }
+
+    /// How many project pages were built from the upstream so far, and how many were taken
+    /// from the pages kept on disk by an earlier run (the upstream page unchanged), every class
+    /// together.
+    pub fn page_builds(&self) -> PageBuilds {
+        self.targets.states()[0].page_counts.snapshot()
     }
 
     /// Every target's entries of one kind, in order.

@@ -380,6 +380,20 @@ fn limits() -> Vec<(&'static str, Vec<Limit>)> {
                     raised_by: FIXED.to_owned(),
                     defined: "vari_proxy::ClassName::MAX_LEN",
                 },
+                Limit {
+                    what: "A built page kept on disk across runs (`proxy/pages/`; a larger one is \
+                           neither written nor read)",
+                    default: bytes(vari_proxy::MAX_KEPT_PAGE_BYTES),
+                    raised_by: FIXED.to_owned(),
+                    defined: "vari_proxy::MAX_KEPT_PAGE_BYTES",
+                },
+                Limit {
+                    what: "Built pages kept on disk in all (a starting proxy removes the least \
+                           recently used beyond it)",
+                    default: bytes(vari_proxy::MAX_KEPT_PAGES_BYTES),
+                    raised_by: FIXED.to_owned(),
+                    defined: "vari_proxy::MAX_KEPT_PAGES_BYTES",
+                },
             ],
         ),
     ]

@@ -98,3 +98,44 @@ async fn a_flat_page_gives_only_the_projects_links() {
     client.project(&name("bar")).await.unwrap();
     assert_eq!(server.seen().len(), 1);
 }
+
+#[tokio::test]
+async fn a_project_source_is_the_project_unparsed_with_a_digest_of_its_pages() {
+    let (dir, first) = server_with(&["foo-1.0-py3-none-any.whl"]).await;
+    let (_b, second) = server_with(&["foo-2.0-py3-none-any.whl"]).await;
+    let indexes = [first.index_url(), second.index_url()];
+    let mut s = settings(&indexes);
+    s.strategy = IndexStrategy::UnsafeBestMatch;
+    let client = client(s.clone());
+
+    let source = client.project_source(&name("foo")).await.unwrap().unwrap();
+    assert_eq!(source.name().as_str(), "foo");
+    let digest = source.digest().to_owned();
+    assert_eq!(digest.len(), 64);
+    let parsed = client.project_from_source(source).unwrap();
+    let read = client.project(&name("foo")).await.unwrap();
+    assert_eq!(versions(&parsed), ["1.0", "2.0"]);
+    assert_eq!(parsed.files, read.files);
+
+    // The same pages again: the same digest; a page that changed: another.
+    let again = client.project_source(&name("foo")).await.unwrap().unwrap();
+    assert_eq!(again.digest(), digest);
+    write_wheel(dir.path(), "foo-1.1-py3-none-any.whl", None, 0);
+    let changed = client.project_source(&name("foo")).await.unwrap().unwrap();
+    assert_ne!(changed.digest(), digest);
+
+    // A project no index has: not found, naming where it was looked for.
+    let missing = client.project_source(&name("nothing")).await.unwrap_err();
+    assert!(
+        matches!(&missing, vari_client::ClientError::ProjectNotFound { tried, .. } if tried.len() == 2),
+        "{missing:?}"
+    );
+    // Find-links sources hold no page of the project: no source; `project` is the way.
+    s.find_links = vec![FindLinks::Directory(testdata().join("wheels"))];
+    assert!(vari_client::IndexClient::new(s)
+        .unwrap()
+        .project_source(&name("foo"))
+        .await
+        .unwrap()
+        .is_none());
+}

@@ -10,6 +10,7 @@ mod concurrency;
 mod eviction;
 mod files;
 mod installers;
+mod kept_pages;
 mod metadata;
 mod nesting;
 mod pages;
