@@ -272,6 +272,19 @@ fn a_slim_mirror_holds_one_wheel_per_family_and_each_class_syncs_its_own() {
         mirrored.stdout
     );
 
+    // Each class's index lists the plain fat wheel, not its labelled slim ones: plain pip and
+    // uv, which read it, reject a labelled file name (only a fat variant wheel is replaced).
+    for (name, _, _) in &classes {
+        let page =
+            std::fs::read_to_string(site.join(format!("t/{name}/simple/cudalike/index.html")))
+                .unwrap();
+        assert!(
+            page.contains("files/cudalike-1.0-py3-none-any.whl#sha256=")
+                && !slim.iter().any(|w| page.contains(w.as_str())),
+            "{name}: {page}"
+        );
+    }
+
     // The mirror's lock names each slim wheel with its own hash.
     let written = vari_lock::read_lock(&std::fs::read_to_string(&mirror_lock).unwrap()).unwrap();
     let entry = written
