@@ -236,5 +236,11 @@ mod tests {
                 .any(|e| e.starts_with("t/old/simple/a/index.json: ")),
             "{found:?}"
         );
+
+        // A class no longer mirrored loses its `*-variants.json` with its pages.
+        let site = open(&destination).unwrap();
+        publish(&store, site.as_ref(), &destination, &Default::default()).unwrap();
+        assert!(!site_dir.join("t/old").exists());
+        assert!(local.classes().is_empty());
     }
 }
