@@ -120,6 +120,10 @@ pub(crate) fn chosen_text(
 ) -> String {
     let needs = needs_text(needs, target);
     match because {
+        // "the best of 1" reads as a slip: one fitting variant is simply the only one.
+        ChosenBecause::BestVariant { selectable: 1 } => {
+            format!("the only variant that fits {}", target.hardware.source)
+        }
         ChosenBecause::BestVariant { selectable } => format!(
             "the best of {} that fit {}",
             count(*selectable, "variant"),
@@ -727,5 +731,15 @@ mod tests {
                 && text.ends_with(" does not list"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn one_fitting_variant_is_the_only_one_not_the_best_of_one() {
+        let target = target();
+        let source = target.hardware.source.to_string();
+        let one = chosen_text(&ChosenBecause::BestVariant { selectable: 1 }, &[], &target);
+        assert_eq!(one, format!("the only variant that fits {source}"));
+        let three = chosen_text(&ChosenBecause::BestVariant { selectable: 3 }, &[], &target);
+        assert_eq!(three, format!("the best of 3 variants that fit {source}"));
     }
 }

@@ -269,7 +269,7 @@ pub(crate) fn build_into(
     // Phase 3: publish.
     let mut plan = site_plan(&projects, &variants_files, &options.placement);
     for view in views {
-        add_class_view(&mut plan, view, &projects, &variants_files);
+        add_class_view(&mut plan, view, &projects)?;
     }
     let outputs: BTreeSet<String> =
         plan.all().map(|file| file.path.clone()).collect();
@@ -399,15 +399,17 @@ fn site_plan(
 }
 
 /// Adds `view`'s index to `plan`: a page pair per project with a file in the view, listing
-/// only those files (and their releases' `*-variants.json`), linked in the site's `files/`;
-/// the class's project list goes with the root pages, published last.
+/// only those files, linked in the site's `files/`, and each release's `*-variants.json`
+/// combined from the view's wheels alone (`t/{class}/files/`, so a variant-aware installer sees
+/// only the labels the class carries, as on the proxy's `/t/NAME/`); the class's project list
+/// goes with the root pages, published last.
 fn add_class_view(
     plan: &mut SitePlan,
     view: &ClassView,
     projects: &Projects,
-    variants_files: &[VariantsFile],
-) {
+) -> Result<(), BuildError> {
     let root = format!("{CLASSES_DIR}/{}/{SIMPLE_DIR}", view.name);
+    let mut variants_files = Vec::new();
     let mut names = Vec::new();
     for (name, releases) in projects {
         let releases: BTreeMap<Version, Vec<&Dist>> = releases
@@ -423,12 +425,24 @@ fn add_class_view(
         if releases.is_empty() {
             continue;
         }
+        for release in releases.values() {
+            // The site's combine already warned about the whole release; a class holding one
+            // variant without the fallback is what it is meant to hold, not a mistake to report.
+            if let Some(file) = combine_release(release, &mut Vec::new())? {
+                plan.files.push(SiteFile::bytes(
+                    format!("{CLASSES_DIR}/{}/{}", view.name, files_path(&file.filename)),
+                    file.text.clone().into_bytes(),
+                ));
+                variants_files.push(file);
+            }
+        }
+        // `t/{class}/simple/{project}/` + `../../files/` is the class's own `t/{class}/files/`.
         let page = project_page(
             name,
             &releases,
-            variants_files,
+            &variants_files,
             &class_file_url,
-            class_file_url,
+            relative_file_url,
         );
         plan.pages.push(SiteFile::bytes(
             format!("{root}/{name}/index.html"),
@@ -448,6 +462,7 @@ fn add_class_view(
         format!("{root}/index.json"),
         vari_simple::render_root_json(names.iter().copied(), &STYLE),
     ));
+    Ok(())
 }
 
 /// A moment on the clock of the inputs' file system, taken where the state is written when that
@@ -574,15 +589,20 @@ struct VariantsFile {
 }
 
 /// Combines the variant wheels of one release; `None` when it has none.
-fn combine_release(
-    release: &[Dist],
+fn combine_release<D: std::borrow::Borrow<Dist>>(
+    release: &[D],
     warnings: &mut Vec<String>,
 ) -> Result<Option<VariantsFile>, BuildError> {
     let sources: Vec<(&str, &VariantMetadata)> = release
         .iter()
-        .filter_map(|d| Some((d.input.filename.as_str(), d.variant.as_ref()?)))
+        .map(std::borrow::Borrow::borrow)
+        .filter_map(|d: &Dist| Some((d.input.filename.as_str(), d.variant.as_ref()?)))
         .collect();
-    let Some(first) = release.iter().find(|d| d.variant.is_some()) else {
+    let Some(first) = release
+        .iter()
+        .map(std::borrow::Borrow::borrow)
+        .find(|d: &&Dist| d.variant.is_some())
+    else {
         return Ok(None);
     };
     let InputKind::Wheel(wheel) = &first.input.kind else {
@@ -622,11 +642,15 @@ fn combine_release(
 
 /// The warning for a variant release with neither a plain wheel nor a null variant (see
 /// [`missing_fallback_warning`]).
-fn no_fallback(release: &[Dist], combined: &VariantMetadata) -> Option<String> {
+fn no_fallback<D: std::borrow::Borrow<Dist>>(
+    release: &[D],
+    combined: &VariantMetadata,
+) -> Option<String> {
     let plain = release
         .iter()
-        .any(|d| matches!(&d.input.kind, InputKind::Wheel(w) if w.label.is_none()));
-    let first = release.first()?;
+        .map(std::borrow::Borrow::borrow)
+        .any(|d: &Dist| matches!(&d.input.kind, InputKind::Wheel(w) if w.label.is_none()));
+    let first: &Dist = release.first()?.borrow();
     let name = format!("{} {}", first.input.project, first.input.version);
     missing_fallback_warning(&name, plain, combined)
 }

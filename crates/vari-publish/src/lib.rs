@@ -144,8 +144,8 @@ pub use publish::{
     PublishStats, Put, SiteFile, SitePlan, SiteStore, Stamp, StampJournal, Stamps,
 };
 pub use validate::{
-    validate, validate_with, FetchError, HtmlPage, HttpSite, LocalSite, Problem, Severity,
-    SiteReader, ValidateError, ValidateOptions, ValidationReport,
+    validate, validate_site, validate_with, FetchError, HtmlPage, HttpSite, LocalSite, Problem,
+    Severity, SiteReader, ValidateError, ValidateOptions, ValidationReport,
 };
 
 /// Entry points for the fuzz targets (`fuzz/`); not a stable API.

@@ -115,7 +115,7 @@ pub(super) fn validate(args: &IndexValidateArgs) -> Result<ExitCode, CliError> {
             HttpSite::new(url).and_then(|site| vari_publish::validate_with(&site, &options))
         }
         None => {
-            LocalSite::new(&args.site).and_then(|site| vari_publish::validate_with(&site, &options))
+            LocalSite::new(&args.site).and_then(|site| vari_publish::validate_site(&site, &options))
         }
     }?;
     for problem in &report.problems {

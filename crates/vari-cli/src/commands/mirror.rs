@@ -113,6 +113,7 @@ pub(super) fn run(args: &MirrorArgs) -> Result<ExitCode, CliError> {
     let slim = args.slim.then(|| SlimRequest {
         wheels: vari_publish::mirror::slim_requests(&targets, &families),
         valid: crate::load::built_in_valid_values(),
+        classes: vari_publish::mirror::class_families(&targets, &families),
     });
     let options = MirrorOptions {
         destination,

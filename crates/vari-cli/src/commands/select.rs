@@ -92,7 +92,7 @@ fn family_text(step: &FamilyStep, explain: bool) -> String {
             "the best line that {} all offer (group {group})",
             members.join(", ")
         ),
-        None => format!("the best of {} that fit", count(fitting, "build")),
+        None => fitting_text(fitting),
     };
     let mut text = format!(
         "{}: family {} chooses build {} ({} {}{from}): {why}\n",
@@ -104,6 +104,14 @@ fn family_text(step: &FamilyStep, explain: bool) -> String {
         }
     }
     text
+}
+
+/// Why a family's build is chosen among the `fitting` ones ("the best of 1" reads as a slip).
+fn fitting_text(fitting: usize) -> String {
+    match fitting {
+        1 => "the only build that fits".to_owned(),
+        n => format!("the best of {} that fit", count(n, "build")),
+    }
 }
 
 fn human(choices: &Choices, target: &Target, explain: bool) -> String {
@@ -232,5 +240,16 @@ fn short_name(filename: &str) -> String {
     {
         Some(Some(rest)) => rest.to_owned(),
         _ => filename.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fitting_text;
+
+    #[test]
+    fn one_fitting_build_is_the_only_one() {
+        assert_eq!(fitting_text(1), "the only build that fits");
+        assert_eq!(fitting_text(2), "the best of 2 builds that fit");
     }
 }

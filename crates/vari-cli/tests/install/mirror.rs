@@ -278,6 +278,16 @@ fn mirrors_two_classes_and_installers_choose_from_it_as_from_the_upstream() {
     assert!(!site.join("t/cpu/simple/vari-demo-cuda-runtime").exists());
     assert!(class_page("a100", "vari-demo").contains("-cu128.whl"));
     assert!(class_page("a100", "vari-demo-cuda-runtime").contains("vari_demo_cuda_runtime-"));
+    // Each class's page links its own `*-variants.json`, listing only the labels it carries.
+    assert_eq!(
+        kept_labels(&site.join("t/cpu"), "vari_demo-1.0.0-variants.json"),
+        ["null"]
+    );
+    assert!(
+        kept_labels(&site.join("t/a100"), "vari_demo-1.0.0-variants.json")
+            .contains(&"cu128".to_owned())
+    );
+    assert!(cpu_demo.contains("href=\"../../files/vari_demo-1.0.0-variants.json#sha256="));
 
     // The upstream stops; everything below reads the mirror only.
     drop(up.runtime);
@@ -325,6 +335,17 @@ fn mirrors_two_classes_and_installers_choose_from_it_as_from_the_upstream() {
         assert_plain_install(installer, &mirror);
     }
     assert_plain_install(Installer::Uv, &format!("{}/t/a100/simple/", host.base));
+
+    // `vari index validate` checks each class's index too, and names the class at fault.
+    std::fs::write(site.join("t/cpu/files/vari_demo-1.0.0-variants.json"), "{}").unwrap();
+    let failed = run(vari().args(["index", "validate"]).arg(&site)).expect_code(1);
+    assert!(
+        failed.stderr.contains("vari_demo-1.0.0-variants.json: ")
+            && failed.stderr.contains("(linked by class cpu's index)")
+            && !failed.stderr.contains("class a100"),
+        "{}",
+        failed.stderr
+    );
 }
 
 #[test]

@@ -22,11 +22,24 @@ use crate::sync::{listed, sync, sync_with};
 
 /// Writes `{name}-1.0-py3-none-any.whl` with these members and a valid RECORD.
 fn cuda_wheel(dir: &Path, name: &str, members: &[(&str, Vec<u8>)]) -> PathBuf {
+    cuda_variant_wheel(dir, name, None, members)
+}
+
+/// [`cuda_wheel`], a variant wheel when `variant` (`(label, variant.json)`) is given.
+fn cuda_variant_wheel(
+    dir: &Path,
+    name: &str,
+    variant: Option<(&str, &str)>,
+    members: &[(&str, Vec<u8>)],
+) -> PathBuf {
     let info = format!("{name}-1.0.dist-info");
     let mut all: Vec<(String, Vec<u8>)> = members
         .iter()
         .map(|(n, b)| ((*n).to_owned(), b.clone()))
         .collect();
+    if let Some((_, json)) = variant {
+        all.push((format!("{info}/variant.json"), json.as_bytes().to_vec()));
+    }
     all.push((
         format!("{info}/METADATA"),
         format!("Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n\n").into_bytes(),
@@ -36,7 +49,10 @@ fn cuda_wheel(dir: &Path, name: &str, members: &[(&str, Vec<u8>)]) -> PathBuf {
         b"Wheel-Version: 1.0\nGenerator: vari-tests\nRoot-Is-Purelib: false\nTag: py3-none-any\n"
             .to_vec(),
     ));
-    let path = dir.join(format!("{name}-1.0-py3-none-any.whl"));
+    let suffix = variant
+        .map(|(label, _)| format!("-{label}"))
+        .unwrap_or_default();
+    let path = dir.join(format!("{name}-1.0-py3-none-any{suffix}.whl"));
     let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);
@@ -173,7 +189,12 @@ fn profile(dir: &Path, name: &str, capability: &str) -> PathBuf {
 /// The `nvidia :: sm_arch` values a variant wheel's `variant.json` declares (what the slim
 /// wheel was labelled by: the code it keeps of the fat binaries vari reads).
 fn sm_arch(wheel: &Path) -> Vec<String> {
-    let text = member(wheel, "cudalike-1.0.dist-info/variant.json");
+    sm_arch_of(wheel, "cudalike")
+}
+
+/// [`sm_arch`] of a wheel of project `name`.
+fn sm_arch_of(wheel: &Path, name: &str) -> Vec<String> {
+    let text = member(wheel, &format!("{name}-1.0.dist-info/variant.json"));
     let value: serde_json::Value = serde_json::from_slice(&text).unwrap();
     let variants = value["variants"].as_object().unwrap();
     assert_eq!(variants.len(), 1, "{value}");
@@ -271,6 +292,19 @@ fn a_slim_mirror_holds_one_wheel_per_family_and_each_class_syncs_its_own() {
         "{}",
         mirrored.stdout
     );
+
+    // Each class's index lists the plain fat wheel, not its labelled slim ones: plain pip and
+    // uv, which read it, reject a labelled file name (only a fat variant wheel is replaced).
+    for (name, _, _) in &classes {
+        let page =
+            std::fs::read_to_string(site.join(format!("t/{name}/simple/cudalike/index.html")))
+                .unwrap();
+        assert!(
+            page.contains("files/cudalike-1.0-py3-none-any.whl#sha256=")
+                && !slim.iter().any(|w| page.contains(w.as_str())),
+            "{name}: {page}"
+        );
+    }
 
     // The mirror's lock names each slim wheel with its own hash.
     let written = vari_lock::read_lock(&std::fs::read_to_string(&mirror_lock).unwrap()).unwrap();
@@ -371,4 +405,116 @@ fn a_slim_lock_needs_the_site_below_its_directory() {
     .expect_code(1)
     .expect_one_error(&["--lock-output", "--slim", "must be in"]);
     assert!(!site.join("files").exists());
+}
+
+#[test]
+fn a_class_of_one_gpu_family_lists_its_slim_variant_wheel_in_its_own_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let upstream = dir.path().join("upstream");
+    // (The other upstream wheels only give the lock its shape; the lock names gpulike alone.)
+    write_upstream(&upstream);
+    let lib = Elf {
+        fatbin: Some((".nv_fatbin", &fatbin(CUDA12_FATBIN))),
+        needed: &["libcudart.so.12"],
+        ..Elf::x86_64_library(code::RET)
+    }
+    .build();
+    let json = vari_test_support::wheels::variant_json(
+        &["nvidia"],
+        "cu12",
+        &[("nvidia", "cuda_version_lower_bound", "12.0")],
+    );
+    let fat = cuda_variant_wheel(
+        &upstream,
+        "gpulike",
+        Some(("cu12", &json)),
+        &[
+            ("gpulike/__init__.py", b"".to_vec()),
+            ("gpulike/_a.so", lib),
+        ],
+    );
+    let fat_name = fat.file_name().unwrap().to_str().unwrap().to_owned();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime.block_on(TestIndex::start(&upstream));
+    let bytes = std::fs::read(&fat).unwrap();
+    let mut lock = upstream_lock(&upstream, &server);
+    let mut package = lock.packages[0].clone();
+    package.name = "gpulike".to_owned();
+    package.wheels = vec![Artifact {
+        name: Some(fat_name.clone()),
+        url: Some(format!("{}/files/{fat_name}", server.base())),
+        path: None,
+        size: Some(bytes.len() as u64),
+        upload_time: None,
+        hashes: BTreeMap::from([("sha256".to_owned(), sha256_hex(&bytes))]),
+    }];
+    package.variants_json = Some(
+        vari_core::metadata::read_json(&json, vari_core::metadata::SourceKind::IndexFile).unwrap(),
+    );
+    lock.packages = vec![package];
+    let lock_path = dir.path().join("pylock.toml");
+    std::fs::write(&lock_path, vari_lock::write_lock(&lock).unwrap()).unwrap();
+    let profiles = dir.path().join("profiles");
+    std::fs::create_dir_all(&profiles).unwrap();
+    let h100 = profile(&profiles, "h100", "9.0");
+    let site = dir.path().join("site");
+    run(vari()
+        .arg("mirror")
+        .arg("--lock")
+        .arg(&lock_path)
+        .arg("--slim")
+        .arg("--target")
+        .arg(format!("h100={}", h100.display()))
+        .arg("-o")
+        .arg(&site)
+        .env("VARI_PYTHON", python()))
+    .expect_code(0);
+    let page = std::fs::read_to_string(site.join("t/h100/simple/gpulike/index.html")).unwrap();
+    let slim: Vec<String> = files_in(&site.join("files"))
+        .into_iter()
+        .filter(|f| f.starts_with("gpulike-1.0-py3-none-any-cu12_") && f.ends_with(".whl"))
+        .collect();
+    assert_eq!(slim.len(), 1, "{slim:?}");
+    // The class's index lists its family's slim wheel, not the fat one (which the site's own
+    // index still lists), and its own `*-variants.json` names the slim label only.
+    assert!(
+        page.contains(&format!("files/{}#sha256=", slim[0])) && !page.contains(&fat_name),
+        "{page}"
+    );
+    assert_eq!(
+        sm_arch_of(&site.join("files").join(&slim[0]), "gpulike"),
+        ["90_real"]
+    );
+    let site_page = std::fs::read_to_string(site.join("simple/gpulike/index.html")).unwrap();
+    assert!(site_page.contains(&fat_name), "{site_page}");
+    let own = std::fs::read_to_string(site.join("t/h100/files/gpulike-1.0-variants.json")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&own).unwrap();
+    let labels: Vec<&String> = value["variants"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        labels,
+        [&slim[0]["gpulike-1.0-py3-none-any-".len()..slim[0].len() - 4].to_owned()]
+    );
+    run(vari().args(["index", "validate"]).arg(&site)).expect_code(0);
+    // vari reading the class's index chooses that slim wheel for the class's machine.
+    let host = vari_test_support::site::StaticSite::serve(
+        &site,
+        vari_test_support::site::SiteOptions::default(),
+    );
+    let chosen = run(vari()
+        .args(["select", "--json", "gpulike", "--index-url"])
+        .arg(format!("{}/t/h100/simple/", host.base))
+        .arg("--profile")
+        .arg(&h100)
+        .env("VARI_PYTHON", python()))
+    .expect_code(0)
+    .json();
+    assert_eq!(
+        chosen["selections"][0]["filename"].as_str(),
+        Some(slim[0].as_str()),
+        "{chosen}"
+    );
 }

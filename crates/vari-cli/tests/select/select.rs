@@ -88,7 +88,7 @@ fn select_prints_one_line_per_requirement_with_dependencies() {
     let run = select(&index, &profile, &["demo"]).expect_code(0);
     let first = run.stdout.lines().next().unwrap();
     assert!(
-        first.starts_with("demo 1.0  demo-1.0-py3-none-any-v3.whl  v3  the best of 1 variant"),
+        first.starts_with("demo 1.0  demo-1.0-py3-none-any-v3.whl  v3  the only variant that fits"),
         "{first}"
     );
     assert!(
@@ -172,7 +172,7 @@ fn explain_groups_the_files_by_fate() {
     // line with a count and examples.
     assert_output(
         &run.stdout,
-        r#"demo 1.0  demo-1.0-py3-none-any-v3.whl  v3  the best of 1 variant that fit facts [DIR]/v3.toml
+        r#"demo 1.0  demo-1.0-py3-none-any-v3.whl  v3  the only variant that fits facts [DIR]/v3.toml
   requires: fast-math
 
   demo 1.0 (43 files):
@@ -684,7 +684,7 @@ fn every_requirement_gets_its_line_and_any_failure_fails_the_command() {
     let run = select(&index, &profile, &requirements).expect_code(1);
     assert_output(
         &run.stdout,
-        "demo 1.0  demo-1.0-py3-none-any-v3.whl  v3  the best of 1 variant that fit facts \
+        "demo 1.0  demo-1.0-py3-none-any-v3.whl  v3  the only variant that fits facts \
          [DIR]/v3.toml\n",
         &[(dir.path(), "[DIR]")],
     );

@@ -60,7 +60,9 @@ pub use cache_layout::MirrorCacheLayout;
 pub use error::{FileFailure, MirrorError};
 pub use fetch::{download_runtime, MirrorProgress, NoMirrorProgress, CONCURRENT_DOWNLOADS};
 pub use plan::{MirrorFile, MirrorPlan, TargetFiles};
-pub use slim::{lock_with_slim_wheels, slim_requests, SlimRequest, SlimSummary, SlimWheel};
+pub use slim::{
+    class_families, lock_with_slim_wheels, slim_requests, SlimRequest, SlimSummary, SlimWheel,
+};
 
 use crate::publish::Destination;
 use plan::Release;
@@ -361,7 +363,14 @@ pub fn mirror(
     store.save()?;
 
     // 3. Publish.
-    let built = publish::publish(&store, site.as_ref(), &options.destination, &plan.classes)?;
+    // A class of one GPU family lists its slim variant wheels in place of the fat ones.
+    let classes = match (&options.slim, &report.slim) {
+        (Some(request), Some(summary)) => {
+            slim::class_files_with_slim(&plan.classes, &request.classes, summary)
+        }
+        _ => plan.classes.clone(),
+    };
+    let built = publish::publish(&store, site.as_ref(), &options.destination, &classes)?;
     if !built.linked.is_empty() {
         store.follow_links(&built.linked);
         store.save()?;

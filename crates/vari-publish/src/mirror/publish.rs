@@ -146,7 +146,8 @@ mod tests {
         assert_eq!(names, ["a"]);
         assert!(!site_dir.join("t/cpu/simple/b").exists());
         assert!(read("simple/a/index.html").contains("a-2.0"));
-        // No file is stored twice: the class's pages link the site's `files/`.
+        // No distribution is stored twice: the class's pages link the site's `files/` (a
+        // release without variants has no `*-variants.json` of its own either).
         assert!(!site_dir.join("t/cpu/files").exists());
 
         // A class no longer mirrored loses its index.
@@ -176,5 +177,92 @@ mod tests {
         // Published again into the same site: already linked, nothing to follow.
         let again = publish(&store, site.as_ref(), &destination, &Default::default()).unwrap();
         assert!(again.linked.is_empty());
+    }
+
+    #[test]
+    fn a_class_s_variants_json_lists_only_the_labels_its_wheels_carry() {
+        use vari_test_support::wheels::level_variants;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("store")).unwrap();
+        for label in ["v2", "v3"] {
+            let json = level_variants(&[label]);
+            TestWheel::new(&format!("a-1.0-py3-none-any-{label}.whl"))
+                .variant_json(Some(&json))
+                .write(store.files_dir());
+        }
+        TestWheel::new("a-1.0-py3-none-any.whl").write(store.files_dir());
+        let site_dir = dir.path().join("site");
+        let destination = Destination::Directory(site_dir.clone());
+        let site = open(&destination).unwrap();
+        let classes = std::collections::BTreeMap::from([(
+            "old".to_owned(),
+            std::collections::BTreeSet::from(["a-1.0-py3-none-any-v2.whl".to_owned()]),
+        )]);
+        publish(&store, site.as_ref(), &destination, &classes).unwrap();
+        let read = |path: &str| std::fs::read_to_string(site_dir.join(path)).unwrap();
+        let labels = |text: &str| -> Vec<String> {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            value["variants"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect()
+        };
+        assert_eq!(labels(&read("files/a-1.0-variants.json")), ["v2", "v3"]);
+        let own = read("t/old/files/a-1.0-variants.json");
+        assert_eq!(labels(&own), ["v2"]);
+        // The class's page links its own, with that file's hash.
+        let page: serde_json::Value =
+            serde_json::from_str(&read("t/old/simple/a/index.json")).unwrap();
+        let entry = page["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["filename"] == "a-1.0-variants.json")
+            .unwrap();
+        assert_eq!(entry["url"], "../../files/a-1.0-variants.json");
+        assert_eq!(
+            entry["hashes"]["sha256"],
+            vari_test_support::wheels::sha256_hex(own.as_bytes())
+        );
+
+        // `vari index validate` checks the class's index like the root, naming the class.
+        let local = crate::LocalSite::new(&site_dir).unwrap();
+        assert_eq!(local.classes(), ["old"]);
+        let options = crate::ValidateOptions::default();
+        let clean = crate::validate_site(&local, &options).unwrap();
+        assert!(!clean.has_errors(), "{:?}", clean.problems);
+        std::fs::write(site_dir.join("t/old/files/a-1.0-variants.json"), b"{}").unwrap();
+        let errors = |report: crate::ValidationReport| -> Vec<String> {
+            report
+                .problems
+                .iter()
+                .filter(|p| p.severity == crate::Severity::Error)
+                .map(|p| format!("{}: {}", p.file, p.message))
+                .collect()
+        };
+        let found = errors(crate::validate_site(&local, &options).unwrap());
+        // The site's own pages and files are untouched, so nothing is said of them.
+        assert!(
+            !found.is_empty()
+                && found.iter().all(|e| e.starts_with("a-1.0-variants.json: ")
+                    && e.ends_with(" (linked by class old's index)")),
+            "{found:?}"
+        );
+        std::fs::write(site_dir.join("t/old/simple/a/index.json"), b"not json").unwrap();
+        let found = errors(crate::validate_site(&local, &options).unwrap());
+        assert!(
+            found
+                .iter()
+                .any(|e| e.starts_with("t/old/simple/a/index.json: ")),
+            "{found:?}"
+        );
+
+        // A class no longer mirrored loses its `*-variants.json` with its pages.
+        let site = open(&destination).unwrap();
+        publish(&store, site.as_ref(), &destination, &Default::default()).unwrap();
+        assert!(!site_dir.join("t/old").exists());
+        assert!(local.classes().is_empty());
     }
 }

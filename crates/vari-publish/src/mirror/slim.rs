@@ -35,6 +35,75 @@ pub struct SlimRequest {
     pub wheels: BTreeMap<String, BTreeSet<u32>>,
     /// The valid values of each provider's properties (for the slim wheels' `variant.json`).
     pub valid: ValidValues,
+    /// Each class's one GPU family ([`class_families`]), whose slim wheels its index lists.
+    pub classes: BTreeMap<String, Option<u32>>,
+}
+
+/// The one GPU family of each machine class (`None` when its targets have none, several, or
+/// not all the same one: no single slim wheel serves it). `families[i]` are those of
+/// `targets[i]`, as for [`slim_requests`]. Pure.
+pub fn class_families(
+    targets: &[TargetFiles],
+    families: &[BTreeSet<u32>],
+) -> BTreeMap<String, Option<u32>> {
+    let mut classes: BTreeMap<String, Option<u32>> = BTreeMap::new();
+    for (target, families) in targets.iter().zip(families) {
+        let Some(class) = target
+            .class
+            .as_deref()
+            .and_then(|c| vari_core::class::ClassName::new(c).ok())
+        else {
+            continue;
+        };
+        let one = match families.len() {
+            1 => families.first().copied(),
+            _ => None,
+        };
+        classes
+            .entry(class.as_str().to_owned())
+            .and_modify(|family| {
+                if *family != one {
+                    *family = None;
+                }
+            })
+            .or_insert(one);
+    }
+    classes
+}
+
+/// Each class's files (`classes`, class → file names) with every fat *variant* wheel replaced
+/// by the slim wheel written for the class's one GPU family (`families`, [`class_families`]),
+/// so that an installer reading the class's index downloads only the GPU code its GPU runs:
+/// the wheel `vari sync` of the mirror's lock installs on that class. A fat wheel without a
+/// label stays listed: its slim wheels carry a label, a file name plain pip and uv without
+/// wheel-variants support reject, so listing one instead would leave them nothing to install.
+pub(crate) fn class_files_with_slim(
+    classes: &BTreeMap<String, BTreeSet<String>>,
+    families: &BTreeMap<String, Option<u32>>,
+    summary: &SlimSummary,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let labelled = |file: &str| WheelFilename::parse(file).is_ok_and(|w| w.label.is_some());
+    classes
+        .iter()
+        .map(|(class, files)| {
+            let family = families.get(class).copied().flatten();
+            let files = files
+                .iter()
+                .map(|file| {
+                    family
+                        .filter(|_| labelled(file))
+                        .and_then(|family| {
+                            summary
+                                .wheels
+                                .iter()
+                                .find(|w| &w.fat == file && w.family == family)
+                        })
+                        .map_or_else(|| file.clone(), |slim| slim.filename.clone())
+                })
+                .collect();
+            (class.clone(), files)
+        })
+        .collect()
 }
 
 /// The wheels to slim: every wheel a target with GPU families installs, with the union of the
@@ -523,6 +592,75 @@ mod tests {
                 BTreeSet::from([8, 9])
             )])
         );
+    }
+
+    #[test]
+    fn a_class_of_one_gpu_family_lists_its_slim_variant_wheels_in_place_of_the_fat_ones() {
+        let target = |name: &str, class: &str| TargetFiles {
+            name: name.to_owned(),
+            class: Some(class.to_owned()),
+            files: Vec::new(),
+        };
+        let targets = [
+            target("h100-py312", "h100"),
+            target("h100-py313", "h100"),
+            target("mixed-a", "mixed"),
+            target("mixed-b", "mixed"),
+            target("cpu", "cpu"),
+        ];
+        let families = [
+            BTreeSet::from([9]),
+            BTreeSet::from([9]),
+            BTreeSet::from([8]),
+            BTreeSet::from([9]),
+            BTreeSet::new(),
+        ];
+        let class_families = class_families(&targets, &families);
+        assert_eq!(
+            class_families,
+            BTreeMap::from([
+                ("cpu".to_owned(), None),
+                ("h100".to_owned(), Some(9)),
+                ("mixed".to_owned(), None),
+            ])
+        );
+        let slim = |fat: &str, family: u32, filename: &str| SlimWheel {
+            fat: fat.to_owned(),
+            family,
+            filename: filename.to_owned(),
+            sha256: "ab".repeat(32),
+            size: 1,
+            label: None,
+            metadata: None,
+        };
+        let fat_variant = "t-1.0-py3-none-any-cu12.whl";
+        let fat_plain = "u-1.0-py3-none-any.whl";
+        let summary = SlimSummary {
+            wheels: vec![
+                slim(fat_variant, 8, "t-1.0-py3-none-any-cu12_8x.whl"),
+                slim(fat_variant, 9, "t-1.0-py3-none-any-cu12_9x.whl"),
+                slim(fat_plain, 9, "u-1.0-py3-none-any-sm9x.whl"),
+            ],
+            ..SlimSummary::default()
+        };
+        let files = BTreeSet::from([fat_variant.to_owned(), fat_plain.to_owned()]);
+        let classes: BTreeMap<String, BTreeSet<String>> = ["cpu", "h100", "mixed"]
+            .iter()
+            .map(|c| ((*c).to_owned(), files.clone()))
+            .collect();
+        let listed = class_files_with_slim(&classes, &class_families, &summary);
+        // The family's slim variant wheel replaces the fat one; a plain fat wheel stays, its
+        // slim wheel's labelled name being one plain installers reject.
+        assert_eq!(
+            listed["h100"],
+            BTreeSet::from([
+                "t-1.0-py3-none-any-cu12_9x.whl".to_owned(),
+                fat_plain.to_owned()
+            ])
+        );
+        // No single family, or none: the fat wheels, which serve every GPU.
+        assert_eq!(listed["mixed"], files);
+        assert_eq!(listed["cpu"], files);
     }
 
     fn package(name: &str, wheels: &[&str], variants: Option<&str>) -> vari_lock::Package {

@@ -15,6 +15,8 @@ use super::ValidateError;
 #[derive(Debug, Clone)]
 pub struct LocalSite {
     simple: Url,
+    /// The directory `simple` names: the site's `simple/`, or a class's `t/{class}/simple/`.
+    simple_dir: PathBuf,
     /// The site directory, canonical: no link on a page may lead a read outside it.
     root: PathBuf,
 }
@@ -37,11 +39,52 @@ impl LocalSite {
                 path: dir.to_owned(),
             });
         }
-        let simple = Url::from_directory_path(absolute.join("simple"))
+        let simple_dir = absolute.join("simple");
+        let simple = Url::from_directory_path(&simple_dir)
             .map_err(|()| site_error(std::io::Error::other("cannot be expressed as a file URL")))?;
         Ok(Self {
             simple,
+            simple_dir,
             root: absolute,
+        })
+    }
+
+    /// The classes of a mirror site (`vari mirror`): each directory `t/{class}/simple/`
+    /// whose name is a valid class name, in name order. Anything else under `t/` is not an
+    /// index a client is pointed at, so it is not one to check.
+    pub fn classes(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.root.join(crate::site::CLASSES_DIR)) else {
+            return Vec::new();
+        };
+        let mut classes: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter(|name| vari_core::class::ClassName::new(name).is_ok())
+            .filter(|name| self.class_dir(name).is_dir())
+            .collect();
+        classes.sort();
+        classes
+    }
+
+    fn class_dir(&self, class: &str) -> PathBuf {
+        self.root
+            .join(crate::site::CLASSES_DIR)
+            .join(class)
+            .join("simple")
+    }
+
+    /// The index of `class` (one of [`LocalSite::classes`]): its pages under
+    /// `t/{class}/simple/`, its links read within the whole site.
+    pub fn class(&self, class: &str) -> Result<Self, ValidateError> {
+        let simple_dir = self.class_dir(class);
+        let simple = Url::from_directory_path(&simple_dir).map_err(|()| ValidateError::Site {
+            path: simple_dir.clone(),
+            source: std::io::Error::other("cannot be expressed as a file URL"),
+        })?;
+        Ok(Self {
+            simple,
+            simple_dir,
+            root: self.root.clone(),
         })
     }
 
@@ -138,7 +181,7 @@ impl SiteReader for LocalSite {
     }
 
     fn unlisted_pages(&self, listed: &std::collections::BTreeSet<String>) -> Vec<String> {
-        let Ok(entries) = std::fs::read_dir(self.root.join("simple")) else {
+        let Ok(entries) = std::fs::read_dir(&self.simple_dir) else {
             return Vec::new();
         };
         let mut unlisted: Vec<String> = entries
@@ -146,7 +189,7 @@ impl SiteReader for LocalSite {
             .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
             .filter_map(|entry| entry.file_name().into_string().ok())
             .filter(|name| {
-                let dir = self.root.join("simple").join(name);
+                let dir = self.simple_dir.join(name);
                 !listed.contains(name)
                     && (dir.join("index.json").is_file() || dir.join("index.html").is_file())
             })

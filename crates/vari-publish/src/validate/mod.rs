@@ -205,6 +205,37 @@ pub fn validate_with(
     Ok(report)
 }
 
+/// [`validate_with`] on a site directory, and on each class's index of a mirror site
+/// ([`LocalSite::classes`]) like the root: a class's findings name its pages
+/// (`t/{class}/simple/…`), or the class for a linked file.
+pub fn validate_site(
+    site: &LocalSite,
+    options: &ValidateOptions,
+) -> Result<ValidationReport, ValidateError> {
+    let mut report = validate_with(site, options)?;
+    for class in site.classes() {
+        let checked = validate_with(&site.class(&class)?, options)?;
+        report.files += checked.files;
+        report.problems.extend(
+            checked
+                .problems
+                .into_iter()
+                .map(|problem| in_class(&class, problem)),
+        );
+    }
+    Ok(report)
+}
+
+/// `problem`, found checking the index of `class`, said of that index.
+fn in_class(class: &str, mut problem: Problem) -> Problem {
+    if problem.file.starts_with("simple/") {
+        problem.file = format!("{}/{class}/{}", crate::site::CLASSES_DIR, problem.file);
+    } else {
+        problem.message = format!("{} (linked by class {class}'s index)", problem.message);
+    }
+    problem
+}
+
 /// The HTML project list: there (an error when not), naming the projects the JSON one names
 /// (a warning when not: a publish writes the two one after the other, and a run stopped
 /// between them leaves them apart, each naming pages that are there). Returns the projects
