@@ -817,6 +817,9 @@ pub(crate) struct LockArgs {
     /// Resolve nothing: exit 1 when the lock is missing or out of date with its inputs.
     #[arg(long, conflicts_with_all = ["upgrade", "upgrade_packages"])]
     pub check: bool,
+
+    #[command(flatten)]
+    pub families: FamilyFileArgs,
 }
 
 /// `--index-url` of `vari install`.

@@ -575,6 +575,22 @@ pub(crate) fn synced_report(
         false => ("installed", "unchanged", "removed"),
     };
     let mut text = String::new();
+    // Which build each family took, first: the packages below follow from it.
+    let mut families: Vec<Value> = Vec::new();
+    for taken in &synced.builds {
+        let reason = taken.reason();
+        text.push_str(&format!(
+            "{}: build {}, {reason}\n",
+            taken.family, taken.build
+        ));
+        families.push(json!({
+            "family": taken.family,
+            "build": taken.build,
+            "distribution": taken.distribution,
+            "null": taken.null,
+            "reason": reason,
+        }));
+    }
     let mut packages: Vec<Value> = Vec::new();
     for (entry, installs) in &synced.entries {
         let planned = &entry.planned;
@@ -614,6 +630,7 @@ pub(crate) fn synced_report(
     }
     let document = json!({
         "lock": synced.lock.path().display().to_string(),
+        "families": families,
         "packages": packages,
         "removed": synced.removed.iter().map(|(name, version)| json!({
             "name": name, "version": version,

@@ -118,7 +118,14 @@ impl IndexClient {
     /// settings) gets it, with the credentials its links carried.
     pub async fn project(&self, name: &ProjectName) -> Result<Project, ClientError> {
         let listings = &self.settings.listings;
-        if let Some(kept) = listings.get(name.as_str()) {
+        // Kept per sources too: a client made for one build family's own index (PyTorch's
+        // `cu128`) shares the run's listings but must not take the default index's answer for
+        // the same name, nor give it its own.
+        let key = match listings.keeps() {
+            true => self.listing_key(name),
+            false => String::new(),
+        };
+        if let Some(kept) = listings.get(&key) {
             return Ok(self.take_kept(kept));
         }
         let mut credentials = Vec::new();
@@ -127,13 +134,30 @@ impl IndexClient {
             return Ok(project);
         }
         let kept = listings.keep(
-            name.as_str(),
+            &key,
             Kept {
                 project,
                 credentials,
             },
         );
         Ok(self.take_kept(kept))
+    }
+
+    /// What a listing of `name` is kept under: the sources asked (indexes, find-links, the
+    /// strategy) and the name.
+    fn listing_key(&self, name: &ProjectName) -> String {
+        let settings = &self.settings;
+        let mut key = String::new();
+        for index in &settings.indexes {
+            key.push_str(&index.to_string());
+            key.push('\n');
+        }
+        key.push_str(&format!(
+            "{:?}\n{:?}\n",
+            settings.find_links, settings.strategy
+        ));
+        key.push_str(name.as_str());
+        key
     }
 
     /// A kept listing, its links' credentials in this client's store.

@@ -27,10 +27,11 @@ use sha2::{Digest, Sha256};
 use vari_core::markers::{split_requirement, Marker, TargetEnvironment};
 use vari_core::metadata::VariantMetadata;
 
-use crate::model::{Artifact, DependencyRef, Lock, LockInfo, Package, PackageInfo};
+use crate::model::{Artifact, DependencyRef, Lock, LockFamily, LockInfo, Package, PackageInfo};
 use crate::LOCK_VERSION;
 
 mod edge;
+mod families;
 mod reach;
 
 pub use edge::BuildError;
@@ -56,6 +57,8 @@ pub struct LockInputs {
     pub environments: Vec<TargetEnvironment>,
     /// `[tool.vari]`.
     pub info: LockInfo,
+    /// The build families the lock chose through, with the builds locked (empty: none).
+    pub families: Vec<LockFamily>,
 }
 
 /// One release the resolution pinned, with the files kept for the targets.
@@ -93,22 +96,32 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
             .iter()
             .map(|entry| parse_edge(entry, &release.name))
             .collect::<Result<Vec<_>, _>>()?;
-        edges.insert(release.name.as_str(), parsed);
+        // Entries of one name (a family's builds, `torch` `+cpu` and `+cu128`): the walk
+        // follows the edges of each.
+        edges
+            .entry(release.name.as_str())
+            .or_default()
+            .extend(parsed);
     }
     let environments = judged_in(&inputs.environments);
-    let roots: Vec<(Scope, &[String])> = std::iter::once((Scope::Base, &inputs.requirements[..]))
+    let scopes: Vec<(Scope, Vec<String>)> = std::iter::once((Scope::Base, &inputs.requirements))
         .chain(
             inputs
                 .extras
                 .iter()
-                .map(|(name, reqs)| (Scope::Extra(name.clone()), &reqs[..])),
+                .map(|(name, reqs)| (Scope::Extra(name.clone()), reqs)),
         )
         .chain(
             inputs
                 .groups
                 .iter()
-                .map(|(name, reqs)| (Scope::Group(name.clone()), &reqs[..])),
+                .map(|(name, reqs)| (Scope::Group(name.clone()), reqs)),
         )
+        .map(|(scope, reqs)| Ok((scope, families::with_builds(reqs, &inputs.families)?)))
+        .collect::<Result<_, BuildError>>()?;
+    let roots: Vec<(Scope, &[String])> = scopes
+        .iter()
+        .map(|(scope, reqs)| (scope.clone(), &reqs[..]))
         .collect();
     let locked: BTreeMap<&str, Option<&VariantMetadata>> = releases
         .iter()
@@ -117,9 +130,22 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
     let walk = Walk::run(&roots, &locked, &edges, &environments)?;
     // With dependency groups, what each needs on its own too (for `--only-group`).
     let group_markers = !inputs.groups.is_empty();
+    // Which family builds bring each entry in (none without families).
+    let target_names: Vec<String> = inputs.info.targets.iter().map(|t| t.name.clone()).collect();
+    let pinned: Vec<families::Pinned<'_>> = releases
+        .iter()
+        .map(|r| families::Pinned {
+            name: &r.name,
+            version: r.version.to_string(),
+            targets: &r.targets,
+            requires_dist: &r.requires_dist,
+        })
+        .collect();
+    let attributed = families::attribute(&pinned, &inputs.families, &target_names)?;
     let packages = releases
         .into_iter()
-        .map(|release| {
+        .zip(attributed)
+        .map(|(release, builds)| {
             let reach = walk.reached.get(&release.name);
             let through_variants = reach.is_some_and(Reach::through_variants_only);
             let marker = reach.and_then(|r| r.marker(&environments));
@@ -158,6 +184,7 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
                     through_variants,
                     targets: release.targets,
                     group_marker,
+                    builds,
                 }),
                 other: BTreeMap::new(),
             }
@@ -174,6 +201,7 @@ pub fn build_lock(inputs: &LockInputs, releases: Vec<LockedRelease>) -> Result<L
         packages,
         vari: Some(LockInfo {
             group_markers,
+            families: inputs.families.clone(),
             ..inputs.info.clone()
         }),
         other_tools: BTreeMap::new(),

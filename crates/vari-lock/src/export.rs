@@ -220,9 +220,12 @@ pub fn narrow(lock: &Lock, kept: &[Kept<'_>]) -> Lock {
             None => None,
         };
         if let Some(info) = &mut package.vari {
+            // The kept entries are those of the builds chosen for this machine: what remains is
+            // a lock of one build per family, which plain installers read.
             *info = PackageInfo {
                 through_variants: false,
                 group_marker: None,
+                builds: Vec::new(),
                 ..info.clone()
             };
         }
@@ -235,6 +238,7 @@ pub fn narrow(lock: &Lock, kept: &[Kept<'_>]) -> Lock {
         packages,
         vari: lock.vari.as_ref().map(|info| LockInfo {
             group_markers: false,
+            families: Vec::new(),
             ..info.clone()
         }),
         ..lock.clone()

@@ -45,6 +45,8 @@
 mod build;
 mod error;
 pub mod export;
+mod families;
+mod fields;
 mod file;
 pub mod limits;
 mod model;
@@ -56,10 +58,12 @@ pub use build::{
     LockedRelease,
 };
 pub use error::LockError;
+pub use families::{MAX_BUILDS, MAX_FAMILIES, MAX_REQUIRES};
 pub use file::{LockFile, OpenError, LOCK_FILE_NAME};
 pub use limits::{MAX_LOCK_BYTES, MAX_PACKAGES, MAX_WHEELS_PER_PACKAGE};
 pub use model::{
-    Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo, LOCK_VERSION,
+    Artifact, BuildRef, DependencyRef, Lock, LockFamily, LockInfo, LockTarget, LockedBuild,
+    Package, PackageInfo, LOCK_VERSION,
 };
 pub use read::read_lock;
 pub use write::write_lock;

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use pep440_rs::Version;
 use vari_core::filename::WheelFilename;
 use vari_core::metadata::VariantMetadata;
+use vari_core::Property;
 
 /// The `lock-version` vari writes. Readers accept any `1.x` (PEP 751: a newer minor version
 /// only adds what older readers may ignore).
@@ -149,6 +150,62 @@ pub struct LockInfo {
     /// project's own requirements out (`--only-group`). Written, when true, by vari for a lock
     /// with dependency groups; a lock without it cannot be installed that way.
     pub group_markers: bool,
+    /// `[[tool.vari.families]]`: the build families (issue 35's catalog: per-CUDA indexes,
+    /// `-cu12` names, `[cuda12]` extras) the lock chose through, with the builds it locked,
+    /// so that `sync` chooses a build per machine without the catalog. Sorted by name when
+    /// written; empty for a lock made without families (nothing is written).
+    pub families: Vec<LockFamily>,
+}
+
+/// One `[[tool.vari.families]]` entry: a family and the builds the lock holds for it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LockFamily {
+    /// `name`: the family (PEP 503 normal form).
+    pub name: String,
+    /// `group`: the catalog's group the family belongs to (PEP 503 normal form); the members
+    /// of one group take one build name together (torch, torchvision and torchaudio from one
+    /// CUDA line).
+    pub group: Option<String>,
+    /// `[[tool.vari.families.builds]]`: the builds locked, best first (the catalog's order),
+    /// which is the order `sync` tries them in.
+    pub builds: Vec<LockedBuild>,
+}
+
+impl LockFamily {
+    /// The build named `name`, if the lock holds it.
+    pub fn build(&self, name: &str) -> Option<&LockedBuild> {
+        self.builds.iter().find(|b| b.name == name)
+    }
+}
+
+/// One `[[tool.vari.families.builds]]` entry: a build the lock holds, with what a machine
+/// must support to install it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LockedBuild {
+    /// `name`: the catalog's build name (`cu128`, `cpu`): a variant label (PEP 817).
+    pub name: String,
+    /// `distribution`: what it installs as (PEP 503 normal form): `torch`, `cupy-cuda12x`.
+    pub distribution: String,
+    /// `extra`: the extra that selects it (`cuda12` for `jax[cuda12]`), normalised.
+    pub extra: Option<String>,
+    /// `requires`: the properties the machine must support, resolved when the lock was made
+    /// (a CUDA line read from the build's own requirements is written here too). For each
+    /// feature, one of the listed values suffices, as in the catalog.
+    pub requires: Vec<Property>,
+    /// `null`: the CPU build, which fits every machine (requires nothing).
+    pub null: bool,
+    /// `classes`: the lock's targets whose resolution chose this build (informative: `sync`
+    /// chooses by `requires`, not by class).
+    pub classes: Vec<String>,
+}
+
+/// One item of `[packages.tool.vari] builds`: a family's build that brings the entry in.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BuildRef {
+    /// `family`: a family of `[[tool.vari.families]]`.
+    pub family: String,
+    /// `build`: one of that family's locked builds.
+    pub build: String,
 }
 
 /// One entry of `[[tool.vari.targets]]`.
@@ -186,6 +243,21 @@ pub struct PackageInfo {
     /// cannot say this: an entry the project needs everywhere has none, whether a group needs
     /// it too or not. Meaningful only in a lock whose [`LockInfo::group_markers`] is true.
     pub group_marker: Option<String>,
+    /// `builds`: the family builds that bring this entry in (`torch 2.9.0+cu128` and the
+    /// CUDA 12 libraries only the cu128 build needs); `sync` installs it only where one of
+    /// them is chosen. Empty: as any entry (wherever its marker holds). Two entries of one
+    /// name may both be in a lock when their `builds` are disjoint (torch `+cu128` and
+    /// `+cpu`).
+    pub builds: Vec<BuildRef>,
+}
+
+impl PackageInfo {
+    /// Whether the entry comes in with `build` of `family`.
+    pub fn brought_by(&self, family: &str, build: &str) -> bool {
+        self.builds
+            .iter()
+            .any(|b| b.family == family && b.build == build)
+    }
 }
 
 /// Decodes `%XX` escapes; `None` when the result is not UTF-8 or an escape is malformed.

@@ -13,9 +13,9 @@ use vari_core::filename::WheelFilename;
 use vari_core::metadata::{read_json, SourceKind};
 use vari_core::Diagnostic;
 
+use crate::fields::Fields;
 use crate::limits::{
-    check_location, check_relative_path, check_text, MAX_ITEMS, MAX_PACKAGES, MAX_TABLES,
-    MAX_WHEELS_PER_PACKAGE,
+    check_location, check_relative_path, check_text, MAX_PACKAGES, MAX_WHEELS_PER_PACKAGE,
 };
 use crate::model::{Artifact, DependencyRef, Lock, LockInfo, LockTarget, Package, PackageInfo};
 use crate::LockError;
@@ -96,7 +96,7 @@ pub fn read_lock(text: &str) -> Result<Lock, LockError> {
         }
     }
     // Unknown top-level keys are ignored, as PEP 751 asks of readers of a newer minor version.
-    Ok(Lock {
+    let lock = Lock {
         lock_version,
         environments,
         requires_python,
@@ -107,7 +107,9 @@ pub fn read_lock(text: &str) -> Result<Lock, LockError> {
         packages,
         vari,
         other_tools,
-    })
+    };
+    crate::families::check_families(&lock)?;
+    Ok(lock)
 }
 
 fn check_lock_version(version: &str) -> Result<(), LockError> {
@@ -421,6 +423,7 @@ fn read_lock_info(table: toml::Table) -> Result<LockInfo, LockError> {
             python_platform: target.string("python-platform")?,
         });
     }
+    let families = families::read_families(&mut fields)?;
     Ok(LockInfo {
         inputs_hash,
         requirements,
@@ -429,6 +432,7 @@ fn read_lock_info(table: toml::Table) -> Result<LockInfo, LockError> {
         find_links,
         pre,
         group_markers,
+        families,
     })
 }
 
@@ -466,11 +470,13 @@ fn read_package_info(table: toml::Table, path: &str) -> Result<PackageInfo, Lock
         Some(_) => return Err(fields.error("through-variants", "must be true or false")),
         None => false,
     };
+    let builds = families::read_build_refs(&mut fields)?;
     Ok(PackageInfo {
         variant_dependencies,
         through_variants,
         targets: fields.strings("targets")?,
         group_marker: fields.string("group-marker")?,
+        builds,
     })
 }
 
@@ -536,109 +542,6 @@ fn check_hash(algorithm: &str, digest: &str) -> Result<(), String> {
     }
 }
 
-/// A table being read: each key taken once, errors carry the key path.
-struct Fields {
-    table: toml::Table,
-    path: String,
-}
-
-impl Fields {
-    fn new(table: toml::Table, path: &str) -> Self {
-        Self {
-            table,
-            path: path.to_owned(),
-        }
-    }
-
-    fn key(&self, key: &str) -> String {
-        if self.path.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{}.{key}", self.path)
-        }
-    }
-
-    fn error(&self, key: &str, message: impl Into<String>) -> LockError {
-        LockError::new(self.key(key), message)
-    }
-
-    fn take(&mut self, key: &str) -> Option<toml::Value> {
-        self.table.remove(key)
-    }
-
-    fn string(&mut self, key: &str) -> Result<Option<String>, LockError> {
-        match self.take(key) {
-            Some(toml::Value::String(text)) => match check_text(&text) {
-                Ok(()) => Ok(Some(text)),
-                Err(message) => Err(self.error(key, message)),
-            },
-            Some(_) => Err(self.error(key, "must be a string")),
-            None => Ok(None),
-        }
-    }
-
-    fn required_string(&mut self, key: &str) -> Result<String, LockError> {
-        self.string(key)?
-            .ok_or_else(|| self.error(key, "is missing"))
-    }
-
-    fn strings(&mut self, key: &str) -> Result<Vec<String>, LockError> {
-        match self.take(key) {
-            Some(toml::Value::Array(items)) => {
-                if items.len() > MAX_ITEMS {
-                    return Err(self.error(key, format!("has more than {MAX_ITEMS} items")));
-                }
-                items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, item)| match item {
-                        toml::Value::String(text) => match check_text(&text) {
-                            Ok(()) => Ok(text),
-                            Err(message) => Err(self.error(&format!("{key}[{i}]"), message)),
-                        },
-                        _ => Err(self.error(&format!("{key}[{i}]"), "must be a string")),
-                    })
-                    .collect()
-            }
-            Some(_) => Err(self.error(key, "must be an array of strings")),
-            None => Ok(Vec::new()),
-        }
-    }
-
-    fn table(&mut self, key: &str) -> Result<Option<toml::Table>, LockError> {
-        match self.take(key) {
-            Some(toml::Value::Table(table)) => Ok(Some(table)),
-            Some(_) => Err(self.error(key, "must be a table")),
-            None => Ok(None),
-        }
-    }
-
-    fn tables(&mut self, key: &str) -> Result<Option<Vec<toml::Table>>, LockError> {
-        match self.take(key) {
-            Some(toml::Value::Array(items)) => {
-                if items.len() > MAX_TABLES {
-                    return Err(self.error(key, "has too many items"));
-                }
-                items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, item)| match item {
-                        toml::Value::Table(table) => Ok(table),
-                        _ => Err(self.error(&format!("{key}[{i}]"), "must be a table")),
-                    })
-                    .collect::<Result<Vec<_>, _>>()
-                    .map(Some)
-            }
-            Some(_) => Err(self.error(key, "must be an array of tables")),
-            None => Ok(None),
-        }
-    }
-
-    /// The keys not taken, for preserving what vari does not model.
-    fn rest(self) -> toml::Table {
-        self.table
-    }
-}
-
+mod families;
 #[cfg(test)]
 mod tests;

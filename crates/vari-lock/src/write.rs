@@ -5,7 +5,7 @@
 use toml_edit::{Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Value};
 use vari_core::metadata::{write_json_as, SchemaUrl, VARIANTLIB_0_2_URL};
 
-use crate::model::{Artifact, DependencyRef, Lock, LockInfo, Package, PackageInfo};
+use crate::model::{Artifact, DependencyRef, Lock, LockFamily, LockInfo, Package, PackageInfo};
 use crate::LockError;
 
 /// Writes `lock` as TOML text. The same lock always gives the same bytes; packages are
@@ -22,6 +22,7 @@ use crate::LockError;
 /// ```
 pub fn write_lock(lock: &Lock) -> Result<String, LockError> {
     crate::limits::check_lock(lock)?;
+    crate::families::check_families(lock)?;
     let mut doc = DocumentMut::new();
     doc.insert(
         "lock-version",
@@ -294,6 +295,45 @@ fn lock_info_table(info: &LockInfo) -> Table {
         });
         table.insert("targets", Item::Value(Value::Array(one_per_line(items))));
     }
+    if !info.families.is_empty() {
+        // Sorted by name: the order of families means nothing (that of builds does).
+        let mut families: Vec<&LockFamily> = info.families.iter().collect();
+        families.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut tables = ArrayOfTables::new();
+        for family in families {
+            tables.push(family_table(family));
+        }
+        table.insert("families", Item::ArrayOfTables(tables));
+    }
+    table
+}
+
+fn family_table(family: &LockFamily) -> Table {
+    let mut table = Table::new();
+    table.insert("name", Item::Value(family.name.as_str().into()));
+    if let Some(group) = &family.group {
+        table.insert("group", Item::Value(group.as_str().into()));
+    }
+    let mut builds = ArrayOfTables::new();
+    for build in &family.builds {
+        let mut entry = Table::new();
+        entry.insert("name", Item::Value(build.name.as_str().into()));
+        entry.insert(
+            "distribution",
+            Item::Value(build.distribution.as_str().into()),
+        );
+        if let Some(extra) = &build.extra {
+            entry.insert("extra", Item::Value(extra.as_str().into()));
+        }
+        let requires: Vec<String> = build.requires.iter().map(ToString::to_string).collect();
+        insert_strings(&mut entry, "requires", &requires);
+        if build.null {
+            entry.insert("null", Item::Value(true.into()));
+        }
+        insert_strings(&mut entry, "classes", &build.classes);
+        builds.push(entry);
+    }
+    table.insert("builds", Item::ArrayOfTables(builds));
     table
 }
 
@@ -310,6 +350,19 @@ fn package_info_table(info: &PackageInfo) -> Table {
     insert_strings(&mut table, "targets", &info.targets);
     if let Some(marker) = &info.group_marker {
         table.insert("group-marker", Item::Value(marker.as_str().into()));
+    }
+    if !info.builds.is_empty() {
+        let items: Array = info
+            .builds
+            .iter()
+            .map(|reference| {
+                let mut inline = InlineTable::new();
+                inline.insert("family", reference.family.as_str().into());
+                inline.insert("build", reference.build.as_str().into());
+                Value::InlineTable(inline)
+            })
+            .collect();
+        table.insert("builds", Item::Value(Value::Array(items)));
     }
     table
 }

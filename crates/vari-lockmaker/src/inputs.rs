@@ -90,6 +90,7 @@ pub(crate) fn inputs_hash(
     sources: &ClientSettings,
     lock_dir: &Path,
     pre: bool,
+    families: Option<&vari_family::Catalog>,
 ) -> String {
     let mut hash = InputsHash::new();
     hash.add("format", b"vari-lock/1");
@@ -127,6 +128,12 @@ pub(crate) fn inputs_hash(
     }
     hash.add("strategy", format!("{:?}", sources.strategy).as_bytes());
     hash.add("pre", if pre { b"1" } else { b"0" });
+    // Only when the requirements choose through it: a lock that names no family hashes (and
+    // so reads) as one made without a catalog.
+    if let Some(catalog) = families {
+        let text = serde_json::to_string(catalog).unwrap_or_default();
+        hash.add("families", text.as_bytes());
+    }
     hash.finish()
 }
 
@@ -159,8 +166,10 @@ pub(crate) fn lock_inputs(
     lock_dir: &Path,
     pre: bool,
     hash: String,
+    families: Vec<vari_lock::LockFamily>,
 ) -> LockInputs {
     LockInputs {
+        families,
         requirements: requirements.base.clone(),
         extras: requirements.extras.clone(),
         groups: requirements.groups.clone(),
@@ -183,6 +192,7 @@ pub(crate) fn lock_inputs(
             pre,
             // Decided by the lock builder, from the groups.
             group_markers: false,
+            families: Vec::new(),
         },
     }
 }

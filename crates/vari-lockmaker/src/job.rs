@@ -30,6 +30,10 @@ pub struct LockJob<'a> {
     pub upgrade: Upgrade,
     /// Told how far resolving and listing have come.
     pub progress: &'a dyn LockingProgress,
+    /// The build-family catalog (`None`: turned off). It applies when a requirement names a
+    /// family or a build's distribution: each target then locks the builds the catalog
+    /// chooses for it, and the inputs hash covers the catalog.
+    pub families: Option<std::sync::Arc<vari_family::Catalog>>,
 }
 
 /// What a lock is made from.

@@ -18,6 +18,9 @@
 //!   once when they differ only in hardware ([`PER_TARGET_VARIABLE`] turns that off), their
 //!   versions kept in agreement; then each pinned release's files the targets can use, local
 //!   files named by a `path` relative to the lock's directory (PEP 751);
+//! - build families (issue 35; the `families` module): with the catalog, each class locks the
+//!   builds the catalog chooses for it, classes with other choices resolved apart and merged,
+//!   and the lock builder told which builds each class took;
 //! - building the lock (`vari_lock::build_lock`) and writing it.
 //!
 //! What it leaves to others: the lock's format (`vari-lock`), choosing variants
@@ -29,6 +32,8 @@
 mod compile;
 mod error;
 mod existing;
+mod families;
+mod family_pins;
 mod inputs;
 mod job;
 mod lock_files;

@@ -97,11 +97,15 @@ async fn resolve_with(
 ) -> Result<Vec<LockedRelease>, LockingError> {
     let client = IndexClient::new(request.sources.clone()).map_err(LockFilesError::from)?;
     let files: Vec<LockFilesTarget> = request.targets.iter().map(|t| t.files.clone()).collect();
-    let resolved = match union::universal_wanted(request) {
+    // A proxy serving several targets as one chooses no family build: with the catalog, each
+    // target resolves through its own proxy.
+    let together = request.families.is_none();
+    let resolved = match together && union::universal_wanted(request) {
         true => union::resolve_universal(request, &resolver.scratch, &client, &files).await?,
         false => None,
     };
-    let resolved = match (resolved, union::groups(request)) {
+    let groups = union::groups(request).filter(|_| together);
+    let resolved = match (resolved, groups) {
         (Some(resolved), _) => Some(resolved),
         (None, Some(groups)) => {
             union::resolve_groups(request, &groups, &resolver.scratch, &client, &files).await?
@@ -303,7 +307,10 @@ impl Resolver<'_> {
             })
             .map_err(failed)?;
         check_pinned(requirements, &pins, target)?;
-        Ok(pins)
+        Ok(match self.request.families {
+            Some(catalog) => crate::family_pins::without_selectors(catalog, pins),
+            None => pins,
+        })
     }
 
     /// `target`'s proxy: the one started for it earlier in the run, else a new one.
@@ -316,6 +323,7 @@ impl Resolver<'_> {
         }
         let settings = ProxySettings {
             selection: self.request.selection.clone(),
+            families: self.request.families.cloned(),
             ..ProxySettings::new(self.request.sources.clone(), target.files.target.clone())
         };
         let proxy = Arc::new(vari_install::stable_port::start_stable(settings).await?);

@@ -50,7 +50,22 @@ pub fn make_lock(job: &LockJob<'_>) -> Result<Made, LockMakeError> {
     }
     .map_err(LockMakeError::Targets)?;
     tracing::debug!("targets resolved after {:.1?}", clock.elapsed());
-    let hash = inputs::inputs_hash(&requirements, &targets, &sources, &lock_dir, pre);
+    let all = requirements.all();
+    // Only for machine classes: a lock without them (its one target `any`, no hardware) lists
+    // every variant and chooses no build, as before.
+    let described = !targets.is_empty() && targets.iter().all(|t| t.files.has_hardware);
+    let families = job
+        .families
+        .as_ref()
+        .filter(|catalog| described && crate::family_pins::engaged(catalog, &all));
+    let hash = inputs::inputs_hash(
+        &requirements,
+        &targets,
+        &sources,
+        &lock_dir,
+        pre,
+        families.map(|c| &**c),
+    );
     if let Output::Check(path) = &job.output {
         return Ok(Made::Checked(staleness(
             path.clone(),
@@ -68,15 +83,27 @@ pub fn make_lock(job: &LockJob<'_>) -> Result<Made, LockMakeError> {
         sources: &sources,
         selection: &job.selection,
         pre,
-        requirements: &requirements.all(),
+        requirements: &all,
         targets: &targets,
         preferences: &preferences,
         lock_dir: &lock_dir,
         progress: job.progress,
+        families: None,
     };
-    let releases = runtime.block_on(resolve_releases(&request))?;
+    let (releases, locked_families) = match families {
+        None => (runtime.block_on(resolve_releases(&request))?, Vec::new()),
+        Some(catalog) => runtime.block_on(crate::families::resolve_by_class(&request, catalog))?,
+    };
     tracing::debug!("releases listed after {:.1?}", clock.elapsed());
-    let lock_inputs = inputs::lock_inputs(&requirements, &targets, &sources, &lock_dir, pre, hash);
+    let lock_inputs = inputs::lock_inputs(
+        &requirements,
+        &targets,
+        &sources,
+        &lock_dir,
+        pre,
+        hash,
+        locked_families,
+    );
     let lock = vari_lock::build_lock(&lock_inputs, releases)
         .map_err(|e| LockMakeError::Build(e.to_string()))?;
     if let Output::File(path) = &job.output {
@@ -159,6 +186,7 @@ mod tests {
             pre: false,
             upgrade: Upgrade::default(),
             progress: &NoProgress,
+            families: None,
         }
     }
 
@@ -179,8 +207,9 @@ mod tests {
         };
         let sources = vari_client::ClientSettings::default();
         let dir = vari_fs::safe_path::parent_dir(path);
-        let hash = inputs::inputs_hash(&requirements, &[], &sources, &dir, false);
-        let built = inputs::lock_inputs(&requirements, &[], &sources, &dir, false, hash);
+        let hash = inputs::inputs_hash(&requirements, &[], &sources, &dir, false, None);
+        let built =
+            inputs::lock_inputs(&requirements, &[], &sources, &dir, false, hash, Vec::new());
         let lock = vari_lock::build_lock(&built, Vec::new()).unwrap();
         std::fs::write(path, vari_lock::write_lock(&lock).unwrap()).unwrap();
     }

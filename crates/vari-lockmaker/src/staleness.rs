@@ -76,7 +76,8 @@ pub(crate) fn staleness(
     } else if locked != current {
         "the targets changed (their profiles, Python versions or platforms)".to_owned()
     } else {
-        "its inputs changed (extras, dependency groups, requires-python or index options)"
+        "its inputs changed (extras, dependency groups, requires-python, index options or the \
+         build-family catalog)"
             .to_owned()
     };
     Staleness::OutOfDate { path, what }

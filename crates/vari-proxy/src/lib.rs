@@ -163,6 +163,7 @@ pub use error::ProxyError;
 pub use fingerprint::fingerprint_of;
 pub use journal::{HiddenVersion, Served, UpstreamFailure};
 pub use runtime::{server_runtime, MAX_BLOCKING_THREADS, MAX_WORKER_THREADS, THREAD_STACK_SIZE};
+pub use selector::serves_selector;
 pub use server::{start, start_first_free, RunningProxy};
 pub use settings::{
     ProxySettings, DEFAULT_FAILURE_TTL, DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS,

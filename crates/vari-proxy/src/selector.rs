@@ -35,7 +35,7 @@ use vari_family::{Family, FamilyChoice, Layout, SameName};
 
 /// Whether the proxy answers `family`'s page with a selector: every build published under its
 /// own name on the proxy's sources, and the family's name not itself one of them.
-pub(crate) fn serves_selector(family: &Family) -> bool {
+pub fn serves_selector(family: &Family) -> bool {
     family.same_name != SameName::Build
         && family.builds.iter().all(|b| b.layout() == Layout::Name)
         && !family.builds.iter().any(|b| b.distribution == family.name)

@@ -5,22 +5,29 @@
 //!
 //! 1. The lock must be for the target: `requires-python` holds for its Python and, when
 //!    `environments` is given, one of its markers is true.
-//! 2. Roots: every entry that is not `through-variants` and whose `marker` (PEP 751, with
+//! 2. Build families: for each family the lock records (`[[tool.vari.families]]`), the
+//!    build the target takes ([`BuildTaken`]: the best locked build whose recorded `requires`
+//!    the target supports, else the null build; one build name for a group). An entry that
+//!    only some builds bring in (`[packages.tool.vari] builds`) is a candidate only when one
+//!    of them is taken: the CPU machine gets torch `+cpu` and no CUDA library. No build fits:
+//!    [`PlanError::NoBuildFits`], with each locked build's reason.
+//! 3. Roots: every entry that is not `through-variants` and whose `marker` (PEP 751, with
 //!    `extras` and `dependency_groups`, the lock's `default-groups` when no group is asked
 //!    for) is true for the target. With only groups asked for (`--only-group`), whose
 //!    `[packages.tool.vari] group-marker` is: what the groups need on their own, the
 //!    project's own requirements left out.
-//! 3. Each entry to install gets its file by vari's rules, through
+//! 4. Each entry to install gets its file by vari's rules, through
 //!    [`judge_listed`](crate::judge_listed) (the same judging as `vari select`, each listed
 //!    wheel a [`ListedFile`](crate::ListedFile)): the best variant among
 //!    the listed wheels for the target's hardware, then the null variant, then the plain wheel,
 //!    each only with tags the target interpreter accepts; the sdist only when no wheel fits.
 //!    No file at all: [`PlanError::NothingFits`] with the report `select` explains from.
-//! 4. The chosen wheel's `variant-dependencies` are evaluated with its label and properties;
+//! 5. The chosen wheel's `variant-dependencies` are evaluated with its label and properties;
 //!    each that applies brings in the entry it names, and a `through-variants` entry brings in
 //!    its `through-variants` dependencies. No other entry is installed: a CPU machine gets no
 //!    CUDA runtime.
 
+mod builds;
 mod choose;
 mod chosen;
 mod closure;
@@ -38,6 +45,7 @@ use vari_lock::Artifact;
 use crate::index::{ChosenBecause, VersionReport};
 use crate::target::Target;
 
+pub use builds::BuildTaken;
 pub use chosen::{plan_chosen, LockChoice};
 pub use closure::plan;
 pub use groups::{chosen_groups, ChosenGroups, GroupChoice};
@@ -156,6 +164,14 @@ pub enum SkipReason {
     /// Only dependency groups were asked for (`--only-group`), and none of them needs it on
     /// its own (the project's own requirements do).
     OnlyGroups,
+    /// It comes in with builds of a family the target does not take (torch `+cu128` on a
+    /// CPU machine): `build` of `family` is the first of them.
+    OtherBuild {
+        /// The family.
+        family: String,
+        /// The build it comes in with (the first listed).
+        build: String,
+    },
 }
 
 /// One entry left out.
@@ -172,6 +188,9 @@ pub struct Skipped {
 /// The plan: the entries to install in the lock's order, and those left out.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// The build each family of the lock takes on the target, in the lock's order of
+    /// families (empty for a lock without families).
+    pub builds: Vec<BuildTaken>,
     /// The entries to install, in the lock's order.
     pub install: Vec<Planned>,
     /// The entries left out, in the lock's order.
@@ -250,6 +269,21 @@ pub enum PlanError {
         package: usize,
         /// Its name.
         name: String,
+    },
+    /// No locked build of a family fits the target and the family has no null build.
+    #[error("family {family}: {why}")]
+    NoBuildFits {
+        /// The family.
+        family: String,
+        /// Each locked build and why it does not fit, as `vari select` words a family's
+        /// builds (`no build of torch fits: cu128 (torch): …`).
+        why: String,
+    },
+    /// The families of one group locked no build name that fits every one of them.
+    #[error("{message}")]
+    GroupConflict {
+        /// The members and the lines each offers here.
+        message: String,
     },
     /// No listed file fits the target; `report` says why for each, as `select` reports it.
     #[error("{name} {version}: no listed wheel fits the target")]

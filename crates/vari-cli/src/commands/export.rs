@@ -72,7 +72,7 @@ pub(super) fn run(args: &ExportArgs) -> Result<ExitCode, CliError> {
                         .collect()
                 }
             };
-            requirements_txt(&header(args, &selecting), &files).map_err(|e| {
+            requirements_txt(&header(args, &selecting, &planned), &files).map_err(|e| {
                 CliError::Other(format!("{}: cannot export {e}", args.lock.display()))
             })?
         }
@@ -138,17 +138,27 @@ fn refuse_variant_names(args: &ExportArgs, files: &[&LockedFile]) -> Result<(), 
     )))
 }
 
-/// `vari export of LOCK for TARGET`: what the file is, in its first comment lines.
-fn header(args: &ExportArgs, selecting: &Selecting) -> String {
+/// `vari export of LOCK for TARGET`: what the file is, in its first comment lines, with the
+/// build each family took.
+fn header(args: &ExportArgs, selecting: &Selecting, planned: &LockedPlan) -> String {
     let target = &selecting.target;
-    format!(
+    let mut text = format!(
         "vari export of {} for {} (Python {}, {})\ninstall with `pip install -r FILE` or `uv \
          pip install -r FILE`, run from this file's directory",
         args.lock.display(),
         target.hardware.source,
         target.python.version.short(),
         target.python.platform
-    )
+    );
+    for taken in &planned.builds {
+        text.push_str(&format!(
+            "\n{}: build {}, {}",
+            taken.family,
+            taken.build,
+            taken.reason()
+        ));
+    }
+    text
 }
 
 /// A file put in the wheelhouse.

@@ -14,7 +14,7 @@ use vari_lockmaker::{LockJob, Made, Output, Requested, Sources, Upgrade};
 use crate::cli::LockArgs;
 use crate::error::{error_line, CliError};
 use crate::output;
-use crate::settings::{client_settings, load_config, lock_target};
+use crate::settings::{client_settings, load_config, lock_target, FamilySettings};
 
 use crate::lock_targets::ClassTargets;
 
@@ -28,6 +28,10 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
         platforms: &args.python_platforms,
         resolve: &lock_target,
     };
+    // Each class locks the builds the family catalog chooses for it.
+    let families = FamilySettings::resolve(&args.families, &config)?
+        .catalog()?
+        .map(std::sync::Arc::new);
     // On a terminal: the targets resolved so far, then the releases whose files are listed.
     let progress = crate::progress::Resolving::new();
     let job = LockJob {
@@ -54,6 +58,7 @@ pub(super) fn run(args: &LockArgs) -> Result<ExitCode, CliError> {
             packages: args.upgrade_packages.clone(),
         },
         progress: &progress,
+        families,
     };
     let made = vari_lockmaker::make_lock(&job);
     progress.finish();

@@ -332,6 +332,11 @@ fn resolve_input(
         platforms: &args.python_platforms,
         resolve: &lock_target,
     };
+    // Each class mirrors the builds the family catalog chooses for it.
+    let families =
+        crate::settings::FamilySettings::resolve(&args.selection.families, &load_config()?)?
+            .catalog()?
+            .map(std::sync::Arc::new);
     let progress = crate::progress::Resolving::new();
     let job = LockJob {
         requested: Requested::Given {
@@ -353,6 +358,7 @@ fn resolve_input(
         pre: args.index.pre,
         upgrade: Upgrade::default(),
         progress: &progress,
+        families,
     };
     let made = vari_lockmaker::make_lock(&job);
     progress.finish();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::common::{run, vari};
 
 /// A hardware-facts profile with a CUDA driver and a GPU, as `dir/NAME.toml`.
-fn gpu(dir: &Path, name: &str, cuda: &str, capability: &str) -> PathBuf {
+pub(crate) fn gpu(dir: &Path, name: &str, cuda: &str, capability: &str) -> PathBuf {
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(
         &path,
@@ -20,7 +20,7 @@ fn gpu(dir: &Path, name: &str, cuda: &str, capability: &str) -> PathBuf {
     path
 }
 
-fn cpu(dir: &Path) -> PathBuf {
+pub(crate) fn cpu(dir: &Path) -> PathBuf {
     let path = dir.join("cpu.toml");
     std::fs::write(
         &path,
@@ -541,18 +541,18 @@ fn a_builds_line_is_read_from_a_wheel_for_the_targets_platform() {
 /// `/whl/LINE/PROJECT/` pages whose links point at `/whl/LINE/NAME-VERSION%2BLINE-….whl` with
 /// `data-requires-python`, small stand-in wheels, and (as PyTorch's do) other projects listed on
 /// the same index (`numpy`). Plus a stand-in default index with PyPI's plain `torch` and `numpy`.
-struct PyTorchSite {
-    dir: tempfile::TempDir,
+pub(crate) struct PyTorchSite {
+    pub(crate) dir: tempfile::TempDir,
     _host: vari_test_support::site::StaticSite,
-    base: String,
-    pypi: String,
+    pub(crate) base: String,
+    pub(crate) pypi: String,
 }
 
 /// `torch` and `torchvision` on each line (`(project, line, version, requires-python)`),
 /// `numpy 9.9.9` on the cu128 index, and the default index's `torch 2.9.0`, `numpy 1.26.0`,
 /// CuPy's CUDA 12 and 13 builds, `cudf-cu12` (requiring `cupy-cuda12x`) and a CUDA 12
 /// `vllm 0.11.0`; every wheel tagged `tags` (`cp312-cp312-manylinux_2_28_x86_64`).
-fn pytorch_site(files: &[(&str, &str, &str, &str)], tags: &str) -> PyTorchSite {
+pub(crate) fn pytorch_site(files: &[(&str, &str, &str, &str)], tags: &str) -> PyTorchSite {
     use std::collections::BTreeMap;
     use vari_test_support::site::{SiteOptions, StaticSite};
     use vari_test_support::wheels::TestWheel;
@@ -630,7 +630,7 @@ impl PyTorchSite {
     /// A user's catalog replacing the built-in PyTorch families (torch, torchvision, torchaudio,
     /// xformers: the `pytorch` group, all of whose members the proxy asks about) with the same
     /// builds on the stand-in's indexes.
-    fn catalog(&self) -> PathBuf {
+    pub(crate) fn catalog(&self) -> PathBuf {
         let mut text = "schema = \"vari-families/1\"\n".to_owned();
         for project in ["torch", "torchvision", "torchaudio", "xformers"] {
             text.push_str(&format!(
@@ -680,7 +680,7 @@ impl PyTorchSite {
     }
 }
 
-const CP312: &str = "cp312-cp312-manylinux_2_28_x86_64";
+pub(crate) const CP312: &str = "cp312-cp312-manylinux_2_28_x86_64";
 
 fn selected(json: &serde_json::Value) -> Vec<(String, String)> {
     json["selections"]
@@ -1302,7 +1302,7 @@ fn a_proxy_for_machine_classes_serves_each_class_its_families_builds() {
 }
 
 /// The names in `venv`'s site-packages that `keep` selects, sorted.
-fn installed_names(venv: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
+pub(crate) fn installed_names(venv: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(vari_test_support::venv::site_packages(venv))
         .unwrap()
         .flatten()
@@ -1353,7 +1353,7 @@ fn uv_install(scratch: &Path, index: &str, packages: &[&str]) -> std::path::Path
 /// A stand-in default index with JAX's layout: `jax 0.7.2` whose `cuda12` and `cuda13` extras
 /// require the plugin of their line, `jax 0.4.0` from before the extras, `jaxlib` and both
 /// plugins (all `py3-none-any`). Served on 127.0.0.1: the site and its `/simple/` URL.
-fn jax_site(dir: &Path) -> (vari_test_support::site::StaticSite, String) {
+pub(crate) fn jax_site(dir: &Path) -> (vari_test_support::site::StaticSite, String) {
     use vari_test_support::site::{SiteOptions, StaticSite};
     use vari_test_support::wheels::TestWheel;
     let wheels = dir.join("jax-wheels");

@@ -566,3 +566,114 @@ fn the_test_reads_wheel_tags_and_cuda_lines_as_pip_would() {
         assert_eq!(requirement_line(requirement), line, "{requirement}");
     }
 }
+
+/// One `vari lock cupy faiss onnxruntime` against PyPI itself for a CUDA 12.8 and a CUDA 13.0
+/// class (metadata only: uv reads PEP 658 metadata, the files' hashes come from PyPI's pages):
+/// each class locks the builds `vari select` chooses for it, CuPy's of its own CUDA line, and
+/// each build's entry says which build brings it in. Skipped with a message when PyPI cannot be
+/// reached.
+#[test]
+fn one_lock_on_pypi_holds_each_class_s_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let pypi = match PyPI::connect(&dir.path().join("cache")) {
+        Ok(pypi) => pypi,
+        Err(e) => {
+            eprintln!("skipped: PyPI cannot be reached ({e})");
+            return;
+        }
+    };
+    let cu128 = profile(dir.path(), CU128);
+    let cu130 = profile(dir.path(), CU130);
+    let lock = dir.path().join("pylock.toml");
+    let mut command = vari();
+    command
+        .current_dir(dir.path())
+        .env(
+            "PATH",
+            format!(
+                "{}:/usr/bin:/bin",
+                vari_test_support::venv::test_venv().join("bin").display()
+            ),
+        )
+        .env("UV_CACHE_DIR", dir.path().join("uv-cache"))
+        .env("VARI_CACHE_DIR", dir.path().join("cache"))
+        .args(["lock", "--index-url", "https://pypi.org/simple/"])
+        .args(["--python-version", "3.12", "--python-platform"])
+        .arg("x86_64-manylinux_2_28")
+        .arg("--target")
+        .arg(format!("a100={}", cu128.display()))
+        .arg("--target")
+        .arg(format!("h100={}", cu130.display()))
+        .args(["cupy", "faiss", "onnxruntime", "-o"])
+        .arg(&lock);
+    run(&mut command).expect_code(0);
+    let text = std::fs::read_to_string(&lock).unwrap();
+    let locked: toml::Table = text.parse().unwrap();
+    // Per package name, its versions and each one's builds.
+    let mut entries: Vec<(String, String, Vec<String>)> = Vec::new();
+    for package in locked["packages"].as_array().unwrap() {
+        let builds = package
+            .get("tool")
+            .and_then(|t| t.get("vari"))
+            .and_then(|v| v.get("builds"))
+            .and_then(|b| b.as_array())
+            .map(|b| {
+                b.iter()
+                    .map(|b| {
+                        format!(
+                            "{}:{}",
+                            b["family"].as_str().unwrap(),
+                            b["build"].as_str().unwrap()
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        entries.push((
+            package["name"].as_str().unwrap().to_owned(),
+            package["version"].as_str().unwrap().to_owned(),
+            builds,
+        ));
+    }
+    let find = |name: &str| {
+        entries
+            .iter()
+            .filter(|(n, _, _)| n == name)
+            .map(|(_, v, b)| (v.clone(), b.clone()))
+            .collect::<Vec<_>>()
+    };
+    let newest = |name: &str| pypi.newest(name).unwrap().to_string();
+    assert_eq!(
+        find("cupy-cuda12x"),
+        [(newest("cupy-cuda12x"), vec!["cupy:cu12".to_owned()])],
+        "{text}"
+    );
+    assert_eq!(
+        find("cupy-cuda13x"),
+        [(newest("cupy-cuda13x"), vec!["cupy:cu13".to_owned()])],
+        "{text}"
+    );
+    // Faiss: the CUDA 12 build on both classes, at its own newest version; no faiss-cpu.
+    assert_eq!(
+        find("faiss-gpu-cu12"),
+        [(newest("faiss-gpu-cu12"), Vec::new())],
+        "{text}"
+    );
+    assert!(
+        find("faiss-cpu").is_empty() && find("faiss").is_empty(),
+        "{text}"
+    );
+    // ONNX Runtime: the GPU build on both, each at the newest version of its class's line
+    // (the line is read from each version's requirements); never the CPU build.
+    let (cuda12, newest_gpu) = pypi.newest_of_line("onnxruntime-gpu", 12);
+    let mut wanted = vec![cuda12.to_string(), newest_gpu.to_string()];
+    wanted.dedup();
+    let mut versions: Vec<String> = find("onnxruntime-gpu")
+        .into_iter()
+        .map(|(v, _)| v)
+        .collect();
+    versions.sort();
+    wanted.sort();
+    assert_eq!(versions, wanted, "{text}");
+    assert!(find("onnxruntime").is_empty(), "{text}");
+}

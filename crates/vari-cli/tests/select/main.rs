@@ -11,6 +11,7 @@ mod common;
 mod config;
 mod detect;
 mod families;
+mod families_lock;
 mod families_pypi;
 mod fs_guard;
 mod hostile_index;

@@ -296,3 +296,46 @@ async fn a_large_central_directory_is_completed_without_reading_the_tail_again()
         "overlapping ranges: {seen:?}"
     );
 }
+
+/// Kept listings are kept per sources: a client for another index (a build family's own, as
+/// PyTorch's `cu128` beside the default index) sharing the run's listings reads that index's
+/// answer for the same name, and does not hand its own to the first.
+#[tokio::test]
+async fn kept_listings_are_kept_per_sources() {
+    let one = tempfile::tempdir().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let first_index = fixture_index(one.path()).await;
+    let second_index = fixture_index(other.path()).await;
+    // The second index answers with other hashes from its first page on.
+    second_index.set(|k| k.other_hashes_after_pages = Some(0));
+    let real = sha256(&std::fs::read(one.path().join(PLAIN)).unwrap());
+    let listings = vari_client::Listings::kept();
+    let on = |index: &TestIndex| {
+        client(vari_client::ClientSettings {
+            listings: listings.clone(),
+            ..settings(&[index.index_url()])
+        })
+    };
+    let hash = |project: &vari_client::Project| {
+        find(&project.files, PLAIN)
+            .hashes
+            .sha256()
+            .map(str::to_owned)
+    };
+    let first = on(&first_index)
+        .project(&name("test-package"))
+        .await
+        .unwrap();
+    let second = on(&second_index)
+        .project(&name("test-package"))
+        .await
+        .unwrap();
+    assert_eq!(hash(&first).as_deref(), Some(real.as_str()));
+    assert_ne!(hash(&second).as_deref(), Some(real.as_str()));
+    let again = on(&first_index)
+        .project(&name("test-package"))
+        .await
+        .unwrap();
+    assert_eq!(hash(&again).as_deref(), Some(real.as_str()));
+    assert_eq!(listings.len(), 2);
+}

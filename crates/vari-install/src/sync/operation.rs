@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use vari_client::ClientSettings;
 use vari_core::ordering::SelectionOptions;
 use vari_lock::{LockError, LockFile};
-use vari_select::locked::{plan_chosen, LockChoice, PlanError, Planned};
+use vari_select::locked::{plan_chosen, BuildTaken, LockChoice, PlanError, Planned};
 use vari_select::Target;
 
 use super::{
@@ -42,6 +42,8 @@ pub struct LockedPlan {
     pub lock: LockFile,
     /// What the target installs, in the lock's order.
     pub entries: Vec<Entry>,
+    /// The build each family of the lock takes on the target (empty without families).
+    pub builds: Vec<BuildTaken>,
 }
 
 /// Why a lock cannot be planned.
@@ -92,7 +94,11 @@ impl LockedPlan {
             .zip(files)
             .map(|(planned, file)| Entry { planned, file })
             .collect();
-        Ok(Self { lock, entries })
+        Ok(Self {
+            lock,
+            entries,
+            builds: plan.builds,
+        })
     }
 }
 
@@ -176,6 +182,8 @@ pub struct Synced {
     pub entries: Vec<(Entry, bool)>,
     /// The distributions removed: (name, version).
     pub removed: Vec<(String, String)>,
+    /// The build each family of the lock took (empty without families).
+    pub builds: Vec<BuildTaken>,
 }
 
 /// Why a sync stopped.
@@ -236,6 +244,7 @@ pub fn sync<E: std::error::Error + 'static>(
         lock: planned.lock,
         entries,
         removed: outcome.removed,
+        builds: planned.builds,
     })
 }
 

@@ -10,17 +10,32 @@ use vari_core::markers::{
 use vari_core::metadata::{parse_requirement, properties_of, VariantMetadata};
 use vari_core::project::normalize;
 
-/// A `Requires-Dist` entry or a requirement vari cannot read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{package}: cannot read the requirement `{requirement}`: {message}")]
+/// A `Requires-Dist` entry or a requirement vari cannot read, or releases that do not make a
+/// lock (two entries of one name no family build tells apart).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BuildError {
     /// The release it belongs to (`requirements` for a top-level one).
     pub package: String,
-    /// The entry.
+    /// The entry; empty when the error is about the releases, not one entry.
     pub requirement: String,
     /// Why.
     pub message: String,
 }
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.requirement.is_empty() {
+            true => write!(f, "{}: {}", self.package, self.message),
+            false => write!(
+                f,
+                "{}: cannot read the requirement `{}`: {}",
+                self.package, self.requirement, self.message
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
 
 /// Where a walk started: the requirements always installed, an extra or a group.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -56,6 +56,10 @@ pub struct LockingRequest<'a> {
     pub lock_dir: &'a Path,
     /// Told how far resolving and listing have come ([`NoProgress`] to be told nothing).
     pub progress: &'a dyn LockingProgress,
+    /// The build-family catalog the targets' proxies choose through (`None`: no family).
+    /// With one, every target is resolved through its own proxy: a proxy serving a union of
+    /// targets cannot choose one build per target.
+    pub families: Option<&'a std::sync::Arc<vari_family::Catalog>>,
 }
 
 /// What [`resolve_releases`](super::resolve_releases) says as it goes, for a progress display:
@@ -168,6 +172,33 @@ pub enum LockingError {
     /// Listing the pinned releases' files.
     #[error(transparent)]
     Files(#[from] LockFilesError),
+    /// A family build's own index or links page cannot be asked.
+    #[error("{url}: {message}")]
+    FamilySource {
+        /// The family's index or links page.
+        url: String,
+        /// Why.
+        message: String,
+    },
+    /// A requested family has no build that fits a target.
+    #[error("cannot lock {family} for target {target}: {reasons}")]
+    NoBuild {
+        /// The family.
+        family: String,
+        /// The target.
+        target: String,
+        /// Each build with why it does not fit (`no build of cupy fits: cu13 (cupy-cuda13x):
+        /// …`).
+        reasons: String,
+    },
+    /// The family choices could not be made (an index of the family failed).
+    #[error("target {target}: {message}")]
+    Families {
+        /// The target.
+        target: String,
+        /// What failed.
+        message: String,
+    },
     /// A release's variant requirements could not be read.
     #[error(transparent)]
     VariantRequirements(#[from] vari_lock::BuildError),

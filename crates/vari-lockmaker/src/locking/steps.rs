@@ -142,11 +142,39 @@ pub(super) async fn list_files(
         .collect();
     let progress = request.progress;
     progress.listing(missing.len());
-    let listed = locked_releases_reporting(client, &missing, targets, request.selection, &|pin| {
-        progress.listed(&pin.name)
-    })
-    .await?;
-    Ok(merge(known, listed))
+    let report = |pin: &PinnedRelease| progress.listed(&pin.name);
+    // A family build on an index of its own (`torch 2.9.0+cu128`) is listed from that index,
+    // which is asked for the build's own name only; every other release from the sources.
+    let mut by_source: BTreeMap<Option<vari_family::BuildSource>, Vec<usize>> = BTreeMap::new();
+    for (i, pin) in missing.iter().enumerate() {
+        let source = request
+            .families
+            .and_then(|catalog| crate::family_pins::build_source(catalog, &pin.name, &pin.version));
+        by_source.entry(source).or_default().push(i);
+    }
+    let mut listed: Vec<Option<LockedRelease>> = vec![None; missing.len()];
+    for (source, at) in by_source {
+        let pins: Vec<PinnedRelease> = at.iter().map(|&i| missing[i].clone()).collect();
+        let releases = match &source {
+            None => {
+                locked_releases_reporting(client, &pins, targets, request.selection, &report)
+                    .await?
+            }
+            Some(source) => {
+                let own = vari_select::source_client(client.settings(), source).map_err(|e| {
+                    LockingError::FamilySource {
+                        url: source.url().to_string(),
+                        message: e.to_string(),
+                    }
+                })?;
+                locked_releases_reporting(&own, &pins, targets, request.selection, &report).await?
+            }
+        };
+        for (i, release) in at.into_iter().zip(releases) {
+            listed[i] = Some(release);
+        }
+    }
+    Ok(merge(known, listed.into_iter().flatten().collect()))
 }
 
 /// The releases in the pins' order: each known one where it is, the `listed` ones (in order)

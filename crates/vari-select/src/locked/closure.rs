@@ -11,6 +11,7 @@ use vari_core::metadata::parse_requirement;
 
 use vari_lock::{Lock, Package};
 
+use super::builds::take_builds;
 use super::choose::choose_file;
 use super::{NeededBy, Plan, PlanError, PlanRequest, Planned, SkipReason, Skipped};
 
@@ -35,6 +36,26 @@ pub fn plan(lock: &Lock, request: &PlanRequest<'_>) -> Result<Plan, PlanError> {
     }
     check_python(lock, request)?;
     check_environments(lock, request)?;
+    let builds = take_builds(lock, request)?;
+    // Whether each entry comes in with the builds taken: no `builds` (any machine), or one
+    // of them taken. The others are no candidates at all, for roots as for what a variant
+    // asks for, so that torch `+cu128` is never installed beside torch `+cpu`.
+    let in_taken_build: Vec<bool> = lock
+        .packages
+        .iter()
+        .map(|package| {
+            let refs = package
+                .vari
+                .as_ref()
+                .map_or(&[][..], |v| v.builds.as_slice());
+            refs.is_empty()
+                || refs.iter().any(|r| {
+                    builds
+                        .iter()
+                        .any(|t| t.family == r.family && t.build == r.build)
+                })
+        })
+        .collect();
     let groups = request.groups.unwrap_or(&lock.default_groups);
     let sets = LockSets {
         extras: request.extras,
@@ -53,7 +74,7 @@ pub fn plan(lock: &Lock, request: &PlanRequest<'_>) -> Result<Plan, PlanError> {
                 })?
                 .evaluate_lock(env, &sets),
         };
-        marker_holds.push(holds);
+        marker_holds.push(holds && in_taken_build[index]);
     }
     // Whether each entry is a root: its marker holds, or with only groups asked for, its
     // group marker (what the groups need on their own). The marker still decides which entry
@@ -63,6 +84,7 @@ pub fn plan(lock: &Lock, request: &PlanRequest<'_>) -> Result<Plan, PlanError> {
         for (index, package) in lock.packages.iter().enumerate() {
             let group_marker = package.vari.as_ref().and_then(|v| v.group_marker.as_ref());
             root[index] = match group_marker {
+                _ if !in_taken_build[index] => false,
                 None => false,
                 Some(text) => Marker::parse_lock(text)
                     .map_err(|error| PlanError::Marker {
@@ -168,6 +190,13 @@ pub fn plan(lock: &Lock, request: &PlanRequest<'_>) -> Result<Plan, PlanError> {
             package: index,
             name: package.name.clone(),
             why: match (&package.marker, marker_holds[index]) {
+                _ if !in_taken_build[index] => {
+                    let first = package.vari.as_ref().and_then(|v| v.builds.first());
+                    SkipReason::OtherBuild {
+                        family: first.map(|r| r.family.clone()).unwrap_or_default(),
+                        build: first.map(|r| r.build.clone()).unwrap_or_default(),
+                    }
+                }
                 (Some(marker), false) => SkipReason::Marker(marker.clone()),
                 _ if request.only_groups && !through_variants(package) => SkipReason::OnlyGroups,
                 _ => SkipReason::NoVariantAsks,
@@ -175,6 +204,7 @@ pub fn plan(lock: &Lock, request: &PlanRequest<'_>) -> Result<Plan, PlanError> {
         })
         .collect();
     Ok(Plan {
+        builds,
         install: planned.into_values().collect(),
         skipped,
     })
