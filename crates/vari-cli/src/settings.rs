@@ -108,7 +108,7 @@ pub(crate) struct FromIndexes {
     pub(crate) selecting: Selecting,
     pub(crate) options: IndexOptions,
     /// Request position → the client of the source its family's chosen build lives on.
-    pub(crate) own_sources: std::collections::BTreeMap<usize, IndexClient>,
+    pub(crate) own_sources: std::collections::BTreeMap<usize, std::sync::Arc<IndexClient>>,
 }
 
 impl FromIndexes {
@@ -191,9 +191,9 @@ impl FromIndexes {
                     )))
                 }
             }
-            if let Some(source) = &pick.source {
-                let client = vari_select::source_client(self.client.settings(), source)
-                    .map_err(|e| CliError::Other(format!("{original}: {e}")))?;
+            // The source's client holds the page the family chose from: selecting from it
+            // reads nothing again.
+            if let Some(client) = pick.client {
                 self.own_sources.insert(pick.position, client);
             }
             steps.push(FamilyStep {
@@ -209,7 +209,9 @@ impl FromIndexes {
     /// The client request `position` is selected and downloaded with: the chosen build's own
     /// source, else the command's sources.
     pub(crate) fn client_for(&self, position: usize) -> &IndexClient {
-        self.own_sources.get(&position).unwrap_or(&self.client)
+        self.own_sources
+            .get(&position)
+            .map_or(&self.client, |client| client.as_ref())
     }
 
     /// Selects for every request, in their order, on `runtime`: the one the client's later

@@ -64,6 +64,22 @@ impl IndexClient {
     pub fn new(settings: ClientSettings) -> Result<Self, ClientError> {
         let credentials = CredentialStore::new(&settings.netrc)?;
         let http = Http::new(&settings, credentials)?;
+        Ok(Self::with_http(settings, http))
+    }
+
+    /// A client for other `settings` (other sources: a build family's own index) that shares
+    /// this one's connection pool, TLS sessions and bound on parallel requests, so that a run
+    /// asking several sets of sources opens one pool, not one per set. Its credentials, cache
+    /// mode, limits and kept listings are those of `settings`; the connect and read timeouts
+    /// are this client's.
+    pub fn sharing(&self, settings: ClientSettings) -> Result<Self, ClientError> {
+        let credentials = CredentialStore::new(&settings.netrc)?;
+        let http = self.http.sharing(&settings, credentials)?;
+        Ok(Self::with_http(settings, http))
+    }
+
+    /// The client over `http`, with the credentials `settings`' sources carry.
+    fn with_http(settings: ClientSettings, http: Http) -> Self {
         for index in &settings.indexes {
             if let Some(c) = index.credentials() {
                 http.credentials().insert(index.url(), c.clone());
@@ -78,11 +94,11 @@ impl IndexClient {
                 http.credentials().insert(url, c.0.clone());
             }
         }
-        Ok(Self {
+        Self {
             settings,
             http,
             flat: Mutex::new(HashMap::new()),
-        })
+        }
     }
 
     /// The settings the client was built with.

@@ -135,10 +135,13 @@ async fn choose(request: &LockingRequest<'_>, catalog: &Catalog) -> Result<Choic
         ..vari_family::FamilyOptions::default()
     };
     let mut choices = Choices::new();
+    // One client per family source for every target: each build's page is read once.
+    let sources = vari_select::SourceClients::new();
     for target in request.targets {
         let name = &target.lock.name;
-        let found = vari_select::choose_families(
+        let found = vari_select::choose_families_with(
             &client,
+            &sources,
             catalog,
             &requests,
             &target.files.target,

@@ -36,7 +36,7 @@ use url::Url;
 use vari_client::{ClientError, CoreMetadata, Hashes, IndexClient, IndexFile, ProjectName};
 use vari_core::markers::VariantMarkerContext;
 use vari_core::metadata::resolve_variant_markers;
-use vari_select::{Presentation, Shown, ShownBecause};
+use vari_select::{Presentation, Shown, ShownBecause, SourceClients};
 use vari_simple::{PageFile, PageStyle};
 
 use crate::context::Context;
@@ -476,8 +476,13 @@ async fn selector_page(
     context: &Arc<Context>,
     name: &ProjectName,
 ) -> Result<Option<ProjectPage>, ServeError> {
-    let Some((family, choice)) =
-        family_choice(context, name, crate::selector::serves_selector).await?
+    let Some((family, choice)) = family_choice(
+        context,
+        &SourceClients::new(),
+        name,
+        crate::selector::serves_selector,
+    )
+    .await?
     else {
         return Ok(None);
     };
@@ -572,7 +577,9 @@ async fn family_index_page(
         family.builds.iter().any(|b| b.source.is_some())
             && vari_select::named_source(context.client.settings(), family).is_none()
     };
-    let Some((family, choice)) = family_choice(context, name, on_own_index).await? else {
+    // The chosen build's page is served from the client that read it for the choice.
+    let sources = SourceClients::new();
+    let Some((family, choice)) = family_choice(context, &sources, name, on_own_index).await? else {
         return Ok(None);
     };
     let Some(chosen) = choice.chosen else {
@@ -584,8 +591,9 @@ async fn family_index_page(
     let Some(source) = &build.source else {
         return Ok(None);
     };
-    let own =
-        vari_select::source_client(context.client.settings(), source).map_err(family_error)?;
+    let own = sources
+        .client(&context.client, source)
+        .map_err(family_error)?;
     let mut project = own.project(name).await.map_err(ServeError::client)?;
     project
         .files
@@ -621,8 +629,13 @@ async fn family_extra_page(
     name: &ProjectName,
     started: Instant,
 ) -> Result<Option<ProjectPage>, ServeError> {
-    let Some((family, choice)) =
-        family_choice(context, name, crate::family_extra::serves_extra).await?
+    let Some((family, choice)) = family_choice(
+        context,
+        &SourceClients::new(),
+        name,
+        crate::family_extra::serves_extra,
+    )
+    .await?
     else {
         return Ok(None);
     };
@@ -693,6 +706,7 @@ async fn with_extra_required(
 /// page lists what the upstream lists); `None` otherwise.
 async fn family_choice<'a>(
     context: &'a Arc<Context>,
+    sources: &SourceClients,
     name: &ProjectName,
     serves: impl Fn(&vari_family::Family) -> bool,
 ) -> Result<Option<(&'a vari_family::Family, vari_family::FamilyChoice)>, ServeError> {
@@ -720,6 +734,7 @@ async fn family_choice<'a>(
     };
     let choice = vari_select::choose_across_group(
         &context.client,
+        sources,
         catalog,
         family,
         &request,

@@ -42,8 +42,9 @@ pub use class::{resolve_source, ClassSource, MachineClass, ResolvedClass};
 pub use class_match::{match_class, ClassFit, ClassMatch, ClassProfile, ClassReport};
 pub use error::InputError;
 pub use index::{
-    build_request, choose_across_group, choose_families, choose_in_family, family_offers,
-    named_source, source_client, FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
+    build_request, choose_across_group, choose_families, choose_families_with, choose_in_family,
+    family_offers, named_source, source_client, FamilyError, FamilyPick, FamilyPicks,
+    SourceClients, SOURCE_CONCURRENCY,
 };
 pub use index::{judge_listed, requires_dist, Listed, ListedChoice, ListedFile, NeedText};
 pub use index::{

@@ -246,13 +246,11 @@ fn through_families(
         let Some(chosen) = &pick.choice.chosen else {
             continue;
         };
-        let requirement = match &pick.source {
-            None => chosen_request.as_str().to_owned(),
-            Some(source) => {
-                let own = vari_select::source_client(client.settings(), source)
-                    .map_err(|e| CliError::Other(format!("{original}: {e}")))?;
+        // The source's client holds the page the family chose from.
+        let requirement = match (&pick.source, &pick.client) {
+            (Some(source), Some(own)) => {
                 let outcome = runtime
-                    .block_on(vari_select::select(&own, &chosen_request, target, options))
+                    .block_on(vari_select::select(own, &chosen_request, target, options))
                     .map_err(|e| CliError::Other(format!("{original}: {e}")))?;
                 let file = match &outcome {
                     vari_select::Outcome::Resolved(resolution) => {
@@ -287,6 +285,7 @@ fn through_families(
                 asked.by_url.push(text.clone());
                 text
             }
+            _ => chosen_request.as_str().to_owned(),
         };
         output::note(&format!(
             "{original}: the family catalog chose build {} ({} {}) for this target: installing \

@@ -102,6 +102,17 @@ pub(crate) struct Http {
     verifier: Arc<tls::LazyVerifier>,
 }
 
+/// What clients sharing one pool share ([`Http::sharing`]).
+struct Pool {
+    client: reqwest::Client,
+    /// The timeouts built into `client`.
+    connect_timeout: Duration,
+    read_timeout: Duration,
+    permits: Arc<Semaphore>,
+    #[cfg(test)]
+    verifier: Arc<tls::LazyVerifier>,
+}
+
 impl Http {
     pub(crate) fn new(
         settings: &ClientSettings,
@@ -113,12 +124,6 @@ impl Http {
             tls::client_config().map_err(|e| ClientError::Setup(e.to_string()))?;
         #[cfg(not(test))]
         drop(verifier);
-        // The variables win over the settings whoever built them, so every command, the proxy
-        // and the index validator honour them.
-        let limits = settings
-            .limits
-            .with_env(|name| std::env::var(name).ok())
-            .map_err(|e| ClientError::Setup(e.to_string()))?;
         let client = reqwest::Client::builder()
             .tls_backend_preconfigured(tls)
             .user_agent(concat!("vari/", env!("CARGO_PKG_VERSION")))
@@ -126,21 +131,63 @@ impl Http {
             .read_timeout(settings.read_timeout)
             .build()
             .map_err(|e| ClientError::Setup(chain(&e)))?;
-        Ok(Self {
+        let pool = Pool {
             client,
+            connect_timeout: settings.connect_timeout,
+            read_timeout: settings.read_timeout,
+            permits: Arc::new(Semaphore::new(settings.concurrency.max(1))),
+            #[cfg(test)]
+            verifier,
+        };
+        Self::with_pool(settings, credentials, pool)
+    }
+
+    /// HTTP for `settings` that shares this one's connections, TLS sessions and verifier, and
+    /// its bound on parallel requests: one pool for a run that asks several sets of sources
+    /// (a build family's own indexes), so that their requests reuse connections and together
+    /// stay within one ceiling. The timeouts (built into the pool) are this one's.
+    pub(crate) fn sharing(
+        &self,
+        settings: &ClientSettings,
+        credentials: CredentialStore,
+    ) -> Result<Self, ClientError> {
+        let pool = Pool {
+            client: self.client.clone(),
+            connect_timeout: self.connect_timeout,
+            read_timeout: self.read_timeout,
+            permits: self.permits.clone(),
+            #[cfg(test)]
+            verifier: self.verifier.clone(),
+        };
+        Self::with_pool(settings, credentials, pool)
+    }
+
+    fn with_pool(
+        settings: &ClientSettings,
+        credentials: CredentialStore,
+        pool: Pool,
+    ) -> Result<Self, ClientError> {
+        // The variables win over the settings whoever built them, so every command, the proxy
+        // and the index validator honour them.
+        let limits = settings
+            .limits
+            .with_env(|name| std::env::var(name).ok())
+            .map_err(|e| ClientError::Setup(e.to_string()))?;
+        Ok(Self {
+            client: pool.client,
             credentials,
             cache: settings.cache_dir.clone().map(HttpCache::new),
             mode: settings.cache_mode,
             retries: settings.retries,
             backoff: settings.retry_backoff,
-            connect_timeout: settings.connect_timeout,
-            read_timeout: settings.read_timeout,
+            connect_timeout: pool.connect_timeout,
+            read_timeout: pool.read_timeout,
             limits,
             local_sources: settings.has_local_source(),
-            permits: Arc::new(Semaphore::new(settings.concurrency.max(1))),
+            permits: pool.permits,
             no_ranges: Mutex::new(HashSet::new()),
             #[cfg(test)]
-            verifier,
+            verifier: pool.verifier,
         })
     }
 
@@ -783,6 +830,72 @@ mod tests {
         assert_eq!(page.body, b"ok");
         server.join().unwrap();
         assert!(!http.verifier.is_loaded());
+    }
+
+    /// Reads one HTTP/1.1 request's head from `stream`; false when none came in time.
+    fn read_head(stream: &mut std::net::TcpStream) -> bool {
+        let mut request = Vec::new();
+        let mut byte = [0u8; 1];
+        while !request.ends_with(b"\r\n\r\n") {
+            match stream.read(&mut byte) {
+                Ok(1) => request.push(byte[0]),
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// HTTP for other settings made with `sharing` sends its requests over the first one's
+    /// connections: a server that accepts one keep-alive connection answers both.
+    #[test]
+    fn sharing_http_reuses_the_pooled_connection() {
+        use std::io::Write;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            let mut answered = 0;
+            while read_head(&mut stream) {
+                stream
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                    .unwrap();
+                answered += 1;
+                if answered == 2 {
+                    break;
+                }
+            }
+            answered
+        });
+        let settings = ClientSettings {
+            netrc: crate::NetrcSource::Disabled,
+            cache_dir: None,
+            ..ClientSettings::default()
+        };
+        let first = Http::new(&settings, CredentialStore::default()).unwrap();
+        let other = ClientSettings {
+            concurrency: 1,
+            ..settings.clone()
+        };
+        let second = first.sharing(&other, CredentialStore::default()).unwrap();
+        // One bound on parallel requests for both, the first one's.
+        assert!(Arc::ptr_eq(&first.permits, &second.permits));
+        assert!(Arc::ptr_eq(&first.verifier, &second.verifier));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        for (http, path) in [(&first, "a"), (&second, "b")] {
+            let url = Url::parse(&format!("http://127.0.0.1:{port}/simple/{path}/")).unwrap();
+            let page = runtime
+                .block_on(http.get(&url, "*/*", BodyKind::Page))
+                .unwrap()
+                .unwrap();
+            assert_eq!(page.body, b"ok");
+        }
+        assert_eq!(server.join().unwrap(), 2);
     }
 
     #[test]

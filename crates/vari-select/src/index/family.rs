@@ -8,9 +8,12 @@
 //!   sources, as any other project;
 //! - builds on an index or links page of their own (by index: PyTorch's `whl/cu128`): that source
 //!   alone, asked only for the distributions the catalog publishes there
-//!   ([`vari_family::SourceMap::may_serve`]), through a client of its own ([`source_client`]), so
-//!   that a family's index never answers for another name. The sources are asked concurrently,
-//!   at most [`SOURCE_CONCURRENCY`] at a time.
+//!   ([`vari_family::SourceMap::may_serve`]), through a client of its own ([`SourceClients`]), so
+//!   that a family's index never answers for another name. Every build's page is asked for in
+//!   one round, at most [`SOURCE_CONCURRENCY`] at a time, and a build whose line is read from
+//!   its requirements has those read as soon as its page arrives; the run's clients share one
+//!   connection pool, and each source's page, read once, is the one the chosen wheel is then
+//!   selected from.
 //!
 //! A version counts as offered when it has a wheel the target can install: not yanked, its
 //! `requires-python` allowing the target's Python and its tags the target's; a by-index build's
@@ -26,50 +29,24 @@
 //! line ([`choose_families`], [`vari_family::group_line`]).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use futures_util::future::join_all;
 use futures_util::stream::{self, StreamExt};
 use pep440_rs::Version;
-use vari_client::{
-    ClientError, ClientSettings, FindLinks, IndexClient, IndexFile, IndexUrl, ProjectName,
-};
+use vari_client::{ClientError, ClientSettings, FindLinks, IndexClient, IndexFile, ProjectName};
 use vari_family::{
     choose, group_line, offered_lines, BuildSource, Catalog, Family, FamilyChoice, FamilyOptions,
     GroupConflict, Offer, Verdict,
 };
 
+use super::family_sources::SourceClients;
 use super::request::Request;
 use super::select::SelectError;
 use crate::target::Target;
 
 /// How many of a family's own sources are asked at the same time.
 pub const SOURCE_CONCURRENCY: usize = 8;
-
-/// A client that asks `source` alone, with `base`'s cache, limits, timeouts and credentials
-/// settings: how a by-index build's versions are listed and its wheel selected and downloaded,
-/// without the user's other sources and without the family's index answering for other names.
-pub fn source_client(
-    base: &ClientSettings,
-    source: &BuildSource,
-) -> Result<IndexClient, SelectError> {
-    let mut settings = base.clone();
-    let invalid = |message: String| SelectError::Source {
-        url: source.url().to_string(),
-        message,
-    };
-    match source {
-        BuildSource::Index(url) => {
-            settings.indexes = vec![IndexUrl::parse(url.as_str()).map_err(|e| invalid(e.message))?];
-            settings.find_links = Vec::new();
-        }
-        BuildSource::FindLinks(url) => {
-            settings.indexes = Vec::new();
-            settings.find_links =
-                vec![FindLinks::parse(url.as_str()).map_err(|e| invalid(e.message))?];
-        }
-    }
-    Ok(IndexClient::new(settings)?)
-}
 
 /// Whether `file` is a wheel the target can install: not yanked, `requires-python` allowing the
 /// target's Python, tags the target's.
@@ -91,11 +68,13 @@ fn installable(file: &IndexFile, target: &Target) -> bool {
 }
 
 /// What each build of `family` offers for `target`: by-name and by-extra builds from the client's
-/// sources, by-index builds from their own source each; concurrently, at most
-/// [`SOURCE_CONCURRENCY`] sources at a time. A build whose source does not have its name offers
+/// sources, by-index builds from their own source each (`sources`' client for it); every page
+/// in one round, at most [`SOURCE_CONCURRENCY`] at a time, a build's lines read from its
+/// requirements as soon as its page arrives. A build whose source does not have its name offers
 /// nothing.
 pub async fn family_offers(
     client: &IndexClient,
+    sources: &SourceClients,
     family: &Family,
     target: &Target,
 ) -> Result<BTreeMap<String, Vec<Offer>>, SelectError> {
@@ -105,55 +84,58 @@ pub async fn family_offers(
         .iter()
         .filter_map(|b| Some((b, ProjectName::new(&b.distribution).ok()?)))
         .collect();
-    let pages: Vec<Result<vari_client::Project, SelectError>> = stream::iter(asked.iter())
-        .map(|(build, name)| async move {
-            match &build.source {
-                None => Ok(client.project(name).await?),
-                Some(source) => {
-                    let own = source_client(client.settings(), source)?;
-                    Ok(own.project(name).await?)
-                }
-            }
-        })
+    let found: Vec<Result<Option<Vec<Offer>>, SelectError>> = stream::iter(asked.iter())
+        .map(|(build, name)| build_offers(client, sources, build, name, target))
         .buffered(SOURCE_CONCURRENCY)
         .collect()
         .await;
     let mut offers = BTreeMap::new();
-    for ((build, _), page) in asked.iter().zip(pages) {
-        let project = match page {
-            Ok(project) => project,
-            Err(SelectError::Index(ClientError::ProjectNotFound { .. })) => continue,
-            Err(e) => return Err(e),
+    for ((build, _), list) in asked.iter().zip(found) {
+        let Some(list) = list? else {
+            continue;
         };
-        let mut versions: Vec<_> = project
-            .files
-            .iter()
-            .filter(|f| installable(f, target))
-            .map(|f| f.version().clone())
-            .filter(|v| vari_family::carries_local(build, v))
-            .collect();
-        versions.sort();
-        versions.dedup();
-        let mut list: Vec<Offer> = versions.into_iter().map(Offer::new).collect();
-        if build.line_from_requirements {
-            let reader = match &build.source {
-                None => None,
-                Some(source) => Some(source_client(client.settings(), source)?),
-            };
-            read_lines(
-                reader.as_ref().unwrap_or(client),
-                &project,
-                target,
-                &mut list,
-            )
-            .await;
-        }
         offers
             .entry(build.name.clone())
             .or_insert_with(Vec::new)
             .extend(list);
     }
     Ok(offers)
+}
+
+/// What one build offers: its page's installable versions carrying its local tag, with their
+/// lines when the build's line is read from its requirements. `None` when its source does not
+/// have the name.
+async fn build_offers(
+    client: &IndexClient,
+    sources: &SourceClients,
+    build: &vari_family::Build,
+    name: &ProjectName,
+    target: &Target,
+) -> Result<Option<Vec<Offer>>, SelectError> {
+    let own: Option<Arc<IndexClient>> = match &build.source {
+        None => None,
+        Some(source) => Some(sources.client(client, source)?),
+    };
+    let reader = own.as_deref().unwrap_or(client);
+    let project = match reader.project(name).await {
+        Ok(project) => project,
+        Err(ClientError::ProjectNotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let mut versions: Vec<_> = project
+        .files
+        .iter()
+        .filter(|f| installable(f, target))
+        .map(|f| f.version().clone())
+        .filter(|v| vari_family::carries_local(build, v))
+        .collect();
+    versions.sort();
+    versions.dedup();
+    let mut list: Vec<Offer> = versions.into_iter().map(Offer::new).collect();
+    if build.line_from_requirements {
+        read_lines(reader, &project, target, &mut list).await;
+    }
+    Ok(Some(list))
 }
 
 /// The newest versions whose line is read from their requirements: enough to reach back past a
@@ -211,12 +193,13 @@ async fn read_lines(
 /// variant index), which keeps such a project under PEP 825's rules.
 pub async fn choose_in_family(
     client: &IndexClient,
+    sources: &SourceClients,
     family: &Family,
     request: &Request,
     target: &Target,
     options: &FamilyOptions,
 ) -> Result<Option<FamilyChoice>, SelectError> {
-    Ok(offers_if_applies(client, family, target)
+    Ok(offers_if_applies(client, sources, family, target)
         .await?
         .map(|offers| choose_with(family, &offers, request, target, options)))
 }
@@ -235,13 +218,14 @@ pub async fn choose_in_family(
 /// part.
 pub async fn choose_across_group(
     client: &IndexClient,
+    sources: &SourceClients,
     catalog: &Catalog,
     family: &Family,
     request: &Request,
     target: &Target,
     options: &FamilyOptions,
 ) -> Result<Option<(FamilyChoice, Option<(String, Vec<String>)>)>, SelectError> {
-    let Some(offers) = offers_if_applies(client, family, target).await? else {
+    let Some(offers) = offers_if_applies(client, sources, family, target).await? else {
         return Ok(None);
     };
     let own = choose_with(family, &offers, request, target, options);
@@ -264,7 +248,7 @@ pub async fn choose_across_group(
             .collect();
         let found = join_all(members.iter().map(|member| async move {
             let request = Request::parse(&member.name).ok()?;
-            choose_in_family(client, member, &request, target, options)
+            choose_in_family(client, sources, member, &request, target, options)
                 .await
                 .ok()
                 .flatten()
@@ -307,6 +291,7 @@ pub async fn choose_across_group(
 /// ([`choose_in_family`]).
 async fn offers_if_applies(
     client: &IndexClient,
+    sources: &SourceClients,
     family: &Family,
     target: &Target,
 ) -> Result<Option<BTreeMap<String, Vec<Offer>>>, SelectError> {
@@ -320,7 +305,7 @@ async fn offers_if_applies(
                 false => Ok(false),
             }
         },
-        family_offers(client, family, target),
+        family_offers(client, sources, family, target),
     )
     .await;
     if variants? {
@@ -422,6 +407,9 @@ pub struct FamilyPick {
     pub choice: FamilyChoice,
     /// Where the chosen build is selected from: its own source, or `None` for the client's.
     pub source: Option<BuildSource>,
+    /// The client that asks that source alone, holding the page the choice was made from: the
+    /// one to select and download the chosen build with (`None` for the client's sources).
+    pub client: Option<Arc<IndexClient>>,
     /// When the request's group moved it to a line all requested members offer: the group and
     /// the members that took part (`pytorch`, `torch, torchvision`).
     pub group: Option<(String, Vec<String>)>,
@@ -467,9 +455,24 @@ pub enum FamilyError {
 /// ([`vari_family::group_line`]). A request on a build's own name (`cupy-cuda12x`) is not a
 /// family's and is left alone, as is one whose family does not apply ([`choose_in_family`]) or
 /// whose family's source the client's settings name ([`named_source`], with a note when this
-/// target's best build is another).
+/// target's best build is another). The families' own sources are asked through clients made
+/// for this call ([`choose_families_with`] to share them across calls).
 pub async fn choose_families(
     client: &IndexClient,
+    catalog: &Catalog,
+    requests: &[Request],
+    target: &Target,
+    options: &FamilyOptions,
+) -> Result<FamilyPicks, FamilyError> {
+    let sources = SourceClients::new();
+    choose_families_with(client, &sources, catalog, requests, target, options).await
+}
+
+/// [`choose_families`], asking the families' own sources through `sources`: a run that chooses
+/// for several targets (a lock's classes) reads each source's page once.
+pub async fn choose_families_with(
+    client: &IndexClient,
+    sources: &SourceClients,
     catalog: &Catalog,
     requests: &[Request],
     target: &Target,
@@ -516,7 +519,7 @@ pub async fn choose_families(
     let found = join_all(
         asked
             .iter()
-            .map(|(_, family)| offers_if_applies(client, family, target)),
+            .map(|(_, family)| offers_if_applies(client, sources, family, target)),
     )
     .await;
     let mut chosen: Vec<Member<'_>> = Vec::new();
@@ -569,23 +572,35 @@ pub async fn choose_families(
             groups[i] = Some((group.name.clone(), names.clone()));
         }
     }
-    let picks = chosen
-        .into_iter()
-        .zip(groups)
-        .map(|((position, family, _, choice), group)| {
-            let source = choice
-                .chosen
-                .as_ref()
-                .and_then(|c| family.build(&c.build))
-                .and_then(|b| b.source.clone());
-            FamilyPick {
-                position,
-                choice,
-                source,
-                group,
+    let mut picks = Vec::with_capacity(chosen.len());
+    for ((position, family, _, choice), group) in chosen.into_iter().zip(groups) {
+        let source = choice
+            .chosen
+            .as_ref()
+            .and_then(|c| family.build(&c.build))
+            .and_then(|b| b.source.clone());
+        // Made while the family's offers were read (the same source, the same client).
+        let client = match &source {
+            None => None,
+            Some(source) => {
+                Some(
+                    sources
+                        .client(client, source)
+                        .map_err(|error| FamilyError::Select {
+                            requirement: requests[position].as_str().to_owned(),
+                            error,
+                        })?,
+                )
             }
-        })
-        .collect();
+        };
+        picks.push(FamilyPick {
+            position,
+            choice,
+            source,
+            client,
+            group,
+        });
+    }
     Ok(FamilyPicks { picks, notes })
 }
 
@@ -659,6 +674,7 @@ pub fn build_request(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vari_client::IndexUrl;
     use vari_family::Chosen;
 
     fn chosen(requirement: &str, distribution: &str) -> FamilyChoice {
@@ -696,27 +712,6 @@ mod tests {
         // Another family's index is not this one's.
         let cupy = vari_family::builtin().family("cupy").unwrap();
         assert!(named_source(&settings(&["https://download.pytorch.org/whl/cpu"]), cupy).is_none());
-    }
-
-    #[test]
-    fn a_build_source_client_asks_that_source_alone() {
-        let base = ClientSettings {
-            indexes: vec![IndexUrl::pypi()],
-            ..ClientSettings::default()
-        };
-        let url = url::Url::parse("https://download.pytorch.org/whl/cu128").unwrap();
-        let client = source_client(&base, &BuildSource::Index(url.clone())).unwrap();
-        let indexes: Vec<String> = client
-            .settings()
-            .indexes
-            .iter()
-            .map(|i| i.to_string())
-            .collect();
-        assert_eq!(indexes, ["https://download.pytorch.org/whl/cu128/"]);
-        assert!(client.settings().find_links.is_empty());
-        let client = source_client(&base, &BuildSource::FindLinks(url)).unwrap();
-        assert!(client.settings().indexes.is_empty());
-        assert_eq!(client.settings().find_links.len(), 1);
     }
 
     #[test]

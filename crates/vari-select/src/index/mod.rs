@@ -10,6 +10,7 @@
 
 mod dependencies;
 mod family;
+mod family_sources;
 mod listed;
 mod listed_file;
 mod need_text;
@@ -25,9 +26,10 @@ mod version;
 
 pub use dependencies::requires_dist;
 pub use family::{
-    build_request, choose_across_group, choose_families, choose_in_family, family_offers,
-    named_source, source_client, FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
+    build_request, choose_across_group, choose_families, choose_families_with, choose_in_family,
+    family_offers, named_source, FamilyError, FamilyPick, FamilyPicks, SOURCE_CONCURRENCY,
 };
+pub use family_sources::{source_client, SourceClients};
 pub use listed::{judge_listed, Listed, ListedChoice};
 pub use listed_file::ListedFile;
 pub use need_text::NeedText;
