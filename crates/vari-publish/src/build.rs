@@ -271,8 +271,7 @@ pub(crate) fn build_into(
     for view in views {
         add_class_view(&mut plan, view, &projects)?;
     }
-    let outputs: BTreeSet<String> =
-        plan.all().map(|file| file.path.clone()).collect();
+    let outputs: BTreeSet<String> = plan.all().map(|file| file.path.clone()).collect();
     let stale: Vec<&str> = state
         .outputs
         .difference(&outputs)

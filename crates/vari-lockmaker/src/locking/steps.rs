@@ -158,15 +158,8 @@ pub(super) async fn list_files(
         let pins: Vec<PinnedRelease> = at.iter().map(|&i| missing[i].clone()).collect();
         let releases = match &source {
             None => {
-                locked_releases_reporting(
-                    client,
-                    texts,
-                    &pins,
-                    targets,
-                    request.selection,
-                    &report,
-                )
-                .await?
+                locked_releases_reporting(client, texts, &pins, targets, request.selection, &report)
+                    .await?
             }
             Some(source) => {
                 let own = vari_select::source_client(client.settings(), source).map_err(|e| {
@@ -175,15 +168,8 @@ pub(super) async fn list_files(
                         message: e.to_string(),
                     }
                 })?;
-                locked_releases_reporting(
-                    &own,
-                    texts,
-                    &pins,
-                    targets,
-                    request.selection,
-                    &report,
-                )
-                .await?
+                locked_releases_reporting(&own, texts, &pins, targets, request.selection, &report)
+                    .await?
             }
         };
         for (i, release) in at.into_iter().zip(releases) {
