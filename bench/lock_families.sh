@@ -80,7 +80,7 @@ unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL UV_INDEX_URL UV_EXTRA_INDEX_URL UV_INDEX
   UV_DEFAULT_INDEX VIRTUAL_ENV VARI_PROFILE VARI_FAMILIES 2>/dev/null || true
 
 python3 - "$tools" "$vari" "$base" "$data" "${RUNS:-5}" <<'PY'
-import os, resource, statistics, subprocess, sys, time
+import os, statistics, sys
 
 tools, vari, base, data, runs = sys.argv[1:6]
 runs = int(runs)
@@ -102,19 +102,12 @@ commands = [
       "--index-url", default, *targets, *python, "-o", lock]),
 ]
 
+from interleave import interleaved, once as run_once
+
+
 def once(output, args):
-    if os.path.exists(output):
-        os.remove(output)
-    time.sleep(0.2)  # let the previous process's exit settle
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=data)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{args[0]} {args[1]} exited with {done.returncode}:\n{done.stderr.decode()}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    return run_once(args, data, remove=(output,))
+
 
 for _, output, args in commands:  # warm-up: fills uv's and vari's caches
     once(output, args)
@@ -129,13 +122,8 @@ unwanted = [w for w in ("+cu126", "%2Bcu126", "+rocm", "%2Brocm") if w in text]
 if missing or unwanted:
     raise SystemExit(f"the lock lacks {missing} or holds {unwanted}:\n{text}")
 
-times = {name: [] for name, _, _ in commands}
-cpus = {name: [] for name, _, _ in commands}
-for _ in range(runs):
-    for name, output, args in commands:
-        wall, cpu = once(output, args)
-        times[name].append(wall)
-        cpus[name].append(cpu)
+times, cpus = interleaved(
+    runs, [(name, lambda output=output, args=args: once(output, args)) for name, output, args in commands])
 
 packages = text.count("[[packages]]")
 print(f"\nthe lock: {packages} packages for 3 classes (torch +cpu/+cu128/+cu130, faiss-cpu, "

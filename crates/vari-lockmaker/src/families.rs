@@ -345,10 +345,11 @@ fn locked_families(catalog: &Catalog, choices: &Choices, order: &[&str]) -> Vec<
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn catalog() -> Catalog {
+    /// Two stand-in families (`kern` by name, `tor` by index) for the lock maker's unit tests.
+    pub(crate) fn catalog() -> Catalog {
         vari_family::read_catalog(
             r#"schema = "vari-families/1"
 [[family]]

@@ -61,39 +61,7 @@ pub(crate) fn build_source(catalog: &Catalog, name: &str, version: &str) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn catalog() -> Catalog {
-        vari_family::read_catalog(
-            r#"schema = "vari-families/1"
-[[family]]
-name = "kern"
-[[family.build]]
-name = "cu12"
-distribution = "kern-cu12"
-requires = ["nvidia :: cuda_version_lower_bound :: 12.0"]
-[[family.build]]
-name = "cpu"
-distribution = "kern-cpu"
-null = true
-
-[[family]]
-name = "tor"
-same-name = "build"
-[[family.build]]
-name = "cu128"
-index = "https://example.org/whl/cu128"
-local = "cu128"
-requires = ["nvidia :: cuda_version_lower_bound :: 12.8"]
-[[family.build]]
-name = "cpu"
-index = "https://example.org/whl/cpu"
-local = "cpu"
-null = true
-"#,
-            vari_family::Origin::File("test.toml".into()),
-        )
-        .unwrap()
-    }
+    use crate::families::tests::catalog;
 
     fn pin(name: &str, version: &str) -> Pin {
         Pin {
