@@ -79,7 +79,7 @@ pub enum LockFilesError {
         /// The file.
         url: url::Url,
     },
-    /// A listing made ahead of the resolution ([`Texts::Ahead`]) left a wheel's METADATA for
+    /// A listing made ahead of the resolution (while uv still runs) left a wheel's METADATA for
     /// after it; never returned by a listing made after the resolution.
     #[error("{name} {version}: its METADATA is read after the resolution")]
     Deferred {
