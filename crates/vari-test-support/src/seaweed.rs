@@ -88,6 +88,13 @@ fn free_ports<const N: usize>() -> [u16; N] {
     ports
 }
 
+/// How many times a start is tried, on new ports each time.
+const START_ATTEMPTS: usize = 3;
+
+/// How long one process of a try may take to open its port (a loaded 2-core runner
+/// starts one in seconds).
+const START_LIMIT: Duration = Duration::from_secs(60);
+
 /// One `weed` process, killed and waited for when dropped, its `/tmp` sockets removed.
 #[derive(Debug)]
 pub struct Process {
@@ -143,20 +150,39 @@ impl Process {
         }
     }
 
-    /// Waits until `port` accepts connections, panicking with the log if it exits first.
-    fn wait_for_port(&mut self, port: u16) {
-        let deadline = Instant::now() + Duration::from_secs(120);
+    /// Waits up to `limit` until `port` accepts connections; the error names the process
+    /// and carries its log when it exits first or the time runs out.
+    fn try_wait_for_port(&mut self, port: u16, limit: Duration) -> Result<(), String> {
+        let deadline = Instant::now() + limit;
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
-                panic!("weed {} exited ({status}): {}", self.name, self.log());
+                return Err(format!(
+                    "weed {} exited ({status}): {}",
+                    self.name,
+                    self.log()
+                ));
             }
-            assert!(
-                Instant::now() < deadline,
-                "weed {} did not start: {}",
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "weed {} did not listen on port {port} in {limit:?}: {}",
+                    self.name,
+                    self.log()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(())
+    }
+
+    /// An error carrying the log when the process has exited.
+    fn check_alive(&mut self) -> Result<(), String> {
+        match self.child.as_mut().map(Child::try_wait) {
+            Some(Ok(Some(status))) => Err(format!(
+                "weed {} exited ({status}): {}",
                 self.name,
                 self.log()
-            );
-            std::thread::sleep(Duration::from_millis(50));
+            )),
+            _ => Ok(()),
         }
     }
 }
@@ -177,8 +203,24 @@ pub struct Seaweed {
 }
 
 impl Seaweed {
-    /// Starts `weed server` with the filer and the S3 gateway, and waits until both answer.
+    /// Starts `weed server` with the filer and the S3 gateway, and waits until both answer;
+    /// tried again on new ports as [`Cluster::start`] is.
     pub fn start(binary: &Path) -> Self {
+        let mut errors = Vec::new();
+        for _ in 0..START_ATTEMPTS {
+            match Self::try_start(binary) {
+                Ok(seaweed) => return seaweed,
+                Err(error) => errors.push(error),
+            }
+        }
+        panic!(
+            "SeaweedFS did not start in {START_ATTEMPTS} tries:\n{}",
+            errors.join("\n---\n")
+        );
+    }
+
+    /// One try of [`Seaweed::start`].
+    fn try_start(binary: &Path) -> Result<Self, String> {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let [master, master_grpc, volume, volume_grpc, filer, filer_grpc, s3, s3_grpc] =
             free_ports::<8>();
@@ -221,14 +263,14 @@ impl Seaweed {
             s3_grpc,
         ];
         let mut process = Process::spawn(binary, dir.path(), "server", &args, &ports);
-        process.wait_for_port(filer);
-        process.wait_for_port(s3);
-        Self {
+        process.try_wait_for_port(filer, START_LIMIT)?;
+        process.try_wait_for_port(s3, START_LIMIT)?;
+        Ok(Self {
             process,
             s3_port: s3,
             filer_port: filer,
             _dir: dir,
-        }
+        })
     }
 
     /// `http://127.0.0.1:PORT`, the S3 API.
@@ -394,7 +436,26 @@ pub struct Cluster {
 impl Cluster {
     /// Starts the cluster and waits until the S3 gateway answers and the three volume servers
     /// have joined.
+    ///
+    /// A start is tried again, on new ports, when a process exits or a port stays closed: a
+    /// port is free when chosen, but another test may bind it before `weed` does, and a
+    /// gateway that reached a stranger on the filer's gRPC port waits on it with no log.
     pub fn start(binary: &Path) -> Self {
+        let mut errors = Vec::new();
+        for _ in 0..START_ATTEMPTS {
+            match Self::try_start(binary) {
+                Ok(cluster) => return cluster,
+                Err(error) => errors.push(error),
+            }
+        }
+        panic!(
+            "the SeaweedFS cluster did not start in {START_ATTEMPTS} tries:\n{}",
+            errors.join("\n---\n")
+        );
+    }
+
+    /// One try of [`Cluster::start`]; what it started is stopped when it fails.
+    fn try_start(binary: &Path) -> Result<Self, String> {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let [master_port, master_grpc, filer_port, filer_grpc, s3_port, s3_grpc] =
             free_ports::<6>();
@@ -421,7 +482,7 @@ impl Cluster {
             ],
             &[master_port, master_grpc],
         );
-        master.wait_for_port(master_port);
+        master.try_wait_for_port(master_port, START_LIMIT)?;
         let mut cluster = Self {
             binary: binary.to_owned(),
             master,
@@ -449,7 +510,7 @@ impl Cluster {
             let ports = free_ports::<2>();
             cluster.volume_ports.push(ports);
             cluster.volumes.push(None);
-            cluster.start_volume(cluster.volumes.len() - 1);
+            cluster.try_start_volume(cluster.volumes.len() - 1)?;
         }
         let filer_dir = cluster.dir.path().join("filer");
         std::fs::create_dir(&filer_dir).expect("filer directory");
@@ -470,7 +531,8 @@ impl Cluster {
             ],
             &[filer_port, filer_grpc],
         );
-        cluster.filer.wait_for_port(filer_port);
+        cluster.filer.try_wait_for_port(filer_port, START_LIMIT)?;
+        cluster.filer.try_wait_for_port(filer_grpc, START_LIMIT)?;
         cluster.s3 = Process::spawn(
             binary,
             cluster.dir.path(),
@@ -489,12 +551,27 @@ impl Cluster {
             ],
             &[s3_port, s3_grpc],
         );
-        cluster.s3.wait_for_port(s3_port);
         cluster
+            .s3
+            .try_wait_for_port(s3_port, START_LIMIT)
+            .map_err(|error| format!("{error}\n{}", cluster.logs()))?;
+        // A process that lost a port to a stranger exits; the gateway may still have answered.
+        cluster.master.check_alive()?;
+        cluster.filer.check_alive()?;
+        for volume in cluster.volumes.iter_mut().flatten() {
+            volume.check_alive()?;
+        }
+        Ok(cluster)
     }
 
     /// Starts volume server `i` (again, after [`Cluster::stop_volume`]: same port, same data).
     pub fn start_volume(&mut self, i: usize) {
+        if let Err(error) = self.try_start_volume(i) {
+            panic!("{error}");
+        }
+    }
+
+    fn try_start_volume(&mut self, i: usize) -> Result<(), String> {
         let [port, grpc] = self.volume_ports[i];
         let data = self.dir.path().join(format!("volume-{i}"));
         std::fs::create_dir_all(&data).expect("volume directory");
@@ -518,8 +595,9 @@ impl Cluster {
             ],
             &[port, grpc],
         );
-        process.wait_for_port(port);
+        process.try_wait_for_port(port, START_LIMIT)?;
         self.volumes[i] = Some(process);
+        Ok(())
     }
 
     /// Kills volume server `i` (SIGKILL: the machine fails).
