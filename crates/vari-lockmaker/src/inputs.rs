@@ -131,10 +131,24 @@ pub(crate) fn inputs_hash(
     // Only when the requirements choose through it: a lock that names no family hashes (and
     // so reads) as one made without a catalog.
     if let Some(catalog) = families {
-        let text = serde_json::to_string(catalog).unwrap_or_default();
-        hash.add("families", text.as_bytes());
+        hash.add("families", catalog_content(catalog).as_bytes());
     }
     hash.finish()
+}
+
+/// What of the catalog decides a lock: its families and groups as JSON, without the origin
+/// each records (`built-in`, or a file's path as given), so that the same catalog named by
+/// another path (`./gpu.toml`, `ci/../gpu.toml`, a copy elsewhere) hashes alike.
+fn catalog_content(catalog: &vari_family::Catalog) -> String {
+    let mut value = serde_json::to_value(catalog).unwrap_or_default();
+    for list in ["families", "groups"] {
+        if let Some(entries) = value.get_mut(list).and_then(|v| v.as_array_mut()) {
+            for entry in entries.iter_mut().filter_map(|e| e.as_object_mut()) {
+                entry.remove("origin");
+            }
+        }
+    }
+    value.to_string()
 }
 
 /// What the inputs hash takes of each target (its name, profile hash, Python version and
@@ -446,6 +460,22 @@ fn normalized_name(name: &str, path: &Path, key: &str) -> Result<String, LockMak
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_catalogs_path_is_not_hashed_its_content_is() {
+        let text = "schema = \"vari-families/1\"\n\n[[family]]\nname = \"cupy\"\nsame-name = \"sdist-only\"\n\n\
+                    [[family.build]]\nname = \"cu12\"\ndistribution = \"cupy-cuda12x\"\n\
+                    requires = [\"nvidia :: cuda_version_lower_bound :: 12\"]\n";
+        let read = |text: &str, path: &str| {
+            vari_family::read_catalog(text, vari_family::Origin::File(path.to_owned())).unwrap()
+        };
+        let here = read(text, "gpu.toml");
+        let elsewhere = read(text, "/srv/ci/../catalogs/gpu.toml");
+        assert_ne!(here, elsewhere);
+        assert_eq!(catalog_content(&here), catalog_content(&elsewhere));
+        let changed = read(&text.replace("cuda12x", "cuda13x"), "gpu.toml");
+        assert_ne!(catalog_content(&here), catalog_content(&changed));
+    }
 
     #[test]
     fn the_order_of_targets_decides_nothing() {

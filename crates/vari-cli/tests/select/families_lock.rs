@@ -246,6 +246,20 @@ fn a_lock_holds_each_class_s_torch_build() {
     lock(&site, &path, &all, &["torch", "numpy"], &[], None).expect_code(0);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     lock(&site, &path, &all, &["torch", "numpy"], &["--check"], None).expect_code(0);
+    // The same catalog by another path: still up to date (its content is hashed, not its path).
+    let copy_dir = site.dir.path().join("elsewhere");
+    std::fs::create_dir_all(&copy_dir).unwrap();
+    let copy = copy_dir.join("catalog-copy.toml");
+    std::fs::copy(site.catalog(), &copy).unwrap();
+    lock(
+        &site,
+        &path,
+        &all,
+        &["torch", "numpy"],
+        &["--check"],
+        Some(&copy),
+    )
+    .expect_code(0);
     // Another catalog: the lock is out of date.
     let other = site.dir.path().join("other.toml");
     let changed = std::fs::read_to_string(site.catalog()).unwrap().replacen(
